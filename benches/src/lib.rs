@@ -1,0 +1,1 @@
+//! Rule-set generators shared by the benchmarks.

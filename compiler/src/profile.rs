@@ -1,0 +1,534 @@
+//! Loading an agent profile's `tool_policy` and `hooks` blocks.
+//!
+//! The same [`AgentProfile`] shape is read from both sources the spec names, in YAML or JSON:
+//! the agent runtime config (`agents.<id>`) and workflow YAML (`agent_profiles.<id>`).
+//! Everything outside the selected profile's `tool_policy` and `hooks` is ignored — those files
+//! carry much else — while inside them an unknown key, a wrong type, an empty `events` list, an
+//! unknown observer event or action, or an invalid regex is an error naming `file:line:column`.
+//!
+//! JSON is read with the YAML parser (JSON is YAML 1.2 flow syntax), so both formats get the
+//! same precise locations.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use engine::{Decision, GATE_EVENTS};
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::diagnostic::{Diagnostic, Errors, Location};
+use crate::events::CLAUDE_HOOK_EVENTS;
+use crate::regex_check::check_matcher_regex;
+
+/// A value with the place it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was written.
+    pub location: Location,
+}
+
+/// The part of an agent profile that animus-hook compiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentProfile {
+    /// The profile's id (`agents.<id>` / `agent_profiles.<id>`).
+    pub agent_id: String,
+    /// Where the profile was defined.
+    pub location: Location,
+    /// `tool_policy { allow, deny }` in claude permission syntax.
+    pub tool_policy: ToolPolicy,
+    /// `hooks.policy_rules`: author guardrail rules (tighten-only).
+    pub policy_rules: Vec<AuthorRule>,
+    /// `hooks.observers`: extra events routed to `animus-hook emit` (record-only).
+    pub observers: Vec<Observer>,
+}
+
+/// `tool_policy`: claude permission-rule entries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolPolicy {
+    /// Entries compiled to allow rules; non-empty makes the policy an allowlist.
+    pub allow: Vec<Located<String>>,
+    /// Entries compiled to deny rules.
+    pub deny: Vec<Located<String>>,
+}
+
+/// An author rule from `hooks.policy_rules`, validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthorRule {
+    /// The author's id (unique within the profile).
+    pub id: String,
+    /// Gate events, or `None` for every gate event.
+    pub events: Option<Vec<String>>,
+    /// Tool-name globs; empty = every tool.
+    pub tools: Vec<String>,
+    /// Field matchers, all of which must hold.
+    pub input_matchers: Vec<engine::InputMatcher>,
+    /// The decision the author asked for (before tightening).
+    pub decision: Decision,
+    /// The author's reason, if any.
+    pub reason: Option<String>,
+    /// Where the rule was written.
+    pub location: Location,
+}
+
+/// An author observer from `hooks.observers`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observer {
+    /// Harness event names to record.
+    pub events: Vec<String>,
+    /// The built-in action.
+    pub action: ObserverAction,
+    /// Where the observer was written.
+    pub location: Location,
+}
+
+/// The named built-in observer actions. An author picks one; the kernel writes the command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObserverAction {
+    /// Record the event to the session log.
+    Record,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw, span-carrying shapes as written.
+
+#[derive(Deserialize)]
+struct RawProfile {
+    #[serde(default)]
+    tool_policy: Option<Spanned<RawToolPolicy>>,
+    #[serde(default)]
+    hooks: Option<Spanned<RawHooks>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToolPolicy {
+    #[serde(default)]
+    allow: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    deny: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHooks {
+    #[serde(default)]
+    policy_rules: Option<Vec<Spanned<RawRule>>>,
+    #[serde(default)]
+    observers: Option<Vec<Spanned<RawObserver>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: Spanned<String>,
+    #[serde(default)]
+    events: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    tools: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    input_matchers: Option<Vec<Spanned<RawMatcher>>>,
+    decision: Decision,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatcher {
+    field: Spanned<String>,
+    regex: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawObserver {
+    events: Spanned<Vec<Spanned<String>>>,
+    action: ObserverAction,
+}
+
+// The top level: only the selected profile is deserialized; every other profile and key is
+// skipped unread. serde-saphyr has no seeded entry point, so the selection travels through a
+// thread-local set for the duration of one `load` call.
+thread_local! {
+    static SELECTED_AGENT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+#[derive(Deserialize)]
+struct RawConfig {
+    #[serde(default)]
+    agents: Option<Spanned<ProfileMap>>,
+    #[serde(default)]
+    agent_profiles: Option<Spanned<ProfileMap>>,
+}
+
+struct ProfileMap {
+    ids: Vec<String>,
+    selected: Option<Spanned<RawProfile>>,
+}
+
+impl<'de> Deserialize<'de> for ProfileMap {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MapVisitor;
+        impl<'de> Visitor<'de> for MapVisitor {
+            type Value = ProfileMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping from agent id to agent profile")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ProfileMap, E> {
+                Ok(ProfileMap {
+                    ids: Vec::new(),
+                    selected: None,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProfileMap, A::Error> {
+                let wanted = SELECTED_AGENT.with(|s| s.borrow().clone());
+                let mut out = ProfileMap {
+                    ids: Vec::new(),
+                    selected: None,
+                };
+                while let Some(key) = map.next_key::<String>()? {
+                    if wanted.as_deref() == Some(key.as_str()) {
+                        out.selected = Some(map.next_value::<Spanned<RawProfile>>()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    out.ids.push(key);
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_map(MapVisitor)
+    }
+}
+
+struct SelectionGuard;
+impl SelectionGuard {
+    fn set(agent: &str) -> Self {
+        SELECTED_AGENT.with(|s| *s.borrow_mut() = Some(agent.to_string()));
+        SelectionGuard
+    }
+}
+impl Drop for SelectionGuard {
+    fn drop(&mut self) {
+        SELECTED_AGENT.with(|s| *s.borrow_mut() = None);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Read `path` and load profile `agent_id` from it.
+pub fn load_profile_file(path: &Path, agent_id: &str) -> Result<AgentProfile, Errors> {
+    let name: Arc<str> = path.display().to_string().into();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Diagnostic::error(
+            Some(Location {
+                file: name.clone(),
+                line: 0,
+                column: 0,
+            }),
+            format!("cannot read config: {e}"),
+        )
+    })?;
+    load_profile_str(&text, name, agent_id)
+}
+
+/// Load profile `agent_id` from config text; `file` names the source in diagnostics.
+pub fn load_profile_str(
+    text: &str,
+    file: Arc<str>,
+    agent_id: &str,
+) -> Result<AgentProfile, Errors> {
+    let at = |line: u32, column: u32| Location {
+        file: file.clone(),
+        line,
+        column,
+    };
+    let raw: RawConfig = {
+        let _guard = SelectionGuard::set(agent_id);
+        serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map_or((0, 0), |l| (l.line() as u32, l.column() as u32));
+            Diagnostic::error(Some(at(line, column)), describe_parse_error(&e))
+        })?
+    };
+
+    let mut found: Vec<(&str, Spanned<RawProfile>)> = Vec::new();
+    let mut known = Vec::new();
+    for (section, map) in [
+        ("agents", raw.agents),
+        ("agent_profiles", raw.agent_profiles),
+    ] {
+        if let Some(map) = map {
+            let map = map.value;
+            known.extend(map.ids.iter().map(|id| format!("{section}.{id}")));
+            if let Some(profile) = map.selected {
+                found.push((section, profile));
+            }
+        }
+    }
+    let (section, profile) = match found.len() {
+        1 => found.pop().expect("one profile"),
+        0 => {
+            let listing = if known.is_empty() {
+                "the file defines no `agents` or `agent_profiles` section".to_string()
+            } else {
+                format!("the agents defined here are: {}", known.join(", "))
+            };
+            return Err(Diagnostic::error(
+                Some(at(0, 0)),
+                format!("no agent `{agent_id}` in `agents` or `agent_profiles`; {listing}"),
+            )
+            .into());
+        }
+        _ => {
+            return Err(Diagnostic::error(
+                Some(at(0, 0)),
+                format!(
+                    "agent `{agent_id}` is defined in both `agents` and `agent_profiles`; keep one"
+                ),
+            )
+            .into());
+        }
+    };
+    let _ = section;
+    Converter {
+        file: &file,
+        errors: Vec::new(),
+    }
+    .profile(agent_id, profile)
+}
+
+/// serde-saphyr renders `error: line L column C: <message>` plus a source excerpt; we print
+/// the location ourselves, so keep only the message, phrased for a config author.
+fn describe_parse_error(e: &serde_saphyr::Error) -> String {
+    let text = e.to_string();
+    let mut first = text.lines().next().unwrap_or("").trim();
+    first = first.strip_prefix("error:").unwrap_or(first).trim();
+    if let Some(rest) = first.strip_prefix("line ") {
+        if let Some(i) = rest.find(": ") {
+            first = &rest[i + 2..];
+        }
+    }
+    match first {
+        "" => "invalid YAML/JSON".to_string(),
+        "expected sequence start" => "wrong type: expected a list here".to_string(),
+        "expected mapping start" => "wrong type: expected a mapping (key: value) here".to_string(),
+        other => other.to_string(),
+    }
+}
+
+struct Converter<'f> {
+    file: &'f Arc<str>,
+    errors: Vec<Diagnostic>,
+}
+
+impl Converter<'_> {
+    fn loc<T>(&self, s: &Spanned<T>) -> Location {
+        Location {
+            file: self.file.clone(),
+            line: s.referenced.line() as u32,
+            column: s.referenced.column() as u32,
+        }
+    }
+
+    fn error(&mut self, location: Location, message: String, help: Option<&str>) {
+        let mut d = Diagnostic::error(Some(location), message);
+        if let Some(h) = help {
+            d = d.with_help(h);
+        }
+        self.errors.push(d);
+    }
+
+    fn profile(mut self, agent_id: &str, raw: Spanned<RawProfile>) -> Result<AgentProfile, Errors> {
+        let location = self.loc(&raw);
+        let RawProfile { tool_policy, hooks } = raw.value;
+        let tool_policy = tool_policy.map(|tp| {
+            let located = |v: Option<Vec<Spanned<String>>>, this: &Self| {
+                v.unwrap_or_default()
+                    .into_iter()
+                    .map(|s| Located {
+                        location: this.loc(&s),
+                        value: s.value,
+                    })
+                    .collect()
+            };
+            ToolPolicy {
+                allow: located(tp.value.allow, &self),
+                deny: located(tp.value.deny, &self),
+            }
+        });
+        let (mut policy_rules, mut observers) = (Vec::new(), Vec::new());
+        if let Some(hooks) = hooks {
+            let RawHooks {
+                policy_rules: rules,
+                observers: obs,
+            } = hooks.value;
+            let mut ids: HashMap<String, Location> = HashMap::new();
+            for rule in rules.unwrap_or_default() {
+                if let Some(rule) = self.rule(rule, &mut ids) {
+                    policy_rules.push(rule);
+                }
+            }
+            for observer in obs.unwrap_or_default() {
+                if let Some(o) = self.observer(observer) {
+                    observers.push(o);
+                }
+            }
+        }
+        if !self.errors.is_empty() {
+            return Err(Errors(self.errors));
+        }
+        Ok(AgentProfile {
+            agent_id: agent_id.to_string(),
+            location,
+            tool_policy: tool_policy.unwrap_or_default(),
+            policy_rules,
+            observers,
+        })
+    }
+
+    fn rule(
+        &mut self,
+        raw: Spanned<RawRule>,
+        ids: &mut HashMap<String, Location>,
+    ) -> Option<AuthorRule> {
+        let location = self.loc(&raw);
+        let r = raw.value;
+        let before = self.errors.len();
+        let id_loc = self.loc(&r.id);
+        let id = r.id.value;
+        if id.trim().is_empty() {
+            self.error(
+                id_loc.clone(),
+                "rule `id` is empty".into(),
+                Some("give every rule a short, unique id"),
+            );
+        } else if id.starts_with(crate::compile::KERNEL_ID_PREFIX) {
+            self.error(
+                id_loc.clone(),
+                format!(
+                    "rule id `{id}` uses the reserved prefix `{}`",
+                    crate::compile::KERNEL_ID_PREFIX
+                ),
+                Some("that prefix names rules compiled from tool_policy; pick another id"),
+            );
+        } else if let Some(first) = ids.get(&id) {
+            let msg = format!("duplicate rule id `{id}` (first defined at {first})");
+            self.error(
+                id_loc.clone(),
+                msg,
+                Some("rule ids must be unique within a profile"),
+            );
+        } else {
+            ids.insert(id.clone(), id_loc);
+        }
+        let events = r.events.map(|events| {
+            let list_loc = self.loc(&events);
+            if events.value.is_empty() {
+                self.error(
+                    list_loc,
+                    format!("rule `{id}`: `events` is empty, so the rule could never apply"),
+                    Some("list gate events (PreToolUse, PermissionRequest), or omit `events` to apply to both"),
+                );
+            }
+            events
+                .value
+                .into_iter()
+                .map(|e| {
+                    if !GATE_EVENTS.contains(&e.value.as_str()) {
+                        let l = self.loc(&e);
+                        self.error(
+                            l,
+                            format!("rule `{id}`: `{}` is not a gate event; expected one of {}", e.value, GATE_EVENTS.join(", ")),
+                            Some("policy rules decide gate events only; use `observers` to record other events"),
+                        );
+                    }
+                    e.value
+                })
+                .collect::<Vec<_>>()
+        });
+        let tools = r
+            .tools
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| {
+                if let Err(why) = crate::tool_policy::check_tool_glob(&t.value) {
+                    let l = self.loc(&t);
+                    self.error(l, format!("rule `{id}`: tool `{}` {why}", t.value), None);
+                }
+                t.value
+            })
+            .collect();
+        let input_matchers = r
+            .input_matchers
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| {
+                let RawMatcher { field, regex } = m.value;
+                if !engine::semantics::is_valid_field_path(&field.value) {
+                    let l = self.loc(&field);
+                    self.error(
+                        l,
+                        format!("rule `{id}`: `field: {}` is not a dot path into tool_input", field.value),
+                        Some("write a field name such as `command` or `file_path`, nested names joined by `.`"),
+                    );
+                }
+                if let Err(why) = check_matcher_regex(&regex.value) {
+                    let l = self.loc(&regex);
+                    self.error(l, format!("rule `{id}`: invalid regex `{}`: {why}", regex.value), None);
+                }
+                engine::InputMatcher { field: field.value, regex: regex.value }
+            })
+            .collect();
+        (self.errors.len() == before).then_some(AuthorRule {
+            id,
+            events,
+            tools,
+            input_matchers,
+            decision: r.decision,
+            reason: r.reason,
+            location,
+        })
+    }
+
+    fn observer(&mut self, raw: Spanned<RawObserver>) -> Option<Observer> {
+        let location = self.loc(&raw);
+        let before = self.errors.len();
+        let RawObserver { events, action } = raw.value;
+        if events.value.is_empty() {
+            let l = self.loc(&events);
+            self.error(
+                l,
+                "observer `events` is empty".into(),
+                Some("list the harness events to record"),
+            );
+        }
+        let events = events
+            .value
+            .into_iter()
+            .map(|e| {
+                if !CLAUDE_HOOK_EVENTS.contains(&e.value.as_str()) {
+                    let l = self.loc(&e);
+                    self.error(
+                        l,
+                        format!("observer event `{}` is not a harness hook event", e.value.escape_debug()),
+                        Some("use an event name such as UserPromptSubmit, Notification, SubagentStop or PreCompact"),
+                    );
+                }
+                e.value
+            })
+            .collect();
+        (self.errors.len() == before).then_some(Observer {
+            events,
+            action,
+            location,
+        })
+    }
+}

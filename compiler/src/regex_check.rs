@@ -1,0 +1,80 @@
+//! Validation of author matcher regexes at compile time.
+//!
+//! A pattern is accepted only if the engine can evaluate it exactly: it parses as Rust `regex`
+//! syntax in the engine's flavour, and it uses nothing an ahead-of-time DFA cannot express.
+//! Look-around and backreferences are already outside the syntax; the remaining trap is the
+//! Unicode word boundary (`\b`, `\B`, `\<`, `\>` in Unicode mode), which DFAs only approximate.
+//! Rather than weaken it silently we reject it and name the ASCII form that compiles exactly.
+
+use regex_syntax::hir::{Hir, HirKind, Look};
+
+/// Check a matcher regex; the error says what is wrong and what to write instead.
+pub fn check_matcher_regex(pattern: &str) -> Result<(), String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .dot_matches_new_line(true)
+        .build()
+        .parse(pattern)
+        .map_err(|e| flatten(&e.to_string()))?;
+    if let Some(look) = find_unicode_word_boundary(&hir) {
+        return Err(format!(
+            "the Unicode word boundary {look} cannot be compiled ahead of time exactly; \
+             write the ASCII form `(?-u:\\b)` (or `(?-u:\\B)`) instead"
+        ));
+    }
+    engine::reference::compile_matcher_regex(pattern).map_err(|e| flatten(&e.to_string()))?;
+    Ok(())
+}
+
+/// regex-syntax renders multi-line errors with a caret diagram; keep them but on one logical
+/// message so diagnostics stay readable after `file:line:col:`.
+fn flatten(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.iter().position(|l| l.starts_with("error:")) {
+        Some(i) => lines[i].trim_start_matches("error:").trim().to_string(),
+        None => lines.join(" "),
+    }
+}
+
+fn find_unicode_word_boundary(hir: &Hir) -> Option<&'static str> {
+    match hir.kind() {
+        HirKind::Look(look) => match look {
+            Look::WordUnicode => Some("`\\b`"),
+            Look::WordUnicodeNegate => Some("`\\B`"),
+            Look::WordStartUnicode | Look::WordStartHalfUnicode => Some("`\\<` / `\\b{start}`"),
+            Look::WordEndUnicode | Look::WordEndHalfUnicode => Some("`\\>` / `\\b{end}`"),
+            _ => None,
+        },
+        HirKind::Repetition(r) => find_unicode_word_boundary(&r.sub),
+        HirKind::Capture(c) => find_unicode_word_boundary(&c.sub),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+            subs.iter().find_map(find_unicode_word_boundary)
+        }
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_the_spec_example() {
+        assert_eq!(check_matcher_regex("deploy .*--env(=| )prod"), Ok(()));
+        assert_eq!(check_matcher_regex(r"(?-u:\b)rm(?-u:\b)"), Ok(()));
+    }
+
+    #[test]
+    fn rejects_bad_syntax_with_the_reason() {
+        let e = check_matcher_regex("deploy (prod").unwrap_err();
+        assert!(e.contains("unclosed group"), "{e}");
+        let e = check_matcher_regex(r"(?=x)").unwrap_err();
+        assert!(e.contains("look-around"), "{e}");
+    }
+
+    #[test]
+    fn rejects_unicode_word_boundaries() {
+        let e = check_matcher_regex(r"\brm\b").unwrap_err();
+        assert!(e.contains("(?-u:\\b)"), "{e}");
+        assert!(check_matcher_regex(r"x|(a\B)+").is_err());
+    }
+}

@@ -1,0 +1,161 @@
+//! What a rule match means and how matched rules fold into an outcome — stated once.
+//!
+//! Every evaluator (the reference evaluator, the automaton engine) decides *which* matchers
+//! matched in its own way, then calls [`rule_applies`] for the event/tool part and [`fold`]
+//! for the outcome, so the semantics cannot drift between them.
+
+use serde_json::Value;
+
+use crate::policy::{Decision, HookPolicy, HookPolicyRule};
+
+/// One tool call to decide.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    /// The hook event (`PreToolUse`, `PermissionRequest`).
+    pub event: &'a str,
+    /// The harness's tool name (`Bash`, `mcp__github__create_issue`).
+    pub tool_name: &'a str,
+    /// The tool's arguments as the harness sent them.
+    pub tool_input: &'a Value,
+}
+
+/// The result of deciding one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The verdict.
+    pub decision: Decision,
+    /// Why: the deciding rule's reason, or a sentence about the default.
+    pub reason: String,
+    /// The rule that decided, or `None` when the default decided.
+    pub deciding_rule: Option<String>,
+    /// Every matched rule id, in policy order (including `defer` rules).
+    pub matched: Vec<String>,
+}
+
+/// Does `glob` match `name` as a whole? `*` matches any run of characters (including none);
+/// every other character matches itself, case-sensitively.
+pub fn glob_matches(glob: &str, name: &str) -> bool {
+    let (g, n) = (glob.as_bytes(), name.as_bytes());
+    // Iterative wildcard matching with single-star backtracking: O(|g|·|n|) worst case.
+    let (mut gi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if gi < g.len() && g[gi] == b'*' {
+            star = Some((gi, ni));
+            gi += 1;
+        } else if gi < g.len() && g[gi] == n[ni] {
+            gi += 1;
+            ni += 1;
+        } else if let Some((sg, sn)) = star {
+            gi = sg + 1;
+            ni = sn + 1;
+            star = Some((sg, sn + 1));
+        } else {
+            return false;
+        }
+    }
+    g[gi..].iter().all(|&c| c == b'*')
+}
+
+/// The event and tool part of a match: `events` empty or containing `event`, and `tools` empty
+/// or one glob matching `tool_name`.
+pub fn rule_applies(rule: &HookPolicyRule, event: &str, tool_name: &str) -> bool {
+    (rule.events.is_empty() || rule.events.iter().any(|e| e == event))
+        && (rule.tools.is_empty() || rule.tools.iter().any(|g| glob_matches(g, tool_name)))
+}
+
+/// Is `path` a dot path of non-empty segments?
+pub fn is_valid_field_path(path: &str) -> bool {
+    !path.is_empty() && path.split('.').all(|s| !s.is_empty())
+}
+
+/// Resolve a dot path in `tool_input`.
+pub fn lookup<'v>(tool_input: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.')
+        .try_fold(tool_input, |v, seg| v.as_object()?.get(seg))
+}
+
+/// Call `test` on each text a field value offers to a matcher until it returns `true`:
+/// a string is its own text, a number or boolean its JSON text, an array each element in turn
+/// (recursively); `null` and objects offer nothing. Returns whether any test succeeded.
+pub fn any_text(value: &Value, test: &mut dyn FnMut(&str) -> bool) -> bool {
+    match value {
+        Value::String(s) => test(s),
+        Value::Number(n) => test(&n.to_string()),
+        Value::Bool(b) => test(if *b { "true" } else { "false" }),
+        Value::Array(items) => items.iter().any(|item| any_text(item, test)),
+        Value::Null | Value::Object(_) => false,
+    }
+}
+
+/// Fold matched rules (indices into `policy.rules`, any order) into the outcome.
+///
+/// The decision is the most restrictive among matched non-`defer` rules, else the default.
+/// The reason comes from the first rule in policy order carrying the winning decision.
+pub fn fold(policy: &HookPolicy, matched: &[usize]) -> Outcome {
+    let mut sorted = matched.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let winner = sorted
+        .iter()
+        .map(|&i| (i, &policy.rules[i]))
+        .filter(|(_, r)| r.decision != Decision::Defer)
+        .max_by(|(ia, a), (ib, b)| a.decision.cmp(&b.decision).then(ib.cmp(ia)));
+    let matched_ids = sorted.iter().map(|&i| policy.rules[i].id.clone()).collect();
+    match winner {
+        Some((_, rule)) => Outcome {
+            decision: rule.decision,
+            reason: rule.reason.clone(),
+            deciding_rule: Some(rule.id.clone()),
+            matched: matched_ids,
+        },
+        None => Outcome {
+            decision: policy.default_decision,
+            reason: default_reason(policy.default_decision),
+            deciding_rule: None,
+            matched: matched_ids,
+        },
+    }
+}
+
+/// The reason given when no rule decided.
+pub fn default_reason(default: Decision) -> String {
+    match default {
+        Decision::Deny => {
+            "Not allowed by this agent's tool policy (allowlist: unlisted tools are denied).".into()
+        }
+        other => format!("No policy rule matched; the policy default is {other}."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_semantics() {
+        assert!(glob_matches("Bash", "Bash"));
+        assert!(!glob_matches("Bash", "bash"));
+        assert!(!glob_matches("Bash", "BashX"));
+        assert!(glob_matches("*", ""));
+        assert!(glob_matches("mcp__github__*", "mcp__github__create_issue"));
+        assert!(!glob_matches("mcp__github__*", "mcp__gitlab__x"));
+        assert!(glob_matches("*Edit", "NotebookEdit"));
+        assert!(glob_matches("a*b*c", "aXbYbZc"));
+        assert!(!glob_matches("a*b*c", "aXbYbZ"));
+    }
+
+    #[test]
+    fn field_texts() {
+        let input = serde_json::json!({"a": {"b": ["x", 3, true, null, {"c": "y"}]}, "n": null});
+        let mut seen = Vec::new();
+        let v = lookup(&input, "a.b").unwrap();
+        any_text(v, &mut |t| {
+            seen.push(t.to_string());
+            false
+        });
+        assert_eq!(seen, ["x", "3", "true"]);
+        assert!(lookup(&input, "a.c").is_none());
+        assert!(!any_text(lookup(&input, "n").unwrap(), &mut |_| true));
+    }
+}
