@@ -1,0 +1,81 @@
+//! Helpers shared by the compiler's integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use engine::reference::ReferenceEvaluator;
+use engine::{Call, HookPolicy, Outcome};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `../shared` beside the repository, or `None` after printing why the caller skips.
+pub fn shared_dir(test: &str) -> Option<PathBuf> {
+    let dir = repo_root().parent().unwrap().join("shared");
+    if dir.join("corpus-real").is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "SKIPPED {test}: {} does not exist (CI always has it)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Load and compile `agent` from a corpus profile.
+pub fn compile_corpus_profile(file: &str, agent: &str) -> compiler::Compiled {
+    let path = repo_root().join("corpus/profiles").join(file);
+    let profile = compiler::load_profile_file(&path, agent).unwrap_or_else(|e| panic!("{e}"));
+    let compiled = compiler::compile_profile(&profile).unwrap_or_else(|e| panic!("{e}"));
+    assert_schema_valid(&compiled.policy);
+    compiled
+}
+
+fn policy_schema() -> &'static jsonschema::Validator {
+    static SCHEMA: OnceLock<jsonschema::Validator> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let text =
+            std::fs::read_to_string(repo_root().join("schemas/hook-policy.v1.json")).unwrap();
+        jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+    })
+}
+
+/// Every compiled policy the tests see goes through here.
+pub fn assert_schema_valid(policy: &HookPolicy) {
+    let instance = serde_json::to_value(policy).unwrap();
+    let errors: Vec<String> = policy_schema()
+        .iter_errors(&instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "compiled policy violates schemas/hook-policy.v1.json: {errors:#?}"
+    );
+}
+
+/// Decide a tool call with the reference evaluator.
+pub fn decide(policy: &HookPolicy, event: &str, tool: &str, input: serde_json::Value) -> Outcome {
+    let evaluator = ReferenceEvaluator::new(policy).unwrap();
+    evaluator.decide(Call {
+        event,
+        tool_name: tool,
+        tool_input: &input,
+    })
+}
+
+/// Decide a Bash command under PreToolUse.
+pub fn decide_bash(policy: &HookPolicy, command: &str) -> Outcome {
+    decide(
+        policy,
+        "PreToolUse",
+        "Bash",
+        serde_json::json!({ "command": command }),
+    )
+}

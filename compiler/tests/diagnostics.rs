@@ -1,0 +1,189 @@
+//! Bad input gets a clear error naming file:line:column and what was expected.
+
+use compiler::load_profile_str;
+
+fn error_of(yaml: &str, agent: &str) -> String {
+    let result = load_profile_str(yaml, "cfg.yaml".into(), agent)
+        .and_then(|p| compiler::compile_profile(&p));
+    match result {
+        Ok(c) => panic!("expected an error, compiled {:?}", c.policy),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn invalid_yaml() {
+    let e = error_of("agents:\n  a:\n    tool_policy:\n      deny: [Bash\n", "a");
+    assert!(e.starts_with("cfg.yaml:4:13: error: "), "{e}");
+}
+
+#[test]
+fn wrong_type() {
+    let e = error_of("agents:\n  a:\n    tool_policy:\n      deny: Bash\n", "a");
+    assert_eq!(e, "cfg.yaml:4:13: error: wrong type: expected a list here");
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: 3\n",
+        "a",
+    );
+    assert!(e.starts_with("cfg.yaml:6:21: error: "), "{e}");
+}
+
+#[test]
+fn unknown_key_inside_hooks_and_tool_policy() {
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: deny\n          colour: red\n",
+        "a",
+    );
+    assert!(
+        e.starts_with("cfg.yaml:7:11: error: unknown field `colour`, expected one of id, events"),
+        "{e}"
+    );
+    let e = error_of("agents:\n  a:\n    hooks:\n      pre_tool: []\n", "a");
+    assert!(
+        e.contains(
+            "cfg.yaml:4:7: error: unknown field `pre_tool`, expected one of policy_rules, observers"
+        ),
+        "{e}"
+    );
+    let e = error_of("agents:\n  a:\n    tool_policy:\n      ask: [Bash]\n", "a");
+    assert!(
+        e.contains("cfg.yaml:4:7: error: unknown field `ask`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn invalid_regex_points_at_the_regex() {
+    let yaml = "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: deny\n          input_matchers:\n            - field: command\n              regex: 'deploy (prod'\n";
+    let e = error_of(yaml, "a");
+    assert_eq!(
+        e,
+        "cfg.yaml:9:22: error: rule `x`: invalid regex `deploy (prod`: unclosed group"
+    );
+    let e = error_of(&yaml.replace("deploy (prod", r"\brm\b"), "a");
+    assert!(
+        e.starts_with(
+            "cfg.yaml:9:22: error: rule `x`: invalid regex `\\brm\\b`: the Unicode word boundary"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_events_unknown_events_and_actions() {
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: []\n          decision: deny\n",
+        "a",
+    );
+    assert!(
+        e.starts_with("cfg.yaml:6:19: error: rule `x`: `events` is empty"),
+        "{e}"
+    );
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: [PostToolUse]\n          decision: deny\n",
+        "a",
+    );
+    assert!(
+        e.contains("cfg.yaml:6:20: error: rule `x`: `PostToolUse` is not a gate event"),
+        "{e}"
+    );
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      observers:\n        - events: ['Stop; rm -rf ~']\n          action: record\n",
+        "a",
+    );
+    assert!(
+        e.starts_with(
+            "cfg.yaml:5:20: error: observer event `Stop; rm -rf ~` is not a harness hook event"
+        ),
+        "{e}"
+    );
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      observers:\n        - events: [Stop]\n          action: run\n",
+        "a",
+    );
+    assert_eq!(
+        e,
+        "cfg.yaml:6:19: error: unknown variant `run`, expected one of record"
+    );
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      observers:\n        - events: []\n          action: record\n",
+        "a",
+    );
+    assert!(
+        e.starts_with("cfg.yaml:5:19: error: observer `events` is empty"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_agent_lists_the_ids_that_exist() {
+    let e = error_of(
+        "agents:\n  alpha: {}\n  beta: {model: x}\nagent_profiles:\n  gamma: {}\n",
+        "delta",
+    );
+    assert_eq!(
+        e,
+        "cfg.yaml: error: no agent `delta` in `agents` or `agent_profiles`; the agents defined here are: agents.alpha, agents.beta, agent_profiles.gamma"
+    );
+    let e = error_of("name: empty\n", "a");
+    assert!(
+        e.contains("defines no `agents` or `agent_profiles` section"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ids_are_unique_and_the_kernel_prefix_is_reserved() {
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: x, decision: deny}\n        - {id: x, decision: ask}\n",
+        "a",
+    );
+    assert_eq!(
+        e.lines().next().unwrap(),
+        "cfg.yaml:6:16: error: duplicate rule id `x` (first defined at cfg.yaml:5:16)"
+    );
+    let e = error_of(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: 'tool_policy.deny:Bash', decision: deny}\n",
+        "a",
+    );
+    assert!(e.contains("reserved prefix"), "{e}");
+}
+
+#[test]
+fn unmodelled_argument_forms_are_errors_naming_the_entry() {
+    let e = error_of(
+        "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - Read(./.env)\n        - WebFetch(domain:example.com)\n",
+        "a",
+    );
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 2, "{e}");
+    assert!(
+        lines[0].starts_with(
+            "cfg.yaml:6:11: error: tool_policy.deny entry `Read(./.env)` uses an argument form"
+        ),
+        "{e}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "cfg.yaml:7:11: error: tool_policy.deny entry `WebFetch(domain:example.com)`"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn everything_outside_the_selected_profile_is_ignored() {
+    let yaml = "version: 9\nagents:\n  other:\n    tool_policy: {deny: 3, bogus: 1}\n  a:\n    model: x\n    prompt: {anything: [1, 2]}\n    tool_policy: {deny: [Bash]}\n";
+    let profile = load_profile_str(yaml, "cfg.yaml".into(), "a").unwrap();
+    assert_eq!(profile.tool_policy.deny[0].value, "Bash");
+    // A config without `hooks:` loads unchanged.
+    assert!(profile.policy_rules.is_empty() && profile.observers.is_empty());
+}
+
+#[test]
+fn json_configs_get_the_same_locations() {
+    let json = "{\n  \"agents\": {\n    \"a\": {\n      \"hooks\": {\"policy_rules\": [{\"id\": \"x\", \"decision\": \"deny\", \"oops\": 1}]}\n    }\n  }\n}\n";
+    let e = error_of(json, "a");
+    assert!(e.starts_with("cfg.yaml:4:"), "{e}");
+    assert!(e.contains("unknown field `oops`"), "{e}");
+}

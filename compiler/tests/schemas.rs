@@ -1,0 +1,83 @@
+//! The JSON Schemas in `schemas/` are usable and agree with the code.
+
+mod common;
+
+use serde_json::Value;
+
+fn schema(name: &str) -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(common::repo_root().join("schemas").join(name)).unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn profile_fixtures_validate_against_the_profile_schema() {
+    let validator = jsonschema::validator_for(&schema("agent-profile.v1.json")).unwrap();
+    for (file, section, agent) in [
+        ("trader.yaml", "agent_profiles", "trader"),
+        ("allowlist.yaml", "agent_profiles", "reviewer"),
+        ("runtime-config.json", "agents", "trader"),
+    ] {
+        let text = std::fs::read_to_string(common::repo_root().join("corpus/profiles").join(file))
+            .unwrap();
+        let doc: Value = serde_saphyr::from_str(&text).unwrap();
+        let profile = &doc[section][agent];
+        let errors: Vec<String> = validator
+            .iter_errors(profile)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{file}: {errors:?}");
+    }
+    // And it rejects what the loader rejects.
+    for bad in [
+        serde_json::json!({"hooks": {"pre_tool": []}}),
+        serde_json::json!({"hooks": {"policy_rules": [{"id": "x", "decision": "deny", "events": []}]}}),
+        serde_json::json!({"hooks": {"observers": [{"events": ["Stop; rm -rf ~"], "action": "record"}]}}),
+        serde_json::json!({"hooks": {"observers": [{"events": ["Stop"], "action": "shell"}]}}),
+        serde_json::json!({"tool_policy": {"deny": "Bash"}}),
+    ] {
+        assert!(!validator.is_valid(&bad), "schema accepted {bad}");
+    }
+}
+
+#[test]
+fn observer_event_list_matches_the_code() {
+    let s = schema("agent-profile.v1.json");
+    let listed: Vec<&str> = s["$defs"]["observer"]["properties"]["events"]["items"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(listed, compiler::events::CLAUDE_HOOK_EVENTS);
+    let policy_schema = schema("hook-policy.v1.json");
+    let gate: Vec<&str> = policy_schema["$defs"]["rule"]["properties"]["events"]["items"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(gate, engine::GATE_EVENTS);
+}
+
+#[test]
+fn the_policy_schema_rejects_malformed_policies() {
+    let validator = jsonschema::validator_for(&schema("hook-policy.v1.json")).unwrap();
+    let good = serde_json::json!({"version": 1, "default_decision": "defer", "rules": [
+        {"id": "r", "events": [], "tools": ["Bash"], "input_matchers": [{"field": "command", "regex": "x"}],
+         "decision": "deny", "reason": "r"}]});
+    assert!(validator.is_valid(&good));
+    for (path, value) in [
+        ("/version", serde_json::json!(2)),
+        ("/default_decision", serde_json::json!("block")),
+        ("/rules/0/extra", serde_json::json!(true)),
+        ("/rules/0/events", serde_json::json!(["PostToolUse"])),
+    ] {
+        let mut bad = good.clone();
+        let (parent, key) = path.rsplit_once('/').unwrap();
+        bad.pointer_mut(if parent.is_empty() { "" } else { parent })
+            .unwrap()[key] = value;
+        assert!(!validator.is_valid(&bad), "schema accepted {bad}");
+    }
+}

@@ -1,0 +1,81 @@
+//! `animus-hook check`: what would happen to one payload.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use engine::reference::ReferenceEvaluator;
+use engine::{Call, HookPolicy, Outcome};
+
+use crate::cli::CheckArgs;
+use crate::payload::parse_gate_payload;
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    match check(&args) {
+        Ok((outcome, evaluator)) => {
+            if args.json {
+                let json = serde_json::json!({
+                    "decision": outcome.decision,
+                    "reason": outcome.reason,
+                    "deciding_rule": outcome.deciding_rule,
+                    "matched": outcome.matched,
+                    "evaluator": evaluator,
+                });
+                println!("{json}");
+            } else {
+                print!("{}", render(&outcome, evaluator));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("animus-hook check: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> Result<(Outcome, &'static str), String> {
+    let text = std::fs::read_to_string(&args.policy)
+        .map_err(|e| format!("cannot read policy `{}`: {e}", args.policy.display()))?;
+    let policy =
+        HookPolicy::from_json(&text).map_err(|e| format!("{}: {e}", args.policy.display()))?;
+    let mut stdin = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut stdin)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let payload = parse_gate_payload(&stdin)?;
+    let event = args
+        .event
+        .as_deref()
+        .or(payload.hook_event_name.as_deref())
+        .unwrap_or("PreToolUse");
+    let evaluator =
+        ReferenceEvaluator::new(&policy).map_err(|e| format!("{}: {e}", args.policy.display()))?;
+    let call = Call {
+        event,
+        tool_name: &payload.tool_name,
+        tool_input: &payload.tool_input,
+    };
+    Ok((evaluator.decide(call), "reference"))
+}
+
+/// The human-readable report.
+pub fn render(outcome: &Outcome, evaluator: &str) -> String {
+    let mut out = format!(
+        "decision: {}\nreason: {}\n",
+        outcome.decision, outcome.reason
+    );
+    match &outcome.deciding_rule {
+        Some(id) => out.push_str(&format!("deciding rule: {id}\n")),
+        None => out.push_str("deciding rule: (none: the policy default)\n"),
+    }
+    if outcome.matched.is_empty() {
+        out.push_str("matched rules: (none)\n");
+    } else {
+        out.push_str("matched rules:\n");
+        for id in &outcome.matched {
+            out.push_str(&format!("  - {id}\n"));
+        }
+    }
+    out.push_str(&format!("evaluator: {evaluator}\n"));
+    out
+}

@@ -1,0 +1,121 @@
+//! Command-line parsing (lexopt: no proc macros, no dependencies, cheap on the hot path).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use lexopt::prelude::*;
+
+pub const USAGE: &str = "\
+animus-hook — a guardrail kernel for coding agents
+
+USAGE:
+  animus-hook compile --config <file> --agent <id> --out-dir <dir>
+      Compile agent profile <id> (agents.<id> or agent_profiles.<id>, YAML or JSON) into
+      <dir>/animus-policy.json. Warnings go to stderr; exit 1 on any error, writing nothing.
+  animus-hook check --policy <animus-policy.json> [--event <E>] [--json]
+      Read one hook payload (Claude's PreToolUse/PermissionRequest shape) on stdin and print
+      the decision, the reason and every matched rule.
+  animus-hook demo
+      Compile the bundled example profiles and decide over bundled real Claude payloads.
+  animus-hook --help | --version
+";
+
+/// A usage error: printed with the usage, exit status 2.
+pub struct UsageError(pub String);
+
+impl From<lexopt::Error> for UsageError {
+    fn from(e: lexopt::Error) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    let mut parser = lexopt::Parser::from_args(args);
+    let result = (|| -> Result<ExitCode, UsageError> {
+        let Some(first) = parser.next()? else {
+            return Err(UsageError("missing subcommand".into()));
+        };
+        match first {
+            Value(cmd) => match cmd.to_str() {
+                Some("compile") => Ok(crate::compile_cmd::run(parse_compile(&mut parser)?)),
+                Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
+                Some("demo") => {
+                    no_more(&mut parser)?;
+                    Ok(crate::demo::run())
+                }
+                _ => Err(UsageError(format!("unknown subcommand {cmd:?}"))),
+            },
+            Long("help") | Short('h') => {
+                print!("{USAGE}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Long("version") | Short('V') => {
+                println!("animus-hook {}", env!("CARGO_PKG_VERSION"));
+                Ok(ExitCode::SUCCESS)
+            }
+            other => Err(other.unexpected().into()),
+        }
+    })();
+    result.unwrap_or_else(|UsageError(message)| {
+        eprintln!("animus-hook: {message}\n\n{USAGE}");
+        ExitCode::from(2)
+    })
+}
+
+fn no_more(parser: &mut lexopt::Parser) -> Result<(), UsageError> {
+    match parser.next()? {
+        None => Ok(()),
+        Some(arg) => Err(arg.unexpected().into()),
+    }
+}
+
+fn required<T>(value: Option<T>, flag: &str) -> Result<T, UsageError> {
+    value.ok_or_else(|| UsageError(format!("missing required option {flag}")))
+}
+
+pub struct CompileArgs {
+    pub config: PathBuf,
+    pub agent: String,
+    pub out_dir: PathBuf,
+}
+
+fn parse_compile(parser: &mut lexopt::Parser) -> Result<CompileArgs, UsageError> {
+    let (mut config, mut agent, mut out_dir) = (None, None, None);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("config") => config = Some(PathBuf::from(parser.value()?)),
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Long("out-dir") => out_dir = Some(PathBuf::from(parser.value()?)),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    Ok(CompileArgs {
+        config: required(config, "--config")?,
+        agent: required(agent, "--agent")?,
+        out_dir: required(out_dir, "--out-dir")?,
+    })
+}
+
+pub struct CheckArgs {
+    pub policy: PathBuf,
+    pub event: Option<String>,
+    pub json: bool,
+}
+
+fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
+    let (mut policy, mut event, mut json) = (None, None, false);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("policy") => policy = Some(PathBuf::from(parser.value()?)),
+            Long("event") => event = Some(parser.value()?.string()?),
+            Long("json") => json = true,
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    Ok(CheckArgs {
+        policy: required(policy, "--policy")?,
+        event,
+        json,
+    })
+}

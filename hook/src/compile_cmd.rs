@@ -1,0 +1,28 @@
+//! `animus-hook compile`.
+
+use std::process::ExitCode;
+
+use crate::cli::CompileArgs;
+
+pub fn run(args: CompileArgs) -> ExitCode {
+    match compiler::compile_to_dir(&args.config, &args.agent, &args.out_dir) {
+        Ok((path, compiled)) => {
+            for warning in &compiled.warnings {
+                eprintln!("{warning}");
+            }
+            eprintln!(
+                "compiled agent `{}`: {} rules, default {} -> {}",
+                args.agent,
+                compiled.policy.rules.len(),
+                compiled.policy.default_decision,
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(errors) => {
+            eprintln!("{errors}");
+            eprintln!("animus-hook compile: failed; nothing was written");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! `animus-hook demo`: the guard's main job on an embedded default.
+//!
+//! Compiles the bundled example profiles (the spec's trader, an allowlist reviewer) and decides
+//! over bundled real Claude Code payloads, printing each decision and its reason.
+
+use std::process::ExitCode;
+
+use engine::Call;
+use engine::reference::ReferenceEvaluator;
+use serde_json::Value;
+
+use crate::payload::parse_gate_payload;
+
+macro_rules! bundled {
+    ($($path:literal),* $(,)?) => { &[$(($path, include_str!(concat!("../../corpus/", $path)))),*] };
+}
+
+const PROFILES: &[(&str, &str, &str)] = &[
+    (
+        "trader",
+        "profiles/trader.yaml",
+        include_str!("../../corpus/profiles/trader.yaml"),
+    ),
+    (
+        "reviewer",
+        "profiles/allowlist.yaml",
+        include_str!("../../corpus/profiles/allowlist.yaml"),
+    ),
+];
+
+const PAYLOADS: &[(&str, &str)] = bundled![
+    "payloads/PreToolUse.Bash.trade-live.json",
+    "payloads/PreToolUse.Bash.submit-order.json",
+    "payloads/PreToolUse.Bash.deploy-prod-eq.json",
+    "payloads/PreToolUse.Bash.deploy-prod-space.json",
+    "payloads/PreToolUse.Bash.deploy-prod-continuation.json",
+    "payloads/PreToolUse.Bash.git-status.json",
+    "payloads/PreToolUse.Bash.git-diff.json",
+    "payloads/PreToolUse.Bash.git-push-force.json",
+    "payloads/PreToolUse.Bash.json",
+    "payloads/PreToolUse.Read.json",
+    "payloads/PreToolUse.Read.dotenv.json",
+    "payloads/PreToolUse.Write.json",
+    "payloads/PreToolUse.Edit.json",
+    "payloads/PreToolUse.Glob.json",
+    "payloads/PreToolUse.Grep.json",
+    "payloads/PreToolUse.WebFetch.json",
+    "payloads/PreToolUse.mcp__e2e__echo.json",
+    "payloads/PermissionRequest.Bash.json",
+    "payloads/PermissionRequest.Write.json",
+];
+
+pub fn run() -> ExitCode {
+    for (agent, path, text) in PROFILES {
+        let compiled =
+            match compiler::load_profile_str(text, format!("corpus/{path}").into(), agent)
+                .and_then(|profile| compiler::compile_profile(&profile))
+            {
+                Ok(compiled) => compiled,
+                Err(errors) => {
+                    eprintln!("animus-hook demo: bundled profile failed to compile:\n{errors}");
+                    return ExitCode::FAILURE;
+                }
+            };
+        let policy = &compiled.policy;
+        println!(
+            "profile `{agent}` (corpus/{path}): {} rules, default {}",
+            policy.rules.len(),
+            policy.default_decision
+        );
+        for warning in &compiled.warnings {
+            println!("  {}", warning.to_string().replace('\n', "\n  "));
+        }
+        let evaluator = match ReferenceEvaluator::new(policy) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("animus-hook demo: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        for (name, text) in PAYLOADS {
+            let payload = match parse_gate_payload(text.as_bytes()) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("animus-hook demo: bundled payload {name}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let event = payload.hook_event_name.as_deref().unwrap_or("PreToolUse");
+            let call = Call {
+                event,
+                tool_name: &payload.tool_name,
+                tool_input: &payload.tool_input,
+            };
+            let outcome = evaluator.decide(call);
+            println!(
+                "  {event:<17} {:<15} {:<34} -> {:<5}  {}",
+                payload.tool_name,
+                summarize(&payload.tool_input),
+                outcome.decision,
+                outcome.reason
+            );
+        }
+        println!();
+    }
+    ExitCode::SUCCESS
+}
+
+/// The argument a person recognises a call by, on one short line.
+fn summarize(input: &Value) -> String {
+    let text = ["command", "file_path", "url", "pattern"]
+        .iter()
+        .find_map(|k| input.get(k).and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| input.to_string());
+    let one_line = text.replace('\n', "⏎");
+    if one_line.chars().count() > 32 {
+        format!("{}…", one_line.chars().take(31).collect::<String>())
+    } else {
+        one_line
+    }
+}
