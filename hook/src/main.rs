@@ -1,16 +1,27 @@
 //! `animus-hook`: gate and record every tool call an agent makes.
 //!
-//! Subcommands: `compile` (profile → `animus-policy.json`), `check` (what would happen to one
+//! Subcommands: `emit` (the hook the harness runs), `compile` (profile → `animus-policy.json`), `check` (what would happen to one
 //! payload), `demo` (the bundled profiles over bundled real payloads). See `--help`.
 
 mod check;
 mod cli;
 mod compile_cmd;
 mod demo;
+mod emit;
 mod payload;
+mod policy_source;
+mod record;
+mod sha256;
+mod time;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::run(std::env::args_os().skip(1).collect())
+    let mut args: Vec<_> = std::env::args_os().skip(1).collect();
+    // The hot path first: `emit` parses its own few flags and never exits non-zero.
+    if args.first().is_some_and(|a| a == "emit") {
+        args.remove(0);
+        return emit::run(args);
+    }
+    cli::run(args)
 }

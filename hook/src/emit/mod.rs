@@ -1,0 +1,397 @@
+//! `animus-hook emit`: the hot path the harness runs on every event.
+//!
+//! ```text
+//! animus-hook emit --event <E> --session <id> --project-root <root> [--policy <animus-policy.json>]
+//! ```
+//!
+//! With `--policy` and a gate event (`PreToolUse`, `PermissionRequest`) it decides and prints
+//! the harness's decision line; otherwise it only records. It always exits 0.
+//!
+//! ## Fail closed
+//!
+//! For a gate, every failure — bad arguments, policy unreadable or invalid, sidecar stale or
+//! corrupt, stdin not JSON, over the size cap or never closed, no `tool_name`, an invalid
+//! session id, a record that cannot be written, a panic — prints an explicit **deny** naming
+//! the cause (never the command line or payload content). A watchdog thread answers deny if
+//! the whole run exceeds its deadline, so a hung stdin or a pathological policy cannot hang the
+//! harness. Observer events never block and print nothing, whatever fails.
+//!
+//! ## When recording fails
+//!
+//! A gate whose event cannot be recorded **denies** ("cannot record this call …"): a call that
+//! could run without a trace in the session log would defeat the log's purpose (a later check
+//! flags tool calls the gate never saw), and the kill switch — not a full disk or an unwritable
+//! state directory — is the only way to run unguarded. A deny stays a deny in every case.
+
+mod output;
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use engine::{Call, Decision, GATE_EVENTS, Outcome};
+use serde_json::{Value, json};
+
+use crate::policy_source::LoadedPolicy;
+use crate::record;
+
+pub use output::harness_line;
+
+/// Largest payload read from stdin.
+pub const MAX_PAYLOAD_BYTES: u64 = 10 * 1024 * 1024;
+/// Default deadline for the whole run; `ANIMUS_HOOK_DEADLINE_MS` overrides it (100–60000).
+pub const DEFAULT_DEADLINE_MS: u64 = 10_000;
+
+/// Set by whichever of the main path and the watchdog answers first; the other stays silent.
+static ANSWERED: AtomicBool = AtomicBool::new(false);
+
+#[derive(Default)]
+struct EmitArgs {
+    event: Option<String>,
+    session: Option<String>,
+    project_root: Option<PathBuf>,
+    policy: Option<PathBuf>,
+    /// Argument problems, kept rather than aborting: a gate must still answer deny.
+    problems: Vec<String>,
+}
+
+/// How this run must answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    /// Decide and print; the event the harness configured.
+    Gate(String),
+    /// Record only; print nothing.
+    Observer,
+}
+
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    let args = parse_args(args);
+    let role = role_of(&args);
+    let deadline = deadline();
+    start_watchdog(role.clone(), deadline);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| handle(&args, &role)));
+    if let Err(panic) = result {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        if let Role::Gate(event) = &role {
+            answer(harness_line(
+                event,
+                Decision::Deny,
+                &fail_closed_reason(&format!("internal error ({what})")),
+            ));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn parse_args(args: Vec<OsString>) -> EmitArgs {
+    use lexopt::prelude::*;
+    let mut out = EmitArgs::default();
+    let mut parser = lexopt::Parser::from_args(args);
+    loop {
+        let arg = match parser.next() {
+            Ok(Some(arg)) => arg,
+            Ok(None) => break,
+            Err(e) => {
+                out.problems.push(e.to_string());
+                break;
+            }
+        };
+        let mut value = |parser: &mut lexopt::Parser, name: &str| -> Option<String> {
+            match parser.value().map(|v| v.into_string()) {
+                Ok(Ok(v)) => Some(v),
+                Ok(Err(_)) => {
+                    out.problems.push(format!("{name} is not valid UTF-8"));
+                    None
+                }
+                Err(e) => {
+                    out.problems.push(e.to_string());
+                    None
+                }
+            }
+        };
+        match arg {
+            Long("event") => out.event = value(&mut parser, "--event"),
+            Long("session") => out.session = value(&mut parser, "--session"),
+            Long("project-root") => {
+                out.project_root = value(&mut parser, "--project-root").map(PathBuf::from)
+            }
+            Long("policy") => out.policy = value(&mut parser, "--policy").map(PathBuf::from),
+            other => out.problems.push(other.unexpected().to_string()),
+        }
+    }
+    out
+}
+
+/// With `--policy`, a gate event (or no usable event at all) makes this run a gate: it must
+/// answer. Without `--policy`, or for a non-gate event, it only records.
+fn role_of(args: &EmitArgs) -> Role {
+    match (&args.policy, args.event.as_deref()) {
+        (Some(_), Some(event)) if GATE_EVENTS.contains(&event) => Role::Gate(event.to_string()),
+        (Some(_), None) => Role::Gate("PreToolUse".into()),
+        _ => Role::Observer,
+    }
+}
+
+fn deadline() -> Duration {
+    let ms = std::env::var("ANIMUS_HOOK_DEADLINE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(DEFAULT_DEADLINE_MS, |v| v.clamp(100, 60_000));
+    Duration::from_millis(ms)
+}
+
+/// After `deadline`, answer for the main path if it has not: a gate denies, an observer exits
+/// silently (an observer never blocks, and never hangs the harness either).
+fn start_watchdog(role: Role, deadline: Duration) {
+    let spawned = std::thread::Builder::new().name("deadline".into()).spawn(move || {
+        std::thread::sleep(deadline);
+        let line = match &role {
+            Role::Gate(event) => {
+                let cause = format!("no decision within {} ms (stdin never closed, or evaluation hung)", deadline.as_millis());
+                harness_line(event, Decision::Deny, &fail_closed_reason(&cause))
+            }
+            Role::Observer => {
+                eprintln!("animus-hook emit: gave up after {} ms (stdin never closed); event not recorded", deadline.as_millis());
+                None
+            }
+        };
+        if answer(line) {
+            std::process::exit(0);
+        }
+    });
+    // Without a watchdog the main path still answers; only a hang would go unanswered, and the
+    // harness entry's own timeout with `onFailure: block` covers that.
+    drop(spawned);
+}
+
+/// Print `line` unless someone already answered; returns whether this call answered.
+fn answer(line: Option<String>) -> bool {
+    if ANSWERED.swap(true, Ordering::SeqCst) {
+        return false;
+    }
+    if let Some(line) = line {
+        let mut stdout = std::io::stdout().lock();
+        // One write of one line: the harness reads a single JSON document.
+        let _ = stdout.write_all(line.as_bytes());
+        let _ = stdout.flush();
+    }
+    true
+}
+
+fn fail_closed_reason(cause: &str) -> String {
+    format!("animus-hook could not evaluate this call, so it is denied (fail closed): {cause}.")
+}
+
+/// What happened to the payload and the decision, for the record.
+struct Evaluation {
+    outcome: Option<Outcome>,
+    error: Option<String>,
+    policy_digest: Option<String>,
+    evaluator: Option<&'static str>,
+    decide_us: Option<u128>,
+}
+
+fn handle(args: &EmitArgs, role: &Role) {
+    let started = Instant::now();
+    // Fault injection for the fault-matrix tests; compiled into debug builds only.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("ANIMUS_HOOK_FAULT").is_some_and(|v| v == "panic") {
+        panic!("injected fault");
+    }
+    let payload = read_payload();
+    let (payload_value, payload_error) = match payload {
+        Ok(value) => (Some(value), None),
+        Err(e) => (None, Some(e)),
+    };
+    let evaluation = match role {
+        Role::Gate(event) => evaluate(args, event, payload_value.as_ref(), payload_error.clone()),
+        Role::Observer => Evaluation {
+            outcome: None,
+            error: payload_error.clone(),
+            policy_digest: None,
+            evaluator: None,
+            decide_us: None,
+        },
+    };
+    let recorded = record_event(args, role, payload_value.as_ref(), &evaluation, started);
+    match role {
+        Role::Observer => {
+            if let Err(e) = recorded {
+                eprintln!("animus-hook emit: event not recorded: {e}");
+            }
+            answer(None);
+        }
+        Role::Gate(event) => {
+            let (decision, reason) = match (&evaluation.outcome, &evaluation.error, recorded) {
+                (_, Some(cause), _) => (Decision::Deny, fail_closed_reason(cause)),
+                (Some(out), None, Ok(())) => (out.decision, out.reason.clone()),
+                (Some(out), None, Err(e)) if out.decision == Decision::Deny => {
+                    eprintln!("animus-hook emit: event not recorded: {e}");
+                    (Decision::Deny, out.reason.clone())
+                }
+                (_, None, Err(e)) => (
+                    Decision::Deny,
+                    fail_closed_reason(&format!(
+                        "cannot record this call to the session log ({e})"
+                    )),
+                ),
+                (None, None, Ok(())) => (
+                    Decision::Deny,
+                    fail_closed_reason("no decision was reached"),
+                ),
+            };
+            answer(harness_line(event, decision, &reason));
+        }
+    }
+}
+
+/// Read stdin once, at most [`MAX_PAYLOAD_BYTES`], and parse it as a JSON object.
+fn read_payload() -> Result<Value, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the payload from stdin ({e})"))?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        return Err(format!(
+            "the payload exceeds the {} MiB cap",
+            MAX_PAYLOAD_BYTES / (1024 * 1024)
+        ));
+    }
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("the payload is not JSON ({e})"))?;
+    if !value.is_object() {
+        return Err("the payload is not a JSON object".into());
+    }
+    Ok(value)
+}
+
+fn evaluate(
+    args: &EmitArgs,
+    event: &str,
+    payload: Option<&Value>,
+    payload_error: Option<String>,
+) -> Evaluation {
+    let mut evaluation = Evaluation {
+        outcome: None,
+        error: None,
+        policy_digest: None,
+        evaluator: None,
+        decide_us: None,
+    };
+    let failure = (|| -> Result<Outcome, String> {
+        if let Some(problem) = args.problems.first() {
+            return Err(format!("invalid arguments ({problem})"));
+        }
+        if args.event.is_none() {
+            return Err("missing --event".into());
+        }
+        if let Some(e) = payload_error {
+            return Err(e);
+        }
+        let payload = payload.ok_or("no payload")?;
+        if let Some(sent) = payload.get("hook_event_name").and_then(Value::as_str) {
+            if sent != event {
+                return Err(format!(
+                    "the payload is for event `{sent}` but this hook gates `{event}`"
+                ));
+            }
+        }
+        let tool_name = match payload.get("tool_name") {
+            Some(Value::String(name)) if !name.is_empty() => name.as_str(),
+            Some(Value::String(_)) => return Err("the payload's `tool_name` is empty".into()),
+            Some(_) => return Err("the payload's `tool_name` is not a string".into()),
+            None => return Err("the payload has no `tool_name`".into()),
+        };
+        let null = Value::Null;
+        let tool_input = payload.get("tool_input").unwrap_or(&null);
+        let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
+        let loaded = LoadedPolicy::load(policy_path)?;
+        evaluation.policy_digest = Some(loaded.digest().to_string());
+        evaluation.evaluator = Some(loaded.evaluator());
+        let started = Instant::now();
+        let outcome = loaded.decide(Call {
+            event,
+            tool_name,
+            tool_input,
+        })?;
+        evaluation.decide_us = Some(started.elapsed().as_micros());
+        Ok(outcome)
+    })();
+    match failure {
+        Ok(outcome) => evaluation.outcome = Some(outcome),
+        Err(e) => evaluation.error = Some(e),
+    }
+    evaluation
+}
+
+fn record_event(
+    args: &EmitArgs,
+    role: &Role,
+    payload: Option<&Value>,
+    evaluation: &Evaluation,
+    started: Instant,
+) -> Result<(), String> {
+    let session = args.session.as_deref().ok_or("missing --session")?;
+    let project_root = args
+        .project_root
+        .as_deref()
+        .ok_or("missing --project-root")?;
+    let path = record::session_log_path(project_root, session)?;
+    let (bounded, truncated) = payload
+        .map(record::bounded_payload)
+        .unwrap_or((Value::Null, false));
+    let field = |name: &str| {
+        payload
+            .and_then(|p| p.get(name))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let (decision, deciding_rule, matched, reason) =
+        match (&evaluation.outcome, &evaluation.error, role) {
+            (_, Some(e), Role::Gate(_)) => (
+                Some(Decision::Deny),
+                None,
+                Vec::new(),
+                Some(fail_closed_reason(e)),
+            ),
+            (Some(out), None, _) => (
+                Some(out.decision),
+                out.deciding_rule.clone(),
+                out.matched.clone(),
+                Some(out.reason.clone()),
+            ),
+            _ => (None, None, Vec::new(), None),
+        };
+    let record = json!({
+        "ts": crate::time::rfc3339_utc(SystemTime::now()),
+        "event": args.event,
+        "session": session,
+        "gate": matches!(role, Role::Gate(_)),
+        "tool_name": field("tool_name"),
+        "tool_use_id": field("tool_use_id"),
+        "decision": decision,
+        "deciding_rule": deciding_rule,
+        "matched_rules": matched,
+        "reason": reason,
+        "error": evaluation.error,
+        "policy": args.policy.as_ref().map(|p| p.display().to_string()),
+        "policy_digest": evaluation.policy_digest,
+        "evaluator": evaluation.evaluator,
+        "decide_us": evaluation.decide_us,
+        "elapsed_us": started.elapsed().as_micros(),
+        "payload_truncated": truncated,
+        "payload": bounded,
+        "pid": std::process::id(),
+    });
+    record::append_record(&path, &record)
+}

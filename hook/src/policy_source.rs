@@ -1,0 +1,57 @@
+//! Loading a compiled policy for deciding: the sidecar fast path, or — when no sidecar sits
+//! beside the JSON — the JSON compiled in-process by the reference evaluator (correct, slower,
+//! and said so in the event record).
+
+use std::path::Path;
+
+use engine::reference::ReferenceEvaluator;
+use engine::{Call, HookPolicy, Outcome};
+
+use crate::sha256::{hex, sha256};
+
+/// A policy ready to decide.
+pub enum LoadedPolicy {
+    /// No sidecar: the JSON policy, its regexes compiled when deciding.
+    Reference { policy: HookPolicy, digest: String },
+}
+
+impl LoadedPolicy {
+    /// Load the policy at `path`. The error names the cause and the file, never its content.
+    pub fn load(path: &Path) -> Result<LoadedPolicy, String> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| format!("policy `{}` is not UTF-8", path.display()))?;
+        let policy = HookPolicy::from_json(text)
+            .map_err(|e| format!("invalid policy `{}`: {e}", path.display()))?;
+        Ok(LoadedPolicy::Reference {
+            policy,
+            digest: format!("sha256:{}", hex(&sha256(&bytes))),
+        })
+    }
+
+    /// Decide one call.
+    pub fn decide(&self, call: Call<'_>) -> Result<Outcome, String> {
+        match self {
+            LoadedPolicy::Reference { policy, .. } => {
+                let evaluator =
+                    ReferenceEvaluator::new(policy).map_err(|e| format!("invalid policy: {e}"))?;
+                Ok(evaluator.decide(call))
+            }
+        }
+    }
+
+    /// A digest of the policy used, for the event record (`<algorithm>:<hex>`).
+    pub fn digest(&self) -> &str {
+        match self {
+            LoadedPolicy::Reference { digest, .. } => digest,
+        }
+    }
+
+    /// Which evaluator decided, for the event record.
+    pub fn evaluator(&self) -> &'static str {
+        match self {
+            LoadedPolicy::Reference { .. } => "reference (no sidecar: policy compiled in-process)",
+        }
+    }
+}

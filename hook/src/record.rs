@@ -1,0 +1,266 @@
+//! The per-session event log.
+//!
+//! ## Layout
+//!
+//! Animus keeps runtime state out of the repository, under the repo-scoped root
+//! `~/.animus/<repo-scope>/` (`$ANIMUS_CONFIG_DIR` replaces `~/.animus`), where `<repo-scope>`
+//! is `<sanitized-repo-name>-<first 12 hex of sha256(canonical project path)>`. The hook
+//! appends one JSON line per event to
+//!
+//! ```text
+//! <root>/<repo-scope>/sessions/<session-id>.jsonl
+//! ```
+//!
+//! Directories are created `0700`, the log `0600`. The session id comes from outside and is
+//! validated ([`validate_session_id`]) before it becomes a path component.
+//!
+//! ## Atomicity
+//!
+//! Each record is one `write(2)` of one complete line to a file opened `O_APPEND`, made under
+//! an exclusive advisory lock (`flock`) on that file, so hooks the harness runs in parallel
+//! never interleave, tear or lose a line.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::sha256::{hex, sha256};
+
+/// Longest accepted session id, in bytes.
+pub const MAX_SESSION_ID_LEN: usize = 128;
+/// Longest string kept verbatim in a recorded payload; longer ones are cut and marked.
+pub const MAX_RECORDED_STRING: usize = 2048;
+/// Most array elements / object members kept per level of a recorded payload.
+pub const MAX_RECORDED_ITEMS: usize = 200;
+/// Deepest nesting kept in a recorded payload.
+pub const MAX_RECORDED_DEPTH: usize = 16;
+
+/// Check a session id before it names a file: 1–128 bytes of `[A-Za-z0-9._-]`, not starting
+/// with `.` (so never `.` or `..`).
+pub fn validate_session_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("session id is empty".into());
+    }
+    if id.len() > MAX_SESSION_ID_LEN {
+        return Err(format!(
+            "session id is {} bytes long; at most {MAX_SESSION_ID_LEN} are allowed",
+            id.len()
+        ));
+    }
+    if id.starts_with('.') {
+        return Err("session id starts with `.`".into());
+    }
+    if let Some(c) = id
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Err(format!(
+            "session id contains {:?}; only letters, digits, `.`, `_` and `-` are allowed",
+            c
+        ));
+    }
+    Ok(())
+}
+
+/// `<sanitized-repo-name>-<first 12 hex of sha256(canonical project path)>`.
+pub fn repo_scope(project_root: &Path) -> Result<String, String> {
+    let canonical = fs::canonicalize(project_root).map_err(|e| {
+        format!(
+            "cannot resolve project root `{}`: {e}",
+            project_root.display()
+        )
+    })?;
+    let name: String = canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".into())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    let name = name.trim_start_matches('.');
+    let name = if name.is_empty() { "repo" } else { name };
+    let digest = hex(&sha256(canonical.as_os_str().as_encoded_bytes()));
+    Ok(format!("{name}-{}", &digest[..12]))
+}
+
+/// The state root: `$ANIMUS_CONFIG_DIR`, else `$HOME/.animus`.
+pub fn state_root() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("ANIMUS_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".animus")),
+        None => Err("neither ANIMUS_CONFIG_DIR nor HOME is set".into()),
+    }
+}
+
+/// The session log path for `session` in `project_root` (validating the id first).
+pub fn session_log_path(project_root: &Path, session: &str) -> Result<PathBuf, String> {
+    validate_session_id(session)?;
+    Ok(state_root()?
+        .join(repo_scope(project_root)?)
+        .join("sessions")
+        .join(format!("{session}.jsonl")))
+}
+
+/// Append one record (one line) to the session log under an exclusive lock.
+pub fn append_record(path: &Path, record: &Value) -> Result<(), String> {
+    let mut line =
+        serde_json::to_vec(record).map_err(|e| format!("cannot serialize the record: {e}"))?;
+    line.push(b'\n');
+    if let Some(dir) = path.parent() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    }
+    let mut file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    file.lock()
+        .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
+    // One write of the whole line; `write_all` only loops on a short write, which the lock
+    // keeps from interleaving with another process.
+    let written = file
+        .write_all(&line)
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()));
+    let _ = file.unlock();
+    written
+}
+
+/// A copy of `value` bounded for the log: long strings cut, long arrays/objects shortened,
+/// deep nesting elided. Returns the copy and whether anything was cut.
+pub fn bounded_payload(value: &Value) -> (Value, bool) {
+    let mut truncated = false;
+    let out = bound(value, 0, &mut truncated);
+    (out, truncated)
+}
+
+fn bound(value: &Value, depth: usize, truncated: &mut bool) -> Value {
+    match value {
+        Value::String(s) if s.len() > MAX_RECORDED_STRING => {
+            *truncated = true;
+            let mut cut = MAX_RECORDED_STRING;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            Value::String(format!("{}…[truncated {} bytes]", &s[..cut], s.len() - cut))
+        }
+        Value::Array(_) | Value::Object(_) if depth >= MAX_RECORDED_DEPTH => {
+            *truncated = true;
+            Value::String("…[truncated: nested too deep]".into())
+        }
+        Value::Array(items) => {
+            let mut out: Vec<Value> = items
+                .iter()
+                .take(MAX_RECORDED_ITEMS)
+                .map(|v| bound(v, depth + 1, truncated))
+                .collect();
+            if items.len() > MAX_RECORDED_ITEMS {
+                *truncated = true;
+                out.push(Value::String(format!(
+                    "…[truncated {} more items]",
+                    items.len() - MAX_RECORDED_ITEMS
+                )));
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map.iter().take(MAX_RECORDED_ITEMS) {
+                out.insert(k.clone(), bound(v, depth + 1, truncated));
+            }
+            if map.len() > MAX_RECORDED_ITEMS {
+                *truncated = true;
+                out.insert(
+                    "…".into(),
+                    Value::String(format!(
+                        "[truncated {} more members]",
+                        map.len() - MAX_RECORDED_ITEMS
+                    )),
+                );
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids() {
+        for good in ["3dc99ae4-f260-4bf8-899e-bf38ca57684f", "run_1.a", "A"] {
+            assert_eq!(validate_session_id(good), Ok(()), "{good}");
+        }
+        let long = "a".repeat(10 * 1024);
+        for bad in [
+            "",
+            "..",
+            ".",
+            "../../etc",
+            "a/b",
+            "a\\b",
+            "a b",
+            "a\0b",
+            ".hidden",
+            long.as_str(),
+            "é",
+        ] {
+            assert!(validate_session_id(bad).is_err(), "{bad:?}");
+        }
+        assert!(validate_session_id(&"a".repeat(128)).is_ok());
+        assert!(validate_session_id(&"a".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn repo_scope_shape() {
+        let dir = std::env::temp_dir().join(format!("animus scope test.{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let scope = repo_scope(&dir).unwrap();
+        let canonical = fs::canonicalize(&dir).unwrap();
+        let digest = hex(&sha256(canonical.as_os_str().as_encoded_bytes()));
+        assert_eq!(
+            scope,
+            format!("animus-scope-test.{}-{}", std::process::id(), &digest[..12])
+        );
+        assert!(repo_scope(Path::new("/nonexistent/animus/x")).is_err());
+    }
+
+    #[test]
+    fn payload_bounds() {
+        let long = "x".repeat(5000);
+        let value = serde_json::json!({"tool_input": {"content": long, "n": 1}, "list": (0..300).collect::<Vec<_>>()});
+        let (bounded, truncated) = bounded_payload(&value);
+        assert!(truncated);
+        let content = bounded["tool_input"]["content"].as_str().unwrap();
+        assert!(
+            content.ends_with("…[truncated 2952 bytes]"),
+            "{}",
+            &content[2040..]
+        );
+        assert_eq!(
+            bounded["list"].as_array().unwrap().len(),
+            MAX_RECORDED_ITEMS + 1
+        );
+        let (same, cut) = bounded_payload(&serde_json::json!({"a": "b"}));
+        assert!(!cut);
+        assert_eq!(same, serde_json::json!({"a": "b"}));
+    }
+}

@@ -1,0 +1,109 @@
+//! Helpers shared by the hook's integration tests: run the real binary with a bounded wait.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_animus-hook")
+}
+
+/// A fresh directory for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("animus-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Compile a corpus profile into `dir`; returns the policy path.
+pub fn compile_profile(file: &str, agent: &str, dir: &Path) -> PathBuf {
+    let out = Command::new(bin())
+        .args(["compile", "--config"])
+        .arg(repo().join("corpus/profiles").join(file))
+        .args(["--agent", agent, "--out-dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join("animus-policy.json")
+}
+
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: Option<i32>,
+    pub elapsed: Duration,
+}
+
+/// Liveness bound for one hook run: far above any real run; only a hang reaches it.
+pub const HANG: Duration = Duration::from_secs(30);
+
+/// Run `animus-hook` with `args`, `stdin` (None = leave stdin open and never write), extra env.
+pub fn run_hook(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
+    let started = Instant::now();
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let writer = match stdin {
+        Some(bytes) => {
+            let bytes = bytes.to_vec();
+            Some(std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+                drop(pipe);
+            }))
+        }
+        None => {
+            // Hold stdin open (never closed) until the child is gone.
+            std::thread::spawn(move || {
+                std::thread::sleep(HANG);
+                drop(pipe);
+            });
+            None
+        }
+    };
+    let output = loop {
+        if child.try_wait().unwrap().is_some() {
+            break child.wait_with_output().unwrap();
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("animus-hook {args:?} hung for {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    Run {
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code(),
+        elapsed: started.elapsed(),
+    }
+}
+
+/// A corpus payload's bytes.
+pub fn payload(name: &str) -> Vec<u8> {
+    std::fs::read(repo().join("corpus/payloads").join(name)).unwrap()
+}

@@ -1,0 +1,245 @@
+//! The fault matrix: every failure class gives a gate an explicit deny on stdout, exit 0,
+//! without hanging; an observer under the same fault prints nothing and exits 0.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+struct Fault {
+    name: &'static str,
+    /// Extra args replacing the defaults (`None` = the defaults).
+    args: Option<Vec<String>>,
+    policy: String,
+    session: &'static str,
+    stdin: Option<Vec<u8>>,
+    env: Vec<(&'static str, String)>,
+    /// A fragment the deny reason must contain.
+    cause: &'static str,
+}
+
+fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
+    let write = |name: &str, text: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let good = good_policy.to_str().unwrap().to_string();
+    let bash = payload("PreToolUse.Bash.trade-live.json");
+    // A call the policy would let through (defer): a failure must still turn it into a deny.
+    let status = payload("PreToolUse.Bash.git-status.json");
+    let state_file = write("state-is-a-file", b"x");
+    let f = |name, policy: &str, stdin: Option<Vec<u8>>, cause| Fault {
+        name,
+        args: None,
+        policy: policy.to_string(),
+        session: "faults",
+        stdin,
+        env: Vec::new(),
+        cause,
+    };
+    let mut v = vec![
+        f("policy missing", &dir.join("missing.json").to_str().unwrap().to_string(), Some(bash.clone()), "cannot read policy"),
+        f("policy not json", &write("garbage.json", b"{not json"), Some(bash.clone()), "invalid policy"),
+        f("policy unknown field", &write("unknown.json", br#"{"version":1,"default_decision":"defer","rules":[],"x":1}"#), Some(bash.clone()), "unknown field `x`"),
+        f("policy version", &write("v2.json", br#"{"version":2,"default_decision":"defer","rules":[]}"#), Some(bash.clone()), "unsupported policy version 2"),
+        f(
+            "policy bad regex",
+            &write("regex.json", br#"{"version":1,"default_decision":"defer","rules":[{"id":"r","tools":[],"input_matchers":[{"field":"command","regex":"a("}],"decision":"deny","reason":"r"}]}"#),
+            Some(bash.clone()),
+            "invalid policy",
+        ),
+        f("stdin not json", &good, Some(b"trade --live".to_vec()), "the payload is not JSON"),
+        f("stdin empty", &good, Some(Vec::new()), "the payload is not JSON"),
+        f("stdin not an object", &good, Some(b"[1,2]".to_vec()), "not a JSON object"),
+        f("stdin over cap", &good, Some(vec![b' '; 10 * 1024 * 1024 + 1]), "exceeds the 10 MiB cap"),
+        f("missing tool_name", &good, Some(br#"{"hook_event_name":"PreToolUse","tool_input":{"command":"ls"}}"#.to_vec()), "no `tool_name`"),
+        f("tool_name not a string", &good, Some(br#"{"tool_name":7,"tool_input":{}}"#.to_vec()), "not a string"),
+        f("event mismatch", &good, Some(br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{}}"#.to_vec()), "is for event `PermissionRequest`"),
+        Fault { session: "../../etc", ..f("session traversal", &good, Some(status.clone()), "session id") },
+        Fault { session: "a/b", ..f("session separator", &good, Some(status.clone()), "session id") },
+        Fault { session: "", ..f("session empty", &good, Some(status.clone()), "session id is empty") },
+        Fault {
+            env: vec![("ANIMUS_CONFIG_DIR", state_file)],
+            ..f("state dir unwritable", &good, Some(status.clone()), "cannot record this call")
+        },
+        Fault {
+            env: vec![("ANIMUS_HOOK_DEADLINE_MS", "700".into())],
+            ..f("stdin never closed", &good, None, "no decision within 700 ms")
+        },
+        Fault { env: vec![("ANIMUS_HOOK_FAULT", "panic".into())], ..f("internal panic", &good, Some(bash.clone()), "internal error") },
+    ];
+    let mut unknown_flag = f(
+        "unknown flag",
+        &good,
+        Some(bash.clone()),
+        "invalid arguments",
+    );
+    unknown_flag.args = Some(vec!["--frobnicate".into()]);
+    v.push(unknown_flag);
+    v
+}
+
+fn args_for(fault: &Fault, event: &str, with_policy: bool, project: &Path) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "emit".into(),
+        "--event".into(),
+        event.into(),
+        "--session".into(),
+        fault.session.into(),
+    ];
+    args.extend(["--project-root".into(), project.to_str().unwrap().into()]);
+    if with_policy {
+        args.extend(["--policy".into(), fault.policy.clone()]);
+    }
+    if let Some(extra) = &fault.args {
+        args.extend(extra.iter().cloned());
+    }
+    args
+}
+
+#[test]
+fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
+    let dir = temp_dir("faults");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let state = dir.join("state");
+    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    for fault in faults(&dir, &policy) {
+        let mut env: Vec<(&str, &str)> = vec![("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
+        env.extend(fault.env.iter().map(|(k, v)| (*k, v.as_str())));
+        for event in ["PreToolUse", "PermissionRequest"] {
+            let args = args_for(&fault, event, true, &project);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let stdin = fault.stdin.as_ref().map(|s| {
+                // Keep the event consistent except where the mismatch is the fault.
+                if fault.name == "event mismatch" && event == "PermissionRequest" {
+                    String::from_utf8_lossy(s)
+                        .replace("\"PermissionRequest\"", "\"PreToolUse\"")
+                        .into_bytes()
+                } else if fault.name == "event mismatch" || event == "PreToolUse" {
+                    s.clone()
+                } else {
+                    String::from_utf8_lossy(s)
+                        .replace("\"PreToolUse\"", "\"PermissionRequest\"")
+                        .into_bytes()
+                }
+            });
+            let run = run_hook(&args, stdin.as_deref(), &env);
+            let name = format!("{} ({event})", fault.name);
+            assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+            let v: serde_json::Value = serde_json::from_str(&run.stdout)
+                .unwrap_or_else(|e| panic!("{name}: {e}: {:?}", run.stdout));
+            assert_eq!(run.stdout.lines().count(), 1, "{name}");
+            let reason = if event == "PreToolUse" {
+                assert_eq!(
+                    v["hookSpecificOutput"]["hookEventName"], "PreToolUse",
+                    "{name}"
+                );
+                assert_eq!(
+                    v["hookSpecificOutput"]["permissionDecision"], "deny",
+                    "{name}"
+                );
+                v["hookSpecificOutput"]["permissionDecisionReason"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            } else {
+                assert_eq!(
+                    v["hookSpecificOutput"]["hookEventName"], "PermissionRequest",
+                    "{name}"
+                );
+                assert_eq!(
+                    v["hookSpecificOutput"]["decision"]["behavior"], "deny",
+                    "{name}"
+                );
+                v["hookSpecificOutput"]["decision"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            };
+            let cause = if fault.name == "event mismatch" && event == "PermissionRequest" {
+                "is for event `PreToolUse`"
+            } else {
+                fault.cause
+            };
+            assert!(reason.contains(cause), "{name}: {reason}");
+            assert!(reason.contains("fail closed"), "{name}: {reason}");
+            // The reason names the cause without echoing the command line or payload.
+            assert!(!reason.contains("trade --live"), "{name}: {reason}");
+        }
+        // The same fault on an observer event: nothing on stdout, exit 0.
+        let args = args_for(&fault, "PostToolUse", false, &project);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = run_hook(&args, fault.stdin.as_deref(), &env);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (Some(0), ""),
+            "{} (observer)",
+            fault.name
+        );
+    }
+}
+
+#[test]
+fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
+    let dir = temp_dir("sessions");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let state = dir.join("deep/state");
+    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let long = "a".repeat(10 * 1024);
+    let before: Vec<_> = walk(&dir);
+    for session in ["../../etc", "a/b", "", long.as_str(), "..", "/etc/passwd"] {
+        for with_policy in [true, false] {
+            let mut args = vec![
+                "emit",
+                "--event",
+                "PreToolUse",
+                "--session",
+                session,
+                "--project-root",
+                project.to_str().unwrap(),
+            ];
+            if with_policy {
+                args.extend(["--policy", policy.to_str().unwrap()]);
+            }
+            let run = run_hook(
+                &args,
+                Some(&payload("PreToolUse.Bash.git-status.json")),
+                &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
+            );
+            assert_eq!(run.code, Some(0));
+            if with_policy {
+                assert!(
+                    run.stdout.contains("\"permissionDecision\":\"deny\""),
+                    "{session:?}: {}",
+                    run.stdout
+                );
+                assert!(run.stdout.contains("session id"), "{}", run.stdout);
+            } else {
+                assert_eq!(run.stdout, "", "{session:?}");
+                assert!(run.stderr.contains("session id"), "{}", run.stderr);
+            }
+        }
+    }
+    assert_eq!(walk(&dir), before, "a refused session id created files");
+    assert!(!dir.join("etc").exists() && !state.exists());
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
