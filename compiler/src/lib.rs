@@ -7,6 +7,8 @@
 //!   `file:line:column` diagnostics.
 //! - [`tool_policy`]: lower claude permission-syntax entries to rule parts.
 //! - [`compile`]: merge kernel and author rules into one [`engine::HookPolicy`] (tighten-only).
+//! - [`lower`]: lower a policy's matchers to size-bounded automata and a literal index, and
+//!   encode them as the sidecar the hook decides with.
 //! - [`artifact`]: atomic writes.
 //!
 //! ```
@@ -26,6 +28,7 @@ pub mod artifact;
 pub mod compile;
 pub mod diagnostic;
 pub mod events;
+pub mod lower;
 pub mod profile;
 pub mod regex_check;
 pub mod tool_policy;
@@ -40,7 +43,13 @@ pub use profile::{
 use std::path::{Path, PathBuf};
 
 /// Load `agent_id` from `config`, compile it and atomically write
-/// `<out_dir>/animus-policy.json`. Nothing is written unless compilation succeeds.
+/// `<out_dir>/animus-policy.json` and its sidecar `<out_dir>/animus-policy.sidecar`. Nothing is
+/// written unless compilation (including lowering to automata) succeeds.
+///
+/// The sidecar is written first, the JSON second. A crash in between leaves the new sidecar
+/// beside the old JSON; the sidecar's policy digest then names a JSON that is not there, so
+/// the hook rejects the pair as stale (fail closed) instead of deciding with a mismatch. The
+/// next successful compile repairs it.
 pub fn compile_to_dir(
     config: &Path,
     agent_id: &str,
@@ -48,6 +57,8 @@ pub fn compile_to_dir(
 ) -> Result<(PathBuf, Compiled), Errors> {
     let profile = load_profile_file(config, agent_id)?;
     let compiled = compile_profile(&profile)?;
+    let json = compiled.policy.to_json();
+    let sidecar = lower::build_sidecar(&compiled.policy, json.as_bytes())?;
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
             None,
@@ -57,7 +68,8 @@ pub fn compile_to_dir(
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
-    artifact::write_atomic(&path, compiled.policy.to_json().as_bytes())
-        .map_err(|e| io_error("write", &path, e))?;
+    let sidecar_path = engine::sidecar::sidecar_path_for(&path);
+    artifact::write_atomic(&sidecar_path, &sidecar).map_err(|e| io_error("write", &sidecar_path, e))?;
+    artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
     Ok((path, compiled))
 }

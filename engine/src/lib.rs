@@ -9,6 +9,10 @@
 //!   into an outcome. Every evaluator calls into it; nothing re-implements the fold.
 //! - [`reference`]: a deliberately simple evaluator (one `regex::Regex` per matcher, a linear
 //!   scan). It is the oracle the automaton engine is tested against.
+//! - [`sidecar`]: the binary file the compiler writes beside `animus-policy.json` — its
+//!   format, writer and verifying loader.
+//! - [`automaton`]: [`CompiledPolicy`], the evaluator the hook uses: it decides from the mapped
+//!   sidecar with precompiled DFAs and a literal index, compiling no regex.
 //!
 //! ## Semantics in one paragraph
 //!
@@ -28,10 +32,14 @@
 //! `--env prod`); a deny written with `.*` must not be escaped by a line continuation. Write
 //! `[^\n]` where a pattern must stay on one line.
 
+pub mod automaton;
 pub mod policy;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod semantics;
+pub mod sidecar;
+
+pub use automaton::CompiledPolicy;
 
 pub use policy::{Decision, GATE_EVENTS, HookPolicy, HookPolicyRule, InputMatcher, PolicyError};
 pub use semantics::{Call, Outcome};

@@ -88,35 +88,101 @@ pub fn any_text(value: &Value, test: &mut dyn FnMut(&str) -> bool) -> bool {
     }
 }
 
+/// What the fold needs to know about one rule, whichever evaluator holds it: the automaton
+/// engine reads rules out of the sidecar's rule table, the reference evaluator out of the
+/// [`HookPolicy`].
+pub trait RuleView {
+    /// The rule's verdict.
+    fn decision(&self) -> Decision;
+    /// The rule's id.
+    fn id(&self) -> &str;
+    /// The rule's reason.
+    fn reason(&self) -> &str;
+}
+
+impl RuleView for HookPolicyRule {
+    fn decision(&self) -> Decision {
+        self.decision
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl<T: RuleView + ?Sized> RuleView for &T {
+    fn decision(&self) -> Decision {
+        (**self).decision()
+    }
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+    fn reason(&self) -> &str {
+        (**self).reason()
+    }
+}
+
 /// Fold matched rules (indices into `policy.rules`, any order) into the outcome.
 ///
 /// The decision is the most restrictive among matched non-`defer` rules, else the default.
 /// The reason comes from the first rule in policy order carrying the winning decision.
 pub fn fold(policy: &HookPolicy, matched: &[usize]) -> Outcome {
-    let mut sorted = matched.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let winner = sorted
+    let matched = matched.iter().map(|&i| (i, &policy.rules[i])).collect();
+    fold_rules(policy.default_decision, matched)
+}
+
+/// [`fold`] over rules held anywhere: `matched` pairs each matched rule's position in policy
+/// order with a view of it, in any order, duplicates allowed.
+pub fn fold_rules<R: RuleView>(
+    default_decision: Decision,
+    mut matched: Vec<(usize, R)>,
+) -> Outcome {
+    matched.sort_unstable_by_key(|(i, _)| *i);
+    matched.dedup_by_key(|(i, _)| *i);
+    let winner = matched
         .iter()
-        .map(|&i| (i, &policy.rules[i]))
-        .filter(|(_, r)| r.decision != Decision::Defer)
-        .max_by(|(ia, a), (ib, b)| a.decision.cmp(&b.decision).then(ib.cmp(ia)));
-    let matched_ids = sorted.iter().map(|&i| policy.rules[i].id.clone()).collect();
+        .filter(|(_, r)| r.decision() != Decision::Defer)
+        .max_by(|(ia, a), (ib, b)| a.decision().cmp(&b.decision()).then(ib.cmp(ia)));
+    let matched_ids = matched.iter().map(|(_, r)| r.id().to_string()).collect();
     match winner {
         Some((_, rule)) => Outcome {
-            decision: rule.decision,
-            reason: rule.reason.clone(),
-            deciding_rule: Some(rule.id.clone()),
+            decision: rule.decision(),
+            reason: rule.reason().to_string(),
+            deciding_rule: Some(rule.id().to_string()),
             matched: matched_ids,
         },
         None => Outcome {
-            decision: policy.default_decision,
-            reason: default_reason(policy.default_decision),
+            decision: default_decision,
+            reason: default_reason(default_decision),
             deciding_rule: None,
             matched: matched_ids,
         },
     }
 }
+
+/// The event part of [`rule_applies`] as bits, for evaluators that precompute it: one bit per
+/// entry of [`GATE_EVENTS`](crate::GATE_EVENTS) plus one for any other event. A rule with an
+/// empty `events` list applies to every event, gate or not, so its mask has every bit set.
+pub fn event_mask(events: &[String]) -> u8 {
+    if events.is_empty() {
+        return ALL_EVENTS_MASK;
+    }
+    events.iter().fold(0, |mask, e| mask | event_bit(e))
+}
+
+/// The bit of `event` in an [`event_mask`]. A rule applies to an event when
+/// `event_mask(&rule.events) & event_bit(event) != 0`.
+pub fn event_bit(event: &str) -> u8 {
+    match crate::GATE_EVENTS.iter().position(|g| *g == event) {
+        Some(i) => 1 << i,
+        None => 1 << crate::GATE_EVENTS.len(),
+    }
+}
+
+/// The mask of a rule with no `events` list.
+pub const ALL_EVENTS_MASK: u8 = (1 << (crate::GATE_EVENTS.len() + 1)) - 1;
 
 /// The reason given when no rule decided.
 pub fn default_reason(default: Decision) -> String {
@@ -157,5 +223,32 @@ mod tests {
         assert_eq!(seen, ["x", "3", "true"]);
         assert!(lookup(&input, "a.c").is_none());
         assert!(!any_text(lookup(&input, "n").unwrap(), &mut |_| true));
+    }
+
+    #[test]
+    fn event_masks_agree_with_rule_applies() {
+        let lists: [Vec<String>; 4] = [
+            vec![],
+            vec!["PreToolUse".into()],
+            vec!["PermissionRequest".into()],
+            vec!["PreToolUse".into(), "PermissionRequest".into()],
+        ];
+        for events in lists {
+            let rule = HookPolicyRule {
+                id: "r".into(),
+                events: events.clone(),
+                tools: vec![],
+                input_matchers: vec![],
+                decision: Decision::Deny,
+                reason: String::new(),
+            };
+            for event in ["PreToolUse", "PermissionRequest", "PostToolUse", ""] {
+                assert_eq!(
+                    event_mask(&events) & event_bit(event) != 0,
+                    rule_applies(&rule, event, "Bash"),
+                    "{events:?} {event}"
+                );
+            }
+        }
     }
 }

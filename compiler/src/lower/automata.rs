@@ -1,0 +1,180 @@
+//! Building DFAs under explicit size budgets.
+//!
+//! Determinization can be exponential: one unanchored `MatchKind::All` DFA over 16 patterns
+//! of the shape `.*X.*` took 94 MiB and 111 s. Every build here therefore carries two limits —
+//! the finished DFA's size ([`Budgets`]) and the determinizer's working memory (a multiple of
+//! it) — so a build that would explode stops early with "too big" instead of running away.
+//!
+//! [`build_partitioned`] builds a group of patterns as one multi-pattern DFA; when that is
+//! too big it splits the group in half and tries again, down to single patterns. A single
+//! pattern that is too big unanchored (the implicit `.*?` prefix is what multiplies states,
+//! as in `a[ab]{20}`) falls back to an *anchored* DFA, which the engine runs from every start
+//! position: no prefix to determinize, so it stays linear in the pattern for such shapes, at
+//! the price of a slower search. A pattern too big even then is a compile error naming it.
+
+use regex_automata::MatchKind;
+use regex_automata::dfa::{StartKind, dense};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_syntax::hir::Hir;
+
+use engine::sidecar::{AutomatonImage, SearchKind};
+
+/// Size limits for the automata of one policy. A policy's sidecar is at most a few of these
+/// per field plus one per confirming group, so they bound both its size and its build time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budgets {
+    /// Largest multi-pattern DFA (scan automata, tool automata, confirming groups).
+    pub group_dfa_bytes: usize,
+    /// Largest unanchored DFA for a single pattern before the anchored fallback.
+    pub single_dfa_bytes: usize,
+    /// Largest anchored fallback DFA; beyond it the pattern is a compile error.
+    pub fallback_dfa_bytes: usize,
+    /// How many patterns without unbounded repetition share one confirming DFA.
+    pub confirm_group_size: usize,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            group_dfa_bytes: 256 << 10,
+            single_dfa_bytes: 64 << 10,
+            fallback_dfa_bytes: 1 << 20,
+            confirm_group_size: 64,
+        }
+    }
+}
+
+/// The determinizer may use this many times the DFA budget while building.
+const DETERMINIZE_FACTOR: usize = 4;
+/// The Thompson NFA for one group may not exceed this.
+const NFA_SIZE_LIMIT: usize = 16 << 20;
+
+/// Why a build did not produce a DFA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildFailure {
+    /// Over budget; splitting or the fallback may help.
+    TooBig,
+    /// A construct no DFA can express (the message is regex-automata's).
+    Inexpressible(String),
+}
+
+/// Build `patterns` as one dense DFA searched the given way.
+pub fn build_dfa(
+    patterns: &[&Hir],
+    search: SearchKind,
+    budget: usize,
+) -> Result<Vec<u8>, BuildFailure> {
+    let nfa = thompson::Compiler::new()
+        .configure(
+            thompson::Config::new()
+                .which_captures(WhichCaptures::None)
+                .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
+        )
+        .build_many_from_hir(patterns)
+        .map_err(|e| match e.size_limit() {
+            Some(_) => BuildFailure::TooBig,
+            None => BuildFailure::Inexpressible(e.to_string()),
+        })?;
+    let start_kind = match search {
+        SearchKind::Unanchored => StartKind::Unanchored,
+        SearchKind::AnchoredAtEachPosition => StartKind::Anchored,
+    };
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                .start_kind(start_kind)
+                .minimize(false)
+                .dfa_size_limit(Some(budget))
+                .determinize_size_limit(Some(budget * DETERMINIZE_FACTOR)),
+        )
+        .build_from_nfa(&nfa)
+        .map_err(|e| {
+            if e.is_size_limit_exceeded() {
+                BuildFailure::TooBig
+            } else {
+                BuildFailure::Inexpressible(e.to_string())
+            }
+        })?;
+    let mut bytes = vec![0u8; dfa.write_to_len()];
+    dfa.write_to_little_endian(&mut bytes)
+        .map_err(|e| BuildFailure::Inexpressible(e.to_string()))?;
+    Ok(bytes)
+}
+
+/// A pattern the budgets cannot hold, or cannot express at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternFailure {
+    /// The target (matcher or glob id) of the failing pattern.
+    pub target: u32,
+    /// What went wrong.
+    pub failure: BuildFailure,
+}
+
+/// Build one automaton for a single pattern: unanchored if it fits, else the anchored
+/// fallback.
+pub fn build_single(
+    pattern: &Hir,
+    target: u32,
+    budgets: &Budgets,
+) -> Result<AutomatonImage, PatternFailure> {
+    let fail = |failure| PatternFailure { target, failure };
+    for (search, budget) in [
+        (SearchKind::Unanchored, budgets.single_dfa_bytes),
+        (
+            SearchKind::AnchoredAtEachPosition,
+            budgets.fallback_dfa_bytes,
+        ),
+    ] {
+        match build_dfa(&[pattern], search, budget) {
+            Ok(dfa_bytes) => {
+                return Ok(AutomatonImage {
+                    dfa_bytes,
+                    search,
+                    targets: vec![target],
+                });
+            }
+            Err(BuildFailure::TooBig) => continue,
+            Err(other) => return Err(fail(other)),
+        }
+    }
+    Err(fail(BuildFailure::TooBig))
+}
+
+/// Build `patterns` (with their targets) as few unanchored multi-pattern DFAs as the group
+/// budget allows, halving on overflow; single patterns that overflow go to [`build_single`].
+pub fn build_partitioned(
+    patterns: &[(&Hir, u32)],
+    budgets: &Budgets,
+) -> Result<Vec<AutomatonImage>, PatternFailure> {
+    let mut out = Vec::new();
+    let mut pending = vec![patterns];
+    while let Some(group) = pending.pop() {
+        match group {
+            [] => {}
+            [(pattern, target)] => out.push(build_single(pattern, *target, budgets)?),
+            _ => {
+                let hirs: Vec<&Hir> = group.iter().map(|(h, _)| *h).collect();
+                match build_dfa(&hirs, SearchKind::Unanchored, budgets.group_dfa_bytes) {
+                    Ok(dfa_bytes) => out.push(AutomatonImage {
+                        dfa_bytes,
+                        search: SearchKind::Unanchored,
+                        targets: group.iter().map(|(_, t)| *t).collect(),
+                    }),
+                    Err(BuildFailure::TooBig) => {
+                        let (left, right) = group.split_at(group.len() / 2);
+                        pending.push(right);
+                        pending.push(left);
+                    }
+                    Err(BuildFailure::Inexpressible(_)) => {
+                        // Find the culprit: build each alone, which reports it precisely.
+                        for (pattern, target) in group {
+                            out.push(build_single(pattern, *target, budgets)?);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}

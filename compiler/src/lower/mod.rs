@@ -1,0 +1,261 @@
+//! Lowering a [`HookPolicy`] to the sidecar the hook decides with.
+//!
+//! ```
+//! use engine::{Call, CompiledPolicy, Decision, HookPolicy};
+//! let json = r#"{"version":1,"default_decision":"defer","rules":[
+//!   {"id":"no-live","tools":["Bash"],"input_matchers":[{"field":"command","regex":".* --live.*"}],
+//!    "decision":"deny","reason":"live trading needs a human"}]}"#;
+//! let policy = HookPolicy::from_json(json).unwrap();
+//! let sidecar = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap();
+//! let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+//! let input = serde_json::json!({"command": "trade --live"});
+//! let out = compiled.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input });
+//! assert_eq!(out.decision, Decision::Deny);
+//! ```
+//!
+//! # Why this shape
+//!
+//! A single DFA over every rule is exponential on the spec's own `.* --live.*` shape (see
+//! `DESIGN.md`, "The automaton"). So the policy is cut into pieces that are small by
+//! construction:
+//!
+//! 1. **Deduplicate.** Distinct tool globs and distinct `(field, regex)` matchers get ids; a
+//!    rule becomes its decision, event mask, glob ids and matcher ids.
+//! 2. **Normalise and classify** each matcher ([`normalise`]): drop the `.*` that unanchored
+//!    search implies, then sort it into *always*, *exact literal set*, *literal + confirming
+//!    DFA* or *scanned*. Measured on `../shared/corpus-real`, nearly every permission-list
+//!    entry is an exact literal set: those cost a hash probe per byte and no automaton.
+//! 3. **Partition** what needs automata: per field, the confirming patterns without an
+//!    unbounded repetition share DFAs in groups of [`Budgets::confirm_group_size`]; patterns
+//!    with one get their own (they are the ones that multiply each other's states); scanned
+//!    patterns share per-field scan DFAs; tool globs lower to anchored patterns
+//!    (`\A…\z`, `*` as `.*`) in tool-name DFAs. Every group is built under a size budget and
+//!    halved when it overflows ([`automata`]).
+//! 4. **Encode** ([`engine::sidecar::SidecarImage::encode`]): the literal index and posting
+//!    lists are derived there, next to the loader that reads them.
+
+pub mod automata;
+pub mod normalise;
+
+use std::collections::HashMap;
+
+use engine::sidecar::{FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage};
+use engine::{HookPolicy, semantics};
+use regex_syntax::hir::{Dot, Hir, Look};
+
+pub use automata::Budgets;
+use automata::{BuildFailure, PatternFailure, build_partitioned, build_single};
+use normalise::{Lowered, classify, has_unbounded_repetition, normalise, parse};
+
+use crate::diagnostic::Diagnostic;
+
+/// Lower `policy` and encode it as the sidecar of `policy_json`, the exact bytes that will be
+/// written as `animus-policy.json`.
+pub fn build_sidecar(policy: &HookPolicy, policy_json: &[u8]) -> Result<Vec<u8>, Diagnostic> {
+    build_sidecar_with(policy, policy_json, &Budgets::default())
+}
+
+/// [`build_sidecar`] with explicit budgets.
+pub fn build_sidecar_with(
+    policy: &HookPolicy,
+    policy_json: &[u8],
+    budgets: &Budgets,
+) -> Result<Vec<u8>, Diagnostic> {
+    lower_policy(policy, budgets)?
+        .encode(policy_json)
+        .map_err(|e| Diagnostic::error(None, format!("cannot encode the sidecar: {e}")))
+}
+
+/// The regex a tool glob lowers to: anchored at both ends, `*` as any run of characters.
+pub fn glob_hir(glob: &str) -> Hir {
+    let mut parts = vec![Hir::look(Look::Start)];
+    for (i, segment) in glob.split('*').enumerate() {
+        if i > 0 {
+            parts.push(Hir::repetition(regex_syntax::hir::Repetition {
+                min: 0,
+                max: None,
+                greedy: true,
+                sub: Box::new(Hir::dot(Dot::AnyChar)),
+            }));
+        }
+        if !segment.is_empty() {
+            parts.push(Hir::literal(segment.as_bytes()));
+        }
+    }
+    parts.push(Hir::look(Look::End));
+    Hir::concat(parts)
+}
+
+/// A matcher being lowered, with the first rule that uses it (for error messages).
+struct PendingMatcher<'p> {
+    field: u32,
+    regex: &'p str,
+    rule_id: &'p str,
+}
+
+/// Lower `policy` to a [`SidecarImage`].
+pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarImage, Diagnostic> {
+    let mut glob_ids: HashMap<&str, u32> = HashMap::new();
+    let mut globs: Vec<&str> = Vec::new();
+    let mut field_ids: HashMap<&str, u32> = HashMap::new();
+    let mut fields: Vec<&str> = Vec::new();
+    let mut matcher_ids: HashMap<(u32, &str), u32> = HashMap::new();
+    let mut pending: Vec<PendingMatcher> = Vec::new();
+    let mut rules = Vec::with_capacity(policy.rules.len());
+    for rule in &policy.rules {
+        let mut rule_globs: Vec<u32> = rule
+            .tools
+            .iter()
+            .map(|glob| {
+                *glob_ids.entry(glob).or_insert_with(|| {
+                    globs.push(glob);
+                    globs.len() as u32 - 1
+                })
+            })
+            .collect();
+        rule_globs.sort_unstable();
+        rule_globs.dedup();
+        let mut rule_matchers: Vec<u32> = rule
+            .input_matchers
+            .iter()
+            .map(|m| {
+                let field = *field_ids.entry(&m.field).or_insert_with(|| {
+                    fields.push(&m.field);
+                    fields.len() as u32 - 1
+                });
+                *matcher_ids.entry((field, &m.regex)).or_insert_with(|| {
+                    pending.push(PendingMatcher {
+                        field,
+                        regex: &m.regex,
+                        rule_id: &rule.id,
+                    });
+                    pending.len() as u32 - 1
+                })
+            })
+            .collect();
+        rule_matchers.sort_unstable();
+        rule_matchers.dedup();
+        rules.push(RuleImage {
+            id: rule.id.clone(),
+            reason: rule.reason.clone(),
+            decision: rule.decision,
+            event_mask: semantics::event_mask(&rule.events),
+            matchers: rule_matchers,
+            globs: rule_globs,
+        });
+    }
+
+    let matcher_error = |target: u32, message: String| {
+        let m = &pending[target as usize];
+        Diagnostic::error(
+            None,
+            format!(
+                "rule `{}`, matcher on `{}`: regex `{}` {message}",
+                m.rule_id, fields[m.field as usize], m.regex
+            ),
+        )
+    };
+    let failure_message = |failure: &BuildFailure| match failure {
+        BuildFailure::TooBig => format!(
+            "is too complex to compile ahead of time: even alone and anchored its DFA exceeds \
+             {} KiB; simplify it (large bounded repetitions such as `[a-z]{{50}}` multiply DFA states)",
+            budgets.fallback_dfa_bytes >> 10
+        ),
+        BuildFailure::Inexpressible(why) => {
+            format!("cannot be compiled into a DFA: {why}")
+        }
+    };
+    let pattern_error = |PatternFailure { target, failure }: PatternFailure| {
+        matcher_error(target, failure_message(&failure))
+    };
+
+    // Classify every matcher.
+    let mut matchers = Vec::with_capacity(pending.len());
+    let mut confirm_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
+    let mut scan_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
+    for (id, m) in pending.iter().enumerate() {
+        let hir = parse(m.regex)
+            .map_err(|why| matcher_error(id as u32, format!("does not parse: {why}")))?;
+        let (kind, literals) = match classify(normalise(hir)) {
+            Lowered::Always => (MatcherKind::Always, Vec::new()),
+            Lowered::Exact(literals) => (MatcherKind::Exact, literals),
+            Lowered::Confirmed { literals, hir } => {
+                confirm_hirs[m.field as usize].push((hir, id as u32));
+                (MatcherKind::Confirmed, literals)
+            }
+            Lowered::Scanned(hir) => {
+                scan_hirs[m.field as usize].push((hir, id as u32));
+                (MatcherKind::Scanned, Vec::new())
+            }
+        };
+        matchers.push(MatcherImage {
+            field: m.field,
+            kind,
+            automaton: 0,
+            literals,
+        });
+    }
+
+    let mut automata = Vec::new();
+    let mut field_images = Vec::with_capacity(fields.len());
+    for (field, path) in fields.iter().enumerate() {
+        // Confirming automata: shareable patterns in groups, the rest alone.
+        let (shared, alone): (Vec<_>, Vec<_>) = confirm_hirs[field]
+            .iter()
+            .map(|(h, t)| (h, *t))
+            .partition(|(h, _)| !has_unbounded_repetition(h));
+        let mut built = Vec::new();
+        for group in shared.chunks(budgets.confirm_group_size.max(1)) {
+            built.extend(build_partitioned(group, budgets).map_err(pattern_error)?);
+        }
+        for (hir, target) in alone {
+            built.push(build_single(hir, target, budgets).map_err(pattern_error)?);
+        }
+        for automaton in built {
+            for &target in &automaton.targets {
+                matchers[target as usize].automaton = automata.len() as u32;
+            }
+            automata.push(automaton);
+        }
+        // Scan automata.
+        let scanned: Vec<(&Hir, u32)> = scan_hirs[field].iter().map(|(h, t)| (h, *t)).collect();
+        let mut scan_automata = Vec::new();
+        for automaton in build_partitioned(&scanned, budgets).map_err(pattern_error)? {
+            scan_automata.push(automata.len() as u32);
+            automata.push(automaton);
+        }
+        field_images.push(FieldImage {
+            path: path.to_string(),
+            scan_automata,
+        });
+    }
+
+    let glob_hirs: Vec<Hir> = globs.iter().map(|g| glob_hir(g)).collect();
+    let glob_patterns: Vec<(&Hir, u32)> = glob_hirs.iter().zip(0..).collect();
+    let mut tool_automata = Vec::new();
+    for automaton in build_partitioned(&glob_patterns, budgets).map_err(
+        |PatternFailure { target, failure }| {
+            Diagnostic::error(
+                None,
+                format!(
+                    "tool glob `{}` {}",
+                    globs[target as usize],
+                    failure_message(&failure)
+                ),
+            )
+        },
+    )? {
+        tool_automata.push(automata.len() as u32);
+        automata.push(automaton);
+    }
+
+    Ok(SidecarImage {
+        default_decision: Some(policy.default_decision),
+        rules,
+        glob_count: globs.len() as u32,
+        matchers,
+        fields: field_images,
+        tool_automata,
+        automata,
+    })
+}

@@ -1,0 +1,281 @@
+//! Normalising a matcher regex and deciding how the engine will evaluate it.
+//!
+//! Unanchored search (`Regex::is_match`) already lets a match start and end anywhere, so a
+//! leading or trailing `.*` (with `.` matching newlines, our flavour) changes nothing and only
+//! makes automata larger: it is dropped. Likewise `X.*$` holds exactly when `X` matches
+//! somewhere, and the word-prefix form `P(?:\s.*)?$` that `Bash(git status:*)` lowers to holds
+//! exactly when `P` is followed by whitespace or the end (`P(?:\s|\z)`) — rewriting it removes
+//! the only unbounded repetition in the most common real rule shape.
+//!
+//! Then each pattern is [`classify`]d:
+//! - [`Lowered::Always`]: empty after normalisation (`.*`): matches every text.
+//! - [`Lowered::Exact`]: a literal or an alternation of literals: the literal index alone
+//!   decides it, no automaton at all. Most real rules (`Bash(*rm -rf*)`) are this.
+//! - [`Lowered::Confirmed`]: every match contains one of a small set of literals (found by
+//!   [`required_literals`]); the literal index triggers a DFA that confirms.
+//! - [`Lowered::Scanned`]: no usable literal (`(?i)sudo`, `^$`): searched by a scan automaton
+//!   on every text of its field.
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look, Repetition};
+
+/// At most this many alternatives in a required literal set; more are not worth probing.
+const MAX_REQUIRED_LITERALS: usize = 32;
+
+/// How the engine evaluates one matcher regex.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lowered {
+    /// Matches every text.
+    Always,
+    /// Matches exactly the texts containing one of these literals.
+    Exact(Vec<Vec<u8>>),
+    /// Every match contains one of `literals`; `hir` confirms.
+    Confirmed {
+        /// The required literals.
+        literals: Vec<Vec<u8>>,
+        /// The normalised pattern.
+        hir: Hir,
+    },
+    /// Needs an automaton on every text.
+    Scanned(Hir),
+}
+
+/// Parse `pattern` in the engine's flavour (`.` matches newlines, Unicode, case-sensitive).
+pub fn parse(pattern: &str) -> Result<Hir, String> {
+    regex_syntax::ParserBuilder::new()
+        .dot_matches_new_line(true)
+        .build()
+        .parse(pattern)
+        .map_err(|e| {
+            let text = e.to_string();
+            text.lines()
+                .find_map(|l| l.strip_prefix("error:"))
+                .map(|l| l.trim().to_string())
+                .unwrap_or(text)
+        })
+}
+
+/// Is `hir` `.*` in our flavour (any character, any number of times, greedy or lazy)?
+fn is_dot_star(hir: &Hir) -> bool {
+    let HirKind::Repetition(Repetition {
+        min: 0,
+        max: None,
+        sub,
+        ..
+    }) = hir.kind()
+    else {
+        return false;
+    };
+    match sub.kind() {
+        HirKind::Class(Class::Unicode(class)) => {
+            let ranges = class.ranges();
+            ranges.len() == 1 && ranges[0].start() == '\0' && ranges[0].end() == '\u{10FFFF}'
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let ranges = class.ranges();
+            ranges.len() == 1 && ranges[0].start() == 0 && ranges[0].end() == 255
+        }
+        _ => false,
+    }
+}
+
+fn is_end_of_text(hir: &Hir) -> bool {
+    matches!(hir.kind(), HirKind::Look(Look::End))
+}
+
+/// Drop what unanchored search makes redundant (see the module docs).
+pub fn normalise(hir: Hir) -> Hir {
+    if is_dot_star(&hir) {
+        return Hir::empty();
+    }
+    let HirKind::Concat(parts) = hir.kind() else {
+        return hir;
+    };
+    let mut parts: Vec<Hir> = parts.clone();
+    while parts.first().is_some_and(is_dot_star) {
+        parts.remove(0);
+    }
+    loop {
+        let n = parts.len();
+        if parts.last().is_some_and(is_dot_star) {
+            parts.pop();
+        } else if n >= 2 && is_end_of_text(&parts[n - 1]) && is_dot_star(&parts[n - 2]) {
+            // `X.*\z` ⇔ `X`.
+            parts.truncate(n - 2);
+        } else if n >= 2 && is_end_of_text(&parts[n - 1]) {
+            // `X(?:Y.*)?\z` ⇔ `X(?:Y|\z)`.
+            let HirKind::Repetition(Repetition {
+                min: 0,
+                max: Some(1),
+                sub,
+                ..
+            }) = parts[n - 2].kind()
+            else {
+                break;
+            };
+            let HirKind::Concat(inner) = sub.kind() else {
+                break;
+            };
+            if !inner.last().is_some_and(is_dot_star) {
+                break;
+            }
+            let head = Hir::concat(inner[..inner.len() - 1].to_vec());
+            let tail = Hir::alternation(vec![head, Hir::look(Look::End)]);
+            parts.truncate(n - 2);
+            parts.push(tail);
+            break;
+        } else {
+            break;
+        }
+    }
+    Hir::concat(parts)
+}
+
+/// Decide how a normalised pattern is evaluated.
+pub fn classify(hir: Hir) -> Lowered {
+    if matches!(hir.kind(), HirKind::Empty) {
+        return Lowered::Always;
+    }
+    if let Some(literals) = exact_literals(&hir) {
+        return Lowered::Exact(literals);
+    }
+    match required_literals(&hir) {
+        Some(literals) => Lowered::Confirmed { literals, hir },
+        None => Lowered::Scanned(hir),
+    }
+}
+
+/// `Some(set)` when `hir` matches exactly the texts containing one of `set`.
+fn exact_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    match hir.kind() {
+        HirKind::Literal(literal) => Some(vec![literal.0.to_vec()]),
+        HirKind::Capture(capture) => exact_literals(&capture.sub),
+        HirKind::Alternation(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(exact_literals(branch)?);
+            }
+            all.sort();
+            all.dedup();
+            Some(all)
+        }
+        _ => None,
+    }
+}
+
+/// A set of literals at least one of which occurs in every match of `hir`, if there is a
+/// small one. Among the candidates of a concatenation the one whose shortest literal is
+/// longest wins (longer literals trigger fewer confirmations), then the smaller set.
+pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    match hir.kind() {
+        HirKind::Literal(literal) => Some(vec![literal.0.to_vec()]),
+        HirKind::Capture(capture) => required_literals(&capture.sub),
+        HirKind::Repetition(repetition) if repetition.min >= 1 => {
+            required_literals(&repetition.sub)
+        }
+        HirKind::Concat(parts) => parts
+            .iter()
+            .filter_map(required_literals)
+            .max_by_key(|set| {
+                let shortest = set.iter().map(Vec::len).min().unwrap_or(0);
+                (shortest.min(8), usize::MAX - set.len())
+            }),
+        HirKind::Alternation(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(required_literals(branch)?);
+            }
+            all.sort();
+            all.dedup();
+            (all.len() <= MAX_REQUIRED_LITERALS).then_some(all)
+        }
+        _ => None,
+    }
+}
+
+/// Does `hir` contain an unbounded repetition (`*`, `+`, `{n,}`)? Patterns without one
+/// combine into multi-pattern DFAs that grow roughly additively; patterns with one can
+/// multiply each other's states, so they get automata of their own.
+pub fn has_unbounded_repetition(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Repetition(repetition) => {
+            repetition.max.is_none() || has_unbounded_repetition(&repetition.sub)
+        }
+        HirKind::Capture(capture) => has_unbounded_repetition(&capture.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+            parts.iter().any(has_unbounded_repetition)
+        }
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) | HirKind::Look(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowered(pattern: &str) -> Lowered {
+        classify(normalise(parse(pattern).unwrap()))
+    }
+
+    fn literals(list: &[&str]) -> Vec<Vec<u8>> {
+        list.iter().map(|s| s.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn dot_stars_that_unanchored_search_implies_are_dropped() {
+        assert_eq!(lowered(".*"), Lowered::Always);
+        assert_eq!(lowered(""), Lowered::Always);
+        assert_eq!(
+            lowered(".* --live.*"),
+            Lowered::Exact(literals(&[" --live"]))
+        );
+        assert_eq!(
+            lowered("(?s).*?rm -rf.*?"),
+            Lowered::Exact(literals(&["rm -rf"]))
+        );
+        assert_eq!(
+            lowered("rm|mkfs"),
+            Lowered::Exact(literals(&["mkfs", "rm"]))
+        );
+        assert_eq!(lowered("push.*$"), Lowered::Exact(literals(&["push"])));
+    }
+
+    #[test]
+    fn word_prefix_tail_loses_its_dot_star() {
+        let Lowered::Confirmed {
+            literals: found,
+            hir,
+        } = lowered(r"git status(?:\s.*)?$")
+        else {
+            panic!("expected a confirmed matcher");
+        };
+        assert_eq!(found, literals(&["git status"]));
+        assert!(!has_unbounded_repetition(&hir), "{hir:?}");
+    }
+
+    #[test]
+    fn required_literals_prefer_long_ones() {
+        let Lowered::Confirmed {
+            literals: found, ..
+        } = lowered("a.*deploy.*--env(=| )prod")
+        else {
+            panic!("expected a confirmed matcher");
+        };
+        assert_eq!(found, literals(&["deploy"]));
+        let Lowered::Confirmed {
+            literals: found, ..
+        } = lowered("(?:git|hg) push -f")
+        else {
+            panic!("expected a confirmed matcher");
+        };
+        assert_eq!(found, literals(&[" push -f"]));
+    }
+
+    #[test]
+    fn patterns_without_a_literal_are_scanned() {
+        assert!(matches!(lowered("(?i)sudo"), Lowered::Scanned(_)));
+        assert!(matches!(lowered("^$"), Lowered::Scanned(_)));
+        assert!(matches!(lowered("x*"), Lowered::Scanned(_)));
+        // A leading `.+` is not redundant: it needs a character before.
+        assert!(matches!(lowered(".+x"), Lowered::Confirmed { .. }));
+    }
+}

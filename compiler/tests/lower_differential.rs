@@ -1,0 +1,352 @@
+//! The law of the automaton engine: for every policy and every call it gives exactly the
+//! outcome of the reference evaluator — same decision, same reason, same deciding rule, same
+//! matched-rule set. Proptest generates policies (tool globs, field regexes with literals,
+//! alternations, classes, anchors, `.*` chains, case-insensitivity) and calls over a small
+//! alphabet so that rules actually fire.
+
+use engine::reference::ReferenceEvaluator;
+use engine::{Call, CompiledPolicy, Decision, HookPolicy, HookPolicyRule, InputMatcher};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Compile `policy` both ways and compare them on every call.
+fn assert_agree(
+    policy: &HookPolicy,
+    calls: &[(String, String, Value)],
+) -> Result<(), TestCaseError> {
+    let json = policy.to_json();
+    let sidecar = compiler::lower::build_sidecar(policy, json.as_bytes())
+        .map_err(|e| TestCaseError::fail(format!("lowering failed: {e}")))?;
+    assert_agree_with(policy, &sidecar, calls)
+}
+
+/// Compare the reference evaluator with the given sidecar of `policy` on every call.
+fn assert_agree_with(
+    policy: &HookPolicy,
+    sidecar: &[u8],
+    calls: &[(String, String, Value)],
+) -> Result<(), TestCaseError> {
+    let json = policy.to_json();
+    let compiled = CompiledPolicy::from_bytes(sidecar, json.as_bytes())
+        .map_err(|e| TestCaseError::fail(format!("loading failed: {e}")))?;
+    let reference = ReferenceEvaluator::new(policy).expect("generated regexes compile");
+    for (event, tool, input) in calls {
+        let call = Call {
+            event,
+            tool_name: tool,
+            tool_input: input,
+        };
+        let expected = reference.decide(call);
+        let actual = compiled.decide(call);
+        prop_assert_eq!(
+            &actual,
+            &expected,
+            "event {} tool {} input {}",
+            event,
+            tool,
+            input
+        );
+    }
+    Ok(())
+}
+
+const WORDS: &[&str] = &[
+    "rm", "-rf", "git", "push", "--force", "ls", "a", "b", "prod", "é",
+];
+const SEPARATORS: &[&str] = &[" ", " ", ";", "\n", "", " \\\n", "|"];
+
+fn word() -> impl Strategy<Value = &'static str> {
+    proptest::sample::select(WORDS)
+}
+
+/// A regex atom over the same alphabet as the inputs.
+fn atom() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => word().prop_map(regex_syntax::escape),
+        2 => Just(".*".to_string()),
+        1 => Just("[^;]*".to_string()),
+        1 => Just(r"\s".to_string()),
+        1 => Just(" ".to_string()),
+        1 => Just("[a-c]+".to_string()),
+        1 => Just(".".to_string()),
+        1 => Just("^".to_string()),
+        1 => Just("$".to_string()),
+        1 => Just(r"(?-u:\b)".to_string()),
+        1 => Just(r"(?:\s.*)?$".to_string()),
+        1 => Just("(?m:^)".to_string()),
+        1 => (word(), word()).prop_map(|(a, b)| format!("(?:{}|{})", regex_syntax::escape(a), regex_syntax::escape(b))),
+        1 => word().prop_map(|w| format!("(?i:{})", regex_syntax::escape(w))),
+        1 => word().prop_map(|w| format!("(?:{})+", regex_syntax::escape(w))),
+    ]
+}
+
+fn regex() -> impl Strategy<Value = String> {
+    fn concat() -> impl Strategy<Value = String> {
+        proptest::collection::vec(atom(), 0..5).prop_map(|atoms| atoms.concat())
+    }
+    prop_oneof![
+        4 => concat(),
+        1 => (concat(), concat()).prop_map(|(a, b)| format!("{a}|{b}")),
+    ]
+}
+
+const GLOBS: &[&str] = &[
+    "Bash",
+    "*",
+    "mcp__github__*",
+    "*Edit",
+    "Re*d",
+    "B*h*",
+    "mcp__*__create*",
+    "bash",
+];
+const TOOLS: &[&str] = &[
+    "Bash",
+    "Read",
+    "Edit",
+    "NotebookEdit",
+    "mcp__github__create_issue",
+    "bash",
+    "Bas",
+];
+const FIELDS: &[&str] = &["command", "file_path", "a.b"];
+const EVENTS: &[&str] = &["PreToolUse", "PermissionRequest"];
+
+fn rule() -> impl Strategy<Value = (Vec<String>, Vec<String>, Vec<InputMatcher>, Decision)> {
+    (
+        proptest::sample::subsequence(EVENTS, 0..=2),
+        proptest::sample::subsequence(GLOBS, 0..=2),
+        proptest::collection::vec(
+            (proptest::sample::select(FIELDS), regex()).prop_map(|(field, regex)| InputMatcher {
+                field: field.to_string(),
+                regex,
+            }),
+            0..3,
+        ),
+        proptest::sample::select(&Decision::ALL[..]),
+    )
+        .prop_map(|(events, tools, matchers, decision)| {
+            (
+                events.into_iter().map(String::from).collect(),
+                tools.into_iter().map(String::from).collect(),
+                matchers,
+                decision,
+            )
+        })
+}
+
+fn policy() -> impl Strategy<Value = HookPolicy> {
+    (
+        proptest::sample::select(&Decision::ALL[..]),
+        proptest::collection::vec(rule(), 0..12),
+    )
+        .prop_map(|(default_decision, rules)| HookPolicy {
+            version: 1,
+            default_decision,
+            rules: rules
+                .into_iter()
+                .enumerate()
+                .map(
+                    |(i, (events, tools, input_matchers, decision))| HookPolicyRule {
+                        id: format!("rule-{i}"),
+                        events,
+                        tools,
+                        input_matchers,
+                        decision,
+                        reason: format!("reason {i}"),
+                    },
+                )
+                .collect(),
+        })
+}
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec((word(), proptest::sample::select(SEPARATORS)), 0..7)
+        .prop_map(|parts| parts.into_iter().map(|(w, s)| format!("{w}{s}")).collect())
+}
+
+fn tool_input() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => text().prop_map(|t| json!({ "command": t })),
+        1 => (text(), text()).prop_map(|(a, b)| json!({ "command": [a, 7, b] })),
+        1 => text().prop_map(|t| json!({ "file_path": t, "command": null })),
+        1 => (text(), text()).prop_map(|(a, b)| json!({ "a": { "b": a }, "command": b })),
+        1 => Just(json!({ "command": 12, "file_path": true })),
+        1 => Just(json!({})),
+    ]
+}
+
+fn call() -> impl Strategy<Value = (String, String, Value)> {
+    (
+        proptest::sample::select(&["PreToolUse", "PermissionRequest", "PostToolUse"][..]),
+        proptest::sample::select(TOOLS),
+        tool_input(),
+    )
+        .prop_map(|(e, t, i)| (e.to_string(), t.to_string(), i))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn automaton_agrees_with_reference(policy in policy(), calls in proptest::collection::vec(call(), 1..16)) {
+        assert_agree(&policy, &calls)?;
+    }
+}
+
+fn bash(command: &str) -> (String, String, Value) {
+    (
+        "PreToolUse".into(),
+        "Bash".into(),
+        json!({ "command": command }),
+    )
+}
+
+fn single_rule_policy(regex: &str) -> HookPolicy {
+    HookPolicy {
+        version: 1,
+        default_decision: Decision::Defer,
+        rules: vec![HookPolicyRule {
+            id: "r".into(),
+            events: vec![],
+            tools: vec!["Bash".into()],
+            input_matchers: vec![InputMatcher {
+                field: "command".into(),
+                regex: regex.into(),
+            }],
+            decision: Decision::Deny,
+            reason: "no".into(),
+        }],
+    }
+}
+
+#[test]
+fn dot_crosses_a_line_continuation() {
+    let policy = single_rule_policy("deploy .*--env(=| )prod");
+    let calls = [
+        bash("deploy \\\n  --env prod"),
+        bash("deploy --env=prod"),
+        bash("deploy\n--env prod"),
+    ];
+    assert_agree(&policy, &calls).unwrap();
+    let json = policy.to_json();
+    let sidecar = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap();
+    let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+    let (event, tool, input) = &calls[0];
+    let out = compiled.decide(Call {
+        event,
+        tool_name: tool,
+        tool_input: input,
+    });
+    assert_eq!(out.decision, Decision::Deny);
+    assert_eq!(out.matched, ["r"]);
+}
+
+#[test]
+fn a_pattern_too_big_unanchored_takes_the_anchored_fallback() {
+    // `a[ab]{14}` unanchored needs a state per suffix of the last 15 bytes (2^14 and more);
+    // anchored it is a chain of 15 states.
+    let policy = single_rule_policy("a[ab]{14}c");
+    let json = policy.to_json();
+    let image =
+        compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
+    assert!(
+        image
+            .automata
+            .iter()
+            .any(|a| a.search == engine::sidecar::SearchKind::AnchoredAtEachPosition),
+        "expected the anchored fallback"
+    );
+    let sidecar = image.encode(json.as_bytes()).unwrap();
+    assert!(CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).is_ok());
+    assert_agree(
+        &policy,
+        &[
+            bash("xx abababababababac"),
+            bash("aaaaaaaaaaaaaaac"),
+            bash("abababababababab"),
+            bash("c aabbabbabbabbabbc"),
+        ],
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_pattern_too_big_even_anchored_is_a_clear_compile_error() {
+    let policy = single_rule_policy("(?:a|b)*a[ab]{20}");
+    let json = policy.to_json();
+    let e = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("rule `r`, matcher on `command`"),
+        "{message}"
+    );
+    assert!(message.contains("too complex"), "{message}");
+}
+
+#[test]
+fn unicode_word_boundaries_are_a_clear_compile_error() {
+    let policy = single_rule_policy(r"\brm\b");
+    let e = compiler::lower::build_sidecar(&policy, policy.to_json().as_bytes()).unwrap_err();
+    let message = e.to_string();
+    assert!(message.contains("rule `r`"), "{message}");
+    assert!(
+        message.contains("cannot be compiled into a DFA"),
+        "{message}"
+    );
+    assert!(message.contains("Unicode word boundar"), "{message}");
+}
+
+#[test]
+fn many_patterns_with_inner_dot_stars_split_into_budgeted_automata() {
+    let words = [
+        "alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta",
+    ];
+    let mut rules = Vec::new();
+    for (i, a) in words.iter().enumerate() {
+        for b in &words {
+            rules.push(HookPolicyRule {
+                id: format!("r{i}-{b}"),
+                events: vec![],
+                tools: vec![],
+                // No literal is required in the `(?i)` form, so all of these are scanned.
+                input_matchers: vec![InputMatcher {
+                    field: "command".into(),
+                    regex: format!("(?i){a}.*{b}.*x"),
+                }],
+                decision: Decision::Deny,
+                reason: "r".into(),
+            });
+        }
+    }
+    let policy = HookPolicy {
+        version: 1,
+        default_decision: Decision::Allow,
+        rules,
+    };
+    let budgets = compiler::lower::Budgets {
+        group_dfa_bytes: 32 << 10,
+        ..Default::default()
+    };
+    let image = compiler::lower::lower_policy(&policy, &budgets).unwrap();
+    assert!(
+        image.automata.len() > 1,
+        "expected the scan group to be split"
+    );
+    assert!(
+        image.automata.iter().all(|a| a.dfa_bytes.len() <= 64 << 10),
+        "every automaton stays within its budget"
+    );
+    let sidecar = image.encode(policy.to_json().as_bytes()).unwrap();
+    assert_agree_with(
+        &policy,
+        &sidecar,
+        &[
+            bash("ALPHA then Beta then x"),
+            bash("theta eta x"),
+            bash("gamma delta"),
+            bash("eps zeta ETA THETA X"),
+        ],
+    )
+    .unwrap();
+}

@@ -1,0 +1,550 @@
+//! The automaton engine: decide a call from a mapped sidecar, matching every rule at once.
+//!
+//! [`CompiledPolicy::load`] maps `animus-policy.sidecar`, proves it belongs to the
+//! `animus-policy.json` beside it (see [`crate::sidecar`]) and is then ready to decide; no regex
+//! is compiled and no table is copied.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = std::env::temp_dir().join(format!("engine-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let policy_path = dir.join("animus-policy.json");
+//! # let sidecar = engine::sidecar::SidecarImage {
+//! #     default_decision: Some(engine::Decision::Defer), ..Default::default() };
+//! # let json = br#"{"version":1,"default_decision":"defer","rules":[]}"#;
+//! # std::fs::write(&policy_path, json)?;
+//! # std::fs::write(engine::sidecar::sidecar_path_for(&policy_path), sidecar.encode(json)?)?;
+//! use engine::{Call, CompiledPolicy, Decision};
+//! let policy = CompiledPolicy::load(&policy_path)?;
+//! let input = serde_json::json!({"command": "ls"});
+//! let outcome = policy.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input });
+//! assert_eq!(outcome.decision, Decision::Defer);
+//! # Ok(()) }
+//! ```
+//!
+//! # How a call is decided
+//!
+//! 1. The tool automata (anchored patterns, one per distinct tool glob) run once over the
+//!    tool name and report every glob that matches.
+//! 2. For each field some matcher looks at, the field's value is looked up in `tool_input`
+//!    ([`semantics::lookup`]) and each text it offers ([`semantics::any_text`]) is searched:
+//!    - the **literal index** is probed at every byte position with the next 1–4 bytes; a hit
+//!      on a literal of an *exact* matcher (a pattern that is just "contains this literal",
+//!      the overwhelming majority of real rules) decides it; a hit for a *confirmed* matcher
+//!      runs that matcher's own small DFA over the text;
+//!    - the field's *scan* automata (multi-pattern `MatchKind::All` DFAs for patterns without
+//!      a usable literal, kept under a size budget by the compiler) run once each, with an
+//!      overlapping search that reports every pattern matching anywhere;
+//!    - *always* matchers (`.*`) match any text.
+//! 3. Each matched matcher adds one to the count of every rule using it (posting lists); a
+//!    rule fires when all its distinct matchers matched, one of its tool globs matched (or it
+//!    has none) and its event mask holds the event. Rules without matchers come from the
+//!    matched globs' posting lists directly.
+//! 4. [`semantics::fold_rules`] — the one definition of the fold — turns the fired rules into
+//!    the [`Outcome`].
+//!
+//! The work per call is one pass per field text over the literal index, plus the DFAs the
+//! text actually triggers, plus the posting lists of what matched: it does not grow with the
+//! number of rules that did *not* match. `BENCHMARKS.md` at the repository root has the
+//! numbers (decide at 10,000 rules in single-digit microseconds).
+
+use std::path::Path;
+
+use regex_automata::dfa::{Automaton, dense};
+use regex_automata::{Anchored, Input, PatternSet};
+
+use crate::policy::Decision;
+use crate::semantics::{self, Call, Outcome, RuleView};
+use crate::sidecar::format::{
+    AUTOMATON_WIDTH, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
+    LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
+    literal_slot_hash,
+};
+use crate::sidecar::load::{VerifiedLayout, verify};
+use crate::sidecar::{LoadError, SidecarBytes, digest_hex, sidecar_path_for};
+
+/// A policy ready to decide: a verified sidecar, used in place.
+#[derive(Debug)]
+pub struct CompiledPolicy {
+    bytes: SidecarBytes,
+    layout: VerifiedLayout,
+    default_decision: Decision,
+    rule_count: usize,
+    field_count: usize,
+    tool_automata: (usize, usize),
+    universal_rules: (usize, usize),
+}
+
+/// A table index that points outside its table: only a forged sidecar (one that passes the
+/// digest but was not written by our compiler) can produce one. Decisions fail closed on it.
+#[derive(Debug)]
+struct Inconsistent(&'static str);
+
+type Checked<T> = Result<T, Inconsistent>;
+
+/// A rule as the sidecar stores it, for [`semantics::fold_rules`].
+struct SidecarRule<'a> {
+    decision: Decision,
+    id: &'a str,
+    reason: &'a str,
+}
+
+impl RuleView for SidecarRule<'_> {
+    fn decision(&self) -> Decision {
+        self.decision
+    }
+    fn id(&self) -> &str {
+        self.id
+    }
+    fn reason(&self) -> &str {
+        self.reason
+    }
+}
+
+fn read_policy_json(policy_path: &Path) -> Result<Vec<u8>, LoadError> {
+    std::fs::read(policy_path).map_err(|error| LoadError::PolicyUnreadable {
+        path: policy_path.to_path_buf(),
+        error,
+    })
+}
+
+impl CompiledPolicy {
+    /// Load the policy at `policy_path` (`animus-policy.json`) through its sidecar
+    /// ([`sidecar_path_for`]). The JSON is only hashed, never parsed.
+    pub fn load(policy_path: &Path) -> Result<CompiledPolicy, LoadError> {
+        let json = read_policy_json(policy_path)?;
+        let bytes = SidecarBytes::map(&sidecar_path_for(policy_path))?;
+        CompiledPolicy::from_parts(bytes, &json)
+    }
+
+    /// Load from in-memory bytes (copied once into aligned storage).
+    pub fn from_bytes(sidecar: &[u8], policy_json: &[u8]) -> Result<CompiledPolicy, LoadError> {
+        CompiledPolicy::from_parts(SidecarBytes::copy_from(sidecar), policy_json)
+    }
+
+    /// Verify `bytes` as the sidecar of `policy_json` and check the tables' shapes.
+    pub fn from_parts(
+        bytes: SidecarBytes,
+        policy_json: &[u8],
+    ) -> Result<CompiledPolicy, LoadError> {
+        let layout = verify(bytes.as_bytes(), policy_json)?;
+        let mut policy = CompiledPolicy {
+            bytes,
+            layout,
+            default_decision: Decision::Deny,
+            rule_count: 0,
+            field_count: 0,
+            tool_automata: (0, 0),
+            universal_rules: (0, 0),
+        };
+        let malformed = |what: &str| LoadError::Malformed { what: what.into() };
+        let globals = policy
+            .record::<GLOBALS_WIDTH>(Section::Globals, 0)
+            .map_err(|_| malformed("the globals record is missing"))?;
+        let [
+            default,
+            rules,
+            globs,
+            matchers,
+            fields,
+            tool_first,
+            tool_count,
+            universal_first,
+            universal_count,
+        ] = globals;
+        policy.default_decision = *Decision::ALL
+            .get(default as usize)
+            .ok_or_else(|| malformed("the default decision is not a decision"))?;
+        let sized = |section: Section, count: u32, width: usize| {
+            policy.section(section).len() == count as usize * width * 4
+        };
+        if !sized(Section::Rules, rules, RULE_WIDTH)
+            || !sized(Section::Globs, globs, GLOB_WIDTH)
+            || !sized(Section::Matchers, matchers, MATCHER_WIDTH)
+            || !sized(Section::Fields, fields, FIELD_WIDTH)
+            || !sized(Section::Globals, 1, GLOBALS_WIDTH)
+        {
+            return Err(malformed(
+                "a table's length disagrees with its record count",
+            ));
+        }
+        let slots = policy.section(Section::LiteralSlots).len() / 4;
+        if slots != 0 && !slots.is_power_of_two() {
+            return Err(malformed(
+                "the literal hash table size is not a power of two",
+            ));
+        }
+        policy.rule_count = rules as usize;
+        policy.field_count = fields as usize;
+        policy.tool_automata = (tool_first as usize, tool_count as usize);
+        policy.universal_rules = (universal_first as usize, universal_count as usize);
+        Ok(policy)
+    }
+
+    /// The decision when no non-`defer` rule matches.
+    pub fn default_decision(&self) -> Decision {
+        self.default_decision
+    }
+
+    /// How many rules the policy has.
+    pub fn rule_count(&self) -> usize {
+        self.rule_count
+    }
+
+    /// Hex of the xxh3-128 digest of the exact `animus-policy.json` bytes this sidecar was
+    /// compiled from (and verified against): names the policy in event records.
+    pub fn policy_digest(&self) -> String {
+        digest_hex(&self.layout.policy_digest)
+    }
+
+    /// Decide `call`. Never panics: a table inconsistency (possible only in a forged sidecar
+    /// that still passes the digest) yields a deny naming the problem.
+    pub fn decide(&self, call: Call<'_>) -> Outcome {
+        self.try_decide(call)
+            .unwrap_or_else(|Inconsistent(what)| Outcome {
+                decision: Decision::Deny,
+                reason: format!(
+                    "animus-hook cannot evaluate this policy: the compiled sidecar is inconsistent \
+                 ({what}); run `animus-hook compile` again"
+                ),
+                deciding_rule: None,
+                matched: Vec::new(),
+            })
+    }
+
+    fn try_decide(&self, call: Call<'_>) -> Checked<Outcome> {
+        let event_bit = semantics::event_bit(call.event);
+        let mut globs = Vec::new();
+        let (tool_first, tool_count) = self.tool_automata;
+        for i in 0..tool_count {
+            let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
+            self.run_automaton(automaton, call.tool_name, &mut globs)?;
+        }
+        globs.sort_unstable();
+        globs.dedup();
+
+        let mut matchers = Vec::new();
+        for field_id in 0..self.field_count {
+            let field = self.record::<FIELD_WIDTH>(Section::Fields, field_id)?;
+            let path = self.str(field[0], field[1])?;
+            let Some(value) = semantics::lookup(call.tool_input, path) else {
+                continue;
+            };
+            let mut failure = None;
+            semantics::any_text(value, &mut |text| match self.match_field(
+                field_id as u32,
+                &field,
+                text,
+                &mut matchers,
+            ) {
+                Ok(()) => false,
+                Err(e) => {
+                    failure = Some(e);
+                    true
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+        matchers.sort_unstable();
+        matchers.dedup();
+
+        let mut candidates = Vec::new();
+        for &matcher in &matchers {
+            let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+            self.extend_from(Section::Postings, record[3], record[4], &mut candidates)?;
+        }
+        candidates.sort_unstable();
+        let mut fired = Vec::new();
+        for run in candidates.chunk_by(|a, b| a == b) {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, run[0] as usize)?;
+            if rule[5] as usize == run.len()
+                && self.event_applies(&rule, event_bit)
+                && self.tool_applies(&rule, &globs)?
+            {
+                fired.push(run[0]);
+            }
+        }
+        let mut matcherless = Vec::new();
+        for &glob in &globs {
+            let record = self.record::<GLOB_WIDTH>(Section::Globs, glob as usize)?;
+            self.extend_from(Section::Postings, record[0], record[1], &mut matcherless)?;
+        }
+        let (universal_first, universal_count) = self.universal_rules;
+        self.extend_from(
+            Section::Postings,
+            universal_first as u32,
+            universal_count as u32,
+            &mut matcherless,
+        )?;
+        for rule_index in matcherless {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, rule_index as usize)?;
+            if self.event_applies(&rule, event_bit) {
+                fired.push(rule_index);
+            }
+        }
+
+        let mut views = Vec::with_capacity(fired.len());
+        for index in fired {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+            let decision = *Decision::ALL
+                .get((rule[4] & 0xff) as usize)
+                .ok_or(Inconsistent("a rule's decision is not a decision"))?;
+            views.push((
+                index as usize,
+                SidecarRule {
+                    decision,
+                    id: self.str(rule[0], rule[1])?,
+                    reason: self.str(rule[2], rule[3])?,
+                },
+            ));
+        }
+        Ok(semantics::fold_rules(self.default_decision, views))
+    }
+
+    fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {
+        (rule[4] >> 8) as u8 & event_bit != 0
+    }
+
+    fn tool_applies(&self, rule: &[u32; RULE_WIDTH], matched_globs: &[u32]) -> Checked<bool> {
+        if rule[7] == 0 {
+            return Ok(true);
+        }
+        for i in 0..rule[7] as usize {
+            let glob = self.word(Section::RuleGlobs, rule[6] as usize + i)?;
+            if matched_globs.binary_search(&glob).is_ok() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Add every matcher of `field_id` that matches `text` to `matched`.
+    fn match_field(
+        &self,
+        field_id: u32,
+        field: &[u32; FIELD_WIDTH],
+        text: &str,
+        matched: &mut Vec<u32>,
+    ) -> Checked<()> {
+        self.extend_from(Section::MatcherLists, field[5], field[6], matched)?;
+        if field[2] != 0 {
+            let mut to_confirm = Vec::new();
+            self.search_literals(
+                field_id,
+                field[2],
+                text.as_bytes(),
+                matched,
+                &mut to_confirm,
+            )?;
+            to_confirm.sort_unstable();
+            to_confirm.dedup();
+            for matcher in to_confirm {
+                let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+                self.run_automaton(record[2], text, matched)?;
+            }
+        }
+        for i in 0..field[4] as usize {
+            let automaton = self.word(Section::AutomatonLists, field[3] as usize + i)?;
+            self.run_automaton(automaton, text, matched)?;
+        }
+        Ok(())
+    }
+
+    /// Probe the literal index at every position of `text`: exact matchers whose literal
+    /// occurs go to `matched`, confirmed ones to `to_confirm`.
+    fn search_literals(
+        &self,
+        field_id: u32,
+        key_lengths: u32,
+        text: &[u8],
+        matched: &mut Vec<u32>,
+        to_confirm: &mut Vec<u32>,
+    ) -> Checked<()> {
+        let slot_count = self.section(Section::LiteralSlots).len() / 4;
+        if slot_count == 0 {
+            return Ok(());
+        }
+        let bits = slot_count.trailing_zeros();
+        for start in 0..text.len() {
+            let rest = &text[start..];
+            let available = rest.len().min(MAX_KEY_LEN);
+            let mut word = [0u8; 4];
+            word[..available].copy_from_slice(&rest[..available]);
+            let next_four = u32::from_le_bytes(word);
+            for key_len in 1..=available as u32 {
+                if key_lengths & (1 << (key_len - 1)) == 0 {
+                    continue;
+                }
+                let key = if key_len == 4 {
+                    next_four
+                } else {
+                    next_four & ((1u32 << (8 * key_len)) - 1)
+                };
+                let Some(group) = self.find_literal_group(field_id, key_len, key, bits)? else {
+                    continue;
+                };
+                for entry in 0..group[4] as usize {
+                    let entry = self.record::<LITERAL_ENTRY_WIDTH>(
+                        Section::LiteralEntries,
+                        group[3] as usize + entry,
+                    )?;
+                    if !rest.starts_with(self.bytes_at(entry[0], entry[1])?) {
+                        continue;
+                    }
+                    let matcher =
+                        self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
+                    match MatcherKind::from_u32(matcher[1]) {
+                        Some(MatcherKind::Exact) => matched.push(entry[2]),
+                        Some(MatcherKind::Confirmed) => to_confirm.push(entry[2]),
+                        _ => {
+                            return Err(Inconsistent(
+                                "a literal points at a matcher without literals",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn find_literal_group(
+        &self,
+        field_id: u32,
+        key_len: u32,
+        key: u32,
+        bits: u32,
+    ) -> Checked<Option<[u32; LITERAL_GROUP_WIDTH]>> {
+        let slot_count = 1usize << bits;
+        let mut slot = (literal_slot_hash(field_id, key_len, key) >> (64 - bits)) as usize;
+        // A well-formed table is at most half full; bounding the probe keeps a forged one finite.
+        for _ in 0..slot_count {
+            let group = self.word(Section::LiteralSlots, slot)?;
+            if group == 0 {
+                return Ok(None);
+            }
+            let record =
+                self.record::<LITERAL_GROUP_WIDTH>(Section::LiteralGroups, group as usize - 1)?;
+            if record[0] == field_id && record[1] == key_len && record[2] == key {
+                return Ok(Some(record));
+            }
+            slot = (slot + 1) & (slot_count - 1);
+        }
+        Ok(None)
+    }
+
+    /// Search `text` with automaton `id`, adding the target of every pattern that matches.
+    fn run_automaton(&self, id: u32, text: &str, matched: &mut Vec<u32>) -> Checked<()> {
+        let record = self.record::<AUTOMATON_WIDTH>(Section::Automata, id as usize)?;
+        let [offset, len, search, first_target, target_count] = record;
+        let bytes = self
+            .section(Section::DfaBytes)
+            .get(offset as usize..offset as usize + len as usize)
+            .ok_or(Inconsistent("a DFA lies outside the DFA section"))?;
+        // SAFETY: `from_bytes_unchecked` trusts the transition table. These bytes passed the
+        // file digest (`sidecar::load::verify`), so they are exactly what our compiler wrote
+        // with `write_to_little_endian` from a DFA it had just built with this pinned
+        // regex-automata version (also checked). Alignment and the DFA's own header are still
+        // checked by regex-automata and reported as errors. See `crate::sidecar`, "Trust".
+        let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
+            .map_err(|_| Inconsistent("a DFA does not deserialize"))?;
+        if dfa.pattern_len() != target_count as usize {
+            return Err(Inconsistent(
+                "a DFA's pattern count disagrees with its targets",
+            ));
+        }
+        let search_failed = |_| Inconsistent("a DFA search failed");
+        match SearchKind::from_u32(search) {
+            Some(SearchKind::Unanchored) if target_count == 1 => {
+                let input = Input::new(text).earliest(true);
+                if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
+                    matched.push(self.word(Section::AutomatonTargets, first_target as usize)?);
+                }
+            }
+            Some(SearchKind::Unanchored) => {
+                let mut patterns = PatternSet::new(dfa.pattern_len());
+                dfa.try_which_overlapping_matches(&Input::new(text), &mut patterns)
+                    .map_err(search_failed)?;
+                for pattern in patterns.iter() {
+                    matched.push(self.word(
+                        Section::AutomatonTargets,
+                        first_target as usize + pattern.as_usize(),
+                    )?);
+                }
+            }
+            Some(SearchKind::AnchoredAtEachPosition) if target_count == 1 => {
+                for start in 0..=text.len() {
+                    let input = Input::new(text)
+                        .range(start..)
+                        .anchored(Anchored::Yes)
+                        .earliest(true);
+                    if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
+                        matched.push(self.word(Section::AutomatonTargets, first_target as usize)?);
+                        break;
+                    }
+                }
+            }
+            _ => return Err(Inconsistent("a DFA has an unknown search kind")),
+        }
+        Ok(())
+    }
+
+    // --- checked access to the verified sections -------------------------------------------
+
+    fn section(&self, section: Section) -> &[u8] {
+        let (offset, len) = self.layout.sections[section as usize];
+        self.bytes
+            .as_bytes()
+            .get(offset..offset + len)
+            .unwrap_or(&[])
+    }
+
+    fn word(&self, section: Section, index: usize) -> Checked<u32> {
+        let at = index.checked_mul(4).ok_or(Inconsistent("index overflow"))?;
+        self.section(section)
+            .get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or(Inconsistent("an index points outside its table"))
+    }
+
+    fn record<const WIDTH: usize>(&self, section: Section, index: usize) -> Checked<[u32; WIDTH]> {
+        let start = index
+            .checked_mul(WIDTH * 4)
+            .ok_or(Inconsistent("index overflow"))?;
+        let bytes = self
+            .section(section)
+            .get(start..start + WIDTH * 4)
+            .ok_or(Inconsistent("a record index points outside its table"))?;
+        let mut record = [0u32; WIDTH];
+        for (word, chunk) in record.iter_mut().zip(bytes.chunks_exact(4)) {
+            *word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+        Ok(record)
+    }
+
+    fn extend_from(
+        &self,
+        section: Section,
+        first: u32,
+        count: u32,
+        out: &mut Vec<u32>,
+    ) -> Checked<()> {
+        for i in 0..count as usize {
+            out.push(self.word(section, first as usize + i)?);
+        }
+        Ok(())
+    }
+
+    fn bytes_at(&self, offset: u32, len: u32) -> Checked<&[u8]> {
+        self.section(Section::Strings)
+            .get(offset as usize..offset as usize + len as usize)
+            .ok_or(Inconsistent("a string lies outside the string pool"))
+    }
+
+    fn str(&self, offset: u32, len: u32) -> Checked<&str> {
+        std::str::from_utf8(self.bytes_at(offset, len)?)
+            .map_err(|_| Inconsistent("a string is not UTF-8"))
+    }
+}

@@ -1,0 +1,554 @@
+//! The sidecar's layout and its writer.
+//!
+//! The compiler describes a lowered policy as a [`SidecarImage`] — plain vectors, no offsets —
+//! and [`SidecarImage::encode`] lays it out: it derives the posting lists (which rules use a
+//! matcher or a glob) and the literal hash index, so those invariants live next to the loader
+//! that relies on them rather than in the compiler.
+
+use std::collections::BTreeMap;
+
+use crate::policy::Decision;
+
+/// The first eight bytes of every sidecar.
+pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
+/// The format version this engine reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
+/// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
+pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
+/// Written as a little-endian `u32`; reads back as this value only on a little-endian host.
+pub const ENDIANNESS_MARKER: u32 = 0x0102_0304;
+
+/// Offsets of the header fields (see the module docs of [`crate::sidecar`]).
+pub(crate) mod header {
+    pub const MAGIC: usize = 0;
+    pub const FORMAT_VERSION: usize = 8;
+    pub const HEADER_LEN: usize = 12;
+    pub const FILE_DIGEST: usize = 16;
+    /// The file digest covers every byte from here to the end.
+    pub const DIGEST_COVERED_FROM: usize = 32;
+    pub const ENDIANNESS: usize = 32;
+    pub const FILE_LEN: usize = 36;
+    pub const REGEX_AUTOMATA_VERSION: usize = 40;
+    pub const POLICY_DIGEST: usize = 56;
+    pub const SECTION_COUNT: usize = 72;
+    pub const SECTION_TABLE: usize = 80;
+}
+
+/// Every section, in section-table order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Section {
+    /// Bytes: ids, reasons, field paths and literals, referenced as `(offset, length)`.
+    Strings,
+    /// [`RULE_WIDTH`] words per rule, in policy order.
+    Rules,
+    /// Glob ids, referenced by rules.
+    RuleGlobs,
+    /// [`MATCHER_WIDTH`] words per matcher.
+    Matchers,
+    /// Rule indices, referenced by matchers, globs and the globals record.
+    Postings,
+    /// [`GLOB_WIDTH`] words per tool glob: the rules without input matchers that name it.
+    Globs,
+    /// [`FIELD_WIDTH`] words per field.
+    Fields,
+    /// Automaton ids, referenced by fields and the globals record.
+    AutomatonLists,
+    /// Matcher ids, referenced by fields (their always-matching matchers).
+    MatcherLists,
+    /// The literal hash table: a power-of-two array of group index + 1 (0 = empty slot).
+    LiteralSlots,
+    /// [`LITERAL_GROUP_WIDTH`] words per group of literals sharing `(field, length, key)`.
+    LiteralGroups,
+    /// [`LITERAL_ENTRY_WIDTH`] words per literal.
+    LiteralEntries,
+    /// [`AUTOMATON_WIDTH`] words per DFA.
+    Automata,
+    /// Matcher or glob ids, one per DFA pattern.
+    AutomatonTargets,
+    /// The DFAs, each 8-byte aligned, in regex-automata's little-endian wire form.
+    DfaBytes,
+    /// One record of [`GLOBALS_WIDTH`] words.
+    Globals,
+}
+
+/// Number of sections.
+pub const SECTION_COUNT: usize = 16;
+/// Header length: the fixed part plus the section table.
+pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
+
+/// Rule record: id offset, id length, reason offset, reason length, decision (low byte) and
+/// event mask (second byte), distinct matcher count, first glob, glob count.
+pub const RULE_WIDTH: usize = 8;
+/// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`]), first posting,
+/// posting count.
+pub const MATCHER_WIDTH: usize = 5;
+/// Glob record: first posting, posting count (rules without input matchers only).
+pub const GLOB_WIDTH: usize = 2;
+/// Field record: path offset, path length, literal-length mask (bit k-1 set when the index
+/// holds literals keyed by k bytes), first scan automaton, scan automaton count, first
+/// always-matching matcher, their count.
+pub const FIELD_WIDTH: usize = 7;
+/// Literal group record: field, key length k, key (the first k bytes, little-endian), first
+/// entry, entry count.
+pub const LITERAL_GROUP_WIDTH: usize = 5;
+/// Literal entry record: literal offset, literal length, matcher.
+pub const LITERAL_ENTRY_WIDTH: usize = 3;
+/// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
+/// target, target count.
+pub const AUTOMATON_WIDTH: usize = 5;
+/// Globals record: default decision, rule count, glob count, matcher count, field count, first
+/// tool automaton, tool automaton count, first universal rule posting, their count.
+pub const GLOBALS_WIDTH: usize = 9;
+
+/// Literal keys are at most this many bytes.
+pub const MAX_KEY_LEN: usize = 4;
+
+/// How a matcher is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum MatcherKind {
+    /// The pattern is exactly "contains one of these literals": a literal hit decides it.
+    Exact = 0,
+    /// Every match contains one of these literals: a hit triggers its own DFA to confirm.
+    Confirmed = 1,
+    /// No usable literal: one of the field's scan automata reports it.
+    Scanned = 2,
+    /// The pattern matches every text (`.*`, or empty after normalisation).
+    Always = 3,
+}
+
+impl MatcherKind {
+    pub(crate) fn from_u32(value: u32) -> Option<MatcherKind> {
+        [
+            MatcherKind::Exact,
+            MatcherKind::Confirmed,
+            MatcherKind::Scanned,
+            MatcherKind::Always,
+        ]
+        .into_iter()
+        .find(|k| *k as u32 == value)
+    }
+}
+
+/// How a DFA is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum SearchKind {
+    /// One unanchored search over the text; with several patterns an overlapping search
+    /// reports every pattern that matches (the DFA is built with `MatchKind::All`).
+    Unanchored = 0,
+    /// The fallback for a single pattern whose unanchored DFA would not fit its budget: an
+    /// anchored DFA (no `.*?` prefix to determinize) run from every start position.
+    AnchoredAtEachPosition = 1,
+}
+
+impl SearchKind {
+    pub(crate) fn from_u32(value: u32) -> Option<SearchKind> {
+        [SearchKind::Unanchored, SearchKind::AnchoredAtEachPosition]
+            .into_iter()
+            .find(|k| *k as u32 == value)
+    }
+}
+
+/// A lowered policy, ready to encode.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SidecarImage {
+    /// The policy's default decision.
+    pub default_decision: Option<Decision>,
+    /// Every rule, in policy order.
+    pub rules: Vec<RuleImage>,
+    /// How many distinct tool globs the rules reference.
+    pub glob_count: u32,
+    /// Every distinct `(field, regex)` matcher.
+    pub matchers: Vec<MatcherImage>,
+    /// Every distinct field path.
+    pub fields: Vec<FieldImage>,
+    /// The automata searched over the tool name; their targets are glob ids.
+    pub tool_automata: Vec<u32>,
+    /// Every DFA.
+    pub automata: Vec<AutomatonImage>,
+}
+
+/// One rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleImage {
+    /// The rule id.
+    pub id: String,
+    /// The rule reason.
+    pub reason: String,
+    /// The rule decision.
+    pub decision: Decision,
+    /// [`crate::semantics::event_mask`] of the rule's events.
+    pub event_mask: u8,
+    /// Distinct matcher ids, all of which must match.
+    pub matchers: Vec<u32>,
+    /// Distinct glob ids, one of which must match (none = every tool).
+    pub globs: Vec<u32>,
+}
+
+/// One `(field, regex)` matcher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatcherImage {
+    /// The field id.
+    pub field: u32,
+    /// How it is decided.
+    pub kind: MatcherKind,
+    /// Its confirming automaton, for [`MatcherKind::Confirmed`].
+    pub automaton: u32,
+    /// The literals of [`MatcherKind::Exact`] and [`MatcherKind::Confirmed`] matchers.
+    pub literals: Vec<Vec<u8>>,
+}
+
+/// One field path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldImage {
+    /// The dot path into `tool_input`.
+    pub path: String,
+    /// Automata run over every text of the field; their targets are matcher ids.
+    pub scan_automata: Vec<u32>,
+}
+
+/// One serialized DFA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutomatonImage {
+    /// `dense::DFA::write_to_little_endian` output.
+    pub dfa_bytes: Vec<u8>,
+    /// How to search it.
+    pub search: SearchKind,
+    /// Pattern i stands for `targets[i]` (a matcher id, or a glob id for tool automata).
+    pub targets: Vec<u32>,
+}
+
+/// Why an image could not be encoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeError(pub String);
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// The hash that places a literal group in [`Section::LiteralSlots`].
+pub(crate) fn literal_slot_hash(field: u32, key_len: u32, key: u32) -> u64 {
+    let mixed = (u64::from(key) | (u64::from(field) << 32)) ^ (u64::from(key_len) << 61);
+    mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The key of a literal: its first `min(len, 4)` bytes, little-endian, zero-padded.
+pub(crate) fn literal_key(literal: &[u8]) -> (u32, u32) {
+    let key_len = literal.len().min(MAX_KEY_LEN);
+    let mut word = [0u8; 4];
+    word[..key_len].copy_from_slice(&literal[..key_len]);
+    (key_len as u32, u32::from_le_bytes(word))
+}
+
+/// Words and bytes accumulated for one section.
+#[derive(Default)]
+struct Words(Vec<u32>);
+
+impl Words {
+    fn push(&mut self, values: &[u32]) {
+        self.0.extend_from_slice(values);
+    }
+    fn len(&self) -> u32 {
+        self.0.len() as u32
+    }
+    fn into_bytes(self) -> Vec<u8> {
+        self.0.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+fn to_u32(value: usize, what: &str) -> Result<u32, EncodeError> {
+    u32::try_from(value)
+        .map_err(|_| EncodeError(format!("{what} exceeds the sidecar's 4 GiB limit")))
+}
+
+impl SidecarImage {
+    /// Lay the image out as a sidecar bound to `policy_json` (the exact bytes written as
+    /// `animus-policy.json`).
+    pub fn encode(&self, policy_json: &[u8]) -> Result<Vec<u8>, EncodeError> {
+        let default_decision = self
+            .default_decision
+            .ok_or_else(|| EncodeError("the image has no default decision".into()))?;
+        let mut strings: Vec<u8> = Vec::new();
+        let mut string = |s: &[u8]| -> Result<[u32; 2], EncodeError> {
+            let offset = to_u32(strings.len(), "the string pool")?;
+            strings.extend_from_slice(s);
+            Ok([offset, to_u32(s.len(), "a string")?])
+        };
+
+        // Posting lists: which rules each matcher and each glob feeds.
+        let mut matcher_rules: Vec<Vec<u32>> = vec![Vec::new(); self.matchers.len()];
+        let mut glob_rules: Vec<Vec<u32>> = vec![Vec::new(); self.glob_count as usize];
+        let mut universal_rules = Vec::new();
+        let mut rules = Words::default();
+        let mut rule_globs = Words::default();
+        for (index, rule) in self.rules.iter().enumerate() {
+            let index = to_u32(index, "the rule count")?;
+            let [id_offset, id_len] = string(rule.id.as_bytes())?;
+            let [reason_offset, reason_len] = string(rule.reason.as_bytes())?;
+            let decision = Decision::ALL
+                .iter()
+                .position(|d| *d == rule.decision)
+                .unwrap_or(0) as u32;
+            let glob_first = rule_globs.len();
+            for &glob in &rule.globs {
+                rule_globs.push(&[glob]);
+            }
+            rules.push(&[
+                id_offset,
+                id_len,
+                reason_offset,
+                reason_len,
+                decision | (u32::from(rule.event_mask) << 8),
+                to_u32(rule.matchers.len(), "a rule's matcher count")?,
+                glob_first,
+                to_u32(rule.globs.len(), "a rule's glob count")?,
+            ]);
+            let out_of_range = |what: &str, id: u32| {
+                EncodeError(format!(
+                    "rule `{}` names {what} {id}, which does not exist",
+                    rule.id
+                ))
+            };
+            if !rule.matchers.is_empty() {
+                // Every distinct matcher of the rule posts the rule once.
+                for &matcher in &rule.matchers {
+                    matcher_rules
+                        .get_mut(matcher as usize)
+                        .ok_or_else(|| out_of_range("matcher", matcher))?
+                        .push(index);
+                }
+            } else if rule.globs.is_empty() {
+                universal_rules.push(index);
+            } else {
+                for &glob in &rule.globs {
+                    glob_rules
+                        .get_mut(glob as usize)
+                        .ok_or_else(|| out_of_range("glob", glob))?
+                        .push(index);
+                }
+            }
+        }
+
+        let mut postings = Words::default();
+        let mut post = |list: &[u32]| -> [u32; 2] {
+            let first = postings.len();
+            postings.push(list);
+            [first, list.len() as u32]
+        };
+        let mut matchers = Words::default();
+        for (matcher, posted) in self.matchers.iter().zip(&matcher_rules) {
+            let [first, count] = post(posted);
+            matchers.push(&[
+                matcher.field,
+                matcher.kind as u32,
+                matcher.automaton,
+                first,
+                count,
+            ]);
+        }
+        let mut globs = Words::default();
+        for posted in &glob_rules {
+            globs.push(&post(posted));
+        }
+        let [universal_first, universal_count] = post(&universal_rules);
+
+        // The literal index: group literals by (field, key length, key).
+        let mut groups: BTreeMap<(u32, u32, u32), Vec<(Vec<u8>, u32)>> = BTreeMap::new();
+        let mut key_masks = vec![0u32; self.fields.len()];
+        for (id, matcher) in self.matchers.iter().enumerate() {
+            if !matches!(matcher.kind, MatcherKind::Exact | MatcherKind::Confirmed) {
+                continue;
+            }
+            if matcher.literals.is_empty() || matcher.literals.iter().any(Vec::is_empty) {
+                return Err(EncodeError(format!(
+                    "matcher {id} is decided by literals but has an empty literal set or an empty literal"
+                )));
+            }
+            let mask = key_masks.get_mut(matcher.field as usize).ok_or_else(|| {
+                EncodeError(format!("matcher {id} names a field that does not exist"))
+            })?;
+            for literal in &matcher.literals {
+                let (key_len, key) = literal_key(literal);
+                *mask |= 1 << (key_len - 1);
+                groups
+                    .entry((matcher.field, key_len, key))
+                    .or_default()
+                    .push((literal.clone(), id as u32));
+            }
+        }
+        let slot_count = (groups.len() * 2)
+            .next_power_of_two()
+            .max(if groups.is_empty() { 0 } else { 2 });
+        let mut slots = vec![0u32; slot_count];
+        let mut literal_groups = Words::default();
+        let mut literal_entries = Words::default();
+        for (group_index, ((field, key_len, key), entries)) in groups.iter().enumerate() {
+            let first_entry = literal_entries.len() / LITERAL_ENTRY_WIDTH as u32;
+            literal_groups.push(&[*field, *key_len, *key, first_entry, entries.len() as u32]);
+            for (literal, matcher) in entries {
+                let [offset, len] = string(literal)?;
+                literal_entries.push(&[offset, len, *matcher]);
+            }
+            let bits = slot_count.trailing_zeros();
+            let mut slot = (literal_slot_hash(*field, *key_len, *key) >> (64 - bits)) as usize;
+            while slots[slot] != 0 {
+                slot = (slot + 1) & (slot_count - 1);
+            }
+            slots[slot] = to_u32(group_index + 1, "the literal group count")?;
+        }
+
+        let mut automaton_lists = Words::default();
+        let mut fields = Words::default();
+        let mut matcher_lists = Words::default();
+        for (id, field) in self.fields.iter().enumerate() {
+            let [path_offset, path_len] = string(field.path.as_bytes())?;
+            let scan_first = automaton_lists.len();
+            automaton_lists.push(&field.scan_automata);
+            let always: Vec<u32> = (0..self.matchers.len() as u32)
+                .filter(|&m| {
+                    let matcher = &self.matchers[m as usize];
+                    matcher.field == id as u32 && matcher.kind == MatcherKind::Always
+                })
+                .collect();
+            let always_first = matcher_lists.len();
+            matcher_lists.push(&always);
+            fields.push(&[
+                path_offset,
+                path_len,
+                key_masks[id],
+                scan_first,
+                field.scan_automata.len() as u32,
+                always_first,
+                always.len() as u32,
+            ]);
+        }
+        let tool_first = automaton_lists.len();
+        automaton_lists.push(&self.tool_automata);
+
+        let mut automata = Words::default();
+        let mut targets = Words::default();
+        let mut dfa_bytes: Vec<u8> = Vec::new();
+        for automaton in &self.automata {
+            while dfa_bytes.len() % 8 != 0 {
+                dfa_bytes.push(0);
+            }
+            let offset = to_u32(dfa_bytes.len(), "the DFA section")?;
+            dfa_bytes.extend_from_slice(&automaton.dfa_bytes);
+            automata.push(&[
+                offset,
+                to_u32(automaton.dfa_bytes.len(), "a DFA")?,
+                automaton.search as u32,
+                targets.len(),
+                automaton.targets.len() as u32,
+            ]);
+            targets.push(&automaton.targets);
+        }
+
+        let mut globals = Words::default();
+        globals.push(&[
+            Decision::ALL
+                .iter()
+                .position(|d| *d == default_decision)
+                .unwrap_or(0) as u32,
+            to_u32(self.rules.len(), "the rule count")?,
+            self.glob_count,
+            to_u32(self.matchers.len(), "the matcher count")?,
+            to_u32(self.fields.len(), "the field count")?,
+            tool_first,
+            self.tool_automata.len() as u32,
+            universal_first,
+            universal_count,
+        ]);
+
+        let sections: [Vec<u8>; SECTION_COUNT] = [
+            strings,
+            rules.into_bytes(),
+            rule_globs.into_bytes(),
+            matchers.into_bytes(),
+            postings.into_bytes(),
+            globs.into_bytes(),
+            fields.into_bytes(),
+            automaton_lists.into_bytes(),
+            matcher_lists.into_bytes(),
+            Words(slots).into_bytes(),
+            literal_groups.into_bytes(),
+            literal_entries.into_bytes(),
+            automata.into_bytes(),
+            targets.into_bytes(),
+            dfa_bytes,
+            globals.into_bytes(),
+        ];
+        assemble(&sections, policy_json)
+    }
+}
+
+/// Header + aligned sections, with both digests filled in.
+fn assemble(
+    sections: &[Vec<u8>; SECTION_COUNT],
+    policy_json: &[u8],
+) -> Result<Vec<u8>, EncodeError> {
+    let mut out = vec![0u8; HEADER_LEN];
+    let mut table = Vec::with_capacity(SECTION_COUNT);
+    for section in sections {
+        while out.len() % 8 != 0 {
+            out.push(0);
+        }
+        table.push((
+            to_u32(out.len(), "the sidecar")?,
+            to_u32(section.len(), "a section")?,
+        ));
+        out.extend_from_slice(section);
+    }
+    let file_len = to_u32(out.len(), "the sidecar")?;
+    let put = |out: &mut Vec<u8>, at: usize, bytes: &[u8]| {
+        out[at..at + bytes.len()].copy_from_slice(bytes)
+    };
+    put(&mut out, header::MAGIC, &MAGIC);
+    put(
+        &mut out,
+        header::FORMAT_VERSION,
+        &FORMAT_VERSION.to_le_bytes(),
+    );
+    put(
+        &mut out,
+        header::HEADER_LEN,
+        &(HEADER_LEN as u32).to_le_bytes(),
+    );
+    put(
+        &mut out,
+        header::ENDIANNESS,
+        &ENDIANNESS_MARKER.to_le_bytes(),
+    );
+    put(&mut out, header::FILE_LEN, &file_len.to_le_bytes());
+    let mut version = [0u8; 16];
+    version[..REGEX_AUTOMATA_VERSION.len()].copy_from_slice(REGEX_AUTOMATA_VERSION.as_bytes());
+    put(&mut out, header::REGEX_AUTOMATA_VERSION, &version);
+    put(&mut out, header::POLICY_DIGEST, &super::digest(policy_json));
+    put(
+        &mut out,
+        header::SECTION_COUNT,
+        &(SECTION_COUNT as u32).to_le_bytes(),
+    );
+    for (i, (offset, len)) in table.iter().enumerate() {
+        put(
+            &mut out,
+            header::SECTION_TABLE + 8 * i,
+            &offset.to_le_bytes(),
+        );
+        put(
+            &mut out,
+            header::SECTION_TABLE + 8 * i + 4,
+            &len.to_le_bytes(),
+        );
+    }
+    let file_digest = super::digest(&out[header::DIGEST_COVERED_FROM..]);
+    put(&mut out, header::FILE_DIGEST, &file_digest);
+    Ok(out)
+}

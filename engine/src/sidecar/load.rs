@@ -1,0 +1,325 @@
+//! Loading a sidecar: map it, check the header, verify the digests, check every section's
+//! bounds. Each failure is a distinct [`LoadError`] whose message names the cause and the fix;
+//! nothing here panics or trusts a byte before the file digest vouched for it.
+
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::format::{
+    ENDIANNESS_MARKER, FORMAT_VERSION, HEADER_LEN, MAGIC, REGEX_AUTOMATA_VERSION, SECTION_COUNT,
+    Section, header,
+};
+
+/// Why a compiled policy could not be loaded. The hook turns every one of these into a deny
+/// whose reason is this error's `Display`.
+#[derive(Debug)]
+pub enum LoadError {
+    /// `animus-policy.json` could not be read.
+    PolicyUnreadable {
+        /// The policy path.
+        path: PathBuf,
+        /// The OS error.
+        error: std::io::Error,
+    },
+    /// There is no sidecar beside the policy.
+    SidecarMissing {
+        /// Where it was expected.
+        path: PathBuf,
+    },
+    /// The sidecar exists but could not be opened or mapped.
+    SidecarUnreadable {
+        /// The sidecar path.
+        path: PathBuf,
+        /// The OS error.
+        error: std::io::Error,
+    },
+    /// The file does not start with the sidecar magic.
+    NotASidecar,
+    /// A sidecar of a format version this engine does not read.
+    UnsupportedFormat {
+        /// The file's format version.
+        found: u32,
+    },
+    /// The file is shorter than its header says.
+    Truncated {
+        /// The length the header records (or the header's own length).
+        expected: u64,
+        /// The actual length.
+        found: u64,
+    },
+    /// The file digest does not match: the bytes are not the ones the compiler wrote.
+    Corrupt,
+    /// The sidecar was written on a host of the other byte order.
+    WrongEndianness,
+    /// The DFAs were serialized by another regex-automata version.
+    RegexAutomataMismatch {
+        /// The version recorded in the sidecar.
+        found: String,
+    },
+    /// The sidecar was compiled from a different `animus-policy.json` than the one beside it.
+    Stale,
+    /// The digest matched but the tables are inconsistent (a forged or mis-built file).
+    Malformed {
+        /// What is inconsistent.
+        what: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const RECOMPILE: &str = "run `animus-hook compile` again";
+        match self {
+            LoadError::PolicyUnreadable { path, error } => {
+                write!(f, "cannot read policy `{}`: {error}", path.display())
+            }
+            LoadError::SidecarMissing { path } => write!(
+                f,
+                "compiled sidecar `{}` is missing; {RECOMPILE}",
+                path.display()
+            ),
+            LoadError::SidecarUnreadable { path, error } => {
+                write!(f, "cannot read sidecar `{}`: {error}", path.display())
+            }
+            LoadError::NotASidecar => write!(
+                f,
+                "sidecar does not start with the `ANIMUSSC` magic: not an animus-hook sidecar; {RECOMPILE}"
+            ),
+            LoadError::UnsupportedFormat { found } => write!(
+                f,
+                "sidecar format version {found} is not supported (this animus-hook reads version {FORMAT_VERSION}); \
+                 {RECOMPILE} with this animus-hook"
+            ),
+            LoadError::Truncated { expected, found } => write!(
+                f,
+                "sidecar is truncated: {found} bytes, expected {expected}; {RECOMPILE}"
+            ),
+            LoadError::Corrupt => write!(
+                f,
+                "sidecar is corrupt: its digest does not match its contents; {RECOMPILE}"
+            ),
+            LoadError::WrongEndianness => write!(
+                f,
+                "sidecar was written for a host of a different byte order; {RECOMPILE} on this host"
+            ),
+            LoadError::RegexAutomataMismatch { found } => write!(
+                f,
+                "sidecar automata were serialized by regex-automata {found}, this animus-hook uses \
+                 {REGEX_AUTOMATA_VERSION}; {RECOMPILE} with this animus-hook"
+            ),
+            LoadError::Stale => write!(
+                f,
+                "sidecar is stale: it was compiled from a different animus-policy.json than the one \
+                 beside it (policy digest mismatch); {RECOMPILE}"
+            ),
+            LoadError::Malformed { what } => {
+                write!(f, "sidecar is malformed: {what}; {RECOMPILE}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LoadError::PolicyUnreadable { error, .. }
+            | LoadError::SidecarUnreadable { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// The sidecar's bytes, 8-byte aligned so the DFAs inside can be used in place: a read-only
+/// map of the file, or an aligned copy (tests, fuzzing, in-memory compiles).
+pub enum SidecarBytes {
+    /// A private read-only map. The compiler replaces sidecars by rename, never in place, so
+    /// the mapped inode does not change under us.
+    Mapped(memmap2::Mmap),
+    /// An owned copy in 8-byte words; `len` bytes of it are the file.
+    Owned {
+        /// The storage.
+        words: Vec<u64>,
+        /// The file length in bytes.
+        len: usize,
+    },
+}
+
+impl SidecarBytes {
+    /// An aligned copy of `bytes`.
+    pub fn copy_from(bytes: &[u8]) -> SidecarBytes {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        for (word, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
+            let mut buf = [0u8; 8];
+            buf[..chunk.len()].copy_from_slice(chunk);
+            *word = u64::from_ne_bytes(buf);
+        }
+        SidecarBytes::Owned {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    /// Map the file at `path`.
+    pub fn map(path: &Path) -> Result<SidecarBytes, LoadError> {
+        let file = File::open(path).map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => LoadError::SidecarMissing {
+                path: path.to_path_buf(),
+            },
+            _ => LoadError::SidecarUnreadable {
+                path: path.to_path_buf(),
+                error,
+            },
+        })?;
+        let len = file
+            .metadata()
+            .map_err(|error| LoadError::SidecarUnreadable {
+                path: path.to_path_buf(),
+                error,
+            })?
+            .len();
+        if len < HEADER_LEN as u64 {
+            // Too short to hold a header: read it (it is tiny) to say precisely what is wrong.
+            let bytes = std::fs::read(path).map_err(|error| LoadError::SidecarUnreadable {
+                path: path.to_path_buf(),
+                error,
+            })?;
+            return Ok(SidecarBytes::copy_from(&bytes));
+        }
+        // SAFETY: the map is read-only and private. The one hazard of a file map, another
+        // process truncating the file while it is mapped, does not arise with our writer,
+        // which replaces the file by rename.
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|error| LoadError::SidecarUnreadable {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok(SidecarBytes::Mapped(map))
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            SidecarBytes::Mapped(map) => map,
+            SidecarBytes::Owned { words, len } => {
+                // SAFETY: `words` owns `words.len() * 8 >= len` initialized bytes, and u8 has
+                // no alignment or validity requirements.
+                let all = unsafe {
+                    std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8)
+                };
+                &all[..*len]
+            }
+        }
+    }
+}
+
+impl fmt::Debug for SidecarBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SidecarBytes({} bytes)", self.as_bytes().len())
+    }
+}
+
+/// Where each section is, after verification. Every range lies inside the file and every
+/// section starts 8-byte aligned relative to the (aligned) start of the file.
+#[derive(Clone, Debug)]
+pub(crate) struct VerifiedLayout {
+    pub sections: [(usize, usize); SECTION_COUNT],
+    pub policy_digest: [u8; 16],
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(word)
+}
+
+fn read_16(bytes: &[u8], at: usize) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&bytes[at..at + 16]);
+    out
+}
+
+/// Verify `bytes` as the sidecar of the policy whose exact bytes are `policy_json`.
+pub(crate) fn verify(bytes: &[u8], policy_json: &[u8]) -> Result<VerifiedLayout, LoadError> {
+    let found = bytes.len() as u64;
+    if bytes.len() < header::DIGEST_COVERED_FROM {
+        if bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] != MAGIC {
+            return Err(LoadError::NotASidecar);
+        }
+        return Err(LoadError::Truncated {
+            expected: HEADER_LEN as u64,
+            found,
+        });
+    }
+    if bytes[header::MAGIC..header::MAGIC + 8] != MAGIC {
+        return Err(LoadError::NotASidecar);
+    }
+    let version = read_u32(bytes, header::FORMAT_VERSION);
+    if version != FORMAT_VERSION {
+        return Err(LoadError::UnsupportedFormat { found: version });
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(LoadError::Truncated {
+            expected: HEADER_LEN as u64,
+            found,
+        });
+    }
+    let recorded_digest = read_16(bytes, header::FILE_DIGEST);
+    if super::digest(&bytes[header::DIGEST_COVERED_FROM..]) != recorded_digest {
+        let expected = u64::from(read_u32(bytes, header::FILE_LEN));
+        return Err(if expected > found {
+            LoadError::Truncated { expected, found }
+        } else {
+            LoadError::Corrupt
+        });
+    }
+    // From here on every byte is the one the compiler wrote.
+    if read_u32(bytes, header::ENDIANNESS) != ENDIANNESS_MARKER || cfg!(target_endian = "big") {
+        return Err(LoadError::WrongEndianness);
+    }
+    let recorded_version = read_16(bytes, header::REGEX_AUTOMATA_VERSION);
+    let recorded_version: String = recorded_version
+        .iter()
+        .take_while(|&&b| b != 0)
+        .map(|&b| char::from(b))
+        .collect();
+    if recorded_version != REGEX_AUTOMATA_VERSION {
+        return Err(LoadError::RegexAutomataMismatch {
+            found: recorded_version.escape_debug().to_string(),
+        });
+    }
+    let policy_digest = read_16(bytes, header::POLICY_DIGEST);
+    if super::digest(policy_json) != policy_digest {
+        return Err(LoadError::Stale);
+    }
+    let malformed = |what: String| LoadError::Malformed { what };
+    if read_u32(bytes, header::HEADER_LEN) as usize != HEADER_LEN
+        || read_u32(bytes, header::FILE_LEN) as u64 != found
+        || read_u32(bytes, header::SECTION_COUNT) as usize != SECTION_COUNT
+    {
+        return Err(malformed(
+            "header length, file length or section count disagrees with format version 1".into(),
+        ));
+    }
+    let mut sections = [(0usize, 0usize); SECTION_COUNT];
+    for (i, section) in sections.iter_mut().enumerate() {
+        let offset = read_u32(bytes, header::SECTION_TABLE + 8 * i) as usize;
+        let len = read_u32(bytes, header::SECTION_TABLE + 8 * i + 4) as usize;
+        let in_bounds = offset >= HEADER_LEN
+            && offset % 8 == 0
+            && offset
+                .checked_add(len)
+                .is_some_and(|end| end <= bytes.len());
+        let word_sized =
+            i == Section::Strings as usize || i == Section::DfaBytes as usize || len % 4 == 0;
+        if !in_bounds || !word_sized {
+            return Err(malformed(format!(
+                "section {i} ({offset}+{len}) is out of bounds or misaligned"
+            )));
+        }
+        *section = (offset, len);
+    }
+    Ok(VerifiedLayout {
+        sections,
+        policy_digest,
+    })
+}

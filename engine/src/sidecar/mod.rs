@@ -1,0 +1,99 @@
+//! The sidecar: the compiled automata and rule tables, written beside `animus-policy.json`.
+//!
+//! `animus-policy.json` is the policy a human can read; `animus-policy.sidecar` is the same
+//! policy lowered to the form [`CompiledPolicy`](crate::CompiledPolicy) decides with, without
+//! compiling a single regex. The compiler (`compiler::lower`) builds a [`SidecarImage`] and
+//! [`SidecarImage::encode`]s it; the hook maps the file and verifies it ([`load`] module).
+//!
+//! # Layout (format version 1)
+//!
+//! All integers are little-endian `u32` unless noted. The file is a fixed header followed by
+//! sections, each starting on an 8-byte boundary (regex-automata's dense DFAs need 4-byte
+//! alignment to be used in place; 8 leaves room).
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0      | 8    | magic `ANIMUSSC` |
+//! | 8      | 4    | format version (`1`) |
+//! | 12     | 4    | header length in bytes |
+//! | 16     | 16   | **file digest**: xxh3-128 of every byte from offset 32 to the end |
+//! | 32     | 4    | endianness marker `0x01020304` (reads back unchanged only on little-endian) |
+//! | 36     | 4    | total file length |
+//! | 40     | 16   | regex-automata version the DFAs were serialized by, NUL-padded ASCII |
+//! | 56     | 16   | **policy digest**: xxh3-128 of the exact bytes of `animus-policy.json` |
+//! | 72     | 4    | section count |
+//! | 76     | 4    | reserved, zero |
+//! | 80     | 8·n  | section table: `(offset, length)` per section, in [`Section`] order |
+//!
+//! The first 32 bytes (magic, version, header length, file digest) keep their place in every
+//! future format version, so an old hook reports "unsupported format" rather than "corrupt".
+//!
+//! Sections ([`Section`]): a string pool (ids, reasons, field paths, literals); the rule table
+//! (per rule: id, reason, decision, event mask, matcher count, tool-glob ids); the matcher
+//! table (per matcher: field, kind, automaton, posting list of the rules using it); the field
+//! table (per field: dot path, which literal lengths it indexes, its scan automata, its
+//! always-matching matchers); the literal index (an open-addressing hash table keyed by
+//! `(field, length, first ≤ 4 bytes)`); the automaton table (per DFA: where its bytes are, how
+//! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
+//! themselves, in regex-automata's own `write_to_little_endian` form; and a globals record.
+//!
+//! # Trust
+//!
+//! regex-automata's checked `DFA::from_bytes` validates every transition (measured at 7–15 ms
+//! for the large automata of a 10,000-rule policy), far too slow for a process that lives for
+//! one tool call. The loader instead checks the file digest over every byte after the first
+//! 32, then deserializes each DFA with `from_bytes_unchecked` (constant time) the first time a
+//! decision needs it. The digest proves the bytes are the ones the compiler wrote from DFAs it
+//! had just built — it guards against truncation, bit rot, partial copies and editing, not
+//! against a deliberately forged file: whoever can write the sidecar can already write the
+//! policy it enforces. Table indices are still bounds-checked on every access, so even a forged
+//! table yields a fail-closed deny, never a panic; only the DFA transition tables are trusted.
+//!
+//! The policy digest binds the sidecar to one exact `animus-policy.json`. The compiler writes
+//! the sidecar first and the JSON second (each atomically): a crash between the two leaves a
+//! new sidecar beside the old JSON, whose digest no longer matches, so the hook refuses the
+//! pair (fail closed) until the next successful compile.
+
+pub mod format;
+pub mod load;
+
+pub use format::{
+    AutomatonImage, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
+    REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
+};
+pub use load::{LoadError, SidecarBytes};
+
+use std::path::{Path, PathBuf};
+
+/// The sidecar file name extension.
+pub const SIDECAR_EXTENSION: &str = "sidecar";
+
+/// Where the sidecar of `policy_path` lives: same directory, same stem, extension
+/// `.sidecar` (`animus-policy.json` → `animus-policy.sidecar`).
+pub fn sidecar_path_for(policy_path: &Path) -> PathBuf {
+    policy_path.with_extension(SIDECAR_EXTENSION)
+}
+
+/// The digest binding a sidecar to its JSON and covering the sidecar itself.
+pub fn digest(bytes: &[u8]) -> [u8; 16] {
+    xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
+}
+
+/// Lowercase hex of a digest.
+pub fn digest_hex(digest: &[u8; 16]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sidecar_sits_beside_the_policy() {
+        assert_eq!(
+            sidecar_path_for(Path::new("/x/animus-policy.json")),
+            PathBuf::from("/x/animus-policy.sidecar")
+        );
+        assert_eq!(sidecar_path_for(Path::new("p")), PathBuf::from("p.sidecar"));
+    }
+}
