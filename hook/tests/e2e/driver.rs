@@ -39,7 +39,10 @@ pub const CLAUDE_CODE_VERSION: &str = "2.1.328";
 pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
 
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 pub fn animus_hook() -> PathBuf {
@@ -134,7 +137,8 @@ impl Sandbox {
             fs::create_dir_all(&path).unwrap();
             path
         };
-        let (home, project, session_dir, state_dir) = (dir("home"), dir("project"), dir("run"), dir("animus-state"));
+        let (home, project, session_dir, state_dir) =
+            (dir("home"), dir("project"), dir("run"), dir("animus-state"));
         Sandbox {
             session_id: format!("e2e-{name}"),
             scratch,
@@ -148,7 +152,13 @@ impl Sandbox {
     /// `animus-hook inject` for claude over `profile`/`agent`, with `launch` as the launch
     /// arguments (the prompt last). Returns the arguments to start `claude` with. `hook_bin`
     /// overrides the hook binary that inject resolves (`ANIMUS_HOOK_BIN`).
-    pub fn inject(&self, profile: &Path, agent: &str, launch: &[&str], hook_bin: Option<&Path>) -> Vec<String> {
+    pub fn inject(
+        &self,
+        profile: &Path,
+        agent: &str,
+        launch: &[&str],
+        hook_bin: Option<&Path>,
+    ) -> Vec<String> {
         let mut command = Command::new(animus_hook());
         command
             .args(["inject", "--provider", "claude", "--config"])
@@ -205,7 +215,8 @@ impl Sandbox {
             .unwrap()
             .lines()
             .map(|line| {
-                serde_json::from_str(line).unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
             })
             .collect()
     }
@@ -266,7 +277,10 @@ impl Sandbox {
             stderr,
             result,
         };
-        assert!(!outcome.timed_out, "claude did not finish within {RUN_DEADLINE:?}: {outcome:#?}");
+        assert!(
+            !outcome.timed_out,
+            "claude did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
+        );
         outcome
     }
 }
@@ -283,7 +297,9 @@ fn kill_group(pgid: u32) {
 pub struct Outcome {
     pub status: ExitStatus,
     pub timed_out: bool,
+    #[allow(dead_code)] // shown in failure messages
     pub stdout: String,
+    #[allow(dead_code)] // shown in failure messages
     pub stderr: String,
     /// The `--output-format json` result object.
     pub result: Option<Value>,

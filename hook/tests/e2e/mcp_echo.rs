@@ -43,7 +43,10 @@ pub fn serve(calls_file: &Path) -> io::Result<()> {
             }]}}),
             "tools/call" => {
                 let arguments = &message["params"]["arguments"];
-                let mut calls = OpenOptions::new().create(true).append(true).open(calls_file)?;
+                let mut calls = OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(calls_file)?;
                 writeln!(calls, "{arguments}")?;
                 let text = arguments["text"].as_str().unwrap_or_default();
                 json!({"jsonrpc": "2.0", "id": id, "result": {

@@ -28,7 +28,7 @@
 //! `tool_use` or `end_turn`) and `message_stop`. Each event is `event: <type>` + `data: <json>`.
 //! Several `tool_use` blocks in one message are parallel tool calls.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -106,9 +106,9 @@ impl Script {
     }
 
     fn reply_for(&self, request: &Value) -> &[Block] {
-        let assistant_turns = request["messages"]
-            .as_array()
-            .map_or(0, |messages| messages.iter().filter(|m| m["role"] == "assistant").count());
+        let assistant_turns = request["messages"].as_array().map_or(0, |messages| {
+            messages.iter().filter(|m| m["role"] == "assistant").count()
+        });
         self.turns.get(assistant_turns).map_or(&[], Vec::as_slice)
     }
 }
@@ -118,6 +118,7 @@ impl Script {
 pub struct LoggedRequest {
     pub method: String,
     pub path: String,
+    #[allow(dead_code)] // shown in failure messages
     pub headers: Vec<(String, String)>,
     /// The body, when it was JSON.
     pub body: Option<Value>,
@@ -291,7 +292,10 @@ fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> 
     }
     let mut parts = line.split_whitespace();
     let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "bad request line"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "bad request line",
+        ));
     };
     let (method, path) = (method.to_owned(), path.to_owned());
     let mut headers = Vec::new();
@@ -317,7 +321,9 @@ fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> 
     let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
         read_chunked(reader)?
     } else {
-        let length: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let length: usize = header("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         if length > MAX_BODY {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
         }
@@ -364,21 +370,36 @@ fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io:
     match (request.method.as_str(), route(&request.path)) {
         ("POST", "/v1/messages") => {
             let Some(body) = &request.body else {
-                return write_json(out, 400, &api_error("invalid_request_error", "body is not JSON"));
+                return write_json(
+                    out,
+                    400,
+                    &api_error("invalid_request_error", "body is not JSON"),
+                );
             };
             let blocks = shared.script.reply_for(body);
             let final_text = [Block::text(&shared.script.final_text)];
-            let blocks = if blocks.is_empty() { &final_text[..] } else { blocks };
+            let blocks = if blocks.is_empty() {
+                &final_text[..]
+            } else {
+                blocks
+            };
             let id = format!("msg_mock_{}", shared.next_id.fetch_add(1, Ordering::SeqCst));
             let model = body["model"].as_str().unwrap_or("claude-mock");
             let message = assistant_message(&id, model, blocks);
             if body["stream"] != true {
                 return write_json(out, 200, &message);
             }
-            if shared.script.break_first_stream && !shared.stream_broken.swap(true, Ordering::SeqCst) {
+            if shared.script.break_first_stream
+                && !shared.stream_broken.swap(true, Ordering::SeqCst)
+            {
                 // Headers and `message_start`, then the connection closes mid-stream.
                 write_head(out, 200, "text/event-stream", None)?;
-                return out.write_all(sse_event(&json!({"type": "message_start", "message": message_start(&message)})).as_bytes());
+                return out.write_all(
+                    sse_event(
+                        &json!({"type": "message_start", "message": message_start(&message)}),
+                    )
+                    .as_bytes(),
+                );
             }
             let stream = sse_events(&message);
             write_head(out, 200, "text/event-stream", Some(stream.len()))?;
@@ -386,7 +407,11 @@ fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io:
         }
         ("POST", "/v1/messages/count_tokens") => write_json(out, 200, &json!({"input_tokens": 1})),
         ("HEAD" | "GET", "/api/hello") => write_head(out, 200, "text/plain", Some(0)),
-        _ => write_json(out, 404, &api_error("not_found_error", "the mock does not serve this path")),
+        _ => write_json(
+            out,
+            404,
+            &api_error("not_found_error", "the mock does not serve this path"),
+        ),
     }
 }
 
@@ -421,7 +446,12 @@ fn message_start(message: &Value) -> Value {
 
 fn sse_events(message: &Value) -> String {
     let mut events = vec![json!({"type": "message_start", "message": message_start(message)})];
-    for (index, block) in message["content"].as_array().into_iter().flatten().enumerate() {
+    for (index, block) in message["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let (start, delta) = if block["type"] == "tool_use" {
             (
                 json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
@@ -447,20 +477,30 @@ fn sse_events(message: &Value) -> String {
 }
 
 fn sse_event(event: &Value) -> String {
-    format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap_or("message"))
+    format!(
+        "event: {}\ndata: {event}\n\n",
+        event["type"].as_str().unwrap_or("message")
+    )
 }
 
 fn api_error(kind: &str, message: &str) -> Value {
     json!({"type": "error", "error": {"type": kind, "message": message}})
 }
 
-fn write_head(out: &mut impl Write, status: u16, content_type: &str, length: Option<usize>) -> io::Result<()> {
+fn write_head(
+    out: &mut impl Write,
+    status: u16,
+    content_type: &str,
+    length: Option<usize>,
+) -> io::Result<()> {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
         _ => "Not Found",
     };
-    let mut head = format!("HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\nconnection: close\r\n");
+    let mut head = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\nconnection: close\r\n"
+    );
     if let Some(length) = length {
         head.push_str(&format!("content-length: {length}\r\n"));
     }

@@ -1,0 +1,130 @@
+//! A small test runner for the end-to-end suite (the test target has `harness = false`).
+//!
+//! Why not libtest: the suite's binary doubles as the stdio MCP server the CLI spawns
+//! (`--mcp-echo-server`), which needs a `main` whose stdout carries nothing but JSON-RPC; and
+//! a missing CLI must print one `SKIPPED: …` line per test. Output and exit status follow
+//! libtest's (`test <name> ... ok`, `test result: ok. N passed; …`), positional arguments
+//! filter by substring like libtest's, `--list` lists, other flags are ignored.
+//!
+//! Tests run on `ANIMUS_E2E_JOBS` threads (default 3): each spends most of its time waiting on
+//! the CLI and its hooks, and three at a time keep a 2-core machine responsive.
+
+use std::collections::VecDeque;
+use std::panic::{self, AssertUnwindSafe};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Instant;
+
+pub struct Test {
+    pub name: &'static str,
+    pub run: fn(),
+}
+
+/// Why every test is skipped, or `None` to run them.
+pub type Skip = Option<String>;
+
+pub fn run(tests: &[Test], args: &[String], skip: Result<Skip, String>) -> ExitCode {
+    let filters: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let selected: Vec<&Test> = tests
+        .iter()
+        .filter(|t| filters.is_empty() || filters.iter().any(|f| t.name.contains(f)))
+        .collect();
+    let filtered_out = tests.len() - selected.len();
+    if args.iter().any(|a| a == "--list") {
+        for test in &selected {
+            println!("{}: test", test.name);
+        }
+        return ExitCode::SUCCESS;
+    }
+    println!("\nrunning {} tests", selected.len());
+    let started = Instant::now();
+    let (mut passed, mut failed, mut skipped) = (Vec::new(), Vec::new(), 0);
+    match skip {
+        Err(why) => {
+            for test in &selected {
+                println!("test {} ... FAILED: {why}", test.name);
+                failed.push(test.name);
+            }
+        }
+        Ok(Some(why)) => {
+            for test in &selected {
+                println!("SKIPPED: {}: {why}", test.name);
+                skipped += 1;
+            }
+        }
+        Ok(None) => {
+            let queue = Arc::new(Mutex::new(
+                selected
+                    .iter()
+                    .map(|t| (t.name, t.run))
+                    .collect::<VecDeque<_>>(),
+            ));
+            let results = Arc::new(Mutex::new(Vec::new()));
+            let jobs = std::env::var("ANIMUS_E2E_JOBS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&n: &usize| n > 0)
+                .unwrap_or(3);
+            let workers: Vec<_> = (0..jobs)
+                .map(|_| {
+                    let queue = Arc::clone(&queue);
+                    let results = Arc::clone(&results);
+                    thread::spawn(move || {
+                        loop {
+                            let Some((name, run)) = queue.lock().unwrap().pop_front() else {
+                                break;
+                            };
+                            let test_started = Instant::now();
+                            // A named thread, so a panic message says which test failed.
+                            let ok = thread::Builder::new()
+                                .name(name.to_owned())
+                                .spawn(move || panic::catch_unwind(AssertUnwindSafe(run)).is_ok())
+                                .unwrap()
+                                .join()
+                                .unwrap_or(false);
+                            let secs = test_started.elapsed().as_secs_f64();
+                            println!(
+                                "test {name} ... {} ({secs:.1}s)",
+                                if ok { "ok" } else { "FAILED" }
+                            );
+                            results.lock().unwrap().push((name, ok));
+                        }
+                    })
+                })
+                .collect();
+            for worker in workers {
+                worker.join().unwrap();
+            }
+            for (name, ok) in results.lock().unwrap().iter() {
+                if *ok {
+                    passed.push(*name);
+                } else {
+                    failed.push(*name);
+                }
+            }
+        }
+    }
+    if !failed.is_empty() {
+        println!("\nfailures:");
+        for name in &failed {
+            println!("    {name}");
+        }
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed; {skipped} ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        passed.len(),
+        failed.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
