@@ -70,15 +70,16 @@ const TESTS: &[Test] = tests![
 
 /// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
 fn skip_reason() -> Result<Option<String>, String> {
-    match locate_claude() {
-        Err(why) => Err(why),
-        // Until `animus-hook inject` (issue 5) lands there is no real wiring to test.
-        Ok(Some(_)) if !inject_available() => Ok(Some("`animus-hook inject` is not implemented yet".into())),
-        Ok(Some(_)) => Ok(None),
-        Ok(None) if std::env::var_os("CI").is_some() => Err(
+    // Until `animus-hook inject` (issue 5) lands there is no real wiring to test.
+    if !inject_available() {
+        return Ok(Some("`animus-hook inject` is not implemented yet".into()));
+    }
+    match locate_claude()? {
+        Some(_) => Ok(None),
+        None if std::env::var_os("CI").is_some() => Err(
             "the Claude Code CLI is not installed and CI is set: run scripts/install-claude-cli.sh first".into(),
         ),
-        Ok(None) => Ok(Some(
+        None => Ok(Some(
             "the Claude Code CLI is not installed (scripts/install-claude-cli.sh installs it)".into(),
         )),
     }
