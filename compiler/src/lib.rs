@@ -28,9 +28,12 @@ pub mod artifact;
 pub mod compile;
 pub mod diagnostic;
 pub mod events;
+pub mod inject;
 pub mod lower;
 pub mod profile;
+pub mod providers;
 pub mod regex_check;
+pub mod session;
 pub mod tool_policy;
 
 pub use compile::{Compiled, compile_profile, compile_tool_policy};
@@ -57,6 +60,14 @@ pub fn compile_to_dir(
 ) -> Result<(PathBuf, Compiled), Errors> {
     let profile = load_profile_file(config, agent_id)?;
     let compiled = compile_profile(&profile)?;
+    let path = write_policy_artifacts(out_dir, &compiled)?;
+    Ok((path, compiled))
+}
+
+/// Lower `compiled` to its sidecar and atomically write both artifacts into `out_dir` (created
+/// if missing): the sidecar first, then `animus-policy.json`. Returns the JSON's path. Nothing
+/// is written unless lowering succeeds.
+pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<PathBuf, Errors> {
     let json = compiled.policy.to_json();
     let sidecar = lower::build_sidecar(&compiled.policy, json.as_bytes())?;
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
@@ -69,7 +80,8 @@ pub fn compile_to_dir(
         .map_err(|e| io_error("create output directory", out_dir, e))?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
     let sidecar_path = engine::sidecar::sidecar_path_for(&path);
-    artifact::write_atomic(&sidecar_path, &sidecar).map_err(|e| io_error("write", &sidecar_path, e))?;
+    artifact::write_atomic(&sidecar_path, &sidecar)
+        .map_err(|e| io_error("write", &sidecar_path, e))?;
     artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
-    Ok((path, compiled))
+    Ok(path)
 }

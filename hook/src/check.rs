@@ -3,11 +3,11 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use engine::reference::ReferenceEvaluator;
-use engine::{Call, HookPolicy, Outcome};
+use engine::{Call, Outcome};
 
 use crate::cli::CheckArgs;
 use crate::payload::parse_gate_payload;
+use crate::policy_source::LoadedPolicy;
 
 pub fn run(args: CheckArgs) -> ExitCode {
     match check(&args) {
@@ -34,10 +34,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
 }
 
 fn check(args: &CheckArgs) -> Result<(Outcome, &'static str), String> {
-    let text = std::fs::read_to_string(&args.policy)
-        .map_err(|e| format!("cannot read policy `{}`: {e}", args.policy.display()))?;
-    let policy =
-        HookPolicy::from_json(&text).map_err(|e| format!("{}: {e}", args.policy.display()))?;
+    let loaded = LoadedPolicy::load(&args.policy)?;
     let mut stdin = Vec::new();
     std::io::stdin()
         .read_to_end(&mut stdin)
@@ -48,14 +45,12 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str), String> {
         .as_deref()
         .or(payload.hook_event_name.as_deref())
         .unwrap_or("PreToolUse");
-    let evaluator =
-        ReferenceEvaluator::new(&policy).map_err(|e| format!("{}: {e}", args.policy.display()))?;
     let call = Call {
         event,
         tool_name: &payload.tool_name,
         tool_input: &payload.tool_input,
     };
-    Ok((evaluator.decide(call), "reference"))
+    Ok((loaded.decide(call)?, loaded.evaluator()))
 }
 
 /// The human-readable report.

@@ -17,6 +17,12 @@ USAGE:
   animus-hook compile --config <file> --agent <id> --out-dir <dir>
       Compile agent profile <id> (agents.<id> or agent_profiles.<id>, YAML or JSON) into
       <dir>/animus-policy.json. Warnings go to stderr; exit 1 on any error, writing nothing.
+  animus-hook inject --provider claude --config <file> --agent <id> --session-dir <dir>
+                     --session-id <id> --project-root <dir> [--hook-binary <path>]
+                     [--prompt-last | --prompt-index <n>] [--json] -- <launch args…>
+      Compile the profile into <session-dir>, write the claude hooks settings there and print
+      the launch arguments with `--settings <file>` inserted ahead of the prompt (one per line,
+      or a JSON array with --json). ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
   animus-hook check --policy <animus-policy.json> [--event <E>] [--json]
       Read one hook payload (Claude's PreToolUse/PermissionRequest shape) on stdin and print
       the decision, the reason and every matched rule.
@@ -44,6 +50,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             Value(cmd) => match cmd.to_str() {
                 Some("compile") => Ok(crate::compile_cmd::run(parse_compile(&mut parser)?)),
                 Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
+                Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("demo") => {
                     no_more(&mut parser)?;
                     Ok(crate::demo::run())
@@ -121,5 +128,41 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
         policy: required(policy, "--policy")?,
         event,
         json,
+    })
+}
+
+fn parse_inject(parser: &mut lexopt::Parser) -> Result<crate::inject_cmd::InjectArgs, UsageError> {
+    use crate::inject_cmd::PromptPosition;
+    let (mut provider, mut config, mut agent, mut session_dir, mut session_id, mut project_root) =
+        (None, None, None, None, None, None);
+    let (mut hook_binary, mut prompt, mut json, mut launch_args) =
+        (None, PromptPosition::None, false, Vec::new());
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("provider") => provider = Some(parser.value()?.string()?),
+            Long("config") => config = Some(PathBuf::from(parser.value()?)),
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Long("session-dir") => session_dir = Some(PathBuf::from(parser.value()?)),
+            Long("session-id") => session_id = Some(parser.value()?.string()?),
+            Long("project-root") => project_root = Some(PathBuf::from(parser.value()?)),
+            Long("hook-binary") => hook_binary = Some(PathBuf::from(parser.value()?)),
+            Long("prompt-last") => prompt = PromptPosition::Last,
+            Long("prompt-index") => prompt = PromptPosition::Index(parser.value()?.parse()?),
+            Long("json") => json = true,
+            Value(v) => launch_args.push(v.string()?),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    Ok(crate::inject_cmd::InjectArgs {
+        provider: required(provider, "--provider")?,
+        config: required(config, "--config")?,
+        agent: required(agent, "--agent")?,
+        session_dir: required(session_dir, "--session-dir")?,
+        session_id: required(session_id, "--session-id")?,
+        project_root: required(project_root, "--project-root")?,
+        hook_binary,
+        prompt,
+        json,
+        launch_args,
     })
 }

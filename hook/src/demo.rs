@@ -1,12 +1,14 @@
 //! `animus-hook demo`: the guard's main job on an embedded default.
 //!
-//! Compiles the bundled example profiles (the spec's trader, an allowlist reviewer) and decides
-//! over bundled real Claude Code payloads, printing each decision and its reason.
+//! Compiles the bundled example profiles (the spec's trader, an allowlist reviewer) into a
+//! temporary directory — `animus-policy.json` and its sidecar, exactly as `compile` writes them —
+//! loads them the way `emit` does, and decides over bundled real Claude Code payloads, printing
+//! each decision and its reason.
 
 use std::process::ExitCode;
 
+use crate::policy_source::LoadedPolicy;
 use engine::Call;
-use engine::reference::ReferenceEvaluator;
 use serde_json::Value;
 
 use crate::payload::parse_gate_payload;
@@ -51,6 +53,13 @@ const PAYLOADS: &[(&str, &str)] = bundled![
 ];
 
 pub fn run() -> ExitCode {
+    let dir = std::env::temp_dir().join(format!("animus-hook-demo-{}", std::process::id()));
+    let status = run_in(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    status
+}
+
+fn run_in(dir: &std::path::Path) -> ExitCode {
     for (agent, path, text) in PROFILES {
         let compiled =
             match compiler::load_profile_str(text, format!("corpus/{path}").into(), agent)
@@ -71,13 +80,21 @@ pub fn run() -> ExitCode {
         for warning in &compiled.warnings {
             println!("  {}", warning.to_string().replace('\n', "\n  "));
         }
-        let evaluator = match ReferenceEvaluator::new(policy) {
-            Ok(e) => e,
+        let loaded = match compiler::write_policy_artifacts(&dir.join(agent), &compiled)
+            .map_err(|e| e.to_string())
+            .and_then(|policy_path| LoadedPolicy::load(&policy_path))
+        {
+            Ok(loaded) => loaded,
             Err(e) => {
                 eprintln!("animus-hook demo: {e}");
                 return ExitCode::FAILURE;
             }
         };
+        println!(
+            "  (decided by the {} evaluator, policy {})",
+            loaded.evaluator(),
+            loaded.digest()
+        );
         for (name, text) in PAYLOADS {
             let payload = match parse_gate_payload(text.as_bytes()) {
                 Ok(p) => p,
@@ -92,7 +109,13 @@ pub fn run() -> ExitCode {
                 tool_name: &payload.tool_name,
                 tool_input: &payload.tool_input,
             };
-            let outcome = evaluator.decide(call);
+            let outcome = match loaded.decide(call) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    eprintln!("animus-hook demo: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
             println!(
                 "  {event:<17} {:<15} {:<34} -> {:<5}  {}",
                 payload.tool_name,

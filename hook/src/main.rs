@@ -8,6 +8,7 @@ mod cli;
 mod compile_cmd;
 mod demo;
 mod emit;
+mod inject_cmd;
 mod payload;
 mod policy_source;
 mod record;

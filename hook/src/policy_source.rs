@@ -5,19 +5,33 @@
 use std::path::Path;
 
 use engine::reference::ReferenceEvaluator;
-use engine::{Call, HookPolicy, Outcome};
+use engine::sidecar::LoadError;
+use engine::{Call, CompiledPolicy, HookPolicy, Outcome};
 
 use crate::sha256::{hex, sha256};
 
 /// A policy ready to decide.
 pub enum LoadedPolicy {
+    /// The fast path: the mapped, verified sidecar.
+    Compiled(CompiledPolicy),
     /// No sidecar: the JSON policy, its regexes compiled when deciding.
     Reference { policy: HookPolicy, digest: String },
 }
 
 impl LoadedPolicy {
     /// Load the policy at `path`. The error names the cause and the file, never its content.
+    /// A sidecar that exists but is stale, truncated, corrupt or of another version is an
+    /// error (the hook denies); only a missing sidecar falls back to in-process compilation.
     pub fn load(path: &Path) -> Result<LoadedPolicy, String> {
+        match CompiledPolicy::load(path) {
+            Ok(compiled) => Ok(LoadedPolicy::Compiled(compiled)),
+            Err(LoadError::SidecarMissing { .. }) => Self::load_without_sidecar(path),
+            Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
+        }
+    }
+
+    /// Parse the JSON policy and decide with the reference evaluator.
+    pub fn load_without_sidecar(path: &Path) -> Result<LoadedPolicy, String> {
         let bytes = std::fs::read(path)
             .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
         let text = std::str::from_utf8(&bytes)
@@ -33,6 +47,7 @@ impl LoadedPolicy {
     /// Decide one call.
     pub fn decide(&self, call: Call<'_>) -> Result<Outcome, String> {
         match self {
+            LoadedPolicy::Compiled(compiled) => Ok(compiled.decide(call)),
             LoadedPolicy::Reference { policy, .. } => {
                 let evaluator =
                     ReferenceEvaluator::new(policy).map_err(|e| format!("invalid policy: {e}"))?;
@@ -42,15 +57,17 @@ impl LoadedPolicy {
     }
 
     /// A digest of the policy used, for the event record (`<algorithm>:<hex>`).
-    pub fn digest(&self) -> &str {
+    pub fn digest(&self) -> String {
         match self {
-            LoadedPolicy::Reference { digest, .. } => digest,
+            LoadedPolicy::Compiled(compiled) => format!("xxh3-128:{}", compiled.policy_digest()),
+            LoadedPolicy::Reference { digest, .. } => digest.clone(),
         }
     }
 
     /// Which evaluator decided, for the event record.
     pub fn evaluator(&self) -> &'static str {
         match self {
+            LoadedPolicy::Compiled(_) => "sidecar",
             LoadedPolicy::Reference { .. } => "reference (no sidecar: policy compiled in-process)",
         }
     }

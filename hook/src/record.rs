@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Directories are created `0700`, the log `0600`. The session id comes from outside and is
-//! validated ([`validate_session_id`]) before it becomes a path component.
+//! validated (`compiler::session::validate_session_id`) before it becomes a path component.
 //!
 //! ## Atomicity
 //!
@@ -27,43 +27,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use compiler::session::validate_session_id;
+
 use crate::sha256::{hex, sha256};
 
-/// Longest accepted session id, in bytes.
-pub const MAX_SESSION_ID_LEN: usize = 128;
 /// Longest string kept verbatim in a recorded payload; longer ones are cut and marked.
 pub const MAX_RECORDED_STRING: usize = 2048;
 /// Most array elements / object members kept per level of a recorded payload.
 pub const MAX_RECORDED_ITEMS: usize = 200;
 /// Deepest nesting kept in a recorded payload.
 pub const MAX_RECORDED_DEPTH: usize = 16;
-
-/// Check a session id before it names a file: 1–128 bytes of `[A-Za-z0-9._-]`, not starting
-/// with `.` (so never `.` or `..`).
-pub fn validate_session_id(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        return Err("session id is empty".into());
-    }
-    if id.len() > MAX_SESSION_ID_LEN {
-        return Err(format!(
-            "session id is {} bytes long; at most {MAX_SESSION_ID_LEN} are allowed",
-            id.len()
-        ));
-    }
-    if id.starts_with('.') {
-        return Err("session id starts with `.`".into());
-    }
-    if let Some(c) = id
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-    {
-        return Err(format!(
-            "session id contains {:?}; only letters, digits, `.`, `_` and `-` are allowed",
-            c
-        ));
-    }
-    Ok(())
-}
 
 /// `<sanitized-repo-name>-<first 12 hex of sha256(canonical project path)>`.
 pub fn repo_scope(project_root: &Path) -> Result<String, String> {
@@ -203,31 +176,6 @@ fn bound(value: &Value, depth: usize, truncated: &mut bool) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn session_ids() {
-        for good in ["3dc99ae4-f260-4bf8-899e-bf38ca57684f", "run_1.a", "A"] {
-            assert_eq!(validate_session_id(good), Ok(()), "{good}");
-        }
-        let long = "a".repeat(10 * 1024);
-        for bad in [
-            "",
-            "..",
-            ".",
-            "../../etc",
-            "a/b",
-            "a\\b",
-            "a b",
-            "a\0b",
-            ".hidden",
-            long.as_str(),
-            "é",
-        ] {
-            assert!(validate_session_id(bad).is_err(), "{bad:?}");
-        }
-        assert!(validate_session_id(&"a".repeat(128)).is_ok());
-        assert!(validate_session_id(&"a".repeat(129)).is_err());
-    }
 
     #[test]
     fn repo_scope_shape() {

@@ -70,6 +70,62 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         },
         Fault { env: vec![("ANIMUS_HOOK_FAULT", "panic".into())], ..f("internal panic", &good, Some(bash.clone()), "internal error") },
     ];
+    // Sidecar faults: a copy of the good pair, then damaged.
+    let pair = |name: &str, damage: &dyn Fn(&Path, &Path)| -> String {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        let (json, sidecar) = (
+            d.join("animus-policy.json"),
+            engine::sidecar::sidecar_path_for(&d.join("animus-policy.json")),
+        );
+        std::fs::copy(good_policy, &json).unwrap();
+        std::fs::copy(engine::sidecar::sidecar_path_for(good_policy), &sidecar).unwrap();
+        damage(&json, &sidecar);
+        json.to_str().unwrap().to_string()
+    };
+    let flip = pair("sidecar-flipped", &|_, sidecar| {
+        let mut bytes = std::fs::read(sidecar).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x40;
+        std::fs::write(sidecar, bytes).unwrap();
+    });
+    let truncated = pair("sidecar-truncated", &|_, sidecar| {
+        let bytes = std::fs::read(sidecar).unwrap();
+        std::fs::write(sidecar, &bytes[..bytes.len() - 9]).unwrap();
+    });
+    let stale = pair("sidecar-stale", &|json, _| {
+        let text = std::fs::read_to_string(json)
+            .unwrap()
+            .replace("\"deny\"", "\"allow\"");
+        std::fs::write(json, text).unwrap();
+    });
+    let not_sidecar = pair("sidecar-garbage", &|_, sidecar| {
+        std::fs::write(sidecar, b"hello").unwrap()
+    });
+    v.push(f(
+        "sidecar corrupt",
+        &flip,
+        Some(status.clone()),
+        "sidecar is corrupt",
+    ));
+    v.push(f(
+        "sidecar truncated",
+        &truncated,
+        Some(status.clone()),
+        "sidecar is truncated",
+    ));
+    v.push(f(
+        "sidecar stale",
+        &stale,
+        Some(status.clone()),
+        "sidecar is stale",
+    ));
+    v.push(f(
+        "sidecar not a sidecar",
+        &not_sidecar,
+        Some(status.clone()),
+        "cannot be used",
+    ));
     let mut unknown_flag = f(
         "unknown flag",
         &good,

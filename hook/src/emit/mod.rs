@@ -316,7 +316,7 @@ fn evaluate(
         let tool_input = payload.get("tool_input").unwrap_or(&null);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
         let loaded = LoadedPolicy::load(policy_path)?;
-        evaluation.policy_digest = Some(loaded.digest().to_string());
+        evaluation.policy_digest = Some(loaded.digest());
         evaluation.evaluator = Some(loaded.evaluator());
         let started = Instant::now();
         let outcome = loaded.decide(Call {

@@ -1,0 +1,326 @@
+//! `inject_harness_hooks`: turn an agent profile into an enforced claude session.
+//!
+//! For the `claude` provider it
+//! 1. compiles the profile into `<session_dir>/animus-policy.json` (+ its sidecar),
+//! 2. writes `<session_dir>/animus-hooks.settings.json`, a settings file holding only a `hooks`
+//!    block that routes every wired event to `animus-hook emit`, and
+//! 3. returns the launch arguments with `--settings <path>` inserted ahead of the prompt.
+//!
+//! It never writes to `~/.claude` or any shared settings: `--settings` is an additive layer
+//! (hook lists concatenate), so the user's own hooks keep running beside ours.
+//!
+//! ## The settings block
+//!
+//! - Gate events `PreToolUse` and `PermissionRequest` run
+//!   `animus-hook emit --event <E> --session <id> --project-root <root> --policy <policy>` with
+//!   `"onFailure": "block"`: claude otherwise fails **open** when a hook crashes, times out or
+//!   is missing (measured on 2.1.328).
+//! - `PostToolUse`, `Stop`, `SessionStart`, `SessionEnd` and every author observer event run the
+//!   same without `--policy` (record-only, never a gate, no `onFailure`).
+//! - Every entry uses the exec form (`command` + `args`): no path or id is ever shell-parsed.
+//!   Tool events match every tool (`"matcher": "*"`).
+//! - Observer events are checked against the harness's event list and the action against the
+//!   built-in actions, so an author can never place text of their own in a command.
+//!
+//! ## Kill switch
+//!
+//! `ANIMUS_DISABLE_HARNESS_HOOKS` set to any non-empty value makes injection a complete no-op:
+//! no files, no flags. It is the only way to run a guarded provider unguarded.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::diagnostic::{Diagnostic, Errors};
+use crate::events::CLAUDE_HOOK_EVENTS;
+use crate::profile::{AgentProfile, ObserverAction};
+use crate::providers::{HookConfigVector, harness_hook_config_vector};
+use crate::session::validate_session_id;
+
+/// The settings file's name inside the session directory.
+pub const SETTINGS_FILE_NAME: &str = "animus-hooks.settings.json";
+/// The kill switch.
+pub const KILL_SWITCH_ENV: &str = "ANIMUS_DISABLE_HARNESS_HOOKS";
+/// Names the `animus-hook` binary explicitly (after an explicit argument).
+pub const HOOK_BINARY_ENV: &str = "ANIMUS_HOOK_BIN";
+/// Seconds claude gives a gate hook. `emit` answers (deny) on its own well before: its
+/// watchdog fires after 10 s.
+pub const GATE_TIMEOUT_SECS: u64 = 30;
+/// Seconds claude gives a record-only hook.
+pub const OBSERVER_TIMEOUT_SECS: u64 = 15;
+/// The gate events; their entries carry `--policy` and `"onFailure": "block"`.
+pub const GATE_EVENTS: [&str; 2] = engine::GATE_EVENTS;
+/// Observability events always wired.
+pub const KERNEL_OBSERVER_EVENTS: [&str; 4] = ["PostToolUse", "Stop", "SessionStart", "SessionEnd"];
+/// Events whose hook matcher selects tools.
+const TOOL_EVENTS: [&str; 5] = [
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+];
+
+/// Everything `inject_harness_hooks` needs.
+#[derive(Clone, Debug)]
+pub struct InjectRequest<'a> {
+    /// The provider tool (`claude`, `codex`, … or a path to it).
+    pub provider: &'a str,
+    /// The per-session run directory (created if missing).
+    pub session_dir: &'a Path,
+    /// The session id passed to every hook.
+    pub session_id: &'a str,
+    /// The project root passed to every hook.
+    pub project_root: &'a Path,
+    /// The resolved agent profile.
+    pub profile: &'a AgentProfile,
+    /// The provider's launch arguments.
+    pub launch_args: &'a [String],
+    /// Index of the prompt in `launch_args`, if there is one: `--settings` goes just before it.
+    pub prompt_index: Option<usize>,
+    /// An explicit `animus-hook` binary (wins over `ANIMUS_HOOK_BIN`, the sibling and `PATH`).
+    pub hook_binary: Option<&'a Path>,
+}
+
+/// What injection did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Injection {
+    /// The kill switch is set: nothing written, arguments unchanged.
+    Disabled { args: Vec<String> },
+    /// The provider has no generated vector yet: nothing written, arguments unchanged.
+    NotGenerated {
+        vector: HookConfigVector,
+        args: Vec<String>,
+    },
+    /// Files written; `args` carry `--settings`.
+    Injected {
+        args: Vec<String>,
+        policy_path: PathBuf,
+        settings_path: PathBuf,
+        hook_binary: PathBuf,
+        warnings: Vec<Diagnostic>,
+    },
+}
+
+impl Injection {
+    /// The launch arguments to use.
+    pub fn args(&self) -> &[String] {
+        match self {
+            Injection::Disabled { args }
+            | Injection::NotGenerated { args, .. }
+            | Injection::Injected { args, .. } => args,
+        }
+    }
+}
+
+/// Inject with the process environment.
+pub fn inject_harness_hooks(request: &InjectRequest<'_>) -> Result<Injection, Errors> {
+    inject_harness_hooks_with_env(request, &|name| std::env::var_os(name))
+}
+
+/// Inject, reading environment variables through `env` (for tests and embedders).
+pub fn inject_harness_hooks_with_env(
+    request: &InjectRequest<'_>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Result<Injection, Errors> {
+    let args = request.launch_args.to_vec();
+    if env(KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
+        return Ok(Injection::Disabled { args });
+    }
+    let vector = harness_hook_config_vector(request.provider);
+    if vector != HookConfigVector::Settings {
+        return Ok(Injection::NotGenerated { vector, args });
+    }
+    let error = |message: String| Errors::one(Diagnostic::error(None, message));
+    validate_session_id(request.session_id)
+        .map_err(|e| error(format!("cannot inject harness hooks: {e}")))?;
+    if let Some(i) = request.prompt_index.filter(|&i| i >= args.len()) {
+        return Err(error(format!(
+            "prompt index {i} is past the {} launch arguments",
+            args.len()
+        )));
+    }
+    let hook_binary = resolve_hook_binary(request.hook_binary, env)?;
+    // The hook resolves the same root for every event; a missing one would make every gate deny.
+    let project_root = std::fs::canonicalize(request.project_root).map_err(|e| {
+        error(format!(
+            "project root `{}` cannot be used: {e}",
+            request.project_root.display()
+        ))
+    })?;
+    std::fs::create_dir_all(request.session_dir).map_err(|e| {
+        error(format!(
+            "cannot create session dir `{}`: {e}",
+            request.session_dir.display()
+        ))
+    })?;
+    let session_dir =
+        absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
+
+    let compiled = crate::compile_profile(request.profile)?;
+    let policy_path = crate::write_policy_artifacts(&session_dir, &compiled)?;
+    let settings = claude_settings(
+        &hook_binary,
+        request.session_id,
+        &project_root,
+        &policy_path,
+        request.profile,
+    )?;
+    let settings_path = session_dir.join(SETTINGS_FILE_NAME);
+    let mut text = serde_json::to_string_pretty(&settings).expect("settings serialize");
+    text.push('\n');
+    crate::artifact::write_atomic(&settings_path, text.as_bytes())
+        .map_err(|e| error(format!("cannot write `{}`: {e}", settings_path.display())))?;
+
+    let mut args = args;
+    let at = request.prompt_index.unwrap_or(args.len());
+    let settings_arg = settings_path
+        .to_str()
+        .ok_or_else(|| error("the settings path is not UTF-8".into()))?;
+    args.splice(at..at, ["--settings".to_string(), settings_arg.to_string()]);
+    Ok(Injection::Injected {
+        args,
+        policy_path,
+        settings_path,
+        hook_binary,
+        warnings: compiled.warnings,
+    })
+}
+
+/// The `hooks` settings block for claude.
+pub fn claude_settings(
+    hook_binary: &Path,
+    session_id: &str,
+    project_root: &Path,
+    policy_path: &Path,
+    profile: &AgentProfile,
+) -> Result<Value, Errors> {
+    let utf8 = |p: &Path, what: &str| {
+        p.to_str().map(str::to_string).ok_or_else(|| {
+            Errors::one(Diagnostic::error(
+                None,
+                format!("the {what} path is not UTF-8"),
+            ))
+        })
+    };
+    let (command, root, policy) = (
+        utf8(hook_binary, "hook binary")?,
+        utf8(project_root, "project root")?,
+        utf8(policy_path, "policy")?,
+    );
+    let mut observers: Vec<&str> = KERNEL_OBSERVER_EVENTS.to_vec();
+    for observer in &profile.observers {
+        match observer.action {
+            ObserverAction::Record => {}
+        }
+        for event in &observer.events {
+            if !CLAUDE_HOOK_EVENTS.contains(&event.as_str()) {
+                return Err(Errors::one(Diagnostic::error(
+                    Some(observer.location.clone()),
+                    format!(
+                        "observer event `{}` is not a harness hook event",
+                        event.escape_debug()
+                    ),
+                )));
+            }
+            // A gate event is already recorded by its gate entry.
+            if !GATE_EVENTS.contains(&event.as_str()) && !observers.contains(&event.as_str()) {
+                observers.push(event);
+            }
+        }
+    }
+    let entry = |event: &str, gate: bool| -> Value {
+        let mut args = vec![
+            "emit",
+            "--event",
+            event,
+            "--session",
+            session_id,
+            "--project-root",
+            &root,
+        ];
+        if gate {
+            args.extend(["--policy", &policy]);
+        }
+        let mut handler = json!({
+            "type": "command",
+            "command": command,
+            "args": args,
+            "timeout": if gate { GATE_TIMEOUT_SECS } else { OBSERVER_TIMEOUT_SECS },
+        });
+        if gate {
+            handler["onFailure"] = json!("block");
+        }
+        let mut group = json!({ "hooks": [handler] });
+        if TOOL_EVENTS.contains(&event) {
+            group["matcher"] = json!("*");
+        }
+        json!([group])
+    };
+    let mut hooks = serde_json::Map::new();
+    for event in GATE_EVENTS {
+        hooks.insert(event.to_string(), entry(event, true));
+    }
+    for event in observers {
+        hooks.insert(event.to_string(), entry(event, false));
+    }
+    Ok(json!({ "hooks": hooks }))
+}
+
+/// Find `animus-hook`: the explicit argument, `ANIMUS_HOOK_BIN`, the sibling of the running
+/// executable, then `PATH`. The result exists, is a file and is executable — a session is never
+/// launched with a gate that cannot run.
+pub fn resolve_hook_binary(
+    explicit: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Result<PathBuf, Errors> {
+    let error = |message: String| Errors::one(Diagnostic::error(None, message));
+    let check = |path: &Path, source: &str| -> Result<PathBuf, Errors> {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => {
+                absolute(path).map_err(|e| error(format!("animus-hook from {source}: {e}")))
+            }
+            Ok(_) => Err(error(format!(
+                "animus-hook from {source} (`{}`) is not an executable file",
+                path.display()
+            ))),
+            Err(e) => Err(error(format!(
+                "animus-hook from {source} (`{}`) cannot be used: {e}",
+                path.display()
+            ))),
+        }
+    };
+    if let Some(path) = explicit {
+        return check(path, "the explicit argument");
+    }
+    if let Some(path) = env(HOOK_BINARY_ENV).filter(|v| !v.is_empty()) {
+        return check(Path::new(&path), HOOK_BINARY_ENV);
+    }
+    if let Some(sibling) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("animus-hook")))
+    {
+        if sibling.is_file() {
+            return check(&sibling, "beside the running executable");
+        }
+    }
+    if let Some(path) = env("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join("animus-hook");
+            if candidate.is_file() {
+                return check(&candidate, "PATH");
+            }
+        }
+    }
+    Err(error(format!(
+        "cannot find the animus-hook binary (not given explicitly, {HOOK_BINARY_ENV} unset, not beside the running \
+         executable, not on PATH); refusing to launch a session whose gate cannot run \
+         (set {KILL_SWITCH_ENV}=1 to run unguarded on purpose)"
+    )))
+}
+
+fn absolute(path: &Path) -> std::io::Result<PathBuf> {
+    std::path::absolute(path)
+}

@@ -1,0 +1,358 @@
+//! `inject_harness_hooks`: the generated settings (snapshot), argument insertion, the kill
+//! switch, providers, hook-binary resolution, hostile names.
+
+mod common;
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use compiler::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
+use compiler::providers::HookConfigVector;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("animus-inject-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fake_hook(dir: &Path) -> PathBuf {
+    let path = dir.join("bin/animus-hook");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn trader() -> compiler::AgentProfile {
+    compiler::load_profile_file(
+        &common::repo_root().join("corpus/profiles/trader.yaml"),
+        "trader",
+    )
+    .unwrap()
+}
+
+fn no_env(_: &str) -> Option<OsString> {
+    None
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+struct Setup {
+    dir: PathBuf,
+    session_dir: PathBuf,
+    project: PathBuf,
+    hook: PathBuf,
+    profile: compiler::AgentProfile,
+}
+
+impl Setup {
+    fn new(name: &str) -> Setup {
+        let dir = temp_dir(name);
+        let project = dir.join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        Setup {
+            hook: fake_hook(&dir),
+            session_dir: dir.join("session"),
+            project,
+            dir,
+            profile: trader(),
+        }
+    }
+
+    fn request<'a>(
+        &'a self,
+        session: &'a str,
+        launch: &'a [String],
+        prompt: Option<usize>,
+    ) -> InjectRequest<'a> {
+        InjectRequest {
+            provider: "claude",
+            session_dir: &self.session_dir,
+            session_id: session,
+            project_root: &self.project,
+            profile: &self.profile,
+            launch_args: launch,
+            prompt_index: prompt,
+            hook_binary: Some(&self.hook),
+        }
+    }
+}
+
+#[test]
+fn trader_settings_snapshot() {
+    let setup = Setup::new("snapshot");
+    let launch = args(&["-p", "--output-format", "json", "do the thing"]);
+    let injection =
+        inject_harness_hooks_with_env(&setup.request("sess-1", &launch, Some(3)), &no_env).unwrap();
+    let Injection::Injected {
+        settings_path,
+        policy_path,
+        ..
+    } = &injection
+    else {
+        panic!("{injection:?}")
+    };
+    assert!(policy_path.exists());
+    assert!(
+        engine::sidecar::sidecar_path_for(policy_path).exists(),
+        "the sidecar is written beside the policy"
+    );
+    let text = std::fs::read_to_string(settings_path).unwrap();
+    let normalized = text.replace(setup.dir.to_str().unwrap(), "<DIR>");
+    let snapshot = common::repo_root().join("compiler/tests/snapshots/trader.settings.json");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&snapshot, &normalized).unwrap();
+    }
+    let expected = std::fs::read_to_string(&snapshot).unwrap();
+    assert_eq!(
+        normalized, expected,
+        "generated settings changed; review and rerun with UPDATE_SNAPSHOTS=1"
+    );
+    // Only a hooks block; gates block on failure, observers do not.
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);
+    for (event, entries) in v["hooks"].as_object().unwrap() {
+        let handler = &entries[0]["hooks"][0];
+        let gate = event == "PreToolUse" || event == "PermissionRequest";
+        assert_eq!(handler["onFailure"] == "block", gate, "{event}");
+        assert_eq!(
+            handler["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a == "--policy"),
+            gate,
+            "{event}"
+        );
+        assert_eq!(handler["type"], "command");
+        assert!(handler.get("args").is_some(), "exec form");
+    }
+    assert!(
+        v["hooks"].get("UserPromptSubmit").is_some(),
+        "the author observer is wired"
+    );
+}
+
+#[test]
+fn settings_go_ahead_of_the_prompt() {
+    let setup = Setup::new("args");
+    let run = |launch: &[&str], prompt: Option<usize>| -> Vec<String> {
+        let launch = args(launch);
+        inject_harness_hooks_with_env(&setup.request("s", &launch, prompt), &no_env)
+            .unwrap()
+            .args()
+            .to_vec()
+    };
+    let settings = setup
+        .dir
+        .join("session/animus-hooks.settings.json")
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        run(&["-p", "hello"], Some(1)),
+        args(&["-p", "--settings", &settings, "hello"])
+    );
+    assert_eq!(
+        run(&["-p", "hello", "--output-format", "json"], Some(1)),
+        args(&[
+            "-p",
+            "--settings",
+            &settings,
+            "hello",
+            "--output-format",
+            "json"
+        ])
+    );
+    assert_eq!(
+        run(&["--resume", "x"], None),
+        args(&["--resume", "x", "--settings", &settings])
+    );
+    assert_eq!(run(&[], None), args(&["--settings", &settings]));
+    let launch = args(&["-p"]);
+    let e =
+        inject_harness_hooks_with_env(&setup.request("s", &launch, Some(5)), &no_env).unwrap_err();
+    assert!(e.to_string().contains("prompt index 5"), "{e}");
+}
+
+#[test]
+fn kill_switch_is_a_complete_no_op() {
+    let setup = Setup::new("kill");
+    let launch = args(&["-p", "hi"]);
+    let env = |name: &str| (name == "ANIMUS_DISABLE_HARNESS_HOOKS").then(|| OsString::from("1"));
+    let injection =
+        inject_harness_hooks_with_env(&setup.request("s", &launch, Some(1)), &env).unwrap();
+    assert_eq!(
+        injection,
+        Injection::Disabled {
+            args: launch.clone()
+        }
+    );
+    assert!(!setup.dir.join("session").exists(), "no files");
+    // An empty value is not "set".
+    let env = |name: &str| (name == "ANIMUS_DISABLE_HARNESS_HOOKS").then(OsString::new);
+    assert!(matches!(
+        inject_harness_hooks_with_env(&setup.request("s", &launch, Some(1)), &env).unwrap(),
+        Injection::Injected { .. }
+    ));
+}
+
+#[test]
+fn non_claude_providers_are_a_no_op() {
+    let setup = Setup::new("providers");
+    let launch = args(&["exec", "hi"]);
+    for (provider, vector) in [
+        ("codex", HookConfigVector::HooksJson),
+        ("gemini", HookConfigVector::GeminiHooks),
+        ("opencode", HookConfigVector::JsPlugin),
+        ("aider", HookConfigVector::None),
+    ] {
+        let mut request = setup.request("s", &launch, Some(1));
+        request.provider = provider;
+        let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+        assert_eq!(
+            injection,
+            Injection::NotGenerated {
+                vector,
+                args: launch.clone()
+            },
+            "{provider}"
+        );
+    }
+    assert!(
+        !setup.dir.join("session").exists(),
+        "no files for non-claude providers"
+    );
+}
+
+#[test]
+fn hook_binary_resolution() {
+    let setup = Setup::new("binary");
+    let launch = args(&["-p", "hi"]);
+    // Explicit but missing, or not executable: an error, nothing launched.
+    let missing = setup.dir.join("nope/animus-hook");
+    let mut request = setup.request("s", &launch, Some(1));
+    request.hook_binary = Some(&missing);
+    let e = inject_harness_hooks_with_env(&request, &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot be used"), "{e}");
+    let plain = setup.dir.join("plain");
+    std::fs::write(&plain, "x").unwrap();
+    request.hook_binary = Some(&plain);
+    let e = inject_harness_hooks_with_env(&request, &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not an executable file"), "{e}");
+    // Nothing given, nothing found (the test binary has no animus-hook sibling; PATH is empty).
+    request.hook_binary = None;
+    let e = inject_harness_hooks_with_env(&request, &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot find the animus-hook binary"), "{e}");
+    assert!(
+        !setup.dir.join("session").exists(),
+        "a failed injection writes nothing"
+    );
+    // ANIMUS_HOOK_BIN, then PATH.
+    let hook = setup.hook.clone();
+    let env = move |name: &str| (name == "ANIMUS_HOOK_BIN").then(|| hook.clone().into_os_string());
+    let Injection::Injected { hook_binary, .. } =
+        inject_harness_hooks_with_env(&request, &env).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(hook_binary, setup.hook);
+    let bin_dir = setup.hook.parent().unwrap().to_path_buf();
+    let env = move |name: &str| {
+        (name == "PATH").then(|| OsString::from(format!("/nonexistent:{}", bin_dir.display())))
+    };
+    let Injection::Injected { hook_binary, .. } =
+        inject_harness_hooks_with_env(&request, &env).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(hook_binary, setup.hook);
+}
+
+#[test]
+fn spaces_and_quotes_pass_through_verbatim() {
+    let dir = temp_dir("quotes");
+    let tricky = dir.join("it's a \"dir\" $HOME `x`");
+    let hook = fake_hook(&tricky);
+    let profile = trader();
+    let launch = args(&["-p", "hi"]);
+    let session_dir = tricky.join("session dir");
+    let project = tricky.join("my project");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = "id with 'quotes' and \"doubles\"";
+    let request = InjectRequest {
+        provider: "claude",
+        session_dir: &session_dir,
+        session_id: session,
+        project_root: &project,
+        profile: &profile,
+        launch_args: &launch,
+        prompt_index: Some(1),
+        hook_binary: Some(&hook),
+    };
+    let Injection::Injected { settings_path, .. } =
+        inject_harness_hooks_with_env(&request, &no_env).unwrap()
+    else {
+        panic!()
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(settings_path).unwrap()).unwrap();
+    let handler = &v["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(handler["command"], hook.to_str().unwrap());
+    let a: Vec<&str> = handler["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        a[..7],
+        [
+            "emit",
+            "--event",
+            "PreToolUse",
+            "--session",
+            session,
+            "--project-root",
+            project.to_str().unwrap()
+        ]
+    );
+    // Ids that could escape the state directory are refused before anything is written.
+    for bad in ["../../etc", "a/b", ""] {
+        let request = InjectRequest {
+            session_id: bad,
+            ..request.clone()
+        };
+        let e = inject_harness_hooks_with_env(&request, &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("session id"), "{e}");
+    }
+}
+
+#[test]
+fn observer_events_are_validated_at_generation_too() {
+    let setup = Setup::new("observers");
+    let mut profile = trader();
+    profile.observers[0].events = vec!["Stop; rm -rf ~".into()];
+    let launch = args(&["-p", "hi"]);
+    let mut request = setup.request("s", &launch, Some(1));
+    request.profile = &profile;
+    let e = inject_harness_hooks_with_env(&request, &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("observer event `Stop; rm -rf ~` is not a harness hook event"),
+        "{e}"
+    );
+}
