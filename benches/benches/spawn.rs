@@ -1,0 +1,219 @@
+//! Process-level benchmark: the wall time of `animus-hook emit` (PreToolUse, a 10,000-rule
+//! policy with its sidecar, real Claude payloads, recording on) against an empty statically
+//! linked Rust binary spawned the same way in the same run, interleaved so both see the same
+//! machine state. Reports both medians and their ratio.
+//!
+//! ```text
+//! cargo bench -p animus-benches --bench spawn            # 300 rounds
+//! cargo bench -p animus-benches --bench spawn -- --test  # smoke: 5 rounds
+//! ```
+//!
+//! The hook binary is `$ANIMUS_HOOK_BIN`, else `target/release/animus-hook`, built with
+//! `cargo build --release -p animus-hook` when missing. The empty binary is compiled here with
+//! `rustc -C target-feature=+crt-static`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let smoke = std::env::args().any(|a| a == "--test");
+    let rounds = if smoke { 5 } else { 300 };
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let work = std::env::temp_dir().join(format!("animus-spawn-bench-{}", std::process::id()));
+    std::fs::create_dir_all(work.join("project")).unwrap();
+
+    let hook = hook_binary(&repo);
+    let empty = empty_static_binary(&work);
+    let policy = ten_thousand_rule_policy(&work);
+    let payloads: Vec<Vec<u8>> = [
+        "PreToolUse.Bash.json",
+        "PreToolUse.Bash.git-status.json",
+        "PreToolUse.Read.json",
+        "PreToolUse.Write.json",
+        "PreToolUse.mcp__e2e__echo.json",
+    ]
+    .iter()
+    .map(|name| std::fs::read(repo.join("corpus/payloads").join(name)).unwrap())
+    .collect();
+    let emit_args: Vec<String> = vec![
+        "emit".into(),
+        "--event".into(),
+        "PreToolUse".into(),
+        "--session".into(),
+        "bench".into(),
+        "--project-root".into(),
+        work.join("project").display().to_string(),
+        "--policy".into(),
+        policy.display().to_string(),
+    ];
+    let state = work.join("state");
+
+    // Warm the page cache and check the hook really decides (a deny for the trade payload).
+    let trade =
+        std::fs::read(repo.join("corpus/payloads/PreToolUse.Bash.trade-live.json")).unwrap();
+    let out = spawn(&hook, &emit_args, &trade, &state).1;
+    assert!(
+        out.contains("\"permissionDecision\":\"deny\""),
+        "the 10k-rule policy must deny `trade --live`: {out}"
+    );
+
+    let (mut hook_times, mut empty_times) =
+        (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    for i in 0..rounds {
+        let payload = &payloads[i % payloads.len()];
+        empty_times.push(spawn(&empty, &[], payload, &state).0);
+        hook_times.push(spawn(&hook, &emit_args, payload, &state).0);
+    }
+    let (h, e) = (median(&mut hook_times), median(&mut empty_times));
+    println!(
+        "spawn/emit_10k_rules  median {:>8.1} µs   spawn/empty_static median {:>8.1} µs   ratio {:.3} ({rounds} rounds{})",
+        micros(h),
+        micros(e),
+        h.as_secs_f64() / e.as_secs_f64(),
+        if smoke { ", smoke mode" } else { "" }
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// Spawn `bin args` with `stdin`, wait; the wall time and stdout.
+fn spawn(bin: &Path, args: &[String], stdin: &[u8], state: &Path) -> (Duration, String) {
+    let started = Instant::now();
+    let mut child = Command::new(bin)
+        .args(args)
+        .env("ANIMUS_CONFIG_DIR", state)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // An empty binary may exit before reading: a broken pipe is expected then.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        started.elapsed(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn hook_binary(repo: &Path) -> PathBuf {
+    if let Some(path) = std::env::var_os("ANIMUS_HOOK_BIN") {
+        return PathBuf::from(path);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo.join("target"));
+    let path = target.join("release/animus-hook");
+    if !path.exists() {
+        eprintln!(
+            "building {} (cargo build --release -p animus-hook)",
+            path.display()
+        );
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--release", "-p", "animus-hook"])
+            .current_dir(repo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    path
+}
+
+fn empty_static_binary(work: &Path) -> PathBuf {
+    let source = work.join("empty.rs");
+    std::fs::write(&source, "fn main() {}\n").unwrap();
+    let out = work.join("empty-static");
+    let status = Command::new("rustc")
+        .args([
+            "-O",
+            "-C",
+            "target-feature=+crt-static",
+            "-C",
+            "panic=abort",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "rustc could not build the empty static binary"
+    );
+    out
+}
+
+/// 10,000 deny rules `Bash(*w1 w2*)` over a fixed vocabulary (the shape the engine issue
+/// measured), plus the trader guardrail, compiled with its sidecar.
+fn ten_thousand_rule_policy(work: &Path) -> PathBuf {
+    const WORDS: &[&str] = &[
+        "find",
+        "grep",
+        "xargs",
+        "sort",
+        "uniq",
+        "awk",
+        "sed",
+        "tar",
+        "curl",
+        "wget",
+        "chmod",
+        "chown",
+        "rsync",
+        "ssh",
+        "docker",
+        "kubectl",
+        "git",
+        "npm",
+        "cargo",
+        "python",
+        "make",
+        "psql",
+        "redis-cli",
+        "terraform",
+        "helm",
+        "aws",
+        "gcloud",
+        "systemctl",
+        "journalctl",
+        "iptables",
+        "mount",
+        "dd",
+        "mkfs",
+        "crontab",
+        "scp",
+        "nc",
+        "openssl",
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut deny = std::collections::BTreeSet::from(["Bash(* --live*)".to_string()]);
+    while deny.len() < 10_000 {
+        let (a, b) = (WORDS[next() as usize % WORDS.len()], next() % 10_000);
+        deny.insert(format!("Bash(*{a} --opt{b}*)"));
+    }
+    let config = serde_json::json!({"agents": {"bench": {"tool_policy": {"deny": deny}}}});
+    let text = serde_json::to_string(&config).unwrap();
+    let profile = compiler::load_profile_str(&text, "bench.json".into(), "bench").unwrap();
+    let compiled = compiler::compile_profile(&profile).unwrap();
+    assert_eq!(compiled.policy.rules.len(), 10_000);
+    compiler::write_policy_artifacts(&work.join("run"), &compiled).unwrap()
+}
