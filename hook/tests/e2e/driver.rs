@@ -151,7 +151,7 @@ impl Sandbox {
 
     /// `animus-hook inject` for claude over `profile`/`agent`, with `launch` as the launch
     /// arguments (the prompt last). Returns the arguments to start `claude` with. `hook_bin`
-    /// overrides the hook binary that inject resolves (`ANIMUS_HOOK_BIN`).
+    /// overrides the hook binary inject would resolve (the sibling of `animus-hook` itself).
     pub fn inject(
         &self,
         profile: &Path,
@@ -167,25 +167,31 @@ impl Sandbox {
             .arg(&self.session_dir)
             .args(["--session-id", &self.session_id, "--project-root"])
             .arg(&self.project)
+            .args(["--prompt-last", "--json"])
+            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
+            .env_remove("ANIMUS_HOOK_BIN");
+        if let Some(hook_bin) = hook_bin {
+            command.arg("--hook-binary").arg(hook_bin);
+        }
+        let output = command
             .arg("--")
             .args(launch)
-            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-            .env("ANIMUS_CONFIG_DIR", &self.state_dir);
-        if let Some(hook_bin) = hook_bin {
-            command.env("ANIMUS_HOOK_BIN", hook_bin);
-        }
-        let output = command.output().expect("run animus-hook inject");
+            .output()
+            .expect("run animus-hook inject");
         assert!(
             output.status.success(),
             "animus-hook inject failed ({}): {}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
-        String::from_utf8(output.stdout)
-            .expect("inject prints UTF-8")
-            .lines()
-            .map(str::to_owned)
-            .collect()
+        let args: Vec<String> = serde_json::from_slice(&output.stdout)
+            .expect("inject --json prints a JSON array of strings");
+        assert!(
+            args.windows(2)
+                .any(|w| w[0] == "--settings" && Path::new(&w[1]) == self.settings_path()),
+            "inject wires the session's settings file: {args:?}"
+        );
+        args
     }
 
     pub fn policy_path(&self) -> PathBuf {
