@@ -1,36 +1,17 @@
 //! `animus-hook compile` and `check` as a user runs them.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+use std::path::Path;
+
+use common::{repo, temp_dir};
+
+/// Run the binary; stdout as text, stderr as text, the exit code.
+fn hook(args: &[&str], stdin: &[u8]) -> common::Run {
+    common::run_hook(args, Some(stdin), &[])
 }
 
-fn hook(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_animus-hook"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("animus-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn compile(config: &Path, agent: &str, out: &Path) -> Output {
+fn compile(config: &Path, agent: &str, out: &Path) -> common::Run {
     hook(
         &[
             "compile",
@@ -49,11 +30,7 @@ fn compile(config: &Path, agent: &str, out: &Path) -> Output {
 fn compile_then_check_the_trader() {
     let out = temp_dir("trader");
     let result = compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out);
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    assert!(result.code == Some(0), "{}", result.stderr.clone());
     let policy = out.join("animus-policy.json");
     let text = std::fs::read_to_string(&policy).unwrap();
     assert!(text.contains("\"default_decision\": \"defer\""));
@@ -71,8 +48,8 @@ fn compile_then_check_the_trader() {
         std::fs::read(repo().join("corpus/payloads/PreToolUse.Bash.deploy-prod-space.json"))
             .unwrap();
     let check = hook(&["check", "--policy", policy.to_str().unwrap()], &payload);
-    assert!(check.status.success());
-    let stdout = String::from_utf8(check.stdout).unwrap();
+    assert!(check.code == Some(0));
+    let stdout = check.stdout.clone();
     assert!(stdout.starts_with("decision: deny\nreason: Production deploys require a human.\ndeciding rule: no-prod-deploy\nmatched rules:\n  - no-prod-deploy\n"), "{stdout}");
 
     let payload = std::fs::read(repo().join("corpus/payloads/PreToolUse.Read.json")).unwrap();
@@ -80,7 +57,7 @@ fn compile_then_check_the_trader() {
         &["check", "--policy", policy.to_str().unwrap(), "--json"],
         &payload,
     );
-    let json: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
     assert_eq!(json["decision"], "defer");
     assert_eq!(json["matched"], serde_json::json!([]));
 }
@@ -88,11 +65,7 @@ fn compile_then_check_the_trader() {
 #[test]
 fn errors_exit_nonzero_with_location_and_leave_the_previous_policy_untouched() {
     let out = temp_dir("errors");
-    assert!(
-        compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out)
-            .status
-            .success()
-    );
+    assert!(compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out).code == Some(0));
     let policy = out.join("animus-policy.json");
     let before = std::fs::read(&policy).unwrap();
     let cases: &[(&str, &str, &str)] = &[
@@ -126,8 +99,8 @@ fn errors_exit_nonzero_with_location_and_leave_the_previous_policy_untouched() {
         let config = out.join(name);
         std::fs::write(&config, text).unwrap();
         let result = compile(&config, "a", &out);
-        let stderr = String::from_utf8_lossy(&result.stderr);
-        assert_eq!(result.status.code(), Some(1), "{name}: {stderr}");
+        let stderr = result.stderr.clone();
+        assert_eq!(result.code, Some(1), "{name}: {stderr}");
         assert!(
             stderr.contains(&format!("{}/{expected}", out.display())),
             "{name}: {stderr}"
@@ -141,44 +114,41 @@ fn errors_exit_nonzero_with_location_and_leave_the_previous_policy_untouched() {
     // A fresh output directory gets no file at all.
     let fresh = out.join("fresh");
     let config = out.join("key.yaml");
-    assert_eq!(compile(&config, "a", &fresh).status.code(), Some(1));
+    assert_eq!(compile(&config, "a", &fresh).code, Some(1));
     assert!(!fresh.join("animus-policy.json").exists());
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let result = hook(&["compile", "--config", "x"], b"");
-    assert_eq!(result.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&result.stderr).contains("missing required option --agent"));
-    assert_eq!(hook(&["frobnicate"], b"").status.code(), Some(2));
+    assert_eq!(result.code, Some(2));
+    assert!(
+        result
+            .stderr
+            .clone()
+            .contains("missing required option --agent")
+    );
+    assert_eq!(hook(&["frobnicate"], b"").code, Some(2));
 }
 
 #[test]
 fn check_rejects_a_payload_without_tool_name() {
     let out = temp_dir("check-bad");
-    assert!(
-        compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out)
-            .status
-            .success()
-    );
+    assert!(compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out).code == Some(0));
     let policy = out.join("animus-policy.json");
     let result = hook(
         &["check", "--policy", policy.to_str().unwrap()],
         br#"{"tool_input":{}}"#,
     );
-    assert_eq!(result.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&result.stderr).contains("no `tool_name`"));
+    assert_eq!(result.code, Some(1));
+    assert!(result.stderr.clone().contains("no `tool_name`"));
 }
 
 #[test]
 fn demo_runs_the_bundled_profiles() {
     let result = hook(&["demo"], b"");
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    let stdout = String::from_utf8(result.stdout).unwrap();
+    assert!(result.code == Some(0), "{}", result.stderr.clone());
+    let stdout = result.stdout.clone();
     let line = stdout.lines().find(|l| l.contains("trade --live")).unwrap();
     assert!(line.contains("-> deny"), "{line}");
     assert!(stdout.contains("profile `reviewer`"));
