@@ -466,7 +466,10 @@ fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
     let hook = private_hook_copy(&sandbox);
     let refusal = run_with_fault(&sandbox, Some(&hook), |_| fs::remove_file(&hook).unwrap());
-    assert!(refusal.contains("onFailure"), "{refusal}");
+    assert!(
+        refusal.contains("blocking because onFailure is \"block\""),
+        "{refusal}"
+    );
 }
 
 fn fail_closed_crashing_hook() {
@@ -476,7 +479,10 @@ fn fail_closed_crashing_hook() {
     let refusal = run_with_fault(&sandbox, Some(&hook), |_| {
         replace_with_script(&hook, "#!/bin/sh\nkill -SEGV $$\n")
     });
-    assert!(refusal.contains("onFailure"), "{refusal}");
+    assert!(
+        refusal.contains("blocking because onFailure is \"block\""),
+        "{refusal}"
+    );
 }
 
 fn fail_closed_hook_timeout() {
@@ -495,7 +501,10 @@ fn fail_closed_hook_timeout() {
             ),
         )
     });
-    assert!(refusal.contains("timed out"), "{refusal}");
+    assert!(
+        refusal.contains("timed out; blocking because onFailure is \"block\""),
+        "{refusal}"
+    );
 }
 
 fn sidecar_path(sandbox: &Sandbox) -> PathBuf {
@@ -516,7 +525,11 @@ fn fail_closed_corrupt_sidecar() {
         bytes.truncate(middle);
         fs::write(&path, bytes).unwrap();
     });
-    assert!(refusal.contains("sidecar"), "{refusal}");
+    // emit's own deny (the hook ran and refused), not the CLI's onFailure.
+    assert!(
+        refusal.contains("(fail closed)") && refusal.contains("sidecar is truncated"),
+        "{refusal}"
+    );
 }
 
 fn fail_closed_stale_sidecar() {
@@ -532,7 +545,10 @@ fn fail_closed_stale_sidecar() {
         fs::write(&path, serde_json::to_string_pretty(&policy).unwrap()).unwrap();
         sidecar_path(sandbox);
     });
-    assert!(refusal.contains("sidecar"), "{refusal}");
+    assert!(
+        refusal.contains("(fail closed)") && refusal.contains("sidecar is stale"),
+        "{refusal}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
