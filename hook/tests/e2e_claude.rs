@@ -12,6 +12,27 @@
 //! (`ANIMUS_CLAUDE_BIN` points elsewhere). Without it every test prints `SKIPPED: …` and
 //! passes — unless `CI` is set, where a missing CLI fails the suite. `ANIMUS_E2E_KEEP=1` keeps
 //! each test's throwaway directories; `ANIMUS_E2E_JOBS` sets how many tests run at once.
+//! Run just this suite with `cargo test -p animus-hook --test e2e_claude [name-filter]`.
+//!
+//! # What the CLI does with each hook answer (measured on 2.1.328 in `-p` mode)
+//!
+//! The `tool_result` the model gets back, with `is_error: true` unless the tool ran:
+//! - PreToolUse `deny`: `PreToolUse:<Tool> hook error: <permissionDecisionReason>`.
+//! - PreToolUse `ask`: the reason alone; nobody can answer in `-p`, so the call is refused and
+//!   no PermissionRequest follows.
+//! - PreToolUse `allow`: the tool runs without asking, unless a permission `ask` rule matches —
+//!   then the CLI still asks, and with `-p` that means asking the PermissionRequest hook.
+//! - No output (our `defer`): the CLI's own flow. With `--allowedTools` covering the call it
+//!   runs; otherwise the PermissionRequest hook is asked, and if it too is silent the call is
+//!   refused (`… needs approval …` / `Claude requested permissions …`).
+//! - PermissionRequest `deny`: the `message`. `allow`: the tool runs.
+//! - A gate entry with `"onFailure": "block"` whose hook is missing (spawn ENOENT), crashes or
+//!   outlives its `timeout`: `PreToolUse:<Tool> hook error: [<command> <args…>]: failed|timed
+//!   out; blocking because onFailure is "block"`. Note the CLI puts the hook's whole command
+//!   line (paths, session id) in front of the model here; without `onFailure` each of these
+//!   runs the tool (fails open).
+//! - Hook lists from `--settings` and the project's `.claude/settings.json` are concatenated:
+//!   both run, in parallel, on every call.
 
 mod e2e;
 
@@ -39,14 +60,18 @@ fn main() -> ExitCode {
     runner::run(TESTS, &args, skip_reason())
 }
 
-/// Every test, by function name.
+/// Every test, by function name: first those that drive the CLI, then those that do not.
 macro_rules! tests {
-    ($($name:ident),* $(,)?) => {
-        &[$(Test { name: stringify!($name), run: $name }),*]
+    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
+        &[
+            $(Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
+            $(Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
+        ]
     };
 }
 
 const TESTS: &[Test] = tests![
+    cli:
     // The slowest first (it waits out the gate's 30 s timeout), so the rest overlap with it.
     fail_closed_hook_timeout,
     deny_trader_live_order_does_not_run,
@@ -67,6 +92,11 @@ const TESTS: &[Test] = tests![
     read_deny_keeps_the_content_from_the_model,
     mcp_tool_deny_blocks_the_call,
     non_streaming_fallback_is_gated_too,
+    kill_switch_runs_unguarded;
+    offline:
+    mock_streams_the_script_turn_by_turn,
+    mock_answers_without_streaming_and_breaks_a_stream_once,
+    mock_answers_auxiliary_requests,
 ];
 
 /// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
@@ -896,4 +926,290 @@ fn non_streaming_fallback_is_gated_too() {
         "Denied by tool_policy.deny entry `Bash(* --live*)`.",
     );
     assert!(trades(&sandbox).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kill switch
+
+fn kill_switch_runs_unguarded() {
+    // `ANIMUS_DISABLE_HARNESS_HOOKS` is the one way to run a guarded profile unguarded: inject
+    // writes nothing and leaves the arguments alone, and the live order then runs.
+    let sandbox = Sandbox::new("kill-switch");
+    install_trade_script(&sandbox);
+    let launch = launch(&["--allowedTools", "Bash"]);
+    let args = sandbox.inject_with_kill_switch(&profile("trader.yaml"), "trader", &launch);
+    assert_eq!(
+        args, launch,
+        "the kill switch leaves the launch arguments as they were"
+    );
+    assert_eq!(
+        fs::read_dir(&sandbox.session_dir).unwrap().count(),
+        0,
+        "and writes no file"
+    );
+
+    let script = Script::new().tool_call("toolu_live", "Bash", bash("./trade --live"));
+    let (mock, outcome) = run(&sandbox, &args, script);
+    outcome.completed();
+    assert!(!mock.tool_result("toolu_live").is_error);
+    assert_eq!(trades(&sandbox), ["--live"]);
+    assert!(sandbox.session_log().is_empty(), "no hook ran");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The mock itself (no CLI needed): the wire format the suite relies on.
+
+/// Send one raw HTTP/1.1 request and return (status, content-type, body) of the answer.
+fn http(
+    mock: &MockApi,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    chunked: bool,
+) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let address = mock.base_url().trim_start_matches("http://").to_owned();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n"
+    );
+    if chunked {
+        let (first, second) = body.split_at(body.len() / 2);
+        request.push_str("transfer-encoding: chunked\r\n\r\n");
+        for part in [first, second, ""] {
+            request.push_str(&format!("{:x}\r\n{part}\r\n", part.len()));
+        }
+    } else {
+        request.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+    }
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").expect("a complete head");
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let content_type = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-type: "))
+        .unwrap_or_default()
+        .to_owned();
+    (status, content_type, body.to_owned())
+}
+
+/// A Messages request whose conversation already holds `assistant_turns` assistant messages.
+fn messages_request(assistant_turns: usize, stream: bool) -> Value {
+    let mut messages = vec![json!({"role": "user", "content": "go"})];
+    for turn in 0..assistant_turns {
+        messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": "…"}]}));
+        messages.push(json!({"role": "user", "content": [{
+            "type": "tool_result", "tool_use_id": format!("toolu_{turn}"),
+            "content": [{"type": "text", "text": format!("result {turn}")}], "is_error": turn == 1,
+        }]}));
+    }
+    json!({"model": "claude-e2e", "stream": stream, "max_tokens": 100, "messages": messages, "tools": []})
+}
+
+/// The `(event, data)` pairs of an SSE body; each `event:` must name its data's `type`.
+fn sse(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter(|frame| !frame.trim().is_empty())
+        .map(|frame| {
+            let (event, data) = frame.split_once('\n').expect("event and data lines");
+            let data: Value = serde_json::from_str(data.strip_prefix("data: ").unwrap()).unwrap();
+            assert_eq!(
+                event.strip_prefix("event: "),
+                data["type"].as_str(),
+                "{frame}"
+            );
+            data
+        })
+        .collect()
+}
+
+fn mock_streams_the_script_turn_by_turn() {
+    let mock = MockApi::start(
+        Script::new()
+            .tool_call("toolu_0", "Bash", bash("echo one"))
+            .turn(vec![
+                Block::text("two at once"),
+                Block::tool_use("toolu_1", "Read", json!({"file_path": "/x"})),
+                Block::tool_use("toolu_2", "Bash", bash("echo two")),
+            ]),
+    )
+    .unwrap();
+
+    let (status, content_type, body) = http(
+        &mock,
+        "POST",
+        "/v1/messages?beta=true",
+        Some(&messages_request(0, true)),
+        false,
+    );
+    assert_eq!((status, content_type.as_str()), (200, "text/event-stream"));
+    let events = sse(&body);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
+    );
+    assert_eq!(events[0]["message"]["content"], json!([]));
+    assert_eq!(events[1]["content_block"]["id"], "toolu_0");
+    let input: Value =
+        serde_json::from_str(events[2]["delta"]["partial_json"].as_str().unwrap()).unwrap();
+    assert_eq!(input, bash("echo one"));
+    assert_eq!(events[4]["delta"]["stop_reason"], "tool_use");
+
+    let events = sse(&http(
+        &mock,
+        "POST",
+        "/v1/messages",
+        Some(&messages_request(1, true)),
+        false,
+    )
+    .2);
+    let starts: Vec<(&Value, &Value)> = events
+        .iter()
+        .filter(|e| e["type"] == "content_block_start")
+        .map(|e| (&e["index"], &e["content_block"]["type"]))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            (&json!(0), &json!("text")),
+            (&json!(1), &json!("tool_use")),
+            (&json!(2), &json!("tool_use"))
+        ]
+    );
+    assert_eq!(events[events.len() - 2]["delta"]["stop_reason"], "tool_use");
+
+    let events = sse(&http(
+        &mock,
+        "POST",
+        "/v1/messages",
+        Some(&messages_request(2, true)),
+        false,
+    )
+    .2);
+    assert_eq!(
+        events[2]["delta"]["text"], "all done",
+        "past the script: the final text"
+    );
+    assert_eq!(events[events.len() - 2]["delta"]["stop_reason"], "end_turn");
+
+    let results = mock.tool_results();
+    let summary: Vec<(&str, bool, &str)> = results
+        .iter()
+        .map(|r| (r.tool_use_id.as_str(), r.is_error, r.text.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("toolu_0", false, "result 0"),
+            ("toolu_1", true, "result 1")
+        ]
+    );
+}
+
+fn mock_answers_without_streaming_and_breaks_a_stream_once() {
+    let mock = MockApi::start(Script::new().break_first_stream().tool_call(
+        "toolu_0",
+        "Bash",
+        bash("echo"),
+    ))
+    .unwrap();
+
+    let (status, _, broken) = http(
+        &mock,
+        "POST",
+        "/v1/messages",
+        Some(&messages_request(0, true)),
+        true,
+    );
+    assert_eq!(status, 200);
+    let types: Vec<Value> = sse(&broken).iter().map(|e| e["type"].clone()).collect();
+    assert_eq!(
+        types,
+        [json!("message_start")],
+        "cut off after message_start"
+    );
+
+    let (status, content_type, body) = http(
+        &mock,
+        "POST",
+        "/v1/messages",
+        Some(&messages_request(0, false)),
+        true,
+    );
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let message: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(message["stop_reason"], "tool_use");
+    assert_eq!(message["content"][0]["input"], bash("echo"));
+
+    let whole = sse(&http(
+        &mock,
+        "POST",
+        "/v1/messages",
+        Some(&messages_request(0, true)),
+        false,
+    )
+    .2);
+    assert_eq!(
+        whole.last().unwrap()["type"],
+        "message_stop",
+        "only the first stream breaks"
+    );
+    // The chunked request bodies were read whole.
+    let streaming: Vec<bool> = mock
+        .model_calls()
+        .iter()
+        .map(|r| r.is_streaming())
+        .collect();
+    assert_eq!(streaming, [true, false, true]);
+}
+
+fn mock_answers_auxiliary_requests() {
+    let mock = MockApi::start(Script::new()).unwrap();
+    assert_eq!(http(&mock, "HEAD", "/api/hello", None, false).0, 200);
+    let (status, _, body) = http(
+        &mock,
+        "POST",
+        "/v1/messages/count_tokens?beta=true",
+        Some(&messages_request(0, false)),
+        false,
+    );
+    assert_eq!(status, 200);
+    assert!(serde_json::from_str::<Value>(&body).unwrap()["input_tokens"].is_u64());
+    let (status, _, body) = http(&mock, "GET", "/v1/models", None, false);
+    assert_eq!(status, 404);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["type"],
+        "error"
+    );
+    let log: Vec<(String, String)> = mock
+        .requests()
+        .into_iter()
+        .map(|r| (r.method, r.path))
+        .collect();
+    assert_eq!(
+        log,
+        [
+            ("HEAD".into(), "/api/hello".into()),
+            ("POST".into(), "/v1/messages/count_tokens?beta=true".into()),
+            ("GET".into(), "/v1/models".into()),
+        ]
+    );
+    assert!(
+        mock.model_calls().is_empty(),
+        "count_tokens is not a model call"
+    );
 }

@@ -159,6 +159,33 @@ impl Sandbox {
         launch: &[&str],
         hook_bin: Option<&Path>,
     ) -> Vec<String> {
+        let args = self.run_inject(profile, agent, launch, hook_bin, false);
+        assert!(
+            args.windows(2)
+                .any(|w| w[0] == "--settings" && Path::new(&w[1]) == self.settings_path()),
+            "inject wires the session's settings file: {args:?}"
+        );
+        args
+    }
+
+    /// `inject` with the kill switch `ANIMUS_DISABLE_HARNESS_HOOKS=1` set.
+    pub fn inject_with_kill_switch(
+        &self,
+        profile: &Path,
+        agent: &str,
+        launch: &[&str],
+    ) -> Vec<String> {
+        self.run_inject(profile, agent, launch, None, true)
+    }
+
+    fn run_inject(
+        &self,
+        profile: &Path,
+        agent: &str,
+        launch: &[&str],
+        hook_bin: Option<&Path>,
+        kill_switch: bool,
+    ) -> Vec<String> {
         let mut command = Command::new(animus_hook());
         command
             .args(["inject", "--provider", "claude", "--config"])
@@ -170,6 +197,9 @@ impl Sandbox {
             .args(["--prompt-last", "--json"])
             .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
             .env_remove("ANIMUS_HOOK_BIN");
+        if kill_switch {
+            command.env("ANIMUS_DISABLE_HARNESS_HOOKS", "1");
+        }
         if let Some(hook_bin) = hook_bin {
             command.arg("--hook-binary").arg(hook_bin);
         }
@@ -184,14 +214,8 @@ impl Sandbox {
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
-        let args: Vec<String> = serde_json::from_slice(&output.stdout)
-            .expect("inject --json prints a JSON array of strings");
-        assert!(
-            args.windows(2)
-                .any(|w| w[0] == "--settings" && Path::new(&w[1]) == self.settings_path()),
-            "inject wires the session's settings file: {args:?}"
-        );
-        args
+        serde_json::from_slice(&output.stdout)
+            .expect("inject --json prints a JSON array of strings")
     }
 
     pub fn policy_path(&self) -> PathBuf {

@@ -19,11 +19,14 @@ use std::time::Instant;
 pub struct Test {
     pub name: &'static str,
     pub run: fn(),
+    /// Needs the Claude Code CLI (skipped or failed as `skip` says when it is missing).
+    pub needs_cli: bool,
 }
 
-/// Why every test is skipped, or `None` to run them.
+/// Why every test that needs the CLI is skipped, or `None` to run them.
 pub type Skip = Option<String>;
 
+/// Run the tests `args` select; `skip` says whether those that need the CLI can run.
 pub fn run(tests: &[Test], args: &[String], skip: Result<Skip, String>) -> ExitCode {
     let filters: Vec<&str> = args
         .iter()
@@ -44,69 +47,62 @@ pub fn run(tests: &[Test], args: &[String], skip: Result<Skip, String>) -> ExitC
     println!("\nrunning {} tests", selected.len());
     let started = Instant::now();
     let (mut passed, mut failed, mut skipped) = (Vec::new(), Vec::new(), 0);
-    match skip {
-        Err(why) => {
-            for test in &selected {
+    let mut runnable = Vec::new();
+    for test in selected {
+        match (&skip, test.needs_cli) {
+            (Err(why), true) => {
                 println!("test {} ... FAILED: {why}", test.name);
                 failed.push(test.name);
             }
-        }
-        Ok(Some(why)) => {
-            for test in &selected {
+            (Ok(Some(why)), true) => {
                 println!("SKIPPED: {}: {why}", test.name);
                 skipped += 1;
             }
+            _ => runnable.push((test.name, test.run)),
         }
-        Ok(None) => {
-            let queue = Arc::new(Mutex::new(
-                selected
-                    .iter()
-                    .map(|t| (t.name, t.run))
-                    .collect::<VecDeque<_>>(),
-            ));
-            let results = Arc::new(Mutex::new(Vec::new()));
-            let jobs = std::env::var("ANIMUS_E2E_JOBS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|&n: &usize| n > 0)
-                .unwrap_or(3);
-            let workers: Vec<_> = (0..jobs)
-                .map(|_| {
-                    let queue = Arc::clone(&queue);
-                    let results = Arc::clone(&results);
-                    thread::spawn(move || {
-                        loop {
-                            let Some((name, run)) = queue.lock().unwrap().pop_front() else {
-                                break;
-                            };
-                            let test_started = Instant::now();
-                            // A named thread, so a panic message says which test failed.
-                            let ok = thread::Builder::new()
-                                .name(name.to_owned())
-                                .spawn(move || panic::catch_unwind(AssertUnwindSafe(run)).is_ok())
-                                .unwrap()
-                                .join()
-                                .unwrap_or(false);
-                            let secs = test_started.elapsed().as_secs_f64();
-                            println!(
-                                "test {name} ... {} ({secs:.1}s)",
-                                if ok { "ok" } else { "FAILED" }
-                            );
-                            results.lock().unwrap().push((name, ok));
-                        }
-                    })
-                })
-                .collect();
-            for worker in workers {
-                worker.join().unwrap();
-            }
-            for (name, ok) in results.lock().unwrap().iter() {
-                if *ok {
-                    passed.push(*name);
-                } else {
-                    failed.push(*name);
+    }
+    let queue = Arc::new(Mutex::new(VecDeque::from(runnable)));
+    let results = Arc::new(Mutex::new(Vec::new()));
+    let jobs = std::env::var("ANIMUS_E2E_JOBS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or(3);
+    let workers: Vec<_> = (0..jobs)
+        .map(|_| {
+            let queue = Arc::clone(&queue);
+            let results = Arc::clone(&results);
+            thread::spawn(move || {
+                loop {
+                    let Some((name, run)) = queue.lock().unwrap().pop_front() else {
+                        break;
+                    };
+                    let test_started = Instant::now();
+                    // A named thread, so a panic message says which test failed.
+                    let ok = thread::Builder::new()
+                        .name(name.to_owned())
+                        .spawn(move || panic::catch_unwind(AssertUnwindSafe(run)).is_ok())
+                        .unwrap()
+                        .join()
+                        .unwrap_or(false);
+                    let secs = test_started.elapsed().as_secs_f64();
+                    println!(
+                        "test {name} ... {} ({secs:.1}s)",
+                        if ok { "ok" } else { "FAILED" }
+                    );
+                    results.lock().unwrap().push((name, ok));
                 }
-            }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    for (name, ok) in results.lock().unwrap().iter() {
+        if *ok {
+            passed.push(*name);
+        } else {
+            failed.push(*name);
         }
     }
     if !failed.is_empty() {
