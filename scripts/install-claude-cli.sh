@@ -8,9 +8,13 @@
 # nothing else), so callers can do `CLAUDE_BIN=$(scripts/install-claude-cli.sh)`.
 #
 # The npm package `@anthropic-ai/claude-code` is a thin wrapper: its optional dependency
-# `@anthropic-ai/claude-code-<platform>` carries the native (Bun-compiled) executable, and the
-# wrapper's postinstall step links it to `bin/claude.exe` (the name is `.exe` on every
-# platform). npm is used with its configured registry; this script names no host.
+# `@anthropic-ai/claude-code-<platform>` (e.g. `-linux-x64`) carries the native, Bun-compiled
+# executable (`claude`, ~370 MB), and the wrapper's postinstall step (`node install.cjs`) links
+# or copies it over the `bin/claude.exe` placeholder (the name is `.exe` on every platform).
+# So scripts must run (`--ignore-scripts=false`, whatever the user's npm config says). The
+# package declares `engines.node >= 22`, but the install step works on Node 20 and the binary
+# needs no Node at all, hence `--engine-strict=false`. npm is used with its configured
+# registry; this script names no host.
 #
 # Environment:
 #   ANIMUS_CLAUDE_CACHE  install prefix (default: <repo>/.cache/claude-code)
@@ -47,6 +51,7 @@ mkdir -p "$prefix"
 [[ -f "$prefix/package.json" ]] || printf '{"private":true}\n' >"$prefix/package.json"
 # npm's own progress goes to stderr; stdout stays the binary path alone.
 npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error \
+    --ignore-scripts=false --engine-strict=false \
     "$PACKAGE@$CLAUDE_CODE_VERSION" >&2
 
 version="$(installed_version || true)"
