@@ -1,7 +1,10 @@
 //! The end-to-end harness: a mock Messages API, a driver for the real Claude Code CLI, a stdio
-//! MCP server and a small runner. The tests themselves are in `tests/e2e_claude.rs`.
+//! MCP server and a small runner, then the cases (`cases/`) and what they share (`fixtures`).
+//! The list of tests and `main` are in `tests/e2e_claude.rs`.
 
+pub mod cases;
 pub mod driver;
+pub mod fixtures;
 pub mod mcp_echo;
 pub mod mock_api;
 pub mod runner;

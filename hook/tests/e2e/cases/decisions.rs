@@ -1,0 +1,229 @@
+//! Each decision the hook can give, and what the real CLI does with it.
+
+use std::fs;
+
+use serde_json::json;
+
+use crate::e2e::driver::Sandbox;
+use crate::e2e::fixtures::*;
+use crate::e2e::mock_api::Script;
+
+pub fn deny_trader_live_order_does_not_run() {
+    let sandbox = Sandbox::new("deny");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        .tool_call("toolu_paper", "Bash", bash("./trade --paper"))
+        .tool_call("toolu_live", "Bash", bash("./trade --live"));
+    // `--allowedTools Bash` would let both calls run: only the hook stands in the way.
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("trader.yaml"),
+        "trader",
+        &["--allowedTools", "Bash"],
+        script,
+    );
+
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_live",
+        "Denied by tool_policy.deny entry `Bash(* --live*)`.",
+    );
+    assert_eq!(
+        trades(&sandbox),
+        ["--paper"],
+        "the paper order runs, the live one does not"
+    );
+    assert!(!mock.tool_result("toolu_paper").is_error);
+    let log = sandbox.session_log();
+    let live = gate_record(&log, "PreToolUse", "toolu_live");
+    assert_eq!(live["decision"], "deny");
+    assert_eq!(
+        live["matched_rules"],
+        json!(["tool_policy.deny:Bash(* --live*)"])
+    );
+    assert_eq!(
+        live["evaluator"], "sidecar",
+        "the hook decided from the sidecar inject wrote"
+    );
+}
+
+pub fn allow_allowlisted_command_runs_without_allowed_tools() {
+    let sandbox = Sandbox::new("allow");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&sandbox.project)
+        .status()
+        .expect("git is installed");
+    assert!(git.success());
+    // The redirect creates a file in the project, which the CLI's own flow would not allow
+    // without a prompt (and `-p` cannot prompt): it runs only because the hook says allow.
+    let script = Script::new().tool_call("toolu_status", "Bash", bash("git status > status.txt"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("allowlist.yaml"),
+        "reviewer",
+        &[],
+        script,
+    );
+
+    outcome.completed();
+    let result = mock.tool_result("toolu_status");
+    assert!(!result.is_error, "{result:#?}");
+    let status = fs::read_to_string(sandbox.project.join("status.txt")).expect("git status ran");
+    assert!(status.contains("On branch"), "{status}");
+    let log = sandbox.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "toolu_status")["decision"],
+        "allow"
+    );
+    assert!(
+        records(&log, "PermissionRequest").is_empty(),
+        "an allow at PreToolUse leaves nothing to ask"
+    );
+}
+
+pub fn defer_leaves_the_decision_to_the_cli() {
+    // The trader profile neither denies nor allows a paper order: the hook abstains, and the
+    // CLI's own permission flow decides — yes with `--allowedTools`, no without.
+    let script = || Script::new().tool_call("toolu_paper", "Bash", bash("./trade --paper"));
+
+    let permitted = Sandbox::new("defer-permitted");
+    install_trade_script(&permitted);
+    let (mock, outcome) = guarded_run(
+        &permitted,
+        &profile("trader.yaml"),
+        "trader",
+        &["--allowedTools", "Bash(./trade *)"],
+        script(),
+    );
+    outcome.completed();
+    assert!(!mock.tool_result("toolu_paper").is_error);
+    assert_eq!(trades(&permitted), ["--paper"]);
+    assert_eq!(
+        gate_record(&permitted.session_log(), "PreToolUse", "toolu_paper")["decision"],
+        "defer"
+    );
+
+    let refused = Sandbox::new("defer-refused");
+    install_trade_script(&refused);
+    let (mock, outcome) = guarded_run(&refused, &profile("trader.yaml"), "trader", &[], script());
+    outcome.completed();
+    let result = mock.tool_result("toolu_paper");
+    assert!(result.is_error, "{result:#?}");
+    assert!(
+        !result.text.contains("animus"),
+        "the CLI, not the hook, refused: {result:#?}"
+    );
+    assert!(trades(&refused).is_empty());
+    let log = refused.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "toolu_paper")["decision"],
+        "defer"
+    );
+    let asked = records(&log, "PermissionRequest");
+    assert_eq!(
+        asked.len(),
+        1,
+        "the CLI asked its PermissionRequest hook: {log:#?}"
+    );
+    assert_eq!(asked[0]["decision"], "defer");
+}
+
+pub fn ask_blocks_in_print_mode_with_the_reason() {
+    let sandbox = Sandbox::new("ask");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        .tool_call("toolu_small", "Bash", bash("./trade --size small"))
+        .tool_call("toolu_big", "Bash", bash("./trade --size big"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "asker",
+        &["--allowedTools", "Bash"],
+        script,
+    );
+
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_big",
+        "Big orders need a human to confirm (e2e ask).",
+    );
+    assert_eq!(trades(&sandbox), ["--size small"]);
+    assert_eq!(
+        gate_record(&sandbox.session_log(), "PreToolUse", "toolu_big")["decision"],
+        "ask"
+    );
+}
+
+pub fn permission_request_deny_is_obeyed() {
+    let sandbox = Sandbox::new("permission-deny");
+    install_trade_script(&sandbox);
+    let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "permission-denier",
+        &[],
+        script,
+    );
+
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_order",
+        "Orders need the desk's sign-off (e2e PermissionRequest deny).",
+    );
+    assert!(trades(&sandbox).is_empty());
+    let log = sandbox.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "toolu_order")["decision"],
+        "defer"
+    );
+    let asked = records(&log, "PermissionRequest");
+    assert_eq!(asked.len(), 1, "{log:#?}");
+    assert_eq!(asked[0]["decision"], "deny");
+    assert_eq!(
+        asked[0]["payload"]["tool_input"]["command"],
+        "./trade --paper"
+    );
+}
+
+pub fn permission_request_allow_is_obeyed() {
+    let sandbox = Sandbox::new("permission-allow");
+    install_trade_script(&sandbox);
+    // A user `ask` rule makes the CLI ask even after the hook's PreToolUse allow; in `-p` mode
+    // nobody can answer, so the call runs only if the PermissionRequest hook says allow.
+    fs::create_dir_all(sandbox.home.join(".claude")).unwrap();
+    fs::write(
+        sandbox.home.join(".claude/settings.json"),
+        json!({"permissions": {"ask": ["Bash(./trade *)"]}}).to_string(),
+    )
+    .unwrap();
+    let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "permission-allower",
+        &[],
+        script,
+    );
+
+    outcome.completed();
+    let result = mock.tool_result("toolu_order");
+    assert!(!result.is_error, "{result:#?}");
+    assert_eq!(trades(&sandbox), ["--paper"]);
+    let log = sandbox.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "toolu_order")["decision"],
+        "allow"
+    );
+    let asked = records(&log, "PermissionRequest");
+    assert_eq!(
+        asked.len(),
+        1,
+        "the user's ask rule made the CLI ask: {log:#?}"
+    );
+    assert_eq!(asked[0]["decision"], "allow");
+}

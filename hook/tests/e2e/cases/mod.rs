@@ -1,0 +1,9 @@
+//! The end-to-end cases, by theme. Each is a plain `fn()` listed in `tests/e2e_claude.rs`.
+
+pub mod decisions;
+pub mod fail_closed;
+pub mod mock_wire;
+pub mod recording;
+pub mod tools;
+pub mod transport;
+pub mod wiring;

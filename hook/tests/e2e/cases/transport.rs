@@ -1,0 +1,33 @@
+//! The CLI's non-streaming fallback reaches the gate like a streamed turn.
+
+use crate::e2e::driver::Sandbox;
+use crate::e2e::fixtures::*;
+use crate::e2e::mock_api::Script;
+
+pub fn non_streaming_fallback_is_gated_too() {
+    let sandbox = Sandbox::new("fallback");
+    install_trade_script(&sandbox);
+    let script =
+        Script::new()
+            .break_first_stream()
+            .tool_call("toolu_live", "Bash", bash("./trade --live"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("trader.yaml"),
+        "trader",
+        &["--allowedTools", "Bash"],
+        script,
+    );
+
+    assert!(
+        mock.model_calls().iter().any(|r| !r.is_streaming()),
+        "the broken stream made the CLI retry without streaming"
+    );
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_live",
+        "Denied by tool_policy.deny entry `Bash(* --live*)`.",
+    );
+    assert!(trades(&sandbox).is_empty());
+}

@@ -1,0 +1,106 @@
+//! What the end-to-end cases share: launch arguments, the `./trade` marker script, one guarded
+//! run, and lookups in the session log.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::e2e::driver::{Outcome, Sandbox, locate_claude, repo_root};
+use crate::e2e::mock_api::{MockApi, Script};
+
+const PROMPT: &str = "Run the scripted tool calls.";
+
+pub fn claude() -> PathBuf {
+    locate_claude()
+        .unwrap()
+        .expect("the runner checked the CLI is installed")
+}
+
+pub fn profile(name: &str) -> PathBuf {
+    repo_root().join("corpus/profiles").join(name)
+}
+
+/// The CLI's launch arguments, prompt last: `-p`, then `extra`, then the JSON output format.
+/// (`--allowedTools` takes a list, so another option must follow it before the prompt.)
+pub fn launch<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["-p"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--output-format", "json", PROMPT]);
+    args
+}
+
+pub fn bash(command: &str) -> Value {
+    json!({"command": command, "description": "scripted by the e2e mock"})
+}
+
+/// `./trade` in the project: appends its arguments to `trades.log` (the marker that it ran).
+pub fn install_trade_script(sandbox: &Sandbox) {
+    let path = sandbox.project.join("trade");
+    fs::write(
+        &path,
+        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+pub fn trades(sandbox: &Sandbox) -> Vec<String> {
+    fs::read_to_string(sandbox.project.join("trades.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Inject for `profile`/`agent`, start a mock with `script`, run the CLI once.
+pub fn guarded_run(
+    sandbox: &Sandbox,
+    profile: &Path,
+    agent: &str,
+    extra: &[&str],
+    script: Script,
+) -> (MockApi, Outcome) {
+    let args = sandbox.inject(profile, agent, &launch(extra), None);
+    run(sandbox, &args, script)
+}
+
+pub fn run(sandbox: &Sandbox, args: &[String], script: Script) -> (MockApi, Outcome) {
+    let mock = MockApi::start(script).expect("start the mock API");
+    let outcome = sandbox.run_claude(&claude(), &mock, args);
+    (mock, outcome)
+}
+
+/// The records of `event` in the session log.
+pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
+    log.iter().filter(|r| r["event"] == event).collect()
+}
+
+/// The one gate record of `event` for `tool_use_id` (PreToolUse) or, when `tool_use_id` is
+/// `None`, for the call whose command is `command` (PermissionRequest carries no id).
+pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a Value {
+    let found: Vec<_> = records(log, event)
+        .into_iter()
+        .filter(|r| r["tool_use_id"] == tool_use_id)
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one {event} record for {tool_use_id} expected in {log:#?}"
+    );
+    found[0]
+}
+
+pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str, reason: &str) {
+    outcome.completed();
+    let result = mock.tool_result(tool_use_id);
+    assert!(
+        result.is_error,
+        "{tool_use_id} should have been refused: {result:#?}"
+    );
+    assert!(
+        result.text.contains(reason),
+        "the tool_result for {tool_use_id} should carry {reason:?}: {result:#?}"
+    );
+}
