@@ -77,8 +77,8 @@ pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
     log.iter().filter(|r| r["event"] == event).collect()
 }
 
-/// The one gate record of `event` for `tool_use_id` (PreToolUse) or, when `tool_use_id` is
-/// `None`, for the call whose command is `command` (PermissionRequest carries no id).
+/// The one record of `event` for the call `tool_use_id`. (PermissionRequest payloads carry no
+/// `tool_use_id`: look those up with [`records`].)
 pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a Value {
     let found: Vec<_> = records(log, event)
         .into_iter()
