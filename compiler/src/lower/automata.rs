@@ -17,7 +17,7 @@ use regex_automata::dfa::{StartKind, dense};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_syntax::hir::Hir;
 
-use engine::sidecar::{AutomatonImage, SearchKind};
+use engine::sidecar::{AutomatonImage, DfaForm, SearchKind};
 
 /// Size limits for the automata of one policy. A policy's sidecar is at most a few of these
 /// per field plus one per confirming group, so they bound both its size and its build time.
@@ -27,7 +27,7 @@ pub struct Budgets {
     pub group_dfa_bytes: usize,
     /// Largest unanchored DFA for a single pattern before the anchored fallback.
     pub single_dfa_bytes: usize,
-    /// Largest anchored fallback DFA; beyond it the pattern is a compile error.
+    /// Largest (sparse, anchored) fallback DFA; beyond it the pattern is a compile error.
     pub fallback_dfa_bytes: usize,
     /// How many patterns without unbounded repetition share one confirming DFA.
     pub confirm_group_size: usize,
@@ -46,6 +46,8 @@ impl Default for Budgets {
 
 /// The determinizer may use this many times the DFA budget while building.
 const DETERMINIZE_FACTOR: usize = 4;
+/// A sparse DFA is built from a dense one up to this many times its own budget.
+const SPARSE_DENSE_FACTOR: usize = 8;
 /// The Thompson NFA for one group may not exceed this.
 const NFA_SIZE_LIMIT: usize = 16 << 20;
 
@@ -58,12 +60,12 @@ pub enum BuildFailure {
     Inexpressible(String),
 }
 
-/// Build `patterns` as one dense DFA searched the given way.
-pub fn build_dfa(
+/// Build `patterns` as one dense DFA searched the given way, within `dense_limit` bytes.
+fn build_dense(
     patterns: &[&Hir],
     search: SearchKind,
-    budget: usize,
-) -> Result<Vec<u8>, BuildFailure> {
+    dense_limit: usize,
+) -> Result<dense::DFA<Vec<u32>>, BuildFailure> {
     let nfa = thompson::Compiler::new()
         .configure(
             thompson::Config::new()
@@ -79,14 +81,14 @@ pub fn build_dfa(
         SearchKind::Unanchored => StartKind::Unanchored,
         SearchKind::AnchoredAtEachPosition => StartKind::Anchored,
     };
-    let dfa = dense::Builder::new()
+    dense::Builder::new()
         .configure(
             dense::Config::new()
                 .match_kind(MatchKind::All)
                 .start_kind(start_kind)
                 .minimize(false)
-                .dfa_size_limit(Some(budget))
-                .determinize_size_limit(Some(budget * DETERMINIZE_FACTOR)),
+                .dfa_size_limit(Some(dense_limit))
+                .determinize_size_limit(Some(dense_limit * DETERMINIZE_FACTOR)),
         )
         .build_from_nfa(&nfa)
         .map_err(|e| {
@@ -95,11 +97,47 @@ pub fn build_dfa(
             } else {
                 BuildFailure::Inexpressible(e.to_string())
             }
-        })?;
-    let mut bytes = vec![0u8; dfa.write_to_len()];
-    dfa.write_to_little_endian(&mut bytes)
-        .map_err(|e| BuildFailure::Inexpressible(e.to_string()))?;
-    Ok(bytes)
+        })
+}
+
+/// Build `patterns` as one DFA of the given form and search kind, at most `budget` bytes
+/// serialized.
+pub fn build_dfa(
+    patterns: &[&Hir],
+    search: SearchKind,
+    form: DfaForm,
+    budget: usize,
+) -> Result<AutomatonImage, BuildFailure> {
+    let dfa_bytes = match form {
+        DfaForm::Dense => {
+            let dfa = build_dense(patterns, search, budget)?;
+            let mut bytes = vec![0u8; dfa.write_to_len()];
+            dfa.write_to_little_endian(&mut bytes)
+                .map_err(|e| BuildFailure::Inexpressible(e.to_string()))?;
+            bytes
+        }
+        DfaForm::Sparse => {
+            // The sparse form is built from the dense one, which may be much larger.
+            let dfa = build_dense(patterns, search, budget * SPARSE_DENSE_FACTOR)?;
+            let sparse = dfa
+                .to_sparse()
+                .map_err(|e| BuildFailure::Inexpressible(e.to_string()))?;
+            let mut bytes = vec![0u8; sparse.write_to_len()];
+            sparse
+                .write_to_little_endian(&mut bytes)
+                .map_err(|e| BuildFailure::Inexpressible(e.to_string()))?;
+            bytes
+        }
+    };
+    if dfa_bytes.len() > budget {
+        return Err(BuildFailure::TooBig);
+    }
+    Ok(AutomatonImage {
+        dfa_bytes,
+        form,
+        search,
+        targets: Vec::new(),
+    })
 }
 
 /// A pattern the budgets cannot hold, or cannot express at all.
@@ -111,34 +149,45 @@ pub struct PatternFailure {
     pub failure: BuildFailure,
 }
 
-/// Build one automaton for a single pattern: unanchored if it fits, else the anchored
-/// fallback.
+/// Build one automaton for a single pattern, trying in order: dense unanchored (one search),
+/// dense anchored (no `.*?` prefix to multiply states; run from each position), and sparse
+/// anchored (long literal chains over a wide alphabet, where the dense table is mostly empty
+/// transitions).
 pub fn build_single(
     pattern: &Hir,
     target: u32,
     budgets: &Budgets,
 ) -> Result<AutomatonImage, PatternFailure> {
-    let fail = |failure| PatternFailure { target, failure };
-    for (search, budget) in [
-        (SearchKind::Unanchored, budgets.single_dfa_bytes),
+    for (search, form, budget) in [
+        (
+            SearchKind::Unanchored,
+            DfaForm::Dense,
+            budgets.single_dfa_bytes,
+        ),
         (
             SearchKind::AnchoredAtEachPosition,
+            DfaForm::Dense,
+            budgets.single_dfa_bytes,
+        ),
+        (
+            SearchKind::AnchoredAtEachPosition,
+            DfaForm::Sparse,
             budgets.fallback_dfa_bytes,
         ),
     ] {
-        match build_dfa(&[pattern], search, budget) {
-            Ok(dfa_bytes) => {
-                return Ok(AutomatonImage {
-                    dfa_bytes,
-                    search,
-                    targets: vec![target],
-                });
+        match build_dfa(&[pattern], search, form, budget) {
+            Ok(mut automaton) => {
+                automaton.targets = vec![target];
+                return Ok(automaton);
             }
             Err(BuildFailure::TooBig) => continue,
-            Err(other) => return Err(fail(other)),
+            Err(failure) => return Err(PatternFailure { target, failure }),
         }
     }
-    Err(fail(BuildFailure::TooBig))
+    Err(PatternFailure {
+        target,
+        failure: BuildFailure::TooBig,
+    })
 }
 
 /// Build `patterns` (with their targets) as few unanchored multi-pattern DFAs as the group
@@ -155,12 +204,16 @@ pub fn build_partitioned(
             [(pattern, target)] => out.push(build_single(pattern, *target, budgets)?),
             _ => {
                 let hirs: Vec<&Hir> = group.iter().map(|(h, _)| *h).collect();
-                match build_dfa(&hirs, SearchKind::Unanchored, budgets.group_dfa_bytes) {
-                    Ok(dfa_bytes) => out.push(AutomatonImage {
-                        dfa_bytes,
-                        search: SearchKind::Unanchored,
-                        targets: group.iter().map(|(_, t)| *t).collect(),
-                    }),
+                match build_dfa(
+                    &hirs,
+                    SearchKind::Unanchored,
+                    DfaForm::Dense,
+                    budgets.group_dfa_bytes,
+                ) {
+                    Ok(mut automaton) => {
+                        automaton.targets = group.iter().map(|(_, t)| *t).collect();
+                        out.push(automaton);
+                    }
                     Err(BuildFailure::TooBig) => {
                         let (left, right) = group.split_at(group.len() / 2);
                         pending.push(right);

@@ -50,13 +50,13 @@
 
 use std::path::Path;
 
-use regex_automata::dfa::{Automaton, dense};
+use regex_automata::dfa::{Automaton, dense, sparse};
 use regex_automata::{Anchored, Input, PatternSet};
 
 use crate::policy::Decision;
 use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
-    AUTOMATON_WIDTH, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
+    AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
     LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
     literal_slot_hash,
 };
@@ -438,57 +438,37 @@ impl CompiledPolicy {
     /// Search `text` with automaton `id`, adding the target of every pattern that matches.
     fn run_automaton(&self, id: u32, text: &str, matched: &mut Vec<u32>) -> Checked<()> {
         let record = self.record::<AUTOMATON_WIDTH>(Section::Automata, id as usize)?;
-        let [offset, len, search, first_target, target_count] = record;
+        let [offset, len, search, first_target, target_count, form] = record;
         let bytes = self
             .section(Section::DfaBytes)
             .get(offset as usize..offset as usize + len as usize)
             .ok_or(Inconsistent("a DFA lies outside the DFA section"))?;
-        // SAFETY: `from_bytes_unchecked` trusts the transition table. These bytes passed the
-        // file digest (`sidecar::load::verify`), so they are exactly what our compiler wrote
-        // with `write_to_little_endian` from a DFA it had just built with this pinned
-        // regex-automata version (also checked). Alignment and the DFA's own header are still
-        // checked by regex-automata and reported as errors. See `crate::sidecar`, "Trust".
-        let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
-            .map_err(|_| Inconsistent("a DFA does not deserialize"))?;
-        if dfa.pattern_len() != target_count as usize {
-            return Err(Inconsistent(
-                "a DFA's pattern count disagrees with its targets",
-            ));
+        let search =
+            SearchKind::from_u32(search).ok_or(Inconsistent("a DFA has an unknown search kind"))?;
+        let targets = Targets {
+            policy: self,
+            first: first_target as usize,
+            count: target_count as usize,
+        };
+        let not_deserializable = |_| Inconsistent("a DFA does not deserialize");
+        // SAFETY (both arms): `from_bytes_unchecked` trusts the transition table. These bytes
+        // passed the file digest (`sidecar::load::verify`), so they are exactly what our
+        // compiler wrote with `write_to_little_endian` from a DFA it had just built with this
+        // pinned regex-automata version (also checked). Alignment and the DFA's own header are
+        // still checked by regex-automata and reported as errors. See `crate::sidecar`, "Trust".
+        match DfaForm::from_u32(form) {
+            Some(DfaForm::Dense) => {
+                let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
+                    .map_err(not_deserializable)?;
+                search_with(&dfa, search, text, targets, matched)
+            }
+            Some(DfaForm::Sparse) => {
+                let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }
+                    .map_err(not_deserializable)?;
+                search_with(&dfa, search, text, targets, matched)
+            }
+            None => Err(Inconsistent("a DFA has an unknown form")),
         }
-        let search_failed = |_| Inconsistent("a DFA search failed");
-        match SearchKind::from_u32(search) {
-            Some(SearchKind::Unanchored) if target_count == 1 => {
-                let input = Input::new(text).earliest(true);
-                if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
-                    matched.push(self.word(Section::AutomatonTargets, first_target as usize)?);
-                }
-            }
-            Some(SearchKind::Unanchored) => {
-                let mut patterns = PatternSet::new(dfa.pattern_len());
-                dfa.try_which_overlapping_matches(&Input::new(text), &mut patterns)
-                    .map_err(search_failed)?;
-                for pattern in patterns.iter() {
-                    matched.push(self.word(
-                        Section::AutomatonTargets,
-                        first_target as usize + pattern.as_usize(),
-                    )?);
-                }
-            }
-            Some(SearchKind::AnchoredAtEachPosition) if target_count == 1 => {
-                for start in 0..=text.len() {
-                    let input = Input::new(text)
-                        .range(start..)
-                        .anchored(Anchored::Yes)
-                        .earliest(true);
-                    if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
-                        matched.push(self.word(Section::AutomatonTargets, first_target as usize)?);
-                        break;
-                    }
-                }
-            }
-            _ => return Err(Inconsistent("a DFA has an unknown search kind")),
-        }
-        Ok(())
     }
 
     // --- checked access to the verified sections -------------------------------------------
@@ -547,4 +527,69 @@ impl CompiledPolicy {
         std::str::from_utf8(self.bytes_at(offset, len)?)
             .map_err(|_| Inconsistent("a string is not UTF-8"))
     }
+}
+
+/// The targets of one automaton's patterns.
+#[derive(Clone, Copy)]
+struct Targets<'a> {
+    policy: &'a CompiledPolicy,
+    first: usize,
+    count: usize,
+}
+
+impl Targets<'_> {
+    fn get(&self, pattern: usize) -> Checked<u32> {
+        self.policy
+            .word(Section::AutomatonTargets, self.first + pattern)
+    }
+}
+
+/// Search `text` with `dfa` as `search` says, adding the target of every matching pattern.
+fn search_with<A: Automaton>(
+    dfa: &A,
+    search: SearchKind,
+    text: &str,
+    targets: Targets<'_>,
+    matched: &mut Vec<u32>,
+) -> Checked<()> {
+    if dfa.pattern_len() != targets.count {
+        return Err(Inconsistent(
+            "a DFA's pattern count disagrees with its targets",
+        ));
+    }
+    let search_failed = |_| Inconsistent("a DFA search failed");
+    match search {
+        SearchKind::Unanchored if targets.count == 1 => {
+            let input = Input::new(text).earliest(true);
+            if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
+                matched.push(targets.get(0)?);
+            }
+        }
+        SearchKind::Unanchored => {
+            let mut patterns = PatternSet::new(dfa.pattern_len());
+            dfa.try_which_overlapping_matches(&Input::new(text), &mut patterns)
+                .map_err(search_failed)?;
+            for pattern in patterns.iter() {
+                matched.push(targets.get(pattern.as_usize())?);
+            }
+        }
+        SearchKind::AnchoredAtEachPosition if targets.count == 1 => {
+            for start in 0..=text.len() {
+                let input = Input::new(text)
+                    .range(start..)
+                    .anchored(Anchored::Yes)
+                    .earliest(true);
+                if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
+                    matched.push(targets.get(0)?);
+                    break;
+                }
+            }
+        }
+        SearchKind::AnchoredAtEachPosition => {
+            return Err(Inconsistent(
+                "an anchored fallback DFA has several patterns",
+            ));
+        }
+    }
+    Ok(())
 }

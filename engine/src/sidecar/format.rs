@@ -96,8 +96,8 @@ pub const LITERAL_GROUP_WIDTH: usize = 5;
 /// Literal entry record: literal offset, literal length, matcher.
 pub const LITERAL_ENTRY_WIDTH: usize = 3;
 /// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
-/// target, target count.
-pub const AUTOMATON_WIDTH: usize = 5;
+/// target, target count, [`DfaForm`].
+pub const AUTOMATON_WIDTH: usize = 6;
 /// Globals record: default decision, rule count, glob count, matcher count, field count, first
 /// tool automaton, tool automaton count, first universal rule posting, their count.
 pub const GLOBALS_WIDTH: usize = 9;
@@ -147,6 +147,25 @@ pub enum SearchKind {
 impl SearchKind {
     pub(crate) fn from_u32(value: u32) -> Option<SearchKind> {
         [SearchKind::Unanchored, SearchKind::AnchoredAtEachPosition]
+            .into_iter()
+            .find(|k| *k as u32 == value)
+    }
+}
+
+/// Which of regex-automata's DFA representations the bytes hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum DfaForm {
+    /// `dense::DFA`: a full transition table, fastest to search.
+    Dense = 0,
+    /// `sparse::DFA`: only the transitions that exist, much smaller for long literal chains
+    /// over a wide alphabet, slower to search; used for the anchored fallback.
+    Sparse = 1,
+}
+
+impl DfaForm {
+    pub(crate) fn from_u32(value: u32) -> Option<DfaForm> {
+        [DfaForm::Dense, DfaForm::Sparse]
             .into_iter()
             .find(|k| *k as u32 == value)
     }
@@ -213,8 +232,10 @@ pub struct FieldImage {
 /// One serialized DFA.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AutomatonImage {
-    /// `dense::DFA::write_to_little_endian` output.
+    /// `write_to_little_endian` output of a dense or sparse DFA.
     pub dfa_bytes: Vec<u8>,
+    /// Which representation `dfa_bytes` holds.
+    pub form: DfaForm,
     /// How to search it.
     pub search: SearchKind,
     /// Pattern i stands for `targets[i]` (a matcher id, or a glob id for tool automata).
@@ -447,6 +468,7 @@ impl SidecarImage {
                 automaton.search as u32,
                 targets.len(),
                 automaton.targets.len() as u32,
+                automaton.form as u32,
             ]);
             targets.push(&automaton.targets);
         }

@@ -148,11 +148,12 @@ impl SidecarBytes {
     /// An aligned copy of `bytes`.
     pub fn copy_from(bytes: &[u8]) -> SidecarBytes {
         let mut words = vec![0u64; bytes.len().div_ceil(8)];
-        for (word, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            *word = u64::from_ne_bytes(buf);
-        }
+        // SAFETY: the u64 buffer owns `words.len() * 8 >= bytes.len()` initialized bytes, and
+        // any byte pattern is a valid u64.
+        let storage = unsafe {
+            std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8)
+        };
+        storage[..bytes.len()].copy_from_slice(bytes);
         SidecarBytes::Owned {
             words,
             len: bytes.len(),
@@ -257,6 +258,11 @@ pub(crate) fn verify(bytes: &[u8], policy_json: &[u8]) -> Result<VerifiedLayout,
     if version != FORMAT_VERSION {
         return Err(LoadError::UnsupportedFormat { found: version });
     }
+    // The header length is the one field before the digest it does not cover: version 1 has
+    // exactly one header length, so anything else is damage.
+    if read_u32(bytes, header::HEADER_LEN) as usize != HEADER_LEN {
+        return Err(LoadError::Corrupt);
+    }
     if bytes.len() < HEADER_LEN {
         return Err(LoadError::Truncated {
             expected: HEADER_LEN as u64,
@@ -292,12 +298,11 @@ pub(crate) fn verify(bytes: &[u8], policy_json: &[u8]) -> Result<VerifiedLayout,
         return Err(LoadError::Stale);
     }
     let malformed = |what: String| LoadError::Malformed { what };
-    if read_u32(bytes, header::HEADER_LEN) as usize != HEADER_LEN
-        || read_u32(bytes, header::FILE_LEN) as u64 != found
+    if read_u32(bytes, header::FILE_LEN) as u64 != found
         || read_u32(bytes, header::SECTION_COUNT) as usize != SECTION_COUNT
     {
         return Err(malformed(
-            "header length, file length or section count disagrees with format version 1".into(),
+            "file length or section count disagrees with format version 1".into(),
         ));
     }
     let mut sections = [(0usize, 0usize); SECTION_COUNT];

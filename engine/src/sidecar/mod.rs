@@ -58,7 +58,7 @@ pub mod format;
 pub mod load;
 
 pub use format::{
-    AutomatonImage, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
+    AutomatonImage, DfaForm, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
     REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
 };
 pub use load::{LoadError, SidecarBytes};

@@ -1,0 +1,173 @@
+//! The automaton engine agrees with the reference evaluator on real material: every entry of
+//! `../shared/corpus-real/permission-lists/*.json` (`permissions.allow` and `.deny`) that the
+//! compiler can lower, used once as deny rules and once as allow rules, evaluated over every
+//! real hook payload in `tool-calls/pretooluse-hook-inputs.jsonl` and every command in
+//! `commands/*.jsonl` (as a `Bash` call).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use engine::reference::ReferenceEvaluator;
+use engine::{Call, CompiledPolicy, Decision, HookPolicy, HookPolicyRule};
+use serde_json::{Value, json};
+
+/// Every distinct lowerable entry of every list, in a stable order.
+fn real_entries(shared: &Path) -> Vec<(String, compiler::tool_policy::LoweredEntry)> {
+    let mut entries = BTreeSet::new();
+    for file in std::fs::read_dir(shared.join("corpus-real/permission-lists")).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        let list: Value = serde_json::from_str(&text).unwrap();
+        for key in ["allow", "deny"] {
+            if let Some(items) = list["permissions"][key].as_array() {
+                entries.extend(items.iter().filter_map(Value::as_str).map(String::from));
+            }
+        }
+    }
+    entries
+        .into_iter()
+        .filter_map(|entry| {
+            let lowered = compiler::tool_policy::lower_entry(&entry).ok()?;
+            // The profile loader rejects what the DFA cannot express; so do we.
+            let expressible = lowered
+                .input_matchers
+                .iter()
+                .all(|m| compiler::regex_check::check_matcher_regex(&m.regex).is_ok());
+            expressible.then_some((entry, lowered))
+        })
+        .collect()
+}
+
+fn policy_of(
+    entries: &[(String, compiler::tool_policy::LoweredEntry)],
+    decision: Decision,
+) -> HookPolicy {
+    HookPolicy {
+        version: 1,
+        default_decision: if decision == Decision::Allow {
+            Decision::Deny
+        } else {
+            Decision::Defer
+        },
+        rules: entries
+            .iter()
+            .map(|(entry, lowered)| HookPolicyRule {
+                id: format!("{decision}:{entry}"),
+                events: vec![],
+                tools: lowered.tools.clone(),
+                input_matchers: lowered.input_matchers.clone(),
+                decision,
+                reason: format!("{decision} by `{entry}`"),
+            })
+            .collect(),
+    }
+}
+
+/// `(tool_name, tool_input)` of every real call and command.
+fn real_calls(shared: &Path) -> Vec<(String, Value)> {
+    let mut calls = Vec::new();
+    let payloads =
+        std::fs::read_to_string(shared.join("corpus-real/tool-calls/pretooluse-hook-inputs.jsonl"))
+            .unwrap();
+    for line in payloads.lines().filter(|l| !l.trim().is_empty()) {
+        let payload: Value = serde_json::from_str(line).unwrap();
+        let tool = payload["tool_name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        calls.push((tool, payload["tool_input"].clone()));
+    }
+    for file in ["nl2bash.jsonl", "tldr-examples.jsonl"] {
+        let text = std::fs::read_to_string(shared.join("corpus-real/commands").join(file)).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let record: Value = serde_json::from_str(line).unwrap();
+            if let Some(command) = record["command"].as_str() {
+                calls.push(("Bash".to_string(), json!({ "command": command })));
+            }
+        }
+    }
+    calls
+}
+
+/// Both policies built from the same entries match the same rules (they differ only in
+/// decisions), so the reference's matched-rule set is computed once per call and folded under
+/// each policy; the automaton engine decides each call under each policy on its own.
+fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize {
+    let compiled: Vec<CompiledPolicy> = policies
+        .iter()
+        .map(|policy| {
+            let json = policy.to_json();
+            let sidecar = compiler::lower::build_sidecar(policy, json.as_bytes())
+                .unwrap_or_else(|e| panic!("{e}"));
+            CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap()
+        })
+        .collect();
+    let reference = ReferenceEvaluator::new(&policies[0]).unwrap();
+    let with_input_matches = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for chunk in calls.chunks(calls.len().div_ceil(2).max(1)) {
+            let (compiled, reference, counter) = (&compiled, &reference, &with_input_matches);
+            scope.spawn(move || {
+                for (tool, input) in chunk {
+                    let call = Call {
+                        event: "PreToolUse",
+                        tool_name: tool,
+                        tool_input: input,
+                    };
+                    let matched = reference.matching_rules(call);
+                    if matched
+                        .iter()
+                        .any(|&i| !policies[0].rules[i].input_matchers.is_empty())
+                    {
+                        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    for (policy, compiled) in policies.iter().zip(compiled) {
+                        let expected = engine::semantics::fold(policy, &matched);
+                        let actual = compiled.decide(call);
+                        assert_eq!(actual, expected, "tool {tool} input {input}");
+                    }
+                }
+            });
+        }
+    });
+    with_input_matches.into_inner()
+}
+
+#[test]
+fn real_permission_lists_agree_with_the_reference_on_real_calls() {
+    let Some(shared) =
+        common::shared_dir("real_permission_lists_agree_with_the_reference_on_real_calls")
+    else {
+        return;
+    };
+    let entries = real_entries(&shared);
+    assert!(
+        entries.len() > 2000,
+        "expected thousands of lowerable entries, got {}",
+        entries.len()
+    );
+    let calls = real_calls(&shared);
+    assert!(
+        calls.len() > 30_000,
+        "expected the whole corpus, got {} calls",
+        calls.len()
+    );
+    let policies = [
+        policy_of(&entries, Decision::Deny),
+        policy_of(&entries, Decision::Allow),
+    ];
+    let fired = assert_agree_on(&policies, &calls);
+    // A differential test where no argument pattern ever fires would prove little.
+    assert!(
+        fired > calls.len() / 10,
+        "only {fired} of {} calls matched a rule with an input matcher",
+        calls.len()
+    );
+    println!(
+        "{} rules as deny and as allow, {} calls, {fired} matching an argument pattern: \
+         automaton == reference",
+        entries.len(),
+        calls.len()
+    );
+}
