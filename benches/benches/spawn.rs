@@ -8,8 +8,8 @@
 //! cargo bench -p animus-benches --bench spawn -- --test  # smoke: 5 rounds
 //! ```
 //!
-//! The hook binary is `$ANIMUS_HOOK_BIN`, else `target/release/animus-hook`, built with
-//! `cargo build --release -p animus-hook` when missing. The empty binary is compiled here with
+//! The hook binary is `$ANIMUS_HOOK_BIN`, else the installed form that `scripts/build-hook.sh`
+//! builds (release, glibc linked statically). The empty binary is compiled here with
 //! `rustc -C target-feature=+crt-static`.
 
 use std::io::Write;
@@ -113,23 +113,14 @@ fn hook_binary(repo: &Path) -> PathBuf {
     if let Some(path) = std::env::var_os("ANIMUS_HOOK_BIN") {
         return PathBuf::from(path);
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo.join("target"));
-    let path = target.join("release/animus-hook");
-    if !path.exists() {
-        eprintln!(
-            "building {} (cargo build --release -p animus-hook)",
-            path.display()
-        );
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--release", "-p", "animus-hook"])
-            .current_dir(repo)
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    path
+    eprintln!("building the installed form of animus-hook (scripts/build-hook.sh)");
+    let out = Command::new(repo.join("scripts/build-hook.sh"))
+        .current_dir(repo)
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "scripts/build-hook.sh failed");
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 fn empty_static_binary(work: &Path) -> PathBuf {
