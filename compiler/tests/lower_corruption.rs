@@ -196,3 +196,26 @@ fn missing_and_foreign_files_name_the_cause() {
         "{error}"
     );
 }
+
+/// The fuzz target's policy compiles and its sidecar loads and decides; with
+/// `ANIMUS_WRITE_FUZZ_SEED=1` the sidecar is written as the fuzz seed.
+#[test]
+fn writes_the_fuzz_seed() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+    let json = std::fs::read(root.join("policy.json")).unwrap();
+    let policy = engine::HookPolicy::from_json(std::str::from_utf8(&json).unwrap()).unwrap();
+    let sidecar = compiler::lower::build_sidecar(&policy, &json).unwrap();
+    let compiled = CompiledPolicy::from_bytes(&sidecar, &json).unwrap();
+    let input = serde_json::json!({ "command": "git push origin --force" });
+    let outcome = compiled.decide(Call {
+        event: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: &input,
+    });
+    assert_eq!(outcome.matched, ["no-force-push"]);
+    if std::env::var_os("ANIMUS_WRITE_FUZZ_SEED").is_some() {
+        let dir = root.join("corpus/load_sidecar");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("seed.sidecar"), &sidecar).unwrap();
+    }
+}

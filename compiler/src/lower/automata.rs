@@ -31,6 +31,8 @@ pub struct Budgets {
     pub fallback_dfa_bytes: usize,
     /// How many patterns without unbounded repetition share one confirming DFA.
     pub confirm_group_size: usize,
+    /// How many literal-anchored patterns share one (sparse, anchored) DFA.
+    pub anchored_group_size: usize,
 }
 
 impl Default for Budgets {
@@ -40,12 +42,16 @@ impl Default for Budgets {
             single_dfa_bytes: 64 << 10,
             fallback_dfa_bytes: 1 << 20,
             confirm_group_size: 64,
+            anchored_group_size: 256,
         }
     }
 }
 
 /// The determinizer may use this many times the DFA budget while building.
 const DETERMINIZE_FACTOR: usize = 4;
+/// A single-pattern dense DFA up to this size is kept dense (fastest search); a larger one is
+/// stored sparse.
+const SMALL_DENSE_DFA_BYTES: usize = 4 << 10;
 /// A sparse DFA is built from a dense one up to this many times its own budget.
 const SPARSE_DENSE_FACTOR: usize = 8;
 /// The Thompson NFA for one group may not exceed this.
@@ -79,7 +85,7 @@ fn build_dense(
         })?;
     let start_kind = match search {
         SearchKind::Unanchored => StartKind::Unanchored,
-        SearchKind::AnchoredAtEachPosition => StartKind::Anchored,
+        SearchKind::AnchoredAtEachPosition | SearchKind::AnchoredAtPosition => StartKind::Anchored,
     };
     dense::Builder::new()
         .configure(
@@ -149,67 +155,116 @@ pub struct PatternFailure {
     pub failure: BuildFailure,
 }
 
-/// Build one automaton for a single pattern, trying in order: dense unanchored (one search),
-/// dense anchored (no `.*?` prefix to multiply states; run from each position), and sparse
-/// anchored (long literal chains over a wide alphabet, where the dense table is mostly empty
-/// transitions).
+/// Build one automaton for a single pattern, trying in order: unanchored (one search; dense
+/// if small, else sparse), dense anchored (no `.*?` prefix to multiply states; run from each
+/// position), and sparse anchored (long literal runs over a wide alphabet, where the dense
+/// table is mostly empty transitions).
 pub fn build_single(
     pattern: &Hir,
     target: u32,
     budgets: &Budgets,
 ) -> Result<AutomatonImage, PatternFailure> {
-    for (search, form, budget) in [
-        (
-            SearchKind::Unanchored,
-            DfaForm::Dense,
-            budgets.single_dfa_bytes,
-        ),
-        (
-            SearchKind::AnchoredAtEachPosition,
-            DfaForm::Dense,
-            budgets.single_dfa_bytes,
-        ),
-        (
-            SearchKind::AnchoredAtEachPosition,
-            DfaForm::Sparse,
-            budgets.fallback_dfa_bytes,
-        ),
-    ] {
-        match build_dfa(&[pattern], search, form, budget) {
-            Ok(mut automaton) => {
-                automaton.targets = vec![target];
-                return Ok(automaton);
+    let with_target = |mut automaton: AutomatonImage| {
+        automaton.targets = vec![target];
+        automaton
+    };
+    let fail = |failure| PatternFailure { target, failure };
+    // Unanchored: dense when it is small, else the sparse form of the same DFA (a dense
+    // table over the ~40 byte classes of `\s`-style Unicode classes is mostly repetition).
+    match build_dfa(
+        &[pattern],
+        SearchKind::Unanchored,
+        DfaForm::Dense,
+        budgets.single_dfa_bytes,
+    ) {
+        Ok(dense) if dense.dfa_bytes.len() <= SMALL_DENSE_DFA_BYTES => {
+            return Ok(with_target(dense));
+        }
+        Ok(_) => {
+            if let Ok(sparse) = build_dfa(
+                &[pattern],
+                SearchKind::Unanchored,
+                DfaForm::Sparse,
+                budgets.single_dfa_bytes,
+            ) {
+                return Ok(with_target(sparse));
             }
+        }
+        Err(BuildFailure::TooBig) => {}
+        Err(failure) => return Err(fail(failure)),
+    }
+    for (form, budget) in [
+        (DfaForm::Dense, budgets.single_dfa_bytes),
+        (DfaForm::Sparse, budgets.fallback_dfa_bytes),
+    ] {
+        match build_dfa(&[pattern], SearchKind::AnchoredAtEachPosition, form, budget) {
+            Ok(automaton) => return Ok(with_target(automaton)),
             Err(BuildFailure::TooBig) => continue,
-            Err(failure) => return Err(PatternFailure { target, failure }),
+            Err(failure) => return Err(fail(failure)),
         }
     }
-    Err(PatternFailure {
-        target,
-        failure: BuildFailure::TooBig,
-    })
+    Err(fail(BuildFailure::TooBig))
 }
 
-/// Build `patterns` (with their targets) as few unanchored multi-pattern DFAs as the group
-/// budget allows, halving on overflow; single patterns that overflow go to [`build_single`].
+/// Build `patterns` (with their targets) as few unanchored dense multi-pattern DFAs as the
+/// group budget allows, halving on overflow; single patterns that overflow go to
+/// [`build_single`].
 pub fn build_partitioned(
     patterns: &[(&Hir, u32)],
     budgets: &Budgets,
+) -> Result<Vec<AutomatonImage>, PatternFailure> {
+    build_groups(
+        patterns,
+        SearchKind::Unanchored,
+        DfaForm::Dense,
+        budgets.group_dfa_bytes,
+        &|pattern, target| build_single(pattern, target, budgets),
+    )
+}
+
+/// Build patterns that every match starts with a literal of as sparse DFAs anchored at the
+/// literal, halving groups on overflow; a single pattern gets the fallback budget.
+pub fn build_anchored_groups(
+    patterns: &[(&Hir, u32)],
+    budgets: &Budgets,
+) -> Result<Vec<AutomatonImage>, PatternFailure> {
+    let search = SearchKind::AnchoredAtPosition;
+    build_groups(
+        patterns,
+        search,
+        DfaForm::Sparse,
+        budgets.group_dfa_bytes,
+        &|pattern, target| match build_dfa(
+            &[pattern],
+            search,
+            DfaForm::Sparse,
+            budgets.fallback_dfa_bytes,
+        ) {
+            Ok(mut automaton) => {
+                automaton.targets = vec![target];
+                Ok(automaton)
+            }
+            Err(failure) => Err(PatternFailure { target, failure }),
+        },
+    )
+}
+
+fn build_groups(
+    patterns: &[(&Hir, u32)],
+    search: SearchKind,
+    form: DfaForm,
+    budget: usize,
+    single: &dyn Fn(&Hir, u32) -> Result<AutomatonImage, PatternFailure>,
 ) -> Result<Vec<AutomatonImage>, PatternFailure> {
     let mut out = Vec::new();
     let mut pending = vec![patterns];
     while let Some(group) = pending.pop() {
         match group {
             [] => {}
-            [(pattern, target)] => out.push(build_single(pattern, *target, budgets)?),
+            [(pattern, target)] => out.push(single(pattern, *target)?),
             _ => {
                 let hirs: Vec<&Hir> = group.iter().map(|(h, _)| *h).collect();
-                match build_dfa(
-                    &hirs,
-                    SearchKind::Unanchored,
-                    DfaForm::Dense,
-                    budgets.group_dfa_bytes,
-                ) {
+                match build_dfa(&hirs, search, form, budget) {
                     Ok(mut automaton) => {
                         automaton.targets = group.iter().map(|(_, t)| *t).collect();
                         out.push(automaton);
@@ -222,7 +277,7 @@ pub fn build_partitioned(
                     Err(BuildFailure::Inexpressible(_)) => {
                         // Find the culprit: build each alone, which reports it precisely.
                         for (pattern, target) in group {
-                            out.push(build_single(pattern, *target, budgets)?);
+                            out.push(single(pattern, *target)?);
                         }
                     }
                 }

@@ -11,8 +11,13 @@
 //! - [`Lowered::Always`]: empty after normalisation (`.*`): matches every text.
 //! - [`Lowered::Exact`]: a literal or an alternation of literals: the literal index alone
 //!   decides it, no automaton at all. Most real rules (`Bash(*rm -rf*)`) are this.
+//! - [`Lowered::StartsWithLiteral`]: every match *starts* with one of a small set of literals
+//!   ([`leading_literals`]): a hit at position `p` runs a small anchored DFA from `p`.
+//!   Measured on real-list shapes this is what keeps the sidecar small: an anchored
+//!   multi-pattern DFA is a trie, while the unanchored one needs failure transitions from
+//!   every state (9 KB per `Bash(git status:*)` rule unanchored and dense).
 //! - [`Lowered::Confirmed`]: every match contains one of a small set of literals (found by
-//!   [`required_literals`]); the literal index triggers a DFA that confirms.
+//!   [`required_literals`]); the literal index triggers a DFA over the whole text.
 //! - [`Lowered::Scanned`]: no usable literal (`(?i)sudo`, `^$`): searched by a scan automaton
 //!   on every text of its field.
 
@@ -28,6 +33,22 @@ pub enum Lowered {
     Always,
     /// Matches exactly the texts containing one of these literals.
     Exact(Vec<Vec<u8>>),
+    /// Exactly: the literal, followed by whitespace or the end of the text.
+    WordPrefix(Vec<u8>),
+    /// Literals in order with `.*` between them, optionally followed by whitespace or the end.
+    LiteralChain {
+        /// The pieces, at least two.
+        pieces: Vec<Vec<u8>>,
+        /// Whether the last piece must be followed by whitespace or the end.
+        ends_at_word: bool,
+    },
+    /// Every match starts with one of `literals`; `hir` confirms, anchored there.
+    StartsWithLiteral {
+        /// The leading literals.
+        literals: Vec<Vec<u8>>,
+        /// The normalised pattern.
+        hir: Hir,
+    },
     /// Every match contains one of `literals`; `hir` confirms.
     Confirmed {
         /// The required literals.
@@ -138,6 +159,18 @@ pub fn classify(hir: Hir) -> Lowered {
     if let Some(literals) = exact_literals(&hir) {
         return Lowered::Exact(literals);
     }
+    if let Some(literal) = word_prefix(&hir) {
+        return Lowered::WordPrefix(literal);
+    }
+    if let Some((pieces, ends_at_word)) = literal_chain(&hir) {
+        return Lowered::LiteralChain {
+            pieces,
+            ends_at_word,
+        };
+    }
+    if let Some(literals) = leading_literals(&hir) {
+        return Lowered::StartsWithLiteral { literals, hir };
+    }
     match required_literals(&hir) {
         Some(literals) => Lowered::Confirmed { literals, hir },
         None => Lowered::Scanned(hir),
@@ -183,6 +216,84 @@ pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
             let mut all = Vec::new();
             for branch in branches {
                 all.extend(required_literals(branch)?);
+            }
+            all.sort();
+            all.dedup();
+            (all.len() <= MAX_REQUIRED_LITERALS).then_some(all)
+        }
+        _ => None,
+    }
+}
+
+/// Is `hir` the word-end tail `(?:\s|\z)`?
+fn is_word_end(hir: &Hir) -> bool {
+    let HirKind::Alternation(branches) = hir.kind() else {
+        return false;
+    };
+    let Ok(whitespace) = parse(r"\s") else {
+        return false;
+    };
+    let is_boundary = |a: &Hir, b: &Hir| *a == whitespace && is_end_of_text(b);
+    matches!(branches.as_slice(), [a, b] if is_boundary(a, b) || is_boundary(b, a))
+}
+
+/// `Some((pieces, ends_at_word))` when `hir` is `P1.*P2(.*Pn)*`, optionally followed by
+/// the word-end tail.
+fn literal_chain(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let (parts, ends_at_word) = match parts.split_last() {
+        Some((last, rest)) if is_word_end(last) => (rest, true),
+        _ => (parts.as_slice(), false),
+    };
+    if parts.len() < 3 || parts.len() % 2 == 0 {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        match part.kind() {
+            HirKind::Literal(literal) if i % 2 == 0 => pieces.push(literal.0.to_vec()),
+            _ if i % 2 == 1 && is_dot_star(part) => {}
+            _ => return None,
+        }
+    }
+    Some((pieces, ends_at_word))
+}
+
+/// `Some(P)` when `hir` is exactly `P(?:\s|\z)` — the normal form of the word-prefix tail.
+fn word_prefix(hir: &Hir) -> Option<Vec<u8>> {
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let [prefix, tail] = parts.as_slice() else {
+        return None;
+    };
+    let HirKind::Literal(literal) = prefix.kind() else {
+        return None;
+    };
+    let HirKind::Alternation(branches) = tail.kind() else {
+        return None;
+    };
+    let whitespace = parse(r"\s").ok()?;
+    let is_boundary = |a: &Hir, b: &Hir| *a == whitespace && is_end_of_text(b);
+    match branches.as_slice() {
+        [a, b] if is_boundary(a, b) || is_boundary(b, a) => Some(literal.0.to_vec()),
+        _ => None,
+    }
+}
+
+/// A small set of literals one of which every match of `hir` starts with, if there is one.
+pub fn leading_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    match hir.kind() {
+        HirKind::Literal(literal) => Some(vec![literal.0.to_vec()]),
+        HirKind::Capture(capture) => leading_literals(&capture.sub),
+        HirKind::Repetition(repetition) if repetition.min >= 1 => leading_literals(&repetition.sub),
+        HirKind::Concat(parts) => parts.first().and_then(leading_literals),
+        HirKind::Alternation(branches) => {
+            let mut all = Vec::new();
+            for branch in branches {
+                all.extend(leading_literals(branch)?);
             }
             all.sort();
             all.dedup();
@@ -241,14 +352,28 @@ mod tests {
 
     #[test]
     fn word_prefix_tail_loses_its_dot_star() {
-        let Lowered::Confirmed {
-            literals: found,
-            hir,
-        } = lowered(r"git status(?:\s.*)?$")
-        else {
-            panic!("expected a confirmed matcher");
+        assert_eq!(
+            lowered(r"git status(?:\s.*)?$"),
+            Lowered::WordPrefix(b"git status".to_vec())
+        );
+        assert_eq!(lowered(r"ls(?:\s|$)"), Lowered::WordPrefix(b"ls".to_vec()));
+        assert_eq!(
+            lowered(r"curl .* \| bash(?:\s.*)?$"),
+            Lowered::LiteralChain {
+                pieces: literals(&["curl ", " | bash"]),
+                ends_at_word: true
+            }
+        );
+        assert_eq!(
+            lowered(r"a.*b.*?c"),
+            Lowered::LiteralChain {
+                pieces: literals(&["a", "b", "c"]),
+                ends_at_word: false
+            }
+        );
+        let Lowered::StartsWithLiteral { hir, .. } = lowered(r"git (status|log)(?:\s.*)?$") else {
+            panic!("expected a literal-anchored matcher");
         };
-        assert_eq!(found, literals(&["git status"]));
         assert!(!has_unbounded_repetition(&hir), "{hir:?}");
     }
 
@@ -256,18 +381,25 @@ mod tests {
     fn required_literals_prefer_long_ones() {
         let Lowered::Confirmed {
             literals: found, ..
-        } = lowered("a.*deploy.*--env(=| )prod")
+        } = lowered("(?i:a).*deploy.*--env(=| )prod")
         else {
             panic!("expected a confirmed matcher");
         };
         assert_eq!(found, literals(&["deploy"]));
         let Lowered::Confirmed {
             literals: found, ..
-        } = lowered("(?:git|hg) push -f")
+        } = lowered("[gh]it push -f")
         else {
             panic!("expected a confirmed matcher");
         };
-        assert_eq!(found, literals(&[" push -f"]));
+        assert_eq!(found, literals(&["it push -f"]));
+        let Lowered::StartsWithLiteral {
+            literals: found, ..
+        } = lowered("(?:git|hg) push -f")
+        else {
+            panic!("expected a literal-anchored matcher");
+        };
+        assert_eq!(found, literals(&["git", "hg"]));
     }
 
     #[test]
@@ -277,5 +409,9 @@ mod tests {
         assert!(matches!(lowered("x*"), Lowered::Scanned(_)));
         // A leading `.+` is not redundant: it needs a character before.
         assert!(matches!(lowered(".+x"), Lowered::Confirmed { .. }));
+        assert!(matches!(
+            lowered("a.*deploy[0-9]"),
+            Lowered::StartsWithLiteral { .. }
+        ));
     }
 }

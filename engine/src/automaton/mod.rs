@@ -28,10 +28,15 @@
 //!    tool name and report every glob that matches.
 //! 2. For each field some matcher looks at, the field's value is looked up in `tool_input`
 //!    ([`semantics::lookup`]) and each text it offers ([`semantics::any_text`]) is searched:
-//!    - the **literal index** is probed at every byte position with the next 1–4 bytes; a hit
-//!      on a literal of an *exact* matcher (a pattern that is just "contains this literal",
-//!      the overwhelming majority of real rules) decides it; a hit for a *confirmed* matcher
-//!      runs that matcher's own small DFA over the text;
+//!    - the **literal index** is probed at every byte position with the next 1–4 bytes, and
+//!      each candidate literal is compared in full. A hit decides an *exact* matcher (the
+//!      pattern is just "contains this literal", e.g. `Bash(*rm -rf*)`) outright, and a
+//!      *word-prefix* matcher (`Bash(git status:*)`) after one look at the next character.
+//!      A hit on the first piece of a *literal chain* (`Bash(curl * | bash)`, `a.*b.*c`)
+//!      finds the later pieces by substring search. A hit for a *starts-with-literal* matcher
+//!      runs its small anchored DFA from the hit; one for a *confirmed* matcher runs its DFA
+//!      over the text. Every real permission-list entry is one of the first three kinds, so
+//!      real policies decide with no DFA at all;
 //!    - the field's *scan* automata (multi-pattern `MatchKind::All` DFAs for patterns without
 //!      a usable literal, kept under a size budget by the compiler) run once each, with an
 //!      overlapping search that reports every pattern matching anywhere;
@@ -218,7 +223,7 @@ impl CompiledPolicy {
         let (tool_first, tool_count) = self.tool_automata;
         for i in 0..tool_count {
             let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
-            self.run_automaton(automaton, call.tool_name, &mut globs)?;
+            self.run_automaton(automaton, call.tool_name, Some(0), &mut globs)?;
         }
         globs.sort_unstable();
         globs.dedup();
@@ -331,36 +336,107 @@ impl CompiledPolicy {
         self.extend_from(Section::MatcherLists, field[5], field[6], matched)?;
         if field[2] != 0 {
             let mut to_confirm = Vec::new();
+            let mut chains = Vec::new();
             self.search_literals(
                 field_id,
                 field[2],
                 text.as_bytes(),
                 matched,
                 &mut to_confirm,
+                &mut chains,
             )?;
+            // (automaton, start): whole-text confirmations carry no start.
             to_confirm.sort_unstable();
             to_confirm.dedup();
-            for matcher in to_confirm {
-                let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
-                self.run_automaton(record[2], text, matched)?;
+            for (automaton, start) in to_confirm {
+                self.run_automaton(automaton, text, start, matched)?;
+            }
+            // A chain found from a later first piece is found from the earliest one too
+            // (each later piece is then searched in a longer suffix), so only that one runs.
+            chains.sort_unstable();
+            chains.dedup_by_key(|(matcher, _)| *matcher);
+            for (matcher, start) in chains {
+                if self.chain_matches(matcher, text, start)? {
+                    matched.push(matcher);
+                }
             }
         }
         for i in 0..field[4] as usize {
             let automaton = self.word(Section::AutomatonLists, field[3] as usize + i)?;
-            self.run_automaton(automaton, text, matched)?;
+            self.run_automaton(automaton, text, None, matched)?;
         }
         Ok(())
     }
 
+    /// Does the literal chain of `matcher`, whose first piece occurs at `start`, match?
+    /// Each middle piece is taken at its earliest occurrence after the previous one (greedy
+    /// is optimal for `.*` gaps); a last piece that must end a word is tried at every
+    /// occurrence until one is followed by whitespace or the end.
+    fn chain_matches(&self, matcher: u32, text: &str, start: usize) -> Checked<bool> {
+        let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+        let (first, count, ends_at_word) = (
+            record[5] as usize,
+            (record[6] >> 1) as usize,
+            record[6] & 1 == 1,
+        );
+        let piece = |i: usize| -> Checked<&str> {
+            let [offset, len] = self.record::<2>(Section::ChainPieces, first + i)?;
+            self.str(offset, len)
+        };
+        if count == 0 {
+            return Err(Inconsistent("a literal chain has no pieces"));
+        }
+        let mut at = start + piece(0)?.len();
+        let last = count - 1;
+        let mut last_start = start;
+        for i in 1..count {
+            let needle = piece(i)?;
+            let rest = text
+                .get(at..)
+                .ok_or(Inconsistent("a chain piece splits a character"))?;
+            let Some(found) = rest.find(needle) else {
+                return Ok(false);
+            };
+            last_start = at + found;
+            at = last_start + needle.len();
+        }
+        if !ends_at_word {
+            return Ok(true);
+        }
+        // Try every occurrence of the last piece, from the earliest, for a word end.
+        let last_piece = piece(last)?;
+        let mut candidate = last_start;
+        loop {
+            let end = candidate + last_piece.len();
+            let after = text
+                .get(end..)
+                .ok_or(Inconsistent("a chain piece splits a character"))?;
+            if after.chars().next().is_none_or(char::is_whitespace) {
+                return Ok(true);
+            }
+            // The next occurrence starts on a later character boundary.
+            let search_from = candidate + last_piece.chars().next().map_or(1, char::len_utf8);
+            let Some(next) = text
+                .get(search_from..)
+                .and_then(|rest| rest.find(last_piece).map(|i| search_from + i))
+            else {
+                return Ok(false);
+            };
+            candidate = next;
+        }
+    }
+
     /// Probe the literal index at every position of `text`: exact matchers whose literal
-    /// occurs go to `matched`, confirmed ones to `to_confirm`.
+    /// occurs go to `matched`; the automata that must confirm the others go to `to_confirm`,
+    /// with the literal's position for those anchored there.
     fn search_literals(
         &self,
         field_id: u32,
         key_lengths: u32,
         text: &[u8],
         matched: &mut Vec<u32>,
-        to_confirm: &mut Vec<u32>,
+        to_confirm: &mut Vec<(u32, Option<usize>)>,
+        chains: &mut Vec<(u32, usize)>,
     ) -> Checked<()> {
         let slot_count = self.section(Section::LiteralSlots).len() / 4;
         if slot_count == 0 {
@@ -397,7 +473,21 @@ impl CompiledPolicy {
                         self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
                     match MatcherKind::from_u32(matcher[1]) {
                         Some(MatcherKind::Exact) => matched.push(entry[2]),
-                        Some(MatcherKind::Confirmed) => to_confirm.push(entry[2]),
+                        Some(MatcherKind::WordPrefix) => {
+                            let after = &rest[entry[1] as usize..];
+                            let next = std::str::from_utf8(&after[..after.len().min(4)])
+                                .or_else(|e| std::str::from_utf8(&after[..e.valid_up_to()]))
+                                .ok()
+                                .and_then(|s| s.chars().next());
+                            if next.is_none_or(char::is_whitespace) {
+                                matched.push(entry[2]);
+                            }
+                        }
+                        Some(MatcherKind::Confirmed) => to_confirm.push((matcher[2], None)),
+                        Some(MatcherKind::LiteralChain) => chains.push((entry[2], start)),
+                        Some(MatcherKind::StartsWithLiteral) => {
+                            to_confirm.push((matcher[2], Some(start)))
+                        }
                         _ => {
                             return Err(Inconsistent(
                                 "a literal points at a matcher without literals",
@@ -435,8 +525,15 @@ impl CompiledPolicy {
         Ok(None)
     }
 
-    /// Search `text` with automaton `id`, adding the target of every pattern that matches.
-    fn run_automaton(&self, id: u32, text: &str, matched: &mut Vec<u32>) -> Checked<()> {
+    /// Search `text` with automaton `id` (from `start` for automata anchored at a literal),
+    /// adding the target of every pattern that matches.
+    fn run_automaton(
+        &self,
+        id: u32,
+        text: &str,
+        start: Option<usize>,
+        matched: &mut Vec<u32>,
+    ) -> Checked<()> {
         let record = self.record::<AUTOMATON_WIDTH>(Section::Automata, id as usize)?;
         let [offset, len, search, first_target, target_count, form] = record;
         let bytes = self
@@ -460,12 +557,12 @@ impl CompiledPolicy {
             Some(DfaForm::Dense) => {
                 let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;
-                search_with(&dfa, search, text, targets, matched)
+                search_with(&dfa, search, text, start, targets, matched)
             }
             Some(DfaForm::Sparse) => {
                 let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;
-                search_with(&dfa, search, text, targets, matched)
+                search_with(&dfa, search, text, start, targets, matched)
             }
             None => Err(Inconsistent("a DFA has an unknown form")),
         }
@@ -549,6 +646,7 @@ fn search_with<A: Automaton>(
     dfa: &A,
     search: SearchKind,
     text: &str,
+    start: Option<usize>,
     targets: Targets<'_>,
     matched: &mut Vec<u32>,
 ) -> Checked<()> {
@@ -589,6 +687,19 @@ fn search_with<A: Automaton>(
             return Err(Inconsistent(
                 "an anchored fallback DFA has several patterns",
             ));
+        }
+        SearchKind::AnchoredAtPosition => {
+            let start = start.ok_or(Inconsistent("a literal-anchored DFA is used as a scan"))?;
+            if start > text.len() {
+                return Err(Inconsistent("a literal position lies outside the text"));
+            }
+            let input = Input::new(text).range(start..).anchored(Anchored::Yes);
+            let mut patterns = PatternSet::new(dfa.pattern_len());
+            dfa.try_which_overlapping_matches(&input, &mut patterns)
+                .map_err(search_failed)?;
+            for pattern in patterns.iter() {
+                matched.push(targets.get(pattern.as_usize())?);
+            }
         }
     }
     Ok(())

@@ -71,19 +71,23 @@ pub enum Section {
     DfaBytes,
     /// One record of [`GLOBALS_WIDTH`] words.
     Globals,
+    /// Literal-chain pieces: `(offset, length)` in [`Section::Strings`] per piece.
+    ChainPieces,
 }
 
 /// Number of sections.
-pub const SECTION_COUNT: usize = 16;
+pub const SECTION_COUNT: usize = 17;
 /// Header length: the fixed part plus the section table.
 pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 
 /// Rule record: id offset, id length, reason offset, reason length, decision (low byte) and
 /// event mask (second byte), distinct matcher count, first glob, glob count.
 pub const RULE_WIDTH: usize = 8;
-/// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`]), first posting,
-/// posting count.
-pub const MATCHER_WIDTH: usize = 5;
+/// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`] and
+/// [`MatcherKind::StartsWithLiteral`]), first posting, posting count, first chain piece,
+/// chain piece count × 2 + 1 if the chain must end at a word end (for
+/// [`MatcherKind::LiteralChain`]).
+pub const MATCHER_WIDTH: usize = 7;
 /// Glob record: first posting, posting count (rules without input matchers only).
 pub const GLOB_WIDTH: usize = 2;
 /// Field record: path offset, path length, literal-length mask (bit k-1 set when the index
@@ -117,6 +121,18 @@ pub enum MatcherKind {
     Scanned = 2,
     /// The pattern matches every text (`.*`, or empty after normalisation).
     Always = 3,
+    /// Every match *starts* with one of these literals: a hit at position `p` runs the
+    /// matcher's anchored DFA from `p` (no `.*?` prefix, so the DFA is a small trie-like
+    /// chain). Most real `Bash(git status:*)` and `a.*b.*c` shapes are this.
+    StartsWithLiteral = 4,
+    /// The literal followed by whitespace or the end of the text (`P(?:\s.*)?$`, what
+    /// `Bash(git status:*)` lowers to): a literal hit decides it with one look at the next
+    /// character (`char::is_whitespace` is the Unicode `White_Space` property, as is `\s`).
+    WordPrefix = 5,
+    /// Literals in order with anything between them (`P.*Q.*R`, what every argument glob
+    /// such as `Bash(curl * | bash)` or `a.*b.*c` lowers to), optionally with the word-end
+    /// tail: found by substring search from the first literal's earliest hit, no DFA.
+    LiteralChain = 6,
 }
 
 impl MatcherKind {
@@ -126,6 +142,9 @@ impl MatcherKind {
             MatcherKind::Confirmed,
             MatcherKind::Scanned,
             MatcherKind::Always,
+            MatcherKind::StartsWithLiteral,
+            MatcherKind::WordPrefix,
+            MatcherKind::LiteralChain,
         ]
         .into_iter()
         .find(|k| *k as u32 == value)
@@ -142,13 +161,21 @@ pub enum SearchKind {
     /// The fallback for a single pattern whose unanchored DFA would not fit its budget: an
     /// anchored DFA (no `.*?` prefix to determinize) run from every start position.
     AnchoredAtEachPosition = 1,
+    /// Anchored, run from one given position and reporting every pattern matching from
+    /// there: where a leading literal occurs (for [`MatcherKind::StartsWithLiteral`]), or the
+    /// start of the tool name (tool globs are anchored at both ends).
+    AnchoredAtPosition = 2,
 }
 
 impl SearchKind {
     pub(crate) fn from_u32(value: u32) -> Option<SearchKind> {
-        [SearchKind::Unanchored, SearchKind::AnchoredAtEachPosition]
-            .into_iter()
-            .find(|k| *k as u32 == value)
+        [
+            SearchKind::Unanchored,
+            SearchKind::AnchoredAtEachPosition,
+            SearchKind::AnchoredAtPosition,
+        ]
+        .into_iter()
+        .find(|k| *k as u32 == value)
     }
 }
 
@@ -214,10 +241,16 @@ pub struct MatcherImage {
     pub field: u32,
     /// How it is decided.
     pub kind: MatcherKind,
-    /// Its confirming automaton, for [`MatcherKind::Confirmed`].
+    /// Its confirming automaton, for [`MatcherKind::Confirmed`] and
+    /// [`MatcherKind::StartsWithLiteral`].
     pub automaton: u32,
-    /// The literals of [`MatcherKind::Exact`] and [`MatcherKind::Confirmed`] matchers.
+    /// The literals of [`MatcherKind::Exact`], [`MatcherKind::Confirmed`] and
+    /// [`MatcherKind::StartsWithLiteral`] matchers.
     pub literals: Vec<Vec<u8>>,
+    /// The pieces of a [`MatcherKind::LiteralChain`] (its first piece is its literal).
+    pub chain: Vec<Vec<u8>>,
+    /// Whether the chain's last piece must be followed by whitespace or the end.
+    pub chain_ends_at_word: bool,
 }
 
 /// One field path.
@@ -364,14 +397,22 @@ impl SidecarImage {
             [first, list.len() as u32]
         };
         let mut matchers = Words::default();
+        let mut chain_pieces = Words::default();
         for (matcher, posted) in self.matchers.iter().zip(&matcher_rules) {
             let [first, count] = post(posted);
+            let chain_first = chain_pieces.len() / 2;
+            for piece in &matcher.chain {
+                chain_pieces.push(&string(piece)?);
+            }
+            let chain_count = to_u32(matcher.chain.len(), "a literal chain")?;
             matchers.push(&[
                 matcher.field,
                 matcher.kind as u32,
                 matcher.automaton,
                 first,
                 count,
+                chain_first,
+                (chain_count << 1) | u32::from(matcher.chain_ends_at_word),
             ]);
         }
         let mut globs = Words::default();
@@ -384,7 +425,14 @@ impl SidecarImage {
         let mut groups: BTreeMap<(u32, u32, u32), Vec<(Vec<u8>, u32)>> = BTreeMap::new();
         let mut key_masks = vec![0u32; self.fields.len()];
         for (id, matcher) in self.matchers.iter().enumerate() {
-            if !matches!(matcher.kind, MatcherKind::Exact | MatcherKind::Confirmed) {
+            if !matches!(
+                matcher.kind,
+                MatcherKind::Exact
+                    | MatcherKind::Confirmed
+                    | MatcherKind::StartsWithLiteral
+                    | MatcherKind::WordPrefix
+                    | MatcherKind::LiteralChain
+            ) {
                 continue;
             }
             if matcher.literals.is_empty() || matcher.literals.iter().any(Vec::is_empty) {
@@ -506,6 +554,7 @@ impl SidecarImage {
             targets.into_bytes(),
             dfa_bytes,
             globals.into_bytes(),
+            chain_pieces.into_bytes(),
         ];
         assemble(&sections, policy_json)
     }

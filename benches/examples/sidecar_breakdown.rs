@@ -1,0 +1,52 @@
+//! Print how a generated policy's sidecar divides between automata kinds.
+//! `cargo run --release -p animus-benches --example sidecar_breakdown -- real-lists 10000`
+use std::collections::BTreeMap;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let policy = match args.get(1).map(String::as_str).unwrap_or("real-lists") {
+        "word-pairs" => animus_benches::word_pair_policy(n),
+        "author" => animus_benches::author_policy(n),
+        "adversarial" => animus_benches::adversarial_policy(n),
+        _ => animus_benches::real_list_policy(n),
+    };
+    let start = std::time::Instant::now();
+    let image =
+        compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
+    let elapsed = start.elapsed();
+    let mut kinds: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for m in &image.matchers {
+        kinds.entry(format!("matcher {:?}", m.kind)).or_default().0 += 1;
+    }
+    let tool_bytes: usize = image
+        .tool_automata
+        .iter()
+        .map(|&i| image.automata[i as usize].dfa_bytes.len())
+        .sum();
+    println!(
+        "tool automata: {} ({tool_bytes} bytes) for {} globs",
+        image.tool_automata.len(),
+        image.glob_count
+    );
+    for a in &image.automata {
+        let e = kinds
+            .entry(format!(
+                "automaton {:?} {:?} patterns={}",
+                a.search,
+                a.form,
+                if a.targets.len() > 1 { "many" } else { "1" }
+            ))
+            .or_default();
+        e.0 += 1;
+        e.1 += a.dfa_bytes.len();
+    }
+    for (k, (count, bytes)) in kinds {
+        println!("{k}: {count} ({bytes} bytes)");
+    }
+    let bytes = image.encode(policy.to_json().as_bytes()).unwrap();
+    println!(
+        "total sidecar {} bytes, lowered in {elapsed:?}",
+        bytes.len()
+    );
+}
