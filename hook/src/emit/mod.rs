@@ -12,9 +12,9 @@
 //! For a gate, every failure — bad arguments, policy unreadable or invalid, sidecar stale or
 //! corrupt, stdin not JSON, over the size cap or never closed, no `tool_name`, an invalid
 //! session id, a record that cannot be written, a panic — prints an explicit **deny** naming
-//! the cause (never the command line or payload content). A watchdog thread answers deny if
+//! the cause (never the command line or payload content). A deadline timer answers deny if
 //! the whole run exceeds its deadline, so a hung stdin or a pathological policy cannot hang the
-//! harness. Observer events never block and print nothing, whatever fails.
+//! harness (see [`deadline`]). Observer events never block and print nothing, whatever fails.
 //!
 //! ## When recording fails
 //!
@@ -23,6 +23,7 @@
 //! flags tool calls the gate never saw), and the kill switch — not a full disk or an unwritable
 //! state directory — is the only way to run unguarded. A deny stays a deny in every case.
 
+mod deadline;
 mod output;
 
 use std::ffi::OsString;
@@ -30,7 +31,6 @@ use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use engine::{Call, Decision, GATE_EVENTS, Outcome};
@@ -45,9 +45,6 @@ pub use output::harness_line;
 pub const MAX_PAYLOAD_BYTES: u64 = 10 * 1024 * 1024;
 /// Default deadline for the whole run; `ANIMUS_HOOK_DEADLINE_MS` overrides it (100–60000).
 pub const DEFAULT_DEADLINE_MS: u64 = 10_000;
-
-/// Set by whichever of the main path and the watchdog answers first; the other stays silent.
-static ANSWERED: AtomicBool = AtomicBool::new(false);
 
 #[derive(Default)]
 struct EmitArgs {
@@ -72,7 +69,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let args = parse_args(args);
     let role = role_of(&args);
     let deadline = deadline();
-    start_watchdog(role.clone(), deadline);
+    start_deadline(&role, deadline);
     let result = panic::catch_unwind(AssertUnwindSafe(|| handle(&args, &role)));
     if let Err(panic) = result {
         let what = panic
@@ -148,33 +145,36 @@ fn deadline() -> Duration {
     Duration::from_millis(ms)
 }
 
-/// After `deadline`, answer for the main path if it has not: a gate denies, an observer exits
-/// silently (an observer never blocks, and never hangs the harness either).
-fn start_watchdog(role: Role, deadline: Duration) {
-    let spawned = std::thread::Builder::new().name("deadline".into()).spawn(move || {
-        std::thread::sleep(deadline);
-        let line = match &role {
-            Role::Gate(event) => {
-                let cause = format!("no decision within {} ms (stdin never closed, or evaluation hung)", deadline.as_millis());
-                harness_line(event, Decision::Deny, &fail_closed_reason(&cause))
-            }
-            Role::Observer => {
-                eprintln!("animus-hook emit: gave up after {} ms (stdin never closed); event not recorded", deadline.as_millis());
-                None
-            }
-        };
-        if answer(line) {
-            std::process::exit(0);
+/// Arm the deadline: a gate denies when it passes, an observer exits silently (an observer
+/// never blocks, and never hangs the harness either).
+fn start_deadline(role: &Role, deadline: Duration) {
+    let ms = deadline.as_millis();
+    let (line, note) = match role {
+        Role::Gate(event) => {
+            let cause =
+                format!("no decision within {ms} ms (stdin never closed, or evaluation hung)");
+            (
+                harness_line(event, Decision::Deny, &fail_closed_reason(&cause)),
+                format!("animus-hook emit: {cause}; denied\n"),
+            )
         }
-    });
-    // Without a watchdog the main path still answers; only a hang would go unanswered, and the
-    // harness entry's own timeout with `onFailure: block` covers that.
-    drop(spawned);
+        Role::Observer => (
+            None,
+            format!(
+                "animus-hook emit: gave up after {ms} ms (stdin never closed); event not recorded\n"
+            ),
+        ),
+    };
+    if !deadline::arm(deadline, line, note) {
+        // Without the timer the main path still answers; only a hang would go unanswered, and
+        // the harness entry's own timeout with `onFailure: block` covers that.
+        eprintln!("animus-hook emit: could not arm the {ms} ms deadline");
+    }
 }
 
-/// Print `line` unless someone already answered; returns whether this call answered.
+/// Print `line` unless the deadline already answered; returns whether this call answered.
 fn answer(line: Option<String>) -> bool {
-    if ANSWERED.swap(true, Ordering::SeqCst) {
+    if !deadline::claim() {
         return false;
     }
     if let Some(line) = line {
