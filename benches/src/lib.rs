@@ -226,12 +226,18 @@ pub fn real_list_policy(n: usize) -> HookPolicy {
             .iter()
             .map(|m| m.regex.clone())
             .collect();
-        rules.push(rule(
-            format!("{decision}:{entry}"),
+        // Ids and reasons exactly as `compiler::compile_tool_policy` writes them.
+        let mut kernel_rule = rule(
+            format!("tool_policy.{decision}:{entry}"),
             &tools,
             &regexes,
             decision,
-        ));
+        );
+        kernel_rule.reason = match decision {
+            Decision::Deny => format!("Denied by tool_policy.deny entry `{entry}`."),
+            _ => format!("Allowed by tool_policy.allow entry `{entry}`."),
+        };
+        rules.push(kernel_rule);
     }
     policy(Decision::Deny, rules)
 }

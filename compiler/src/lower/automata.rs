@@ -23,8 +23,11 @@ use engine::sidecar::{AutomatonImage, DfaForm, SearchKind};
 /// per field plus one per confirming group, so they bound both its size and its build time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budgets {
-    /// Largest multi-pattern DFA (scan automata, tool automata, confirming groups).
+    /// Largest multi-pattern DFA (scan automata, confirming groups).
     pub group_dfa_bytes: usize,
+    /// Largest tool-glob DFA. Every tool automaton runs on every call, but an anchored search
+    /// over a tool name costs the same whatever the trie's size, so fewer, larger ones win.
+    pub tool_dfa_bytes: usize,
     /// Largest unanchored DFA for a single pattern before the anchored fallback.
     pub single_dfa_bytes: usize,
     /// Largest (sparse, anchored) fallback DFA; beyond it the pattern is a compile error.
@@ -39,6 +42,7 @@ impl Default for Budgets {
     fn default() -> Self {
         Budgets {
             group_dfa_bytes: 256 << 10,
+            tool_dfa_bytes: 8 << 20,
             single_dfa_bytes: 64 << 10,
             fallback_dfa_bytes: 1 << 20,
             confirm_group_size: 64,
@@ -226,6 +230,7 @@ pub fn build_partitioned(
 /// literal, halving groups on overflow; a single pattern gets the fallback budget.
 pub fn build_anchored_groups(
     patterns: &[(&Hir, u32)],
+    group_budget: usize,
     budgets: &Budgets,
 ) -> Result<Vec<AutomatonImage>, PatternFailure> {
     let search = SearchKind::AnchoredAtPosition;
@@ -233,7 +238,7 @@ pub fn build_anchored_groups(
         patterns,
         search,
         DfaForm::Sparse,
-        budgets.group_dfa_bytes,
+        group_budget,
         &|pattern, target| match build_dfa(
             &[pattern],
             search,

@@ -240,7 +240,10 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
         let anchored: Vec<(&Hir, u32)> =
             anchored_hirs[field].iter().map(|(h, t)| (h, *t)).collect();
         for group in anchored.chunks(budgets.anchored_group_size.max(1)) {
-            built.extend(build_anchored_groups(group, budgets).map_err(pattern_error)?);
+            built.extend(
+                build_anchored_groups(group, budgets.group_dfa_bytes, budgets)
+                    .map_err(pattern_error)?,
+            );
         }
         for automaton in built {
             for &target in &automaton.targets {
@@ -264,8 +267,8 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
     let glob_hirs: Vec<Hir> = globs.iter().map(|g| glob_hir(g)).collect();
     let glob_patterns: Vec<(&Hir, u32)> = glob_hirs.iter().zip(0..).collect();
     let mut tool_automata = Vec::new();
-    for automaton in build_anchored_groups(&glob_patterns, budgets).map_err(
-        |PatternFailure { target, failure }| {
+    for automaton in build_anchored_groups(&glob_patterns, budgets.tool_dfa_bytes, budgets)
+        .map_err(|PatternFailure { target, failure }| {
             Diagnostic::error(
                 None,
                 format!(
@@ -274,8 +277,8 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
                     failure_message(&failure)
                 ),
             )
-        },
-    )? {
+        })?
+    {
         tool_automata.push(automata.len() as u32);
         automata.push(automaton);
     }

@@ -443,6 +443,11 @@ impl CompiledPolicy {
             return Ok(());
         }
         let bits = slot_count.trailing_zeros();
+        // The hot loop: resolve the two probed tables once, not per probe.
+        let tables = LiteralTables {
+            slots: self.section(Section::LiteralSlots),
+            groups: self.section(Section::LiteralGroups),
+        };
         for start in 0..text.len() {
             let rest = &text[start..];
             let available = rest.len().min(MAX_KEY_LEN);
@@ -458,7 +463,8 @@ impl CompiledPolicy {
                 } else {
                     next_four & ((1u32 << (8 * key_len)) - 1)
                 };
-                let Some(group) = self.find_literal_group(field_id, key_len, key, bits)? else {
+                let Some(group) = self.find_literal_group(&tables, field_id, key_len, key, bits)?
+                else {
                     continue;
                 };
                 for entry in 0..group[4] as usize {
@@ -502,6 +508,7 @@ impl CompiledPolicy {
 
     fn find_literal_group(
         &self,
+        tables: &LiteralTables<'_>,
         field_id: u32,
         key_len: u32,
         key: u32,
@@ -511,14 +518,23 @@ impl CompiledPolicy {
         let mut slot = (literal_slot_hash(field_id, key_len, key) >> (64 - bits)) as usize;
         // A well-formed table is at most half full; bounding the probe keeps a forged one finite.
         for _ in 0..slot_count {
-            let group = self.word(Section::LiteralSlots, slot)?;
+            let group = read_word(tables.slots, slot)?;
             if group == 0 {
                 return Ok(None);
             }
-            let record =
-                self.record::<LITERAL_GROUP_WIDTH>(Section::LiteralGroups, group as usize - 1)?;
-            if record[0] == field_id && record[1] == key_len && record[2] == key {
-                return Ok(Some(record));
+            let start = (group as usize - 1) * LITERAL_GROUP_WIDTH;
+            let field = read_word(tables.groups, start)?;
+            if field == field_id
+                && read_word(tables.groups, start + 1)? == key_len
+                && read_word(tables.groups, start + 2)? == key
+            {
+                return Ok(Some([
+                    field,
+                    key_len,
+                    key,
+                    read_word(tables.groups, start + 3)?,
+                    read_word(tables.groups, start + 4)?,
+                ]));
             }
             slot = (slot + 1) & (slot_count - 1);
         }
@@ -703,4 +719,19 @@ fn search_with<A: Automaton>(
         }
     }
     Ok(())
+}
+
+/// The literal hash table and its groups, resolved once per search.
+struct LiteralTables<'a> {
+    slots: &'a [u8],
+    groups: &'a [u8],
+}
+
+/// Word `index` of a little-endian `u32` table.
+fn read_word(table: &[u8], index: usize) -> Checked<u32> {
+    let at = index * 4;
+    table
+        .get(at..at + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or(Inconsistent("an index points outside its table"))
 }
