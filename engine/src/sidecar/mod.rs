@@ -35,7 +35,8 @@
 //! always-matching matchers); the literal index (an open-addressing hash table keyed by
 //! `(field, length, first ≤ 4 bytes)`); the automaton table (per DFA: where its bytes are, how
 //! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
-//! themselves, in regex-automata's own `write_to_little_endian` form; and a globals record.
+//! themselves, dense or sparse, in regex-automata's own `write_to_little_endian` form; a
+//! globals record; and the pieces of literal chains (`curl ` … ` | bash`).
 //!
 //! # Trust
 //!
