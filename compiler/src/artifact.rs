@@ -9,31 +9,68 @@ use std::path::{Path, PathBuf};
 /// The compiled policy's file name inside an output directory.
 pub const POLICY_FILE_NAME: &str = "animus-policy.json";
 
-/// Atomically replace `path` with `bytes`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    let tmp: PathBuf = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+/// A file written and synced under a temporary name beside its destination, not yet visible
+/// there. [`commit`](Staged::commit) renames it into place; dropping it removes it.
+pub struct Staged {
+    tmp: PathBuf,
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl Staged {
+    /// Write and fsync `bytes` under a temporary name beside `dest`.
+    pub fn write(dest: &Path, bytes: &[u8]) -> io::Result<Staged> {
+        let dir = parent_dir(dest);
+        let name = dest
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+        let tmp = dir.join(format!(
+            ".{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let staged = Staged {
+            tmp,
+            dest: dest.to_path_buf(),
+            committed: false,
+        };
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&staged.tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable.
-        File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        Ok(staged)
     }
-    result
+
+    /// The file's metadata as it will be after the rename (a rename keeps inode and times).
+    pub fn metadata(&self) -> io::Result<fs::Metadata> {
+        fs::metadata(&self.tmp)
+    }
+
+    /// Rename into place and make the rename durable.
+    pub fn commit(mut self) -> io::Result<()> {
+        fs::rename(&self.tmp, &self.dest)?;
+        self.committed = true;
+        File::open(parent_dir(&self.dest))?.sync_all()
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Atomically replace `path` with `bytes`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    Staged::write(path, bytes)?.commit()
 }

@@ -65,23 +65,43 @@ pub fn compile_to_dir(
 }
 
 /// Lower `compiled` to its sidecar and atomically write both artifacts into `out_dir` (created
-/// if missing): the sidecar first, then `animus-policy.json`. Returns the JSON's path. Nothing
-/// is written unless lowering succeeds.
+/// if missing). Returns the JSON's path. Nothing is written unless lowering succeeds.
+///
+/// Order: the JSON is written and synced under a temporary name; its file identity (device,
+/// inode, length, modification time — all kept by a rename) goes into the sidecar, which is
+/// renamed into place; then the JSON is renamed into place. A crash in between leaves the new
+/// sidecar beside the old JSON, whose identity and digest both differ from the recorded ones,
+/// so the hook rejects the pair as stale (fail closed) until the next successful compile.
 pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<PathBuf, Errors> {
     let json = compiled.policy.to_json();
-    let sidecar = lower::build_sidecar(&compiled.policy, json.as_bytes())?;
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
             None,
             format!("cannot {what} `{}`: {e}", path.display()),
         ))
     };
+    // Lower first: a policy that cannot be lowered writes nothing at all.
+    let image = lower::lower_policy(&compiled.policy, &lower::Budgets::default())?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
+    let staged_json =
+        artifact::Staged::write(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
+    let stamp = staged_json
+        .metadata()
+        .map(|m| engine::sidecar::PolicyStamp::of(&m))
+        .map_err(|e| io_error("stat", &path, e))?;
+    let sidecar = image.encode_stamped(json.as_bytes(), stamp).map_err(|e| {
+        Errors::one(Diagnostic::error(
+            None,
+            format!("cannot encode the sidecar: {e}"),
+        ))
+    })?;
     let sidecar_path = engine::sidecar::sidecar_path_for(&path);
     artifact::write_atomic(&sidecar_path, &sidecar)
         .map_err(|e| io_error("write", &sidecar_path, e))?;
-    artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
+    staged_json
+        .commit()
+        .map_err(|e| io_error("write", &path, e))?;
     Ok(path)
 }

@@ -60,12 +60,13 @@ use regex_automata::{Anchored, Input, PatternSet};
 
 use crate::policy::Decision;
 use crate::semantics::{self, Call, Outcome, RuleView};
+use crate::sidecar::format::PolicyStamp;
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
     LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
     literal_slot_hash,
 };
-use crate::sidecar::load::{VerifiedLayout, verify};
+use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{LoadError, SidecarBytes, digest_hex, sidecar_path_for};
 
 /// A policy ready to decide: a verified sidecar, used in place.
@@ -122,13 +123,15 @@ impl PolicyBytes {
     }
 }
 
-fn read_policy_json(policy_path: &Path) -> Result<PolicyBytes, LoadError> {
+fn read_policy_json(
+    policy_path: &Path,
+    file: std::fs::File,
+    len: u64,
+) -> Result<PolicyBytes, LoadError> {
     let unreadable = |error| LoadError::PolicyUnreadable {
         path: policy_path.to_path_buf(),
         error,
     };
-    let file = std::fs::File::open(policy_path).map_err(unreadable)?;
-    let len = file.metadata().map_err(unreadable)?.len();
     if len > 0 {
         // SAFETY: read-only private map, hashed once and dropped before `load` returns; the
         // compiler replaces the policy by rename, never in place.
@@ -143,11 +146,31 @@ fn read_policy_json(policy_path: &Path) -> Result<PolicyBytes, LoadError> {
 
 impl CompiledPolicy {
     /// Load the policy at `policy_path` (`animus-policy.json`) through its sidecar
-    /// ([`sidecar_path_for`]). The JSON is only hashed, never parsed.
+    /// ([`sidecar_path_for`]). The JSON is never parsed; it is not even read when its file
+    /// identity (device, inode, length, modification time) is the one the compiler recorded in
+    /// the sidecar (see [`PolicyStamp`](crate::sidecar::PolicyStamp)); otherwise it is hashed.
     pub fn load(policy_path: &Path) -> Result<CompiledPolicy, LoadError> {
-        let json = read_policy_json(policy_path)?;
+        let unreadable = |error| LoadError::PolicyUnreadable {
+            path: policy_path.to_path_buf(),
+            error,
+        };
+        let file = std::fs::File::open(policy_path).map_err(unreadable)?;
+        let metadata = file.metadata().map_err(unreadable)?;
         let bytes = SidecarBytes::map(&sidecar_path_for(policy_path))?;
-        CompiledPolicy::from_parts(bytes, json.as_bytes())
+        let file = std::cell::Cell::new(Some(file));
+        let digest = || -> Result<[u8; 16], LoadError> {
+            let file = match file.take() {
+                Some(file) => file,
+                None => std::fs::File::open(policy_path).map_err(unreadable)?,
+            };
+            let json = read_policy_json(policy_path, file, metadata.len())?;
+            Ok(crate::sidecar::digest(json.as_bytes()))
+        };
+        let binding = PolicyBinding::File {
+            stamp: PolicyStamp::of(&metadata),
+            digest: &digest,
+        };
+        CompiledPolicy::from_verified(bytes, binding)
     }
 
     /// Load from in-memory bytes (copied once into aligned storage).
@@ -160,7 +183,14 @@ impl CompiledPolicy {
         bytes: SidecarBytes,
         policy_json: &[u8],
     ) -> Result<CompiledPolicy, LoadError> {
-        let layout = verify(bytes.as_bytes(), policy_json)?;
+        CompiledPolicy::from_verified(bytes, PolicyBinding::Bytes(policy_json))
+    }
+
+    fn from_verified(
+        bytes: SidecarBytes,
+        binding: PolicyBinding<'_>,
+    ) -> Result<CompiledPolicy, LoadError> {
+        let layout = verify(bytes.as_bytes(), binding)?;
         let mut policy = CompiledPolicy {
             bytes,
             layout,

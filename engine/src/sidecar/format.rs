@@ -12,7 +12,7 @@ use crate::policy::Decision;
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -32,7 +32,8 @@ pub(crate) mod header {
     pub const REGEX_AUTOMATA_VERSION: usize = 40;
     pub const POLICY_DIGEST: usize = 56;
     pub const SECTION_COUNT: usize = 72;
-    pub const SECTION_TABLE: usize = 80;
+    pub const POLICY_STAMP: usize = 80;
+    pub const SECTION_TABLE: usize = 112;
 }
 
 /// Every section, in section-table order.
@@ -322,10 +323,78 @@ fn to_u32(value: usize, what: &str) -> Result<u32, EncodeError> {
         .map_err(|_| EncodeError(format!("{what} exceeds the sidecar's 4 GiB limit")))
 }
 
+/// What the file system says about the `animus-policy.json` a sidecar was compiled beside:
+/// device, inode, length and modification time. When the JSON the hook is pointed at still has
+/// exactly this identity, it is the file the compiler wrote and renamed into place, and the
+/// loader skips reading and hashing it; any write to the file changes its modification time,
+/// and a copy or a replacement changes its inode, so every other case falls back to the digest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PolicyStamp {
+    /// `st_dev`.
+    pub device: u64,
+    /// `st_ino`.
+    pub inode: u64,
+    /// `st_size`.
+    pub len: u64,
+    /// `st_mtime` in nanoseconds since the epoch.
+    pub modified_ns: u64,
+}
+
+impl PolicyStamp {
+    /// The stamp of a file, from its metadata.
+    #[cfg(unix)]
+    pub fn of(metadata: &std::fs::Metadata) -> PolicyStamp {
+        use std::os::unix::fs::MetadataExt;
+        PolicyStamp {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            modified_ns: (metadata.mtime() as u64)
+                .wrapping_mul(1_000_000_000)
+                .wrapping_add(metadata.mtime_nsec() as u64),
+        }
+    }
+
+    /// No identity (elsewhere than Unix): never matches, so the digest always decides.
+    #[cfg(not(unix))]
+    pub fn of(_metadata: &std::fs::Metadata) -> PolicyStamp {
+        PolicyStamp::default()
+    }
+
+    /// The all-zero stamp means "none recorded": it never matches a real file (no file has
+    /// inode 0).
+    pub fn is_none(&self) -> bool {
+        *self == PolicyStamp::default()
+    }
+
+    /// The 32 bytes stored in the header.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for (i, word) in [self.device, self.inode, self.len, self.modified_ns]
+            .iter()
+            .enumerate()
+        {
+            out[8 * i..8 * i + 8].copy_from_slice(&word.to_le_bytes());
+        }
+        out
+    }
+}
+
 impl SidecarImage {
     /// Lay the image out as a sidecar bound to `policy_json` (the exact bytes written as
-    /// `animus-policy.json`).
+    /// `animus-policy.json`), with no file identity recorded: the loader will always hash the
+    /// JSON.
     pub fn encode(&self, policy_json: &[u8]) -> Result<Vec<u8>, EncodeError> {
+        self.encode_stamped(policy_json, PolicyStamp::default())
+    }
+
+    /// [`encode`](Self::encode), also recording the identity of the JSON file the compiler has
+    /// written (see [`PolicyStamp`]).
+    pub fn encode_stamped(
+        &self,
+        policy_json: &[u8],
+        stamp: PolicyStamp,
+    ) -> Result<Vec<u8>, EncodeError> {
         let default_decision = self
             .default_decision
             .ok_or_else(|| EncodeError("the image has no default decision".into()))?;
@@ -556,7 +625,7 @@ impl SidecarImage {
             globals.into_bytes(),
             chain_pieces.into_bytes(),
         ];
-        assemble(&sections, policy_json)
+        assemble(&sections, policy_json, stamp)
     }
 }
 
@@ -564,6 +633,7 @@ impl SidecarImage {
 fn assemble(
     sections: &[Vec<u8>; SECTION_COUNT],
     policy_json: &[u8],
+    stamp: PolicyStamp,
 ) -> Result<Vec<u8>, EncodeError> {
     let mut out = vec![0u8; HEADER_LEN];
     let mut table = Vec::with_capacity(SECTION_COUNT);
@@ -602,6 +672,7 @@ fn assemble(
     version[..REGEX_AUTOMATA_VERSION.len()].copy_from_slice(REGEX_AUTOMATA_VERSION.as_bytes());
     put(&mut out, header::REGEX_AUTOMATA_VERSION, &version);
     put(&mut out, header::POLICY_DIGEST, &super::digest(policy_json));
+    put(&mut out, header::POLICY_STAMP, &stamp.to_bytes());
     put(
         &mut out,
         header::SECTION_COUNT,

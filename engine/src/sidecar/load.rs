@@ -7,9 +7,21 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::format::{
-    ENDIANNESS_MARKER, FORMAT_VERSION, HEADER_LEN, MAGIC, REGEX_AUTOMATA_VERSION, SECTION_COUNT,
-    Section, header,
+    ENDIANNESS_MARKER, FORMAT_VERSION, HEADER_LEN, MAGIC, PolicyStamp, REGEX_AUTOMATA_VERSION,
+    SECTION_COUNT, Section, header,
 };
+
+/// How the loader proves a sidecar belongs to its `animus-policy.json`.
+pub(crate) enum PolicyBinding<'a> {
+    /// The JSON's exact bytes are at hand: compare digests.
+    Bytes(&'a [u8]),
+    /// The JSON is a file with this identity: if the sidecar recorded the same identity, the
+    /// file is the one the compiler wrote; otherwise hash it (`digest`) and compare.
+    File {
+        stamp: PolicyStamp,
+        digest: &'a dyn Fn() -> Result<[u8; 16], LoadError>,
+    },
+}
 
 /// Why a compiled policy could not be loaded. The hook turns every one of these into a deny
 /// whose reason is this error's `Display`.
@@ -240,7 +252,7 @@ fn read_16(bytes: &[u8], at: usize) -> [u8; 16] {
 }
 
 /// Verify `bytes` as the sidecar of the policy whose exact bytes are `policy_json`.
-pub(crate) fn verify(bytes: &[u8], policy_json: &[u8]) -> Result<VerifiedLayout, LoadError> {
+pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<VerifiedLayout, LoadError> {
     let found = bytes.len() as u64;
     if bytes.len() < header::DIGEST_COVERED_FROM {
         if bytes.len() >= MAGIC.len() && bytes[..MAGIC.len()] != MAGIC {
@@ -294,7 +306,15 @@ pub(crate) fn verify(bytes: &[u8], policy_json: &[u8]) -> Result<VerifiedLayout,
         });
     }
     let policy_digest = read_16(bytes, header::POLICY_DIGEST);
-    if super::digest(policy_json) != policy_digest {
+    let fresh = match policy {
+        PolicyBinding::Bytes(json) => super::digest(json) == policy_digest,
+        PolicyBinding::File { stamp, digest } => {
+            (!stamp.is_none()
+                && bytes[header::POLICY_STAMP..header::POLICY_STAMP + 32] == stamp.to_bytes())
+                || digest()? == policy_digest
+        }
+    };
+    if !fresh {
         return Err(LoadError::Stale);
     }
     let malformed = |what: String| LoadError::Malformed { what };

@@ -23,7 +23,8 @@
 //! | 56     | 16   | **policy digest**: xxh3-128 of the exact bytes of `animus-policy.json` |
 //! | 72     | 4    | section count |
 //! | 76     | 4    | reserved, zero |
-//! | 80     | 8·n  | section table: `(offset, length)` per section, in [`Section`] order |
+//! | 80     | 32   | **policy stamp**: device, inode, length, mtime (ns) of the JSON as written, `u64` each; zero = none ([`PolicyStamp`]) |
+//! | 112    | 8·n  | section table: `(offset, length)` per section, in [`Section`] order |
 //!
 //! The first 32 bytes (magic, version, header length, file digest) keep their place in every
 //! future format version, so an old hook reports "unsupported format" rather than "corrupt".
@@ -50,7 +51,14 @@
 //! policy it enforces. Table indices are still bounds-checked on every access, so even a forged
 //! table yields a fail-closed deny, never a panic; only the DFA transition tables are trusted.
 //!
-//! The policy digest binds the sidecar to one exact `animus-policy.json`. The compiler writes
+//! The policy digest binds the sidecar to one exact `animus-policy.json`. Hashing that JSON
+//! (megabytes at 10,000 rules) on every hook start would dominate loading, so the compiler also
+//! records the JSON file's identity — device, inode, length and modification time, which the
+//! rename into place keeps — and [`CompiledPolicy::load`](crate::CompiledPolicy::load) skips the
+//! hash when the file it is pointed at still has exactly that identity. Any write to the JSON
+//! changes its modification time and any replacement or copy changes its inode; those cases
+//! are hashed and compared as before. Only someone who deliberately restores a rewritten file's
+//! inode-preserving timestamp gets past the stamp — and they can already rewrite the policy. The compiler writes
 //! the sidecar first and the JSON second (each atomically): a crash between the two leaves a
 //! new sidecar beside the old JSON, whose digest no longer matches, so the hook refuses the
 //! pair (fail closed) until the next successful compile.
@@ -60,7 +68,7 @@ pub mod load;
 
 pub use format::{
     AutomatonImage, DfaForm, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
-    REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
+    PolicyStamp, REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
 };
 pub use load::{LoadError, SidecarBytes};
 
