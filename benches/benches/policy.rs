@@ -55,17 +55,21 @@ fn decide_and_load(c: &mut Criterion) {
                     }))
                 })
             });
-            compiled_at.push((n, json, sidecar));
+            compiled_at.push((n, policy));
         }
         decide.finish();
 
         let mut load = c.benchmark_group(format!("load/{shape}"));
         load.measurement_time(Duration::from_secs(3));
-        for (n, json, sidecar) in compiled_at {
+        for (n, policy) in compiled_at {
+            // Written as `animus-hook compile` writes them, so the sidecar carries the JSON's
+            // file identity and the load measured is the hook's.
             let dir = temp_dir(&format!("{shape}-{n}"));
-            let path = dir.join("animus-policy.json");
-            std::fs::write(&path, &json).unwrap();
-            std::fs::write(engine::sidecar::sidecar_path_for(&path), &sidecar).unwrap();
+            let compiled = compiler::Compiled {
+                policy,
+                warnings: Vec::new(),
+            };
+            let path = compiler::write_policy_artifacts(&dir, &compiled).unwrap();
             load.bench_with_input(BenchmarkId::from_parameter(n), &path, |b, path| {
                 b.iter(|| CompiledPolicy::load(black_box(path)).unwrap())
             });
