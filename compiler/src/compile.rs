@@ -1,11 +1,14 @@
 //! Compilation: an [`AgentProfile`] becomes one [`HookPolicy`].
 //!
 //! In order (order never changes a decision — deny wins — but it keeps output stable):
-//! 1. `tool_policy.deny` → deny rules, 2. `tool_policy.allow` → allow rules, 3. the author's
-//! `hooks.policy_rules`, tightened: `deny` is kept; `ask` is kept only when stricter than the
-//! default (dropped under an allowlist); `allow` is downgraded to `defer`. Every downgrade or
-//! drop is a warning naming the rule and its location. `default_decision` is `deny` when
-//! `tool_policy.allow` is non-empty (an allowlist), else `defer`.
+//!
+//! 1. `tool_policy.deny` → deny rules;
+//! 2. `tool_policy.allow` → allow rules;
+//! 3. the author's `hooks.policy_rules`, tightened: `deny` is kept; `ask` is kept only when
+//!    stricter than the default (dropped under an allowlist); `allow` is downgraded to `defer`.
+//!
+//! Every downgrade or drop is a warning naming the rule and its location. `default_decision` is
+//! `deny` when `tool_policy.allow` is non-empty (an allowlist), else `defer`.
 //!
 //! Kernel rule ids are derived from the entry (`tool_policy.deny:Bash(* --live*)`), so they
 //! are stable across compiles and unique; the `tool_policy.` prefix is reserved.

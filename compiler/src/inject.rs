@@ -301,10 +301,9 @@ pub fn resolve_hook_binary(
     if let Some(sibling) = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(|d| d.join("animus-hook")))
+        .filter(|sibling| sibling.is_file())
     {
-        if sibling.is_file() {
-            return check(&sibling, "beside the running executable");
-        }
+        return check(&sibling, "beside the running executable");
     }
     if let Some(path) = env("PATH") {
         for dir in std::env::split_paths(&path) {

@@ -311,10 +311,11 @@ fn describe_parse_error(e: &serde_saphyr::Error) -> String {
     let text = e.to_string();
     let mut first = text.lines().next().unwrap_or("").trim();
     first = first.strip_prefix("error:").unwrap_or(first).trim();
-    if let Some(rest) = first.strip_prefix("line ") {
-        if let Some(i) = rest.find(": ") {
-            first = &rest[i + 2..];
-        }
+    if let Some((_, message)) = first
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+    {
+        first = message;
     }
     match first {
         "" => "invalid YAML/JSON".to_string(),

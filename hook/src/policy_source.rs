@@ -13,7 +13,7 @@ use crate::sha256::{hex, sha256};
 /// A policy ready to decide.
 pub enum LoadedPolicy {
     /// The fast path: the mapped, verified sidecar.
-    Compiled(CompiledPolicy),
+    Compiled(Box<CompiledPolicy>),
     /// No sidecar: the JSON policy, its regexes compiled when deciding.
     Reference { policy: HookPolicy, digest: String },
 }
@@ -24,7 +24,7 @@ impl LoadedPolicy {
     /// error (the hook denies); only a missing sidecar falls back to in-process compilation.
     pub fn load(path: &Path) -> Result<LoadedPolicy, String> {
         match CompiledPolicy::load(path) {
-            Ok(compiled) => Ok(LoadedPolicy::Compiled(compiled)),
+            Ok(compiled) => Ok(LoadedPolicy::Compiled(Box::new(compiled))),
             Err(LoadError::SidecarMissing { .. }) => Self::load_without_sidecar(path),
             Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
         }

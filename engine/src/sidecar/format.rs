@@ -574,7 +574,7 @@ impl SidecarImage {
         let mut targets = Words::default();
         let mut dfa_bytes: Vec<u8> = Vec::new();
         for automaton in &self.automata {
-            while dfa_bytes.len() % 8 != 0 {
+            while !dfa_bytes.len().is_multiple_of(8) {
                 dfa_bytes.push(0);
             }
             let offset = to_u32(dfa_bytes.len(), "the DFA section")?;
@@ -638,7 +638,7 @@ fn assemble(
     let mut out = vec![0u8; HEADER_LEN];
     let mut table = Vec::with_capacity(SECTION_COUNT);
     for section in sections {
-        while out.len() % 8 != 0 {
+        while !out.len().is_multiple_of(8) {
             out.push(0);
         }
         table.push((

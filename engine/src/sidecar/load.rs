@@ -330,12 +330,13 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
         let offset = read_u32(bytes, header::SECTION_TABLE + 8 * i) as usize;
         let len = read_u32(bytes, header::SECTION_TABLE + 8 * i + 4) as usize;
         let in_bounds = offset >= HEADER_LEN
-            && offset % 8 == 0
+            && offset.is_multiple_of(8)
             && offset
                 .checked_add(len)
                 .is_some_and(|end| end <= bytes.len());
-        let word_sized =
-            i == Section::Strings as usize || i == Section::DfaBytes as usize || len % 4 == 0;
+        let word_sized = i == Section::Strings as usize
+            || i == Section::DfaBytes as usize
+            || len.is_multiple_of(4);
         if !in_bounds || !word_sized {
             return Err(malformed(format!(
                 "section {i} ({offset}+{len}) is out of bounds or misaligned"

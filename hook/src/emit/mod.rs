@@ -299,12 +299,12 @@ fn evaluate(
             return Err(e);
         }
         let payload = payload.ok_or("no payload")?;
-        if let Some(sent) = payload.get("hook_event_name").and_then(Value::as_str) {
-            if sent != event {
-                return Err(format!(
-                    "the payload is for event `{sent}` but this hook gates `{event}`"
-                ));
-            }
+        if let Some(sent) = payload.get("hook_event_name").and_then(Value::as_str)
+            && sent != event
+        {
+            return Err(format!(
+                "the payload is for event `{sent}` but this hook gates `{event}`"
+            ));
         }
         let tool_name = match payload.get("tool_name") {
             Some(Value::String(name)) if !name.is_empty() => name.as_str(),
