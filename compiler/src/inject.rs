@@ -50,8 +50,6 @@ pub const HOOK_BINARY_ENV: &str = "ANIMUS_HOOK_BIN";
 pub const GATE_TIMEOUT_SECS: u64 = 30;
 /// Seconds claude gives a record-only hook.
 pub const OBSERVER_TIMEOUT_SECS: u64 = 15;
-/// The gate events; their entries carry `--policy` and `"onFailure": "block"`.
-pub const GATE_EVENTS: [&str; 2] = engine::GATE_EVENTS;
 /// Observability events always wired.
 pub const KERNEL_OBSERVER_EVENTS: [&str; 4] = ["PostToolUse", "Stop", "SessionStart", "SessionEnd"];
 /// Events whose hook matcher selects tools.
@@ -157,7 +155,7 @@ pub fn inject_harness_hooks_with_env(
         ))
     })?;
     let session_dir =
-        absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
+        std::path::absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
 
     let compiled = crate::compile_profile(request.profile)?;
     let policy_path = crate::write_policy_artifacts(&session_dir, &compiled)?;
@@ -226,7 +224,9 @@ pub fn claude_settings(
                 )));
             }
             // A gate event is already recorded by its gate entry.
-            if !GATE_EVENTS.contains(&event.as_str()) && !observers.contains(&event.as_str()) {
+            if !engine::GATE_EVENTS.contains(&event.as_str())
+                && !observers.contains(&event.as_str())
+            {
                 observers.push(event);
             }
         }
@@ -260,7 +260,8 @@ pub fn claude_settings(
         json!([group])
     };
     let mut hooks = serde_json::Map::new();
-    for event in GATE_EVENTS {
+    // The gate events; their entries carry `--policy` and `"onFailure": "block"`.
+    for event in engine::GATE_EVENTS {
         hooks.insert(event.to_string(), entry(event, true));
     }
     for event in observers {
@@ -280,7 +281,8 @@ pub fn resolve_hook_binary(
     let check = |path: &Path, source: &str| -> Result<PathBuf, Errors> {
         match std::fs::metadata(path) {
             Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => {
-                absolute(path).map_err(|e| error(format!("animus-hook from {source}: {e}")))
+                std::path::absolute(path)
+                    .map_err(|e| error(format!("animus-hook from {source}: {e}")))
             }
             Ok(_) => Err(error(format!(
                 "animus-hook from {source} (`{}`) is not an executable file",
@@ -318,8 +320,4 @@ pub fn resolve_hook_binary(
          executable, not on PATH); refusing to launch a session whose gate cannot run \
          (set {KILL_SWITCH_ENV}=1 to run unguarded on purpose)"
     )))
-}
-
-fn absolute(path: &Path) -> std::io::Result<PathBuf> {
-    std::path::absolute(path)
 }

@@ -18,14 +18,20 @@ pub struct GatePayload {
 pub fn parse_gate_payload(bytes: &[u8]) -> Result<GatePayload, String> {
     let value: Value =
         serde_json::from_slice(bytes).map_err(|e| format!("payload is not JSON ({e})"))?;
-    let Value::Object(map) = &value else {
+    if !value.is_object() {
         return Err("payload is not a JSON object".into());
-    };
-    match map.get("tool_name") {
-        Some(Value::String(name)) if !name.is_empty() => {}
-        Some(Value::String(_)) => return Err("payload has an empty `tool_name`".into()),
-        Some(_) => return Err("payload `tool_name` is not a string".into()),
-        None => return Err("payload has no `tool_name`".into()),
     }
+    tool_name(&value)?;
     serde_json::from_value(value).map_err(|e| format!("payload has an unexpected shape ({e})"))
+}
+
+/// The payload's `tool_name`: present, a string, not empty. The error names what is wrong
+/// without echoing the payload.
+pub fn tool_name(payload: &Value) -> Result<&str, String> {
+    match payload.get("tool_name") {
+        Some(Value::String(name)) if !name.is_empty() => Ok(name),
+        Some(Value::String(_)) => Err("the payload's `tool_name` is empty".into()),
+        Some(_) => Err("the payload's `tool_name` is not a string".into()),
+        None => Err("the payload has no `tool_name`".into()),
+    }
 }

@@ -191,6 +191,7 @@ fn fail_closed_reason(cause: &str) -> String {
 }
 
 /// What happened to the payload and the decision, for the record.
+#[derive(Default)]
 struct Evaluation {
     outcome: Option<Outcome>,
     error: Option<String>,
@@ -214,11 +215,8 @@ fn handle(args: &EmitArgs, role: &Role) {
     let evaluation = match role {
         Role::Gate(event) => evaluate(args, event, payload_value.as_ref(), payload_error.clone()),
         Role::Observer => Evaluation {
-            outcome: None,
             error: payload_error.clone(),
-            policy_digest: None,
-            evaluator: None,
-            decide_us: None,
+            ..Evaluation::default()
         },
     };
     let recorded = record_event(args, role, payload_value.as_ref(), &evaluation, started);
@@ -281,13 +279,7 @@ fn evaluate(
     payload: Option<&Value>,
     payload_error: Option<String>,
 ) -> Evaluation {
-    let mut evaluation = Evaluation {
-        outcome: None,
-        error: None,
-        policy_digest: None,
-        evaluator: None,
-        decide_us: None,
-    };
+    let mut evaluation = Evaluation::default();
     let failure = (|| -> Result<Outcome, String> {
         if let Some(problem) = args.problems.first() {
             return Err(format!("invalid arguments ({problem})"));
@@ -306,12 +298,7 @@ fn evaluate(
                 "the payload is for event `{sent}` but this hook gates `{event}`"
             ));
         }
-        let tool_name = match payload.get("tool_name") {
-            Some(Value::String(name)) if !name.is_empty() => name.as_str(),
-            Some(Value::String(_)) => return Err("the payload's `tool_name` is empty".into()),
-            Some(_) => return Err("the payload's `tool_name` is not a string".into()),
-            None => return Err("the payload has no `tool_name`".into()),
-        };
+        let tool_name = crate::payload::tool_name(payload)?;
         let null = Value::Null;
         let tool_input = payload.get("tool_input").unwrap_or(&null);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
