@@ -74,3 +74,95 @@ fn parent_dir(path: &Path) -> &Path {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Staged::write(path, bytes)?.commit()
 }
+
+/// After `sidecar` and `policy` have been renamed into place, write the stamp that lets the
+/// hook skip hashing them (`engine::sidecar::stamp` explains why the files' identity is
+/// enough). `sidecar_digest` and `policy_digest` are the digests the sidecar's header records.
+///
+/// The stamp is written only once the file system's clock has moved past both files'
+/// status-change times, and only for the bytes read back *after* that moment, so a write that
+/// lands in the same clock tick as the compile can never hide behind an unchanged `st_ctime`.
+/// Returns `Ok(false)` (no stamp; the hook then hashes both files on every load) when the
+/// clock does not move within [`STAMP_CLOCK_WAIT`] or the files change under us.
+pub fn write_stamp(
+    policy: &Path,
+    sidecar: &Path,
+    sidecar_digest: [u8; 16],
+    policy_digest: [u8; 16],
+) -> io::Result<bool> {
+    use engine::sidecar::{FileIdentity, Stamp, stamp_path_for};
+    let stamp_path = stamp_path_for(policy);
+    // A stamp from an earlier compile vouches for files that no longer exist, so it is
+    // harmless; removing it first keeps a failed stamp from leaving a misleading file.
+    match fs::remove_file(&stamp_path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut sidecar_file = File::open(sidecar)?;
+    let mut policy_file = File::open(policy)?;
+    let before = (
+        FileIdentity::of(&sidecar_file.metadata()?),
+        FileIdentity::of(&policy_file.metadata()?),
+    );
+    if before.0.is_none() || before.1.is_none() {
+        return Ok(false);
+    }
+    let latest = before.0.changed_ns.max(before.1.changed_ns);
+    if !clock_passes(parent_dir(policy), latest)? {
+        return Ok(false);
+    }
+    // Read both back after the tick: these are the bytes the stamp vouches for.
+    let read_all = |file: &mut File| -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        io::Read::read_to_end(file, &mut bytes)?;
+        Ok(bytes)
+    };
+    let sidecar_bytes = read_all(&mut sidecar_file)?;
+    let intact = sidecar_bytes.get(16..32) == Some(&sidecar_digest[..])
+        && sidecar_bytes.get(32..).map(engine::sidecar::digest) == Some(sidecar_digest)
+        && engine::sidecar::digest(&read_all(&mut policy_file)?) == policy_digest;
+    let after = (
+        FileIdentity::of(&sidecar_file.metadata()?),
+        FileIdentity::of(&policy_file.metadata()?),
+    );
+    if !intact || after != before {
+        return Ok(false);
+    }
+    let stamp = Stamp {
+        sidecar: after.0,
+        policy: after.1,
+        sidecar_digest,
+        policy_digest,
+    };
+    write_atomic(&stamp_path, &stamp.encode())?;
+    Ok(true)
+}
+
+/// How long [`write_stamp`] waits for the file system's clock to tick (file systems with
+/// one- or two-second timestamps need up to that).
+pub const STAMP_CLOCK_WAIT: std::time::Duration = std::time::Duration::from_millis(2_500);
+
+/// Wait until a file created in `dir` gets a status-change time later than `after_ns`: the
+/// file system's own clock, which may be coarser than the system clock.
+fn clock_passes(dir: &Path, after_ns: u64) -> io::Result<bool> {
+    let probe = dir.join(format!(".animus-clock.{}.tmp", std::process::id()));
+    let started = std::time::Instant::now();
+    let result = loop {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&probe)?;
+        let now = engine::sidecar::FileIdentity::of(&file.metadata()?).changed_ns;
+        drop(file);
+        fs::remove_file(&probe)?;
+        if now > after_ns {
+            break true;
+        }
+        if started.elapsed() > STAMP_CLOCK_WAIT {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    Ok(result)
+}

@@ -67,11 +67,13 @@ pub fn compile_to_dir(
 /// Lower `compiled` to its sidecar and atomically write both artifacts into `out_dir` (created
 /// if missing). Returns the JSON's path. Nothing is written unless lowering succeeds.
 ///
-/// Order: the JSON is written and synced under a temporary name; its file identity (device,
-/// inode, length, modification time — all kept by a rename) goes into the sidecar, which is
-/// renamed into place; then the JSON is renamed into place. A crash in between leaves the new
-/// sidecar beside the old JSON, whose identity and digest both differ from the recorded ones,
-/// so the hook rejects the pair as stale (fail closed) until the next successful compile.
+/// Order: the sidecar, then the JSON, each written, synced and renamed into place; a crash in
+/// between leaves the new sidecar beside the old JSON, whose digest differs from the recorded
+/// one, so the hook rejects the pair as stale (fail closed) until the next successful compile.
+/// Last comes `animus-policy.stamp` ([`artifact::write_stamp`]), which lets the hook skip
+/// hashing both files while they keep the identity they had when the compiler re-read them; a
+/// file system whose clock does not tick within [`artifact::STAMP_CLOCK_WAIT`] gets no stamp,
+/// and the hook then hashes both files on every load (correct, slower).
 pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<PathBuf, Errors> {
     let json = compiled.policy.to_json();
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
@@ -85,23 +87,27 @@ pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<Pat
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
-    let staged_json =
-        artifact::Staged::write(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
-    let stamp = staged_json
-        .metadata()
-        .map(|m| engine::sidecar::PolicyStamp::of(&m))
-        .map_err(|e| io_error("stat", &path, e))?;
-    let sidecar = image.encode_stamped(json.as_bytes(), stamp).map_err(|e| {
+    let sidecar = image.encode(json.as_bytes()).map_err(|e| {
         Errors::one(Diagnostic::error(
             None,
             format!("cannot encode the sidecar: {e}"),
         ))
     })?;
+    // Sidecar first, JSON second: a crash between the two leaves the new sidecar beside the
+    // old JSON, a pair the hook refuses (policy digest mismatch) until the next compile. The
+    // stamp comes last; without it the hook hashes both files on every load.
     let sidecar_path = engine::sidecar::sidecar_path_for(&path);
     artifact::write_atomic(&sidecar_path, &sidecar)
         .map_err(|e| io_error("write", &sidecar_path, e))?;
-    staged_json
-        .commit()
-        .map_err(|e| io_error("write", &path, e))?;
+    artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
+    let mut sidecar_digest = [0u8; 16];
+    sidecar_digest.copy_from_slice(&sidecar[16..32]);
+    artifact::write_stamp(
+        &path,
+        &sidecar_path,
+        sidecar_digest,
+        engine::sidecar::digest(json.as_bytes()),
+    )
+    .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
     Ok(path)
 }

@@ -1,110 +1,171 @@
-//! The sidecar's binding to `animus-policy.json` on disk: the compiler records the JSON file's
-//! identity so the hook need not hash it, and every change to the file still makes the pair
-//! stale unless the content is exactly the compiled one.
+//! `animus-policy.stamp`: the compiler vouches for the pair it wrote so the hook need not hash
+//! it, and every change to either file — even in the same clock tick as the compile — still
+//! makes the loader hash, and so reject, anything that is not exactly the compiled pair.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use engine::sidecar::{LoadError, sidecar_path_for};
+use engine::sidecar::{
+    FileIdentity, LoadError, Stamp, Verification, sidecar_path_for, stamp_path_for,
+};
 use engine::{Call, CompiledPolicy, Decision};
 
 const PROFILE: &str = "agents:\n  t:\n    tool_policy:\n      deny: [\"Bash(* --live*)\"]\n";
 
-fn compiled_dir(name: &str) -> PathBuf {
+struct Compiled {
+    dir: PathBuf,
+    json: PathBuf,
+}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn compiled(name: &str) -> Compiled {
     let dir = std::env::temp_dir().join(format!("animus-stamp-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let profile = compiler::load_profile_str(PROFILE, "p.yaml".into(), "t").unwrap();
     let compiled = compiler::compile_profile(&profile).unwrap();
-    compiler::write_policy_artifacts(&dir, &compiled).unwrap();
-    dir
+    let json = compiler::write_policy_artifacts(&dir, &compiled).unwrap();
+    Compiled { dir, json }
 }
 
 fn decides_live_deny(policy: &CompiledPolicy) -> bool {
     let input = serde_json::json!({"command": "trade --live"});
-    policy
-        .decide(Call {
-            event: "PreToolUse",
-            tool_name: "Bash",
-            tool_input: &input,
-        })
-        .decision
-        == Decision::Deny
+    let outcome = policy.decide(Call {
+        event: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: &input,
+    });
+    outcome.decision == Decision::Deny
+        && outcome.matched == ["tool_policy.deny:Bash(* --live*)"]
+        && outcome.reason.contains("Bash(* --live*)")
 }
 
-#[test]
-fn the_written_pair_carries_the_json_identity() {
-    let dir = compiled_dir("identity");
-    let json_path = dir.join("animus-policy.json");
-    let sidecar = std::fs::read(sidecar_path_for(&json_path)).unwrap();
-    let stamp = engine::sidecar::PolicyStamp::of(&std::fs::metadata(&json_path).unwrap());
-    assert!(!stamp.is_none());
-    assert_eq!(
-        &sidecar[80..112],
-        &stamp.to_bytes(),
-        "the stamp is the renamed JSON's identity"
-    );
-    assert!(decides_live_deny(
-        &CompiledPolicy::load(&json_path).unwrap()
-    ));
-    // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(names.len(), 2, "{names:?}");
+fn loads_by(path: &Path) -> Verification {
+    let policy = CompiledPolicy::load(path).unwrap();
+    assert!(decides_live_deny(&policy));
+    policy.verification()
 }
 
-#[test]
-fn a_touched_or_copied_json_with_the_same_bytes_still_loads_by_digest() {
-    let dir = compiled_dir("touched");
-    let json_path = dir.join("animus-policy.json");
-    let file = std::fs::File::options()
+/// Overwrite one byte in place (same inode, same length).
+fn flip_in_place(path: &Path, at: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= 0x01;
+    std::fs::OpenOptions::new()
         .write(true)
-        .open(&json_path)
+        .open(path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
         .unwrap();
+}
+
+#[test]
+fn the_compiler_stamps_exactly_the_pair_it_wrote() {
+    let c = compiled("identity");
+    let stamp = Stamp::read(&stamp_path_for(&c.json)).expect("a stamp is written");
+    let identity = |p: &Path| FileIdentity::of(&std::fs::metadata(p).unwrap());
+    assert_eq!(stamp.policy, identity(&c.json));
+    assert_eq!(stamp.sidecar, identity(&sidecar_path_for(&c.json)));
+    let sidecar = std::fs::read(sidecar_path_for(&c.json)).unwrap();
+    assert_eq!(&stamp.sidecar_digest[..], &sidecar[16..32]);
+    assert_eq!(
+        stamp.policy_digest,
+        engine::sidecar::digest(&std::fs::read(&c.json).unwrap())
+    );
+    assert_eq!(loads_by(&c.json), Verification::Stamp);
+    // No temporary or probe file is left behind.
+    let mut names: Vec<_> = std::fs::read_dir(&c.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "animus-policy.json",
+            "animus-policy.sidecar",
+            "animus-policy.stamp"
+        ]
+    );
+}
+
+#[test]
+fn a_touched_copied_or_unstamped_pair_with_the_same_bytes_loads_by_digest() {
+    let c = compiled("touched");
+    let file = std::fs::File::options().write(true).open(&c.json).unwrap();
     file.set_modified(SystemTime::now() + Duration::from_secs(5))
         .unwrap();
     drop(file);
-    assert!(decides_live_deny(
-        &CompiledPolicy::load(&json_path).unwrap()
-    ));
+    assert_eq!(loads_by(&c.json), Verification::Digest);
 
-    let copy = dir.join("copy");
+    let copy = c.dir.join("copy");
     std::fs::create_dir_all(&copy).unwrap();
-    std::fs::copy(&json_path, copy.join("animus-policy.json")).unwrap();
-    std::fs::copy(
-        sidecar_path_for(&json_path),
-        sidecar_path_for(&copy.join("animus-policy.json")),
-    )
-    .unwrap();
-    assert!(decides_live_deny(
-        &CompiledPolicy::load(&copy.join("animus-policy.json")).unwrap()
-    ));
+    let copied = copy.join("animus-policy.json");
+    for path in [
+        c.json.clone(),
+        sidecar_path_for(&c.json),
+        stamp_path_for(&c.json),
+    ] {
+        std::fs::copy(&path, copy.join(path.file_name().unwrap())).unwrap();
+    }
+    assert_eq!(loads_by(&copied), Verification::Digest);
+
+    std::fs::remove_file(stamp_path_for(&copied)).unwrap();
+    assert_eq!(loads_by(&copied), Verification::Digest);
+    std::fs::write(stamp_path_for(&copied), b"not a stamp").unwrap();
+    assert_eq!(loads_by(&copied), Verification::Digest);
 }
 
 #[test]
-fn any_edit_of_the_json_on_disk_makes_the_pair_stale() {
-    let dir = compiled_dir("edited");
-    let json_path = dir.join("animus-policy.json");
-    let original = std::fs::read_to_string(&json_path).unwrap();
-    // Same length, rewritten in place (same inode, new mtime).
-    let edited = original.replace("\"deny\"", "\"ask\"\u{20}");
-    assert_eq!(edited.len(), original.len());
-    std::fs::write(&json_path, &edited).unwrap();
-    assert!(matches!(
-        CompiledPolicy::load(&json_path),
-        Err(LoadError::Stale)
-    ));
+fn an_edit_right_after_the_compile_is_never_hidden_by_the_stamp() {
+    // The edits below land within milliseconds of the compile, inside the same coarse
+    // file-system clock tick unless the compiler waited for it to pass before stamping.
+    for round in 0..5 {
+        let c = compiled(&format!("racy-json-{round}"));
+        let original = std::fs::read_to_string(&c.json).unwrap();
+        let edited = original.replace("\"deny\"", "\"ask\"\u{20}");
+        assert_eq!(edited.len(), original.len());
+        std::fs::write(&c.json, &edited).unwrap();
+        assert!(matches!(
+            CompiledPolicy::load(&c.json),
+            Err(LoadError::Stale)
+        ));
+
+        let c = compiled(&format!("racy-sidecar-{round}"));
+        let sidecar = sidecar_path_for(&c.json);
+        let len = std::fs::metadata(&sidecar).unwrap().len() as usize;
+        flip_in_place(&sidecar, len - 1);
+        assert!(matches!(
+            CompiledPolicy::load(&c.json),
+            Err(LoadError::Corrupt)
+        ));
+    }
+}
+
+#[test]
+fn any_edit_of_the_json_on_disk_makes_the_pair_stale_until_restored() {
+    let c = compiled("edited");
+    let original = std::fs::read_to_string(&c.json).unwrap();
     // Replaced by a new file (new inode) with other content.
-    std::fs::remove_file(&json_path).unwrap();
-    std::fs::write(&json_path, original.replace("--live", "--paper")).unwrap();
+    std::fs::remove_file(&c.json).unwrap();
+    std::fs::write(&c.json, original.replace("--live", "--paper")).unwrap();
     assert!(matches!(
-        CompiledPolicy::load(&json_path),
+        CompiledPolicy::load(&c.json),
         Err(LoadError::Stale)
     ));
-    // Restored byte for byte: the digest vouches for it again.
-    std::fs::write(&json_path, &original).unwrap();
-    assert!(decides_live_deny(
-        &CompiledPolicy::load(&json_path).unwrap()
-    ));
+    // Restored byte for byte: the digest vouches for it again (the stamp no longer does).
+    std::fs::write(&c.json, &original).unwrap();
+    assert_eq!(loads_by(&c.json), Verification::Digest);
+}
+
+#[test]
+fn a_stamp_never_vouches_for_another_compile() {
+    // Two compiles of different policies into two directories; swapping their stamps must
+    // not make either pair trusted without hashing (identities differ).
+    let a = compiled("swap-a");
+    let b = compiled("swap-b");
+    std::fs::copy(stamp_path_for(&b.json), stamp_path_for(&a.json)).unwrap();
+    assert_eq!(loads_by(&a.json), Verification::Digest);
 }

@@ -64,10 +64,14 @@ impl LoadedPolicy {
         }
     }
 
-    /// Which evaluator decided, for the event record.
+    /// Which evaluator decided, and for the sidecar how its integrity was established (the
+    /// compiler's stamp, or hashing both files), for the event record.
     pub fn evaluator(&self) -> &'static str {
         match self {
-            LoadedPolicy::Compiled(_) => "sidecar",
+            LoadedPolicy::Compiled(compiled) => match compiled.verification() {
+                engine::sidecar::Verification::Stamp => "sidecar (verified by stamp)",
+                engine::sidecar::Verification::Digest => "sidecar (verified by digest)",
+            },
             LoadedPolicy::Reference { .. } => "reference (no sidecar: policy compiled in-process)",
         }
     }

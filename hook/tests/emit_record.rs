@@ -113,6 +113,10 @@ fn records_carry_what_the_issue_asks_for() {
     );
     assert!(r["policy_digest"].as_str().unwrap().contains(':'));
     assert!(r["decide_us"].is_u64());
+    assert_eq!(
+        r["evaluator"], "sidecar (verified by stamp)",
+        "a freshly compiled policy is trusted by its stamp, not hashed"
+    );
     assert!(r["ts"].as_str().unwrap().ends_with('Z'));
     assert_eq!(r["payload"]["tool_input"]["command"], "trade --live");
     assert_eq!(r["payload_truncated"], false);

@@ -60,19 +60,21 @@ use regex_automata::{Anchored, Input, PatternSet};
 
 use crate::policy::Decision;
 use crate::semantics::{self, Call, Outcome, RuleView};
-use crate::sidecar::format::PolicyStamp;
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
     LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
     literal_slot_hash,
 };
-use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
-use crate::sidecar::{LoadError, SidecarBytes, digest_hex, sidecar_path_for};
+use crate::sidecar::load::{PolicyBinding, VerifiedLayout, identity_of, verify};
+use crate::sidecar::{
+    LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for, stamp_path_for,
+};
 
 /// A policy ready to decide: a verified sidecar, used in place.
-#[derive(Debug)]
 pub struct CompiledPolicy {
     bytes: SidecarBytes,
+    /// `animus-policy.json`: the ids and reasons of rules that fire are read from it.
+    json: PolicyBytes,
     layout: VerifiedLayout,
     default_decision: Decision,
     rule_count: usize,
@@ -88,27 +90,53 @@ struct Inconsistent(&'static str);
 
 type Checked<T> = Result<T, Inconsistent>;
 
-/// A rule as the sidecar stores it, for [`semantics::fold_rules`].
-struct SidecarRule<'a> {
-    decision: Decision,
-    id: &'a str,
-    reason: &'a str,
+impl std::fmt::Debug for CompiledPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledPolicy")
+            .field("sidecar", &self.bytes)
+            .field("json_len", &self.json.as_bytes().len())
+            .field("rules", &self.rule_count)
+            .field("verification", &self.layout.verification)
+            .finish_non_exhaustive()
+    }
 }
 
-impl RuleView for SidecarRule<'_> {
+/// A fired rule: its decision from the sidecar, its id and reason from the JSON.
+struct FiredRule {
+    decision: Decision,
+    text: RuleText,
+}
+
+impl RuleView for FiredRule {
     fn decision(&self) -> Decision {
         self.decision
     }
     fn id(&self) -> &str {
-        self.id
+        &self.text.id
     }
     fn reason(&self) -> &str {
-        self.reason
+        &self.text.reason
     }
 }
 
-/// The policy JSON's bytes: mapped (hashing a map avoids copying megabytes at 10k rules),
-/// or read when it is empty or cannot be mapped.
+/// A rule's id and reason, parsed from its object in `animus-policy.json` (the other fields
+/// are skipped).
+#[derive(serde::Deserialize)]
+pub(crate) struct RuleText {
+    pub id: String,
+    pub reason: String,
+}
+
+impl RuleText {
+    /// Parse one rule object; `None` if it is not one.
+    pub(crate) fn parse(object: &[u8]) -> Option<RuleText> {
+        serde_json::from_slice(object).ok()
+    }
+}
+
+/// The policy JSON's bytes: mapped (hashing a map avoids copying megabytes at 10k rules, and
+/// when the stamp vouches for it only the pages of rules that fire are ever read), or read
+/// when it is empty or cannot be mapped.
 enum PolicyBytes {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
@@ -125,30 +153,33 @@ impl PolicyBytes {
 
 fn read_policy_json(
     policy_path: &Path,
-    file: std::fs::File,
+    mut file: std::fs::File,
     len: u64,
 ) -> Result<PolicyBytes, LoadError> {
     let unreadable = |error| LoadError::PolicyUnreadable {
         path: policy_path.to_path_buf(),
         error,
     };
-    if len > 0 {
-        // SAFETY: read-only private map, hashed once and dropped before `load` returns; the
+    if let Ok(len) = usize::try_from(len)
+        && len > 0
+    {
+        // SAFETY: read-only private map of the file whose identity was just taken; the
         // compiler replaces the policy by rename, never in place.
-        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+        if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(len).map(&file) } {
             return Ok(PolicyBytes::Mapped(map));
         }
     }
-    std::fs::read(policy_path)
-        .map(PolicyBytes::Read)
-        .map_err(unreadable)
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(unreadable)?;
+    Ok(PolicyBytes::Read(bytes))
 }
 
 impl CompiledPolicy {
     /// Load the policy at `policy_path` (`animus-policy.json`) through its sidecar
-    /// ([`sidecar_path_for`]). The JSON is never parsed; it is not even read when its file
-    /// identity (device, inode, length, modification time) is the one the compiler recorded in
-    /// the sidecar (see [`PolicyStamp`](crate::sidecar::PolicyStamp)); otherwise it is hashed.
+    /// ([`sidecar_path_for`]). The JSON is never parsed as a whole: it is mapped, and only the
+    /// objects of rules that fire are read from it. Neither file is hashed when the compiler's
+    /// stamp ([`stamp_path_for`], [`crate::sidecar::stamp`]) vouches for both as they are now;
+    /// otherwise both are hashed and compared with the sidecar's header.
     pub fn load(policy_path: &Path) -> Result<CompiledPolicy, LoadError> {
         let unreadable = |error| LoadError::PolicyUnreadable {
             path: policy_path.to_path_buf(),
@@ -156,43 +187,40 @@ impl CompiledPolicy {
         };
         let file = std::fs::File::open(policy_path).map_err(unreadable)?;
         let metadata = file.metadata().map_err(unreadable)?;
-        let bytes = SidecarBytes::map(&sidecar_path_for(policy_path))?;
-        let file = std::cell::Cell::new(Some(file));
-        let digest = || -> Result<[u8; 16], LoadError> {
-            let file = match file.take() {
-                Some(file) => file,
-                None => std::fs::File::open(policy_path).map_err(unreadable)?,
-            };
-            let json = read_policy_json(policy_path, file, metadata.len())?;
-            Ok(crate::sidecar::digest(json.as_bytes()))
-        };
-        let binding = PolicyBinding::File {
-            stamp: PolicyStamp::of(&metadata),
-            digest: &digest,
-        };
-        CompiledPolicy::from_verified(bytes, binding)
+        let (bytes, sidecar_identity) = SidecarBytes::map(&sidecar_path_for(policy_path))?;
+        let json = read_policy_json(policy_path, file, metadata.len())?;
+        let stamp = Stamp::read(&stamp_path_for(policy_path))
+            .filter(|stamp| stamp.vouches_for(&sidecar_identity, &identity_of(&metadata)));
+        CompiledPolicy::from_verified(bytes, json, stamp)
     }
 
-    /// Load from in-memory bytes (copied once into aligned storage).
+    /// Load from in-memory bytes (both copied once; both hashed).
     pub fn from_bytes(sidecar: &[u8], policy_json: &[u8]) -> Result<CompiledPolicy, LoadError> {
         CompiledPolicy::from_parts(SidecarBytes::copy_from(sidecar), policy_json)
     }
 
-    /// Verify `bytes` as the sidecar of `policy_json` and check the tables' shapes.
+    /// Verify `bytes` as the sidecar of `policy_json` (both hashed) and check the tables'
+    /// shapes.
     pub fn from_parts(
         bytes: SidecarBytes,
         policy_json: &[u8],
     ) -> Result<CompiledPolicy, LoadError> {
-        CompiledPolicy::from_verified(bytes, PolicyBinding::Bytes(policy_json))
+        CompiledPolicy::from_verified(bytes, PolicyBytes::Read(policy_json.to_vec()), None)
     }
 
     fn from_verified(
         bytes: SidecarBytes,
-        binding: PolicyBinding<'_>,
+        json: PolicyBytes,
+        stamp: Option<Stamp>,
     ) -> Result<CompiledPolicy, LoadError> {
+        let binding = PolicyBinding {
+            json: json.as_bytes(),
+            stamp,
+        };
         let layout = verify(bytes.as_bytes(), binding)?;
         let mut policy = CompiledPolicy {
             bytes,
+            json,
             layout,
             default_decision: Decision::Deny,
             rule_count: 0,
@@ -252,6 +280,12 @@ impl CompiledPolicy {
     /// How many rules the policy has.
     pub fn rule_count(&self) -> usize {
         self.rule_count
+    }
+
+    /// How this policy's integrity was established: the compiler's stamp, or hashing both
+    /// files.
+    pub fn verification(&self) -> Verification {
+        self.layout.verification
     }
 
     /// Hex of the xxh3-128 digest of the exact `animus-policy.json` bytes this sidecar was
@@ -322,7 +356,7 @@ impl CompiledPolicy {
         let mut fired = Vec::new();
         for run in candidates.chunk_by(|a, b| a == b) {
             let rule = self.record::<RULE_WIDTH>(Section::Rules, run[0] as usize)?;
-            if rule[5] as usize == run.len()
+            if rule[3] as usize == run.len()
                 && self.event_applies(&rule, event_bit)
                 && self.tool_applies(&rule, &globs)?
             {
@@ -352,30 +386,31 @@ impl CompiledPolicy {
         for index in fired {
             let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
             let decision = *Decision::ALL
-                .get((rule[4] & 0xff) as usize)
+                .get((rule[2] & 0xff) as usize)
                 .ok_or(Inconsistent("a rule's decision is not a decision"))?;
-            views.push((
-                index as usize,
-                SidecarRule {
-                    decision,
-                    id: self.str(rule[0], rule[1])?,
-                    reason: self.str(rule[2], rule[3])?,
-                },
-            ));
+            let object = self
+                .json
+                .as_bytes()
+                .get(rule[0] as usize..rule[0] as usize + rule[1] as usize)
+                .ok_or(Inconsistent("a rule lies outside the policy JSON"))?;
+            let text = RuleText::parse(object).ok_or(Inconsistent(
+                "a rule's span in the policy JSON is not a rule",
+            ))?;
+            views.push((index as usize, FiredRule { decision, text }));
         }
         Ok(semantics::fold_rules(self.default_decision, views))
     }
 
     fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {
-        (rule[4] >> 8) as u8 & event_bit != 0
+        (rule[2] >> 8) as u8 & event_bit != 0
     }
 
     fn tool_applies(&self, rule: &[u32; RULE_WIDTH], matched_globs: &[u32]) -> Checked<bool> {
-        if rule[7] == 0 {
+        if rule[5] == 0 {
             return Ok(true);
         }
-        for i in 0..rule[7] as usize {
-            let glob = self.word(Section::RuleGlobs, rule[6] as usize + i)?;
+        for i in 0..rule[5] as usize {
+            let glob = self.word(Section::RuleGlobs, rule[4] as usize + i)?;
             if matched_globs.binary_search(&glob).is_ok() {
                 return Ok(true);
             }

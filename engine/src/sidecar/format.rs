@@ -12,7 +12,7 @@ use crate::policy::Decision;
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -32,8 +32,7 @@ pub(crate) mod header {
     pub const REGEX_AUTOMATA_VERSION: usize = 40;
     pub const POLICY_DIGEST: usize = 56;
     pub const SECTION_COUNT: usize = 72;
-    pub const POLICY_STAMP: usize = 80;
-    pub const SECTION_TABLE: usize = 112;
+    pub const SECTION_TABLE: usize = 80;
 }
 
 /// Every section, in section-table order.
@@ -81,9 +80,10 @@ pub const SECTION_COUNT: usize = 17;
 /// Header length: the fixed part plus the section table.
 pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 
-/// Rule record: id offset, id length, reason offset, reason length, decision (low byte) and
-/// event mask (second byte), distinct matcher count, first glob, glob count.
-pub const RULE_WIDTH: usize = 8;
+/// Rule record: offset and length of the rule's object in `animus-policy.json` (its id and
+/// reason are read from there, only for rules that fire), decision (low byte) and event mask
+/// (second byte), distinct matcher count, first glob, glob count.
+pub const RULE_WIDTH: usize = 6;
 /// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`] and
 /// [`MatcherKind::StartsWithLiteral`]), first posting, posting count, first chain piece,
 /// chain piece count × 2 + 1 if the chain must end at a word end (for
@@ -323,78 +323,11 @@ fn to_u32(value: usize, what: &str) -> Result<u32, EncodeError> {
         .map_err(|_| EncodeError(format!("{what} exceeds the sidecar's 4 GiB limit")))
 }
 
-/// What the file system says about the `animus-policy.json` a sidecar was compiled beside:
-/// device, inode, length and modification time. When the JSON the hook is pointed at still has
-/// exactly this identity, it is the file the compiler wrote and renamed into place, and the
-/// loader skips reading and hashing it; any write to the file changes its modification time,
-/// and a copy or a replacement changes its inode, so every other case falls back to the digest.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PolicyStamp {
-    /// `st_dev`.
-    pub device: u64,
-    /// `st_ino`.
-    pub inode: u64,
-    /// `st_size`.
-    pub len: u64,
-    /// `st_mtime` in nanoseconds since the epoch.
-    pub modified_ns: u64,
-}
-
-impl PolicyStamp {
-    /// The stamp of a file, from its metadata.
-    #[cfg(unix)]
-    pub fn of(metadata: &std::fs::Metadata) -> PolicyStamp {
-        use std::os::unix::fs::MetadataExt;
-        PolicyStamp {
-            device: metadata.dev(),
-            inode: metadata.ino(),
-            len: metadata.len(),
-            modified_ns: (metadata.mtime() as u64)
-                .wrapping_mul(1_000_000_000)
-                .wrapping_add(metadata.mtime_nsec() as u64),
-        }
-    }
-
-    /// No identity (elsewhere than Unix): never matches, so the digest always decides.
-    #[cfg(not(unix))]
-    pub fn of(_metadata: &std::fs::Metadata) -> PolicyStamp {
-        PolicyStamp::default()
-    }
-
-    /// The all-zero stamp means "none recorded": it never matches a real file (no file has
-    /// inode 0).
-    pub fn is_none(&self) -> bool {
-        *self == PolicyStamp::default()
-    }
-
-    /// The 32 bytes stored in the header.
-    pub fn to_bytes(&self) -> [u8; 32] {
-        let mut out = [0u8; 32];
-        for (i, word) in [self.device, self.inode, self.len, self.modified_ns]
-            .iter()
-            .enumerate()
-        {
-            out[8 * i..8 * i + 8].copy_from_slice(&word.to_le_bytes());
-        }
-        out
-    }
-}
-
 impl SidecarImage {
-    /// Lay the image out as a sidecar bound to `policy_json` (the exact bytes written as
-    /// `animus-policy.json`), with no file identity recorded: the loader will always hash the
-    /// JSON.
+    /// Lay the image out as a sidecar bound to `policy_json`: the exact bytes written as
+    /// `animus-policy.json`, whose rules must be the image's rules in the same order (each rule
+    /// record points at its object there).
     pub fn encode(&self, policy_json: &[u8]) -> Result<Vec<u8>, EncodeError> {
-        self.encode_stamped(policy_json, PolicyStamp::default())
-    }
-
-    /// [`encode`](Self::encode), also recording the identity of the JSON file the compiler has
-    /// written (see [`PolicyStamp`]).
-    pub fn encode_stamped(
-        &self,
-        policy_json: &[u8],
-        stamp: PolicyStamp,
-    ) -> Result<Vec<u8>, EncodeError> {
         let default_decision = self
             .default_decision
             .ok_or_else(|| EncodeError("the image has no default decision".into()))?;
@@ -411,10 +344,9 @@ impl SidecarImage {
         let mut universal_rules = Vec::new();
         let mut rules = Words::default();
         let mut rule_globs = Words::default();
-        for (index, rule) in self.rules.iter().enumerate() {
+        let spans = rule_spans(policy_json, &self.rules)?;
+        for ((index, rule), (json_offset, json_len)) in self.rules.iter().enumerate().zip(spans) {
             let index = to_u32(index, "the rule count")?;
-            let [id_offset, id_len] = string(rule.id.as_bytes())?;
-            let [reason_offset, reason_len] = string(rule.reason.as_bytes())?;
             let decision = Decision::ALL
                 .iter()
                 .position(|d| *d == rule.decision)
@@ -424,10 +356,8 @@ impl SidecarImage {
                 rule_globs.push(&[glob]);
             }
             rules.push(&[
-                id_offset,
-                id_len,
-                reason_offset,
-                reason_len,
+                json_offset,
+                json_len,
                 decision | (u32::from(rule.event_mask) << 8),
                 to_u32(rule.matchers.len(), "a rule's matcher count")?,
                 glob_first,
@@ -625,15 +555,59 @@ impl SidecarImage {
             globals.into_bytes(),
             chain_pieces.into_bytes(),
         ];
-        assemble(&sections, policy_json, stamp)
+        assemble(&sections, policy_json)
     }
+}
+
+/// Where each rule's object lies in `policy_json`, checked against the image: the same number
+/// of rules, each with the image's id and reason.
+fn rule_spans(policy_json: &[u8], rules: &[RuleImage]) -> Result<Vec<(u32, u32)>, EncodeError> {
+    #[derive(serde::Deserialize)]
+    struct Document<'a> {
+        #[serde(borrow)]
+        rules: Vec<&'a serde_json::value::RawValue>,
+    }
+    let document: Document<'_> = serde_json::from_slice(policy_json).map_err(|e| {
+        EncodeError(format!(
+            "the policy JSON the sidecar is bound to does not parse: {e}"
+        ))
+    })?;
+    if document.rules.len() != rules.len() {
+        return Err(EncodeError(format!(
+            "the policy JSON has {} rules, the image {}",
+            document.rules.len(),
+            rules.len()
+        )));
+    }
+    let base = policy_json.as_ptr() as usize;
+    let mut spans = Vec::with_capacity(rules.len());
+    for (raw, rule) in document.rules.iter().zip(rules) {
+        let text = raw.get();
+        let parsed = crate::automaton::RuleText::parse(text.as_bytes()).ok_or_else(|| {
+            EncodeError(format!(
+                "rule `{}` has no id or reason in the policy JSON",
+                rule.id
+            ))
+        })?;
+        if parsed.id != rule.id || parsed.reason != rule.reason {
+            return Err(EncodeError(format!(
+                "the policy JSON's rule `{}` is not the image's rule `{}`",
+                parsed.id, rule.id
+            )));
+        }
+        let offset = text.as_ptr() as usize - base;
+        spans.push((
+            to_u32(offset, "the policy JSON")?,
+            to_u32(text.len(), "a rule's JSON")?,
+        ));
+    }
+    Ok(spans)
 }
 
 /// Header + aligned sections, with both digests filled in.
 fn assemble(
     sections: &[Vec<u8>; SECTION_COUNT],
     policy_json: &[u8],
-    stamp: PolicyStamp,
 ) -> Result<Vec<u8>, EncodeError> {
     let mut out = vec![0u8; HEADER_LEN];
     let mut table = Vec::with_capacity(SECTION_COUNT);
@@ -672,7 +646,6 @@ fn assemble(
     version[..REGEX_AUTOMATA_VERSION.len()].copy_from_slice(REGEX_AUTOMATA_VERSION.as_bytes());
     put(&mut out, header::REGEX_AUTOMATA_VERSION, &version);
     put(&mut out, header::POLICY_DIGEST, &super::digest(policy_json));
-    put(&mut out, header::POLICY_STAMP, &stamp.to_bytes());
     put(
         &mut out,
         header::SECTION_COUNT,

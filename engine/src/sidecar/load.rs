@@ -7,20 +7,43 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::format::{
-    ENDIANNESS_MARKER, FORMAT_VERSION, HEADER_LEN, MAGIC, PolicyStamp, REGEX_AUTOMATA_VERSION,
-    SECTION_COUNT, Section, header,
+    ENDIANNESS_MARKER, FORMAT_VERSION, HEADER_LEN, MAGIC, REGEX_AUTOMATA_VERSION, SECTION_COUNT,
+    Section, header,
 };
+use super::stamp::{FileIdentity, Stamp};
 
-/// How the loader proves a sidecar belongs to its `animus-policy.json`.
-pub(crate) enum PolicyBinding<'a> {
-    /// The JSON's exact bytes are at hand: compare digests.
-    Bytes(&'a [u8]),
-    /// The JSON is a file with this identity: if the sidecar recorded the same identity, the
-    /// file is the one the compiler wrote; otherwise hash it (`digest`) and compare.
-    File {
-        stamp: PolicyStamp,
-        digest: &'a dyn Fn() -> Result<[u8; 16], LoadError>,
-    },
+/// How the loader proves a sidecar is intact and belongs to its `animus-policy.json`.
+pub(crate) struct PolicyBinding<'a> {
+    /// The JSON's exact bytes.
+    pub json: &'a [u8],
+    /// The compiler's stamp, when it vouches for the very files these bytes were read from
+    /// ([`Stamp::vouches_for`]): if its digests are the header's, neither file is hashed.
+    pub stamp: Option<Stamp>,
+}
+
+/// How a loaded sidecar's integrity was established.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verification {
+    /// Both files still have the identity the compiler recorded after hashing them
+    /// (`animus-policy.stamp`, see [`crate::sidecar::stamp`]).
+    Stamp,
+    /// Every byte of the sidecar and of the JSON was hashed and compared.
+    Digest,
+}
+
+impl Verification {
+    /// `stamp` or `digest`, for event records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verification::Stamp => "stamp",
+            Verification::Digest => "digest",
+        }
+    }
+}
+
+/// The identity of an open file, for [`Stamp::vouches_for`].
+pub(crate) fn identity_of(metadata: &std::fs::Metadata) -> FileIdentity {
+    FileIdentity::of(metadata)
 }
 
 /// Why a compiled policy could not be loaded. The hook turns every one of these into a deny
@@ -172,41 +195,34 @@ impl SidecarBytes {
         }
     }
 
-    /// Map the file at `path`.
-    pub fn map(path: &Path) -> Result<SidecarBytes, LoadError> {
-        let file = File::open(path).map_err(|error| match error.kind() {
+    /// Map the file at `path`; also its identity, for [`Stamp::vouches_for`].
+    pub fn map(path: &Path) -> Result<(SidecarBytes, FileIdentity), LoadError> {
+        let unreadable = |error| LoadError::SidecarUnreadable {
+            path: path.to_path_buf(),
+            error,
+        };
+        let mut file = File::open(path).map_err(|error| match error.kind() {
             std::io::ErrorKind::NotFound => LoadError::SidecarMissing {
                 path: path.to_path_buf(),
             },
-            _ => LoadError::SidecarUnreadable {
-                path: path.to_path_buf(),
-                error,
-            },
+            _ => unreadable(error),
         })?;
-        let len = file
-            .metadata()
-            .map_err(|error| LoadError::SidecarUnreadable {
-                path: path.to_path_buf(),
-                error,
-            })?
-            .len();
+        let metadata = file.metadata().map_err(unreadable)?;
+        let identity = identity_of(&metadata);
+        let len = metadata.len();
         if len < HEADER_LEN as u64 {
             // Too short to hold a header: read it (it is tiny) to say precisely what is wrong.
-            let bytes = std::fs::read(path).map_err(|error| LoadError::SidecarUnreadable {
-                path: path.to_path_buf(),
-                error,
-            })?;
-            return Ok(SidecarBytes::copy_from(&bytes));
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes).map_err(unreadable)?;
+            return Ok((SidecarBytes::copy_from(&bytes), identity));
         }
+        let len = usize::try_from(len)
+            .map_err(|_| unreadable(std::io::Error::other("the sidecar does not fit in memory")))?;
         // SAFETY: the map is read-only and private. The one hazard of a file map, another
         // process truncating the file while it is mapped, does not arise with our writer,
         // which replaces the file by rename.
-        let map =
-            unsafe { memmap2::Mmap::map(&file) }.map_err(|error| LoadError::SidecarUnreadable {
-                path: path.to_path_buf(),
-                error,
-            })?;
-        Ok(SidecarBytes::Mapped(map))
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.map_err(unreadable)?;
+        Ok((SidecarBytes::Mapped(map), identity))
     }
 
     /// The bytes.
@@ -237,6 +253,7 @@ impl fmt::Debug for SidecarBytes {
 pub(crate) struct VerifiedLayout {
     pub sections: [(usize, usize); SECTION_COUNT],
     pub policy_digest: [u8; 16],
+    pub verification: Verification,
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
@@ -270,7 +287,7 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
     if version != FORMAT_VERSION {
         return Err(LoadError::UnsupportedFormat { found: version });
     }
-    // The header length is the one field before the digest it does not cover: version 1 has
+    // The header length is the one field before the digest it does not cover: a version has
     // exactly one header length, so anything else is damage.
     if read_u32(bytes, header::HEADER_LEN) as usize != HEADER_LEN {
         return Err(LoadError::Corrupt);
@@ -282,7 +299,12 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
         });
     }
     let recorded_digest = read_16(bytes, header::FILE_DIGEST);
-    if super::digest(&bytes[header::DIGEST_COVERED_FROM..]) != recorded_digest {
+    let policy_digest = read_16(bytes, header::POLICY_DIGEST);
+    // The stamp stands in for both digests only if it recorded exactly these two.
+    let vouched = policy.stamp.is_some_and(|stamp| {
+        stamp.sidecar_digest == recorded_digest && stamp.policy_digest == policy_digest
+    });
+    if !vouched && super::digest(&bytes[header::DIGEST_COVERED_FROM..]) != recorded_digest {
         let expected = u64::from(read_u32(bytes, header::FILE_LEN));
         return Err(if expected > found {
             LoadError::Truncated { expected, found }
@@ -305,25 +327,16 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
             found: recorded_version.escape_debug().to_string(),
         });
     }
-    let policy_digest = read_16(bytes, header::POLICY_DIGEST);
-    let fresh = match policy {
-        PolicyBinding::Bytes(json) => super::digest(json) == policy_digest,
-        PolicyBinding::File { stamp, digest } => {
-            (!stamp.is_none()
-                && bytes[header::POLICY_STAMP..header::POLICY_STAMP + 32] == stamp.to_bytes())
-                || digest()? == policy_digest
-        }
-    };
-    if !fresh {
+    if !vouched && super::digest(policy.json) != policy_digest {
         return Err(LoadError::Stale);
     }
     let malformed = |what: String| LoadError::Malformed { what };
     if read_u32(bytes, header::FILE_LEN) as u64 != found
         || read_u32(bytes, header::SECTION_COUNT) as usize != SECTION_COUNT
     {
-        return Err(malformed(
-            "file length or section count disagrees with format version 1".into(),
-        ));
+        return Err(malformed(format!(
+            "file length or section count disagrees with format version {FORMAT_VERSION}"
+        )));
     }
     let mut sections = [(0usize, 0usize); SECTION_COUNT];
     for (i, section) in sections.iter_mut().enumerate() {
@@ -347,5 +360,10 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
     Ok(VerifiedLayout {
         sections,
         policy_digest,
+        verification: if vouched {
+            Verification::Stamp
+        } else {
+            Verification::Digest
+        },
     })
 }

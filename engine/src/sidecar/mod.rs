@@ -5,7 +5,7 @@
 //! compiling a single regex. The compiler (`compiler::lower`) builds a [`SidecarImage`] and
 //! [`SidecarImage::encode`]s it; the hook maps the file and verifies it ([`load`] module).
 //!
-//! # Layout (format version 1)
+//! # Layout (format version 3)
 //!
 //! All integers are little-endian `u32` unless noted. The file is a fixed header followed by
 //! sections, each starting on an 8-byte boundary (regex-automata's dense DFAs need 4-byte
@@ -23,14 +23,15 @@
 //! | 56     | 16   | **policy digest**: xxh3-128 of the exact bytes of `animus-policy.json` |
 //! | 72     | 4    | section count |
 //! | 76     | 4    | reserved, zero |
-//! | 80     | 32   | **policy stamp**: device, inode, length, mtime (ns) of the JSON as written, `u64` each; zero = none ([`PolicyStamp`]) |
-//! | 112    | 8·n  | section table: `(offset, length)` per section, in [`Section`] order |
+//! | 80     | 8·n  | section table: `(offset, length)` per section, in [`Section`] order |
 //!
 //! The first 32 bytes (magic, version, header length, file digest) keep their place in every
 //! future format version, so an old hook reports "unsupported format" rather than "corrupt".
 //!
-//! Sections ([`Section`]): a string pool (ids, reasons, field paths, literals); the rule table
-//! (per rule: id, reason, decision, event mask, matcher count, tool-glob ids); the matcher
+//! Sections ([`Section`]): a string pool (field paths, literals); the rule table (per rule:
+//! where its object lies in `animus-policy.json`, decision, event mask, matcher count, tool-glob
+//! ids — ids and reasons are not copied: they are read from the JSON for the rules that fire,
+//! which halves a real-list sidecar); the matcher
 //! table (per matcher: field, kind, automaton, posting list of the rules using it); the field
 //! table (per field: dot path, which literal lengths it indexes, its scan automata, its
 //! always-matching matchers); the literal index (an open-addressing hash table keyed by
@@ -44,33 +45,38 @@
 //! regex-automata's checked `DFA::from_bytes` validates every transition (measured at 7–15 ms
 //! for the large automata of a 10,000-rule policy), far too slow for a process that lives for
 //! one tool call. The loader instead checks the file digest over every byte after the first
-//! 32, then deserializes each DFA with `from_bytes_unchecked` (constant time) the first time a
+//! 32 (or the compiler's stamp that it did so for this very file, see below), then deserializes each DFA with `from_bytes_unchecked` (constant time) the first time a
 //! decision needs it. The digest proves the bytes are the ones the compiler wrote from DFAs it
 //! had just built — it guards against truncation, bit rot, partial copies and editing, not
 //! against a deliberately forged file: whoever can write the sidecar can already write the
 //! policy it enforces. Table indices are still bounds-checked on every access, so even a forged
 //! table yields a fail-closed deny, never a panic; only the DFA transition tables are trusted.
 //!
-//! The policy digest binds the sidecar to one exact `animus-policy.json`. Hashing that JSON
-//! (megabytes at 10,000 rules) on every hook start would dominate loading, so the compiler also
-//! records the JSON file's identity — device, inode, length and modification time, which the
-//! rename into place keeps — and [`CompiledPolicy::load`](crate::CompiledPolicy::load) skips the
-//! hash when the file it is pointed at still has exactly that identity. Any write to the JSON
-//! changes its modification time and any replacement or copy changes its inode; those cases
-//! are hashed and compared as before. Only someone who deliberately restores a rewritten file's
-//! inode-preserving timestamp gets past the stamp — and they can already rewrite the policy. The compiler writes
-//! the sidecar first and the JSON second (each atomically): a crash between the two leaves a
-//! new sidecar beside the old JSON, whose digest no longer matches, so the hook refuses the
-//! pair (fail closed) until the next successful compile.
+//! The policy digest binds the sidecar to one exact `animus-policy.json`, whose rule objects
+//! the rule table points into.
+//!
+//! Hashing both files (megabytes at 10,000 rules) on every hook start would dominate the
+//! hook's run time, so after writing them the compiler re-reads and hashes both once more and
+//! writes `animus-policy.stamp` ([`stamp`]): the identity each file then had, including its
+//! status-change time, which every write, truncation or `touch` moves forward and no process
+//! can set back. [`CompiledPolicy::load`](crate::CompiledPolicy::load) skips both hashes when
+//! both files still have exactly those identities and the stamp's digests are the header's;
+//! in every other case — no stamp, a damaged stamp, a file copied, replaced, edited or merely
+//! touched — it hashes both, as it would without a stamp. The compiler writes the sidecar
+//! first and the JSON second (each atomically): a crash between the two leaves a new sidecar
+//! beside the old JSON, whose digest no longer matches, so the hook refuses the pair (fail
+//! closed) until the next successful compile.
 
 pub mod format;
 pub mod load;
+pub mod stamp;
 
 pub use format::{
     AutomatonImage, DfaForm, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
-    PolicyStamp, REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
+    REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
 };
-pub use load::{LoadError, SidecarBytes};
+pub use load::{LoadError, SidecarBytes, Verification};
+pub use stamp::{FileIdentity, Stamp, stamp_path_for};
 
 use std::path::{Path, PathBuf};
 

@@ -43,8 +43,8 @@ pub fn deny_trader_live_order_does_not_run() {
         json!(["tool_policy.deny:Bash(* --live*)"])
     );
     assert_eq!(
-        live["evaluator"], "sidecar",
-        "the hook decided from the sidecar inject wrote"
+        live["evaluator"], "sidecar (verified by stamp)",
+        "the hook decided from the sidecar inject wrote, trusting its stamp"
     );
 }
 
