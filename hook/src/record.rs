@@ -86,41 +86,64 @@ pub fn session_log_path(project_root: &Path, session: &str) -> Result<PathBuf, S
         .join(format!("{session}.jsonl")))
 }
 
-/// Append one record (one line) to the session log under an exclusive lock.
-pub fn append_record(path: &Path, record: &Value) -> Result<(), String> {
-    let mut line =
-        serde_json::to_vec(record).map_err(|e| format!("cannot serialize the record: {e}"))?;
-    line.push(b'\n');
-    if let Some(dir) = path.parent() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+/// Append one line (a serialized record ending in `\n`) to the session log under an
+/// exclusive lock, creating the log's directories (`0700`) the first time.
+pub fn append_line(path: &Path, line: &[u8]) -> Result<(), String> {
+    let open = || {
+        OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(path)
+    };
+    // The directories exist after a session's first event: try the file first.
+    let mut file = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)
+                    .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+            }
+            open()
+        }
+        other => other,
     }
-    let mut file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
     file.lock()
         .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
     // One write of the whole line; `write_all` only loops on a short write, which the lock
-    // keeps from interleaving with another process.
-    let written = file
-        .write_all(&line)
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()));
-    let _ = file.unlock();
-    written
+    // keeps from interleaving with another process. Closing the file releases the lock.
+    file.write_all(line)
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 
-/// A copy of `value` bounded for the log: long strings cut, long arrays/objects shortened,
-/// deep nesting elided. Returns the copy and whether anything was cut.
-pub fn bounded_payload(value: &Value) -> (Value, bool) {
+/// `value` bounded for the log: long strings cut, long arrays/objects shortened, deep nesting
+/// elided, each cut marked in the copy. `None` when nothing needs cutting: the value is
+/// recorded as it is, without a copy.
+pub fn bounded_payload(value: &Value) -> Option<Value> {
+    if within_bounds(value, 0) {
+        return None;
+    }
     let mut truncated = false;
     let out = bound(value, 0, &mut truncated);
-    (out, truncated)
+    debug_assert!(truncated, "within_bounds and bound disagree");
+    Some(out)
+}
+
+fn within_bounds(value: &Value, depth: usize) -> bool {
+    match value {
+        Value::String(s) => s.len() <= MAX_RECORDED_STRING,
+        Value::Array(_) | Value::Object(_) if depth >= MAX_RECORDED_DEPTH => false,
+        Value::Array(items) => {
+            items.len() <= MAX_RECORDED_ITEMS && items.iter().all(|v| within_bounds(v, depth + 1))
+        }
+        Value::Object(map) => {
+            map.len() <= MAX_RECORDED_ITEMS && map.values().all(|v| within_bounds(v, depth + 1))
+        }
+        _ => true,
+    }
 }
 
 fn bound(value: &Value, depth: usize, truncated: &mut bool) -> Value {
@@ -195,8 +218,7 @@ mod tests {
     fn payload_bounds() {
         let long = "x".repeat(5000);
         let value = serde_json::json!({"tool_input": {"content": long, "n": 1}, "list": (0..300).collect::<Vec<_>>()});
-        let (bounded, truncated) = bounded_payload(&value);
-        assert!(truncated);
+        let bounded = bounded_payload(&value).expect("cut");
         let content = bounded["tool_input"]["content"].as_str().unwrap();
         assert!(
             content.ends_with("…[truncated 2952 bytes]"),
@@ -207,8 +229,18 @@ mod tests {
             bounded["list"].as_array().unwrap().len(),
             MAX_RECORDED_ITEMS + 1
         );
-        let (same, cut) = bounded_payload(&serde_json::json!({"a": "b"}));
-        assert!(!cut);
-        assert_eq!(same, serde_json::json!({"a": "b"}));
+        assert_eq!(
+            bounded_payload(&serde_json::json!({"a": ["b", 1, null]})),
+            None
+        );
+        let deep =
+            (0..MAX_RECORDED_DEPTH).fold(serde_json::json!("x"), |v, _| serde_json::json!([v]));
+        assert_eq!(
+            bounded_payload(&deep),
+            None,
+            "nesting up to the limit is kept"
+        );
+        let deeper = serde_json::json!([deep]);
+        assert!(bounded_payload(&deeper).is_some(), "one level more is cut");
     }
 }

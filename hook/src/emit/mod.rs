@@ -34,7 +34,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
 use engine::{Call, Decision, GATE_EVENTS, Outcome};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::policy_source::LoadedPolicy;
 use crate::record;
@@ -312,6 +312,9 @@ fn evaluate(
             tool_input,
         })?;
         evaluation.decide_us = Some(started.elapsed().as_micros());
+        // The process ends right after recording: leave the two file maps to the kernel's
+        // teardown at exit instead of unmapping them now (two `munmap`s and TLB flushes).
+        std::mem::forget(loaded);
         Ok(outcome)
     })();
     match failure {
@@ -319,6 +322,30 @@ fn evaluate(
         Err(e) => evaluation.error = Some(e),
     }
     evaluation
+}
+
+/// One line of the session log. Keys in alphabetical order (the order the log has always had).
+#[derive(serde::Serialize)]
+struct EventRecord<'a> {
+    decide_us: Option<u128>,
+    deciding_rule: Option<&'a str>,
+    decision: Option<Decision>,
+    elapsed_us: u128,
+    error: Option<&'a str>,
+    evaluator: Option<&'static str>,
+    event: Option<&'a str>,
+    gate: bool,
+    matched_rules: &'a [String],
+    payload: &'a Value,
+    payload_truncated: bool,
+    pid: u32,
+    policy: Option<String>,
+    policy_digest: Option<&'a str>,
+    reason: Option<std::borrow::Cow<'a, str>>,
+    session: &'a str,
+    tool_name: Option<&'a Value>,
+    tool_use_id: Option<&'a Value>,
+    ts: String,
 }
 
 fn record_event(
@@ -334,51 +361,54 @@ fn record_event(
         .as_deref()
         .ok_or("missing --project-root")?;
     let path = record::session_log_path(project_root, session)?;
-    let (bounded, truncated) = payload
-        .map(record::bounded_payload)
-        .unwrap_or((Value::Null, false));
-    let field = |name: &str| {
-        payload
-            .and_then(|p| p.get(name))
-            .cloned()
-            .unwrap_or(Value::Null)
+    // Copied only when something must be cut (rare): the common payload is written as read.
+    let bounded = payload.and_then(record::bounded_payload);
+    let (payload_recorded, truncated) = match (&bounded, payload) {
+        (Some(copy), _) => (copy, true),
+        (None, Some(original)) => (original, false),
+        (None, None) => (&Value::Null, false),
     };
+    let field = |name: &str| payload.and_then(|p| p.get(name));
+    let no_rules: &[String] = &[];
     let (decision, deciding_rule, matched, reason) =
         match (&evaluation.outcome, &evaluation.error, role) {
             (_, Some(e), Role::Gate(_)) => (
                 Some(Decision::Deny),
                 None,
-                Vec::new(),
-                Some(fail_closed_reason(e)),
+                no_rules,
+                Some(fail_closed_reason(e).into()),
             ),
             (Some(out), None, _) => (
                 Some(out.decision),
-                out.deciding_rule.clone(),
-                out.matched.clone(),
-                Some(out.reason.clone()),
+                out.deciding_rule.as_deref(),
+                out.matched.as_slice(),
+                Some(out.reason.as_str().into()),
             ),
-            _ => (None, None, Vec::new(), None),
+            _ => (None, None, no_rules, None),
         };
-    let record = json!({
-        "ts": crate::time::rfc3339_utc(SystemTime::now()),
-        "event": args.event,
-        "session": session,
-        "gate": matches!(role, Role::Gate(_)),
-        "tool_name": field("tool_name"),
-        "tool_use_id": field("tool_use_id"),
-        "decision": decision,
-        "deciding_rule": deciding_rule,
-        "matched_rules": matched,
-        "reason": reason,
-        "error": evaluation.error,
-        "policy": args.policy.as_ref().map(|p| p.display().to_string()),
-        "policy_digest": evaluation.policy_digest,
-        "evaluator": evaluation.evaluator,
-        "decide_us": evaluation.decide_us,
-        "elapsed_us": started.elapsed().as_micros(),
-        "payload_truncated": truncated,
-        "payload": bounded,
-        "pid": std::process::id(),
-    });
-    record::append_record(&path, &record)
+    let record = EventRecord {
+        ts: crate::time::rfc3339_utc(SystemTime::now()),
+        event: args.event.as_deref(),
+        session,
+        gate: matches!(role, Role::Gate(_)),
+        tool_name: field("tool_name"),
+        tool_use_id: field("tool_use_id"),
+        decision,
+        deciding_rule,
+        matched_rules: matched,
+        reason,
+        error: evaluation.error.as_deref(),
+        policy: args.policy.as_ref().map(|p| p.display().to_string()),
+        policy_digest: evaluation.policy_digest.as_deref(),
+        evaluator: evaluation.evaluator,
+        decide_us: evaluation.decide_us,
+        elapsed_us: started.elapsed().as_micros(),
+        payload_truncated: truncated,
+        payload: payload_recorded,
+        pid: std::process::id(),
+    };
+    let mut line =
+        serde_json::to_vec(&record).map_err(|e| format!("cannot serialize the record: {e}"))?;
+    line.push(b'\n');
+    record::append_line(&path, &line)
 }
