@@ -9,8 +9,10 @@
 //! ```
 //!
 //! The hook binary is `$ANIMUS_HOOK_BIN`, else the installed form that `scripts/build-hook.sh`
-//! builds (release, glibc linked statically). The empty binary is compiled here with
-//! `rustc -C target-feature=+crt-static`.
+//! builds (release, glibc linked statically). What the harness runs is what `inject` wires:
+//! `animus-hook-emit` beside it (the same `emit` without the compiler linked in) — the ratio
+//! the issue asks for; `animus-hook emit` itself is measured in the same rounds and reported
+//! too. The empty binary is compiled here with `rustc -C target-feature=+crt-static`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,7 +29,9 @@ fn main() {
     let work = std::env::temp_dir().join(format!("animus-spawn-bench-{}", std::process::id()));
     std::fs::create_dir_all(work.join("project")).unwrap();
 
-    let hook = hook_binary(&repo);
+    let full = hook_binary(&repo);
+    let hook = compiler::inject::lean_emit_binary(full.clone());
+    assert_ne!(hook, full, "`animus-hook-emit` must sit beside {}", full.display());
     let empty = empty_static_binary(&work);
     let policy = ten_thousand_rule_policy(&work);
     let payloads: Vec<Vec<u8>> = [
@@ -56,26 +60,39 @@ fn main() {
     // Warm the page cache and check the hook really decides (a deny for the trade payload).
     let trade =
         std::fs::read(repo.join("corpus/payloads/PreToolUse.Bash.trade-live.json")).unwrap();
-    let out = spawn(&hook, &emit_args, &trade, &state).1;
-    assert!(
-        out.contains("\"permissionDecision\":\"deny\""),
-        "the 10k-rule policy must deny `trade --live`: {out}"
-    );
+    for binary in [&hook, &full] {
+        let out = spawn(binary, &emit_args, &trade, &state).1;
+        assert!(
+            out.contains("\"permissionDecision\":\"deny\""),
+            "the 10k-rule policy must deny `trade --live`: {out}"
+        );
+    }
 
-    let (mut hook_times, mut empty_times) =
-        (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    let mut hook_times = Vec::with_capacity(rounds);
+    let mut full_times = Vec::with_capacity(rounds);
+    let mut empty_times = Vec::with_capacity(rounds);
     for i in 0..rounds {
         let payload = &payloads[i % payloads.len()];
         empty_times.push(spawn(&empty, &[], payload, &state).0);
         hook_times.push(spawn(&hook, &emit_args, payload, &state).0);
+        full_times.push(spawn(&full, &emit_args, payload, &state).0);
     }
-    let (h, e) = (median(&mut hook_times), median(&mut empty_times));
+    let (h, f, e) = (
+        median(&mut hook_times),
+        median(&mut full_times),
+        median(&mut empty_times),
+    );
+    let mode = if smoke { ", smoke mode" } else { "" };
     println!(
-        "spawn/emit_10k_rules  median {:>8.1} µs   spawn/empty_static median {:>8.1} µs   ratio {:.3} ({rounds} rounds{})",
+        "spawn/emit_10k_rules  median {:>8.1} µs   spawn/empty_static median {:>8.1} µs   ratio {:.3} ({rounds} rounds{mode}; animus-hook-emit, as inject wires it)",
         micros(h),
         micros(e),
         h.as_secs_f64() / e.as_secs_f64(),
-        if smoke { ", smoke mode" } else { "" }
+    );
+    println!(
+        "spawn/animus-hook_emit median {:>8.1} µs   ratio {:.3} (the full CLI binary, same rounds)",
+        micros(f),
+        f.as_secs_f64() / e.as_secs_f64(),
     );
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -140,7 +140,7 @@ pub fn inject_harness_hooks_with_env(
             args.len()
         )));
     }
-    let hook_binary = resolve_hook_binary(request.hook_binary, env)?;
+    let hook_binary = lean_emit_binary(resolve_hook_binary(request.hook_binary, env)?);
     // The hook resolves the same root for every event; a missing one would make every gate deny.
     let project_root = std::fs::canonicalize(request.project_root).map_err(|e| {
         error(format!(
@@ -268,6 +268,27 @@ pub fn claude_settings(
         hooks.insert(event.to_string(), entry(event, false));
     }
     Ok(json!({ "hooks": hooks }))
+}
+
+/// The file name of the lean twin of `animus-hook` that runs only `emit`.
+pub const LEAN_EMIT_BINARY: &str = "animus-hook-emit";
+
+/// The binary the harness entries run: `animus-hook-emit` when it sits, executable, beside a
+/// resolved `animus-hook` (same build, same `emit` code, without the compiler linked in, so it
+/// starts faster on every tool call), otherwise `hook_binary` itself. A binary with any other
+/// name (a wrapper the user chose) is kept as it is.
+pub fn lean_emit_binary(hook_binary: PathBuf) -> PathBuf {
+    if hook_binary
+        .file_name()
+        .is_none_or(|name| name != "animus-hook")
+    {
+        return hook_binary;
+    }
+    let lean = hook_binary.with_file_name(LEAN_EMIT_BINARY);
+    match std::fs::metadata(&lean) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => lean,
+        _ => hook_binary,
+    }
 }
 
 /// Find `animus-hook`: the explicit argument, `ANIMUS_HOOK_BIN`, the sibling of the running

@@ -280,6 +280,43 @@ fn hook_binary_resolution() {
 }
 
 #[test]
+fn the_lean_emit_twin_beside_animus_hook_is_preferred() {
+    let setup = Setup::new("lean");
+    let launch = args(&["-p", "hi"]);
+    let mut request = setup.request("s", &launch, Some(1));
+    request.hook_binary = Some(&setup.hook);
+    let lean = setup.hook.with_file_name("animus-hook-emit");
+    let wired = |request: &InjectRequest<'_>| {
+        let Injection::Injected {
+            hook_binary,
+            settings_path,
+            ..
+        } = inject_harness_hooks_with_env(request, &no_env).unwrap()
+        else {
+            panic!()
+        };
+        let settings: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(settings_path).unwrap()).unwrap();
+        let command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"].clone();
+        (hook_binary, command)
+    };
+    // Not executable: ignored.
+    std::fs::write(&lean, "#!/bin/sh\nexit 0\n").unwrap();
+    assert_eq!(wired(&request).0, setup.hook);
+    // Executable: the harness runs the twin, with the same arguments.
+    std::fs::set_permissions(&lean, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (hook_binary, command) = wired(&request);
+    assert_eq!(hook_binary, lean);
+    assert_eq!(command, lean.display().to_string());
+    // A binary of another name (a wrapper the user chose) is kept even with a twin beside it.
+    let wrapper = setup.hook.with_file_name("my-wrapper");
+    std::fs::copy(&setup.hook, &wrapper).unwrap();
+    std::fs::copy(&lean, wrapper.with_file_name("my-wrapper-emit")).unwrap();
+    request.hook_binary = Some(&wrapper);
+    assert_eq!(wired(&request).0, wrapper);
+}
+
+#[test]
 fn spaces_and_quotes_pass_through_verbatim() {
     let dir = temp_dir("quotes");
     let tricky = dir.join("it's a \"dir\" $HOME `x`");

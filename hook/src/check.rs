@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use engine::{Call, Outcome};
 
 use crate::cli::CheckArgs;
-use crate::payload::parse_gate_payload;
-use crate::policy_source::LoadedPolicy;
+use animus_hook::payload::parse_gate_payload;
+use animus_hook::policy_source::LoadedPolicy;
 
 pub fn run(args: CheckArgs) -> ExitCode {
     match check(&args) {

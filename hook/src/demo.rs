@@ -7,11 +7,11 @@
 
 use std::process::ExitCode;
 
-use crate::policy_source::LoadedPolicy;
+use animus_hook::policy_source::LoadedPolicy;
 use engine::Call;
 use serde_json::Value;
 
-use crate::payload::parse_gate_payload;
+use animus_hook::payload::parse_gate_payload;
 
 macro_rules! bundled {
     ($($path:literal),* $(,)?) => { &[$(($path, include_str!(concat!("../../corpus/", $path)))),*] };

@@ -7,15 +7,11 @@ mod check;
 mod cli;
 mod compile_cmd;
 mod demo;
-mod emit;
 mod inject_cmd;
-mod payload;
-mod policy_source;
-mod record;
-mod sha256;
-mod time;
 
 use std::process::ExitCode;
+
+use animus_hook::emit;
 
 fn main() -> ExitCode {
     let mut args: Vec<_> = std::env::args_os().skip(1).collect();

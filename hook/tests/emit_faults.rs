@@ -182,7 +182,7 @@ fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
                         .into_bytes()
                 }
             });
-            let run = run_hook(&args, stdin.as_deref(), &env);
+            let run = run_emit_both(&args, stdin.as_deref(), &env);
             let name = format!("{} ({event})", fault.name);
             assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
             let v: serde_json::Value = serde_json::from_str(&run.stdout)
@@ -228,7 +228,7 @@ fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
         // The same fault on an observer event: nothing on stdout, exit 0.
         let args = args_for(&fault, "PostToolUse", false, &project);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let run = run_hook(&args, fault.stdin.as_deref(), &env);
+        let run = run_emit_both(&args, fault.stdin.as_deref(), &env);
         assert_eq!(
             (run.code, run.stdout.as_str()),
             (Some(0), ""),
@@ -261,7 +261,7 @@ fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
             if with_policy {
                 args.extend(["--policy", policy.to_str().unwrap()]);
             }
-            let run = run_hook(
+            let run = run_emit_both(
                 &args,
                 Some(&payload("PreToolUse.Bash.git-status.json")),
                 &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],

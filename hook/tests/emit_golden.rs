@@ -39,7 +39,7 @@ fn emit(
 ) -> common::Run {
     let project = state.parent().unwrap().join("project");
     std::fs::create_dir_all(&project).unwrap();
-    run_hook(
+    run_emit_both(
         &[
             "emit",
             "--event",

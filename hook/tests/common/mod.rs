@@ -52,10 +52,34 @@ pub struct Run {
 /// Liveness bound for one hook run: far above any real run; only a hang reaches it.
 pub const HANG: Duration = Duration::from_secs(30);
 
+/// The lean twin that runs only `emit` (`src/emit_main.rs`).
+pub fn lean_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_animus-hook-emit")
+}
+
 /// Run `animus-hook` with `args`, `stdin` (None = leave stdin open and never write), extra env.
 pub fn run_hook(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
+    run_bin(bin(), args, stdin, env)
+}
+
+/// Run `animus-hook emit …` and `animus-hook-emit emit …` alike; both must print the same bytes
+/// and exit alike. Returns the first run. (Each run records its own event.)
+pub fn run_emit_both(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
+    assert_eq!(args.first(), Some(&"emit"));
+    let full = run_bin(bin(), args, stdin, env);
+    let lean = run_bin(lean_bin(), args, stdin, env);
+    assert_eq!(
+        (&full.stdout, full.code),
+        (&lean.stdout, lean.code),
+        "animus-hook-emit must answer exactly as animus-hook emit for {args:?}"
+    );
+    full
+}
+
+/// Run `bin` with `args`, `stdin` (None = leave stdin open and never write), extra env.
+pub fn run_bin(bin: &str, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     let started = Instant::now();
-    let mut cmd = Command::new(bin());
+    let mut cmd = Command::new(bin);
     cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
