@@ -31,7 +31,12 @@ fn main() {
 
     let full = hook_binary(&repo);
     let hook = compiler::inject::lean_emit_binary(full.clone());
-    assert_ne!(hook, full, "`animus-hook-emit` must sit beside {}", full.display());
+    assert_ne!(
+        hook,
+        full,
+        "`animus-hook-emit` must sit beside {}",
+        full.display()
+    );
     let empty = empty_static_binary(&work);
     let policy = ten_thousand_rule_policy(&work);
     let payloads: Vec<Vec<u8>> = [

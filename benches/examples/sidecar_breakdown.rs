@@ -25,9 +25,11 @@ fn main() {
         .map(|&i| image.automata[i as usize].dfa_bytes.len())
         .sum();
     println!(
-        "tool automata: {} ({tool_bytes} bytes) for {} globs",
+        "tool globs: {} ({} exact names and {} prefixes in sorted tables; the rest in {} automata of {tool_bytes} bytes)",
+        image.glob_count,
+        image.exact_tools.len(),
+        image.tool_prefixes.len(),
         image.tool_automata.len(),
-        image.glob_count
     );
     for a in &image.automata {
         let e = kinds

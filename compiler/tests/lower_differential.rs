@@ -100,6 +100,14 @@ const GLOBS: &[&str] = &[
     "B*h*",
     "mcp__*__create*",
     "bash",
+    // Nested prefix globs (`P*`) with non-prefix entries sorting between them.
+    "B*",
+    "Bas*",
+    "Bash*",
+    "BaZ*",
+    "Bat*",
+    "mcp__*",
+    "mcp__github__create_issue*",
 ];
 const TOOLS: &[&str] = &[
     "Bash",
@@ -109,6 +117,9 @@ const TOOLS: &[&str] = &[
     "mcp__github__create_issue",
     "bash",
     "Bas",
+    "Ba",
+    "Bashful",
+    "B",
 ];
 const FIELDS: &[&str] = &["command", "file_path", "a.b"];
 const EVENTS: &[&str] = &["PreToolUse", "PermissionRequest"];

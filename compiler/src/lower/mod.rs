@@ -33,8 +33,9 @@
 //!    anchored DFAs (tries, groups of [`Budgets::anchored_group_size`]); the confirming patterns without an
 //!    unbounded repetition share DFAs in groups of [`Budgets::confirm_group_size`]; patterns
 //!    with one get their own (they are the ones that multiply each other's states); scanned
-//!    patterns share per-field scan DFAs; tool globs lower to anchored patterns
-//!    (`\A…\z`, `*` as `.*`) in sparse tool-name DFAs anchored at the name's start.
+//!    patterns share per-field scan DFAs; a tool glob without `*` is an exact name in a
+//!    sorted table, one `P*` a prefix in another, the others lower to anchored patterns (`\A…\z`, `*` as `.*`) in sparse
+//!    tool-name DFAs anchored at the name's start.
 //!    Every group is built under a size budget and
 //!    halved when it overflows ([`automata`]).
 //! 4. **Encode** ([`engine::sidecar::SidecarImage::encode`]): the literal index and posting
@@ -264,8 +265,32 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
         });
     }
 
-    let glob_hirs: Vec<Hir> = globs.iter().map(|g| glob_hir(g)).collect();
-    let glob_patterns: Vec<(&Hir, u32)> = glob_hirs.iter().zip(0..).collect();
+    // A glob without `*` is an exact tool name: a sorted table, no automaton. Real policies
+    // name most tools exactly (`Bash`, `mcp__github__create_issue`).
+    let exact_tools: Vec<(String, u32)> = globs
+        .iter()
+        .zip(0..)
+        .filter(|(glob, _)| !glob.contains('*'))
+        .map(|(glob, id)| (glob.to_string(), id))
+        .collect();
+    // `P*` (`mcp__server__*`, what a bare `mcp__server` lowers to): a sorted prefix table.
+    let prefix_of = |glob: &str| {
+        glob.strip_suffix('*')
+            .filter(|prefix| !prefix.contains('*'))
+            .map(str::to_string)
+    };
+    let tool_prefixes: Vec<(String, u32)> = globs
+        .iter()
+        .zip(0..)
+        .filter_map(|(glob, id)| prefix_of(glob).map(|prefix| (prefix, id)))
+        .collect();
+    let glob_hirs: Vec<(Hir, u32)> = globs
+        .iter()
+        .zip(0..)
+        .filter(|(glob, _)| glob.contains('*') && prefix_of(glob).is_none())
+        .map(|(glob, id)| (glob_hir(glob), id))
+        .collect();
+    let glob_patterns: Vec<(&Hir, u32)> = glob_hirs.iter().map(|(h, id)| (h, *id)).collect();
     let mut tool_automata = Vec::new();
     for automaton in build_anchored_groups(&glob_patterns, budgets.tool_dfa_bytes, budgets)
         .map_err(|PatternFailure { target, failure }| {
@@ -290,6 +315,8 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
         matchers,
         fields: field_images,
         tool_automata,
+        exact_tools,
+        tool_prefixes,
         automata,
     })
 }

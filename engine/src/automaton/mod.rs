@@ -24,8 +24,9 @@
 //!
 //! # How a call is decided
 //!
-//! 1. The tool automata (anchored patterns, one per distinct tool glob) run once over the
-//!    tool name and report every glob that matches.
+//! 1. The tool name is looked up in the sorted tables of exact names (globs without `*`) and
+//!    of prefixes (globs `P*`), and the tool automata (anchored patterns, one per other distinct glob) run once over it;
+//!    together they report every glob that matches.
 //! 2. For each field some matcher looks at, the field's value is looked up in `tool_input`
 //!    ([`semantics::lookup`]) and each text it offers ([`semantics::any_text`]) is searched:
 //!    - the **literal index** is probed at every byte position with the next 1–4 bytes, and
@@ -63,7 +64,7 @@ use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
     LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
-    literal_slot_hash,
+    TOOL_NAME_WIDTH, literal_slot_hash,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, identity_of, verify};
 use crate::sidecar::{
@@ -254,6 +255,8 @@ impl CompiledPolicy {
             || !sized(Section::Matchers, matchers, MATCHER_WIDTH)
             || !sized(Section::Fields, fields, FIELD_WIDTH)
             || !sized(Section::Globals, 1, GLOBALS_WIDTH)
+            || policy.section(Section::ToolNames).len() % (TOOL_NAME_WIDTH * 4) != 0
+            || policy.section(Section::ToolPrefixes).len() % (TOOL_NAME_WIDTH * 4) != 0
         {
             return Err(malformed(
                 "a table's length disagrees with its record count",
@@ -312,6 +315,8 @@ impl CompiledPolicy {
     fn try_decide(&self, call: Call<'_>) -> Checked<Outcome> {
         let event_bit = semantics::event_bit(call.event);
         let mut globs = Vec::new();
+        self.exact_tool(call.tool_name, &mut globs)?;
+        self.tool_prefixes(call.tool_name, &mut globs)?;
         let (tool_first, tool_count) = self.tool_automata;
         for i in 0..tool_count {
             let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
@@ -399,6 +404,67 @@ impl CompiledPolicy {
             views.push((index as usize, FiredRule { decision, text }));
         }
         Ok(semantics::fold_rules(self.default_decision, views))
+    }
+
+    /// The glob that is exactly `tool_name`, if any: binary search over the sorted names.
+    fn exact_tool(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
+        let count = self.section(Section::ToolNames).len() / (TOOL_NAME_WIDTH * 4);
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolNames, middle)?;
+            match self.bytes_at(offset, len)?.cmp(tool_name.as_bytes()) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => {
+                    globs.push(glob);
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every glob `P*` whose `P` is a prefix of `tool_name`. The largest entry `E` not above
+    /// the current bound is the only candidate of its length or longer: if `E` is a prefix of
+    /// the name, it matches and the search goes on below it (`bound = name[..|E|-1]`);
+    /// otherwise no entry longer than `E`'s common prefix `l` with the name can be a prefix of
+    /// it (it would sort after `E`), so `bound = name[..l]`. The bound shrinks every step.
+    fn tool_prefixes(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
+        let name = tool_name.as_bytes();
+        let count = self.section(Section::ToolPrefixes).len() / (TOOL_NAME_WIDTH * 4);
+        let entry = |i: usize| -> Checked<(&[u8], u32)> {
+            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolPrefixes, i)?;
+            Ok((self.bytes_at(offset, len)?, glob))
+        };
+        let mut bound = name.len();
+        let mut searched = count;
+        loop {
+            // The number of entries <= name[..bound] (binary search within the first `searched`).
+            let (mut low, mut high) = (0, searched);
+            while low < high {
+                let middle = low + (high - low) / 2;
+                if entry(middle)?.0 <= &name[..bound] {
+                    low = middle + 1;
+                } else {
+                    high = middle;
+                }
+            }
+            if low == 0 {
+                return Ok(());
+            }
+            searched = low - 1;
+            let (prefix, glob) = entry(searched)?;
+            if name.starts_with(prefix) {
+                globs.push(glob);
+                match prefix.len().checked_sub(1) {
+                    Some(shorter) => bound = shorter,
+                    None => return Ok(()),
+                }
+            } else {
+                bound = prefix.iter().zip(name).take_while(|(a, b)| a == b).count();
+            }
+        }
     }
 
     fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {

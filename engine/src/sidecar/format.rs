@@ -73,10 +73,16 @@ pub enum Section {
     Globals,
     /// Literal-chain pieces: `(offset, length)` in [`Section::Strings`] per piece.
     ChainPieces,
+    /// [`TOOL_NAME_WIDTH`] words per tool glob without `*` (an exact tool name), sorted by
+    /// name: found by binary search instead of an automaton.
+    ToolNames,
+    /// [`TOOL_NAME_WIDTH`] words per tool glob `P*` (one `*`, at the end): the prefix `P`,
+    /// sorted; a tool name's prefixes among them are found by a few binary searches.
+    ToolPrefixes,
 }
 
 /// Number of sections.
-pub const SECTION_COUNT: usize = 17;
+pub const SECTION_COUNT: usize = 19;
 /// Header length: the fixed part plus the section table.
 pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 
@@ -106,6 +112,9 @@ pub const AUTOMATON_WIDTH: usize = 6;
 /// Globals record: default decision, rule count, glob count, matcher count, field count, first
 /// tool automaton, tool automaton count, first universal rule posting, their count.
 pub const GLOBALS_WIDTH: usize = 9;
+
+/// Exact tool name or tool prefix record: offset and length in [`Section::Strings`], glob id.
+pub const TOOL_NAME_WIDTH: usize = 3;
 
 /// Literal keys are at most this many bytes.
 pub const MAX_KEY_LEN: usize = 4;
@@ -214,6 +223,10 @@ pub struct SidecarImage {
     pub fields: Vec<FieldImage>,
     /// The automata searched over the tool name; their targets are glob ids.
     pub tool_automata: Vec<u32>,
+    /// Tool globs without `*`: the exact tool name and its glob id (each name once).
+    pub exact_tools: Vec<(String, u32)>,
+    /// Tool globs `P*` (one `*`, at the end): the prefix `P` and the glob id (each once).
+    pub tool_prefixes: Vec<(String, u32)>,
     /// Every DFA.
     pub automata: Vec<AutomatonImage>,
 }
@@ -520,6 +533,27 @@ impl SidecarImage {
             targets.push(&automaton.targets);
         }
 
+        let mut tool_table = |entries: &[(String, u32)], what: &str| {
+            let mut sorted: Vec<&(String, u32)> = entries.iter().collect();
+            sorted.sort_unstable();
+            if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
+                return Err(EncodeError(format!("a {what} appears twice")));
+            }
+            let mut words = Words::default();
+            for (name, glob) in sorted {
+                if *glob >= self.glob_count {
+                    return Err(EncodeError(format!(
+                        "{what} `{name}` names glob {glob}, which does not exist"
+                    )));
+                }
+                words.push(&string(name.as_bytes())?);
+                words.push(&[*glob]);
+            }
+            Ok(words)
+        };
+        let tool_names = tool_table(&self.exact_tools, "tool name")?;
+        let tool_prefixes = tool_table(&self.tool_prefixes, "tool prefix")?;
+
         let mut globals = Words::default();
         globals.push(&[
             Decision::ALL
@@ -554,6 +588,8 @@ impl SidecarImage {
             dfa_bytes,
             globals.into_bytes(),
             chain_pieces.into_bytes(),
+            tool_names.into_bytes(),
+            tool_prefixes.into_bytes(),
         ];
         assemble(&sections, policy_json)
     }

@@ -38,7 +38,8 @@
 //! `(field, length, first ≤ 4 bytes)`); the automaton table (per DFA: where its bytes are, how
 //! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
 //! themselves, dense or sparse, in regex-automata's own `write_to_little_endian` form; a
-//! globals record; and the pieces of literal chains (`curl ` … ` | bash`).
+//! globals record; the pieces of literal chains (`curl ` … ` | bash`); and the sorted tables
+//! of exact tool names (globs without `*`) and of tool prefixes (globs `P*`).
 //!
 //! # Trust
 //!
