@@ -54,6 +54,7 @@
 //! number of rules that did *not* match. `BENCHMARKS.md` at the repository root has the
 //! numbers (decide at 10,000 rules in single-digit microseconds).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use regex_automata::dfa::{Automaton, dense, sparse};
@@ -102,37 +103,34 @@ impl std::fmt::Debug for CompiledPolicy {
     }
 }
 
-/// A fired rule: its decision from the sidecar, its id and reason from the JSON.
-struct FiredRule {
+/// A fired rule: its decision from the sidecar, its id and reason from the JSON (borrowed from
+/// the mapped file unless the JSON escapes a character in them).
+struct FiredRule<'a> {
     decision: Decision,
-    text: RuleText,
+    id: Cow<'a, str>,
+    reason: Cow<'a, str>,
 }
 
-impl RuleView for FiredRule {
+impl RuleView for FiredRule<'_> {
     fn decision(&self) -> Decision {
         self.decision
     }
     fn id(&self) -> &str {
-        &self.text.id
+        &self.id
     }
     fn reason(&self) -> &str {
-        &self.text.reason
+        &self.reason
     }
 }
 
-/// A rule's id and reason, parsed from its object in `animus-policy.json` (the other fields
-/// are skipped).
-#[derive(serde::Deserialize)]
-pub(crate) struct RuleText {
-    pub id: String,
-    pub reason: String,
-}
-
-impl RuleText {
-    /// Parse one rule object; `None` if it is not one.
-    pub(crate) fn parse(object: &[u8]) -> Option<RuleText> {
-        serde_json::from_slice(object).ok()
+/// The value of one JSON string token (quotes included), as written by `serde_json`: borrowed
+/// when it has no escape, decoded otherwise. `None` if it is not a string token.
+pub(crate) fn json_string(token: &[u8]) -> Option<Cow<'_, str>> {
+    let inner = token.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if !inner.contains(&b'\\') {
+        return std::str::from_utf8(inner).ok().map(Cow::Borrowed);
     }
+    serde_json::from_slice::<String>(token).ok().map(Cow::Owned)
 }
 
 /// The policy JSON's bytes: mapped (hashing a map avoids copying megabytes at 10k rules, and
@@ -361,7 +359,7 @@ impl CompiledPolicy {
         let mut fired = Vec::new();
         for run in candidates.chunk_by(|a, b| a == b) {
             let rule = self.record::<RULE_WIDTH>(Section::Rules, run[0] as usize)?;
-            if rule[3] as usize == run.len()
+            if rule[5] as usize == run.len()
                 && self.event_applies(&rule, event_bit)
                 && self.tool_applies(&rule, &globs)?
             {
@@ -391,17 +389,25 @@ impl CompiledPolicy {
         for index in fired {
             let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
             let decision = *Decision::ALL
-                .get((rule[2] & 0xff) as usize)
+                .get((rule[4] & 0xff) as usize)
                 .ok_or(Inconsistent("a rule's decision is not a decision"))?;
-            let object = self
-                .json
-                .as_bytes()
-                .get(rule[0] as usize..rule[0] as usize + rule[1] as usize)
-                .ok_or(Inconsistent("a rule lies outside the policy JSON"))?;
-            let text = RuleText::parse(object).ok_or(Inconsistent(
-                "a rule's span in the policy JSON is not a rule",
-            ))?;
-            views.push((index as usize, FiredRule { decision, text }));
+            let token = |offset: u32, len: u32| -> Checked<Cow<'_, str>> {
+                self.json
+                    .as_bytes()
+                    .get(offset as usize..offset as usize + len as usize)
+                    .and_then(json_string)
+                    .ok_or(Inconsistent(
+                        "a rule's id or reason is not a string of the policy JSON",
+                    ))
+            };
+            views.push((
+                index as usize,
+                FiredRule {
+                    decision,
+                    id: token(rule[0], rule[1])?,
+                    reason: token(rule[2], rule[3])?,
+                },
+            ));
         }
         Ok(semantics::fold_rules(self.default_decision, views))
     }
@@ -468,15 +474,15 @@ impl CompiledPolicy {
     }
 
     fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {
-        (rule[2] >> 8) as u8 & event_bit != 0
+        (rule[4] >> 8) as u8 & event_bit != 0
     }
 
     fn tool_applies(&self, rule: &[u32; RULE_WIDTH], matched_globs: &[u32]) -> Checked<bool> {
-        if rule[5] == 0 {
+        if rule[7] == 0 {
             return Ok(true);
         }
-        for i in 0..rule[5] as usize {
-            let glob = self.word(Section::RuleGlobs, rule[4] as usize + i)?;
+        for i in 0..rule[7] as usize {
+            let glob = self.word(Section::RuleGlobs, rule[6] as usize + i)?;
             if matched_globs.binary_search(&glob).is_ok() {
                 return Ok(true);
             }
@@ -893,4 +899,25 @@ fn read_word(table: &[u8], index: usize) -> Checked<u32> {
         .get(at..at + 4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .ok_or(Inconsistent("an index points outside its table"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_string_tokens_borrow_unless_escaped() {
+        let plain = serde_json::to_string("tool_policy.deny:Bash(rm -rf:*)").unwrap();
+        assert!(matches!(
+            json_string(plain.as_bytes()),
+            Some(Cow::Borrowed("tool_policy.deny:Bash(rm -rf:*)"))
+        ));
+        for tricky in ["say \"hi\"", "back\\slash", "tab\there", "ünïcödé ✓", ""] {
+            let token = serde_json::to_string(tricky).unwrap();
+            assert_eq!(json_string(token.as_bytes()).as_deref(), Some(tricky));
+        }
+        for not_a_string in [&b"42"[..], b"\"open", b"", b"\"", b"\"\\x\""] {
+            assert_eq!(json_string(not_a_string), None, "{not_a_string:?}");
+        }
+    }
 }

@@ -86,10 +86,10 @@ pub const SECTION_COUNT: usize = 19;
 /// Header length: the fixed part plus the section table.
 pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 
-/// Rule record: offset and length of the rule's object in `animus-policy.json` (its id and
-/// reason are read from there, only for rules that fire), decision (low byte) and event mask
-/// (second byte), distinct matcher count, first glob, glob count.
-pub const RULE_WIDTH: usize = 6;
+/// Rule record: offset and length of the rule's `id` string token in `animus-policy.json`,
+/// the same for its `reason` (both read from there, only for rules that fire), decision (low
+/// byte) and event mask (second byte), distinct matcher count, first glob, glob count.
+pub const RULE_WIDTH: usize = 8;
 /// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`] and
 /// [`MatcherKind::StartsWithLiteral`]), first posting, posting count, first chain piece,
 /// chain piece count × 2 + 1 if the chain must end at a word end (for
@@ -358,7 +358,7 @@ impl SidecarImage {
         let mut rules = Words::default();
         let mut rule_globs = Words::default();
         let spans = rule_spans(policy_json, &self.rules)?;
-        for ((index, rule), (json_offset, json_len)) in self.rules.iter().enumerate().zip(spans) {
+        for ((index, rule), [id_span, reason_span]) in self.rules.iter().enumerate().zip(spans) {
             let index = to_u32(index, "the rule count")?;
             let decision = Decision::ALL
                 .iter()
@@ -369,8 +369,10 @@ impl SidecarImage {
                 rule_globs.push(&[glob]);
             }
             rules.push(&[
-                json_offset,
-                json_len,
+                id_span.0,
+                id_span.1,
+                reason_span.0,
+                reason_span.1,
                 decision | (u32::from(rule.event_mask) << 8),
                 to_u32(rule.matchers.len(), "a rule's matcher count")?,
                 glob_first,
@@ -595,13 +597,24 @@ impl SidecarImage {
     }
 }
 
-/// Where each rule's object lies in `policy_json`, checked against the image: the same number
-/// of rules, each with the image's id and reason.
-fn rule_spans(policy_json: &[u8], rules: &[RuleImage]) -> Result<Vec<(u32, u32)>, EncodeError> {
+/// Where each rule's `id` and `reason` string tokens lie in `policy_json`, checked against the
+/// image: the same number of rules, each with the image's id and reason.
+fn rule_spans(
+    policy_json: &[u8],
+    rules: &[RuleImage],
+) -> Result<Vec<[(u32, u32); 2]>, EncodeError> {
+    use serde_json::value::RawValue;
     #[derive(serde::Deserialize)]
     struct Document<'a> {
         #[serde(borrow)]
-        rules: Vec<&'a serde_json::value::RawValue>,
+        rules: Vec<Tokens<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Tokens<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+        #[serde(borrow)]
+        reason: &'a RawValue,
     }
     let document: Document<'_> = serde_json::from_slice(policy_json).map_err(|e| {
         EncodeError(format!(
@@ -616,28 +629,29 @@ fn rule_spans(policy_json: &[u8], rules: &[RuleImage]) -> Result<Vec<(u32, u32)>
         )));
     }
     let base = policy_json.as_ptr() as usize;
-    let mut spans = Vec::with_capacity(rules.len());
-    for (raw, rule) in document.rules.iter().zip(rules) {
-        let text = raw.get();
-        let parsed = crate::automaton::RuleText::parse(text.as_bytes()).ok_or_else(|| {
-            EncodeError(format!(
-                "rule `{}` has no id or reason in the policy JSON",
-                rule.id
-            ))
-        })?;
-        if parsed.id != rule.id || parsed.reason != rule.reason {
+    let span = |token: &RawValue, expected: &str, rule: &str| {
+        let text = token.get();
+        if crate::automaton::json_string(text.as_bytes()).as_deref() != Some(expected) {
             return Err(EncodeError(format!(
-                "the policy JSON's rule `{}` is not the image's rule `{}`",
-                parsed.id, rule.id
+                "the policy JSON's rule `{rule}` is not the image's rule"
             )));
         }
-        let offset = text.as_ptr() as usize - base;
-        spans.push((
-            to_u32(offset, "the policy JSON")?,
+        Ok((
+            to_u32(text.as_ptr() as usize - base, "the policy JSON")?,
             to_u32(text.len(), "a rule's JSON")?,
-        ));
-    }
-    Ok(spans)
+        ))
+    };
+    document
+        .rules
+        .iter()
+        .zip(rules)
+        .map(|(tokens, rule)| {
+            Ok([
+                span(tokens.id, &rule.id, &rule.id)?,
+                span(tokens.reason, &rule.reason, &rule.id)?,
+            ])
+        })
+        .collect()
 }
 
 /// Header + aligned sections, with both digests filled in.
