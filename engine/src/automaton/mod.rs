@@ -29,7 +29,7 @@
 //!    together they report every glob that matches.
 //! 2. For each field some matcher looks at, the field's value is looked up in `tool_input`
 //!    ([`semantics::lookup`]) and each text it offers ([`semantics::any_text`]) is searched:
-//!    - the **literal index** is probed at every byte position with the next 1–4 bytes, and
+//!    - the **literal index** is probed at every byte position with the next 1–8 bytes, and
 //!      each candidate literal is compared in full. A hit decides an *exact* matcher (the
 //!      pattern is just "contains this literal", e.g. `Bash(*rm -rf*)`) outright, and a
 //!      *word-prefix* matcher (`Bash(git status:*)`) after one look at the next character.
@@ -65,7 +65,7 @@ use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
     LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
-    TOOL_NAME_WIDTH, literal_slot_hash,
+    PREFILTER_SLOTS, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, identity_of, verify};
 use crate::sidecar::{
@@ -255,6 +255,7 @@ impl CompiledPolicy {
             || !sized(Section::Globals, 1, GLOBALS_WIDTH)
             || policy.section(Section::ToolNames).len() % (TOOL_NAME_WIDTH * 4) != 0
             || policy.section(Section::ToolPrefixes).len() % (TOOL_NAME_WIDTH * 4) != 0
+            || !sized(Section::LiteralPrefilter, fields, PREFILTER_SLOTS / 4)
         {
             return Err(malformed(
                 "a table's length disagrees with its record count",
@@ -613,29 +614,43 @@ impl CompiledPolicy {
             slots: self.section(Section::LiteralSlots),
             groups: self.section(Section::LiteralGroups),
         };
+        let prefilter = self
+            .section(Section::LiteralPrefilter)
+            .get(field_id as usize * PREFILTER_SLOTS..(field_id as usize + 1) * PREFILTER_SLOTS)
+            .ok_or(Inconsistent("a field has no literal prefilter"))?;
         for start in 0..text.len() {
             let rest = &text[start..];
             let available = rest.len().min(MAX_KEY_LEN);
-            let mut word = [0u8; 4];
+            // Which key lengths can start here: one byte is always probed (if the field has
+            // one-byte literals); longer keys only if some literal starts with these two bytes.
+            let mut lengths = key_lengths & 1;
+            if let [first, second, ..] = rest[..] {
+                lengths |= u32::from(prefilter[prefilter_slot(first, second)]) & key_lengths;
+            }
+            lengths &= (1u32 << available) - 1;
+            if lengths == 0 {
+                continue;
+            }
+            let mut word = [0u8; 8];
             word[..available].copy_from_slice(&rest[..available]);
-            let next_four = u32::from_le_bytes(word);
-            for key_len in 1..=available as u32 {
-                if key_lengths & (1 << (key_len - 1)) == 0 {
-                    continue;
-                }
-                let key = if key_len == 4 {
-                    next_four
+            let next_eight = u64::from_le_bytes(word);
+            while lengths != 0 {
+                let key_len = lengths.trailing_zeros() + 1;
+                lengths &= lengths - 1;
+                let key = if key_len == 8 {
+                    next_eight
                 } else {
-                    next_four & ((1u32 << (8 * key_len)) - 1)
+                    next_eight & ((1u64 << (8 * key_len)) - 1)
                 };
-                let Some(group) = self.find_literal_group(&tables, field_id, key_len, key, bits)?
+                let Some((first_entry, entry_count)) =
+                    self.find_literal_group(&tables, field_id, key_len, key, bits)?
                 else {
                     continue;
                 };
-                for entry in 0..group[4] as usize {
+                for entry in 0..entry_count as usize {
                     let entry = self.record::<LITERAL_ENTRY_WIDTH>(
                         Section::LiteralEntries,
-                        group[3] as usize + entry,
+                        first_entry as usize + entry,
                     )?;
                     if !rest.starts_with(self.bytes_at(entry[0], entry[1])?) {
                         continue;
@@ -676,9 +691,9 @@ impl CompiledPolicy {
         tables: &LiteralTables<'_>,
         field_id: u32,
         key_len: u32,
-        key: u32,
+        key: u64,
         bits: u32,
-    ) -> Checked<Option<[u32; LITERAL_GROUP_WIDTH]>> {
+    ) -> Checked<Option<(u32, u32)>> {
         let slot_count = 1usize << bits;
         let mut slot = (literal_slot_hash(field_id, key_len, key) >> (64 - bits)) as usize;
         // A well-formed table is at most half full; bounding the probe keeps a forged one finite.
@@ -691,15 +706,13 @@ impl CompiledPolicy {
             let field = read_word(tables.groups, start)?;
             if field == field_id
                 && read_word(tables.groups, start + 1)? == key_len
-                && read_word(tables.groups, start + 2)? == key
+                && read_word(tables.groups, start + 2)? == key as u32
+                && read_word(tables.groups, start + 3)? == (key >> 32) as u32
             {
-                return Ok(Some([
-                    field,
-                    key_len,
-                    key,
-                    read_word(tables.groups, start + 3)?,
+                return Ok(Some((
                     read_word(tables.groups, start + 4)?,
-                ]));
+                    read_word(tables.groups, start + 5)?,
+                )));
             }
             slot = (slot + 1) & (slot_count - 1);
         }

@@ -79,10 +79,23 @@ pub enum Section {
     /// [`TOOL_NAME_WIDTH`] words per tool glob `P*` (one `*`, at the end): the prefix `P`,
     /// sorted; a tool name's prefixes among them are found by a few binary searches.
     ToolPrefixes,
+    /// [`PREFILTER_SLOTS`] bytes per field: for each hashed pair of first bytes, the key
+    /// lengths (bit k-1) of the field's literals that start with such a pair. A text position
+    /// whose pair has no bit set is not probed at all (key length 1 excepted).
+    LiteralPrefilter,
 }
 
 /// Number of sections.
-pub const SECTION_COUNT: usize = 19;
+pub const SECTION_COUNT: usize = 20;
+
+/// Prefilter bytes per field.
+pub const PREFILTER_SLOTS: usize = 4096;
+
+/// Where the first two bytes of a literal (or of the text at a position) land in a field's
+/// prefilter.
+pub(crate) fn prefilter_slot(first: u8, second: u8) -> usize {
+    ((u32::from(first) << 8 | u32::from(second)).wrapping_mul(0x9E37_79B1) >> 20) as usize
+}
 /// Header length: the fixed part plus the section table.
 pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 
@@ -101,9 +114,9 @@ pub const GLOB_WIDTH: usize = 2;
 /// holds literals keyed by k bytes), first scan automaton, scan automaton count, first
 /// always-matching matcher, their count.
 pub const FIELD_WIDTH: usize = 7;
-/// Literal group record: field, key length k, key (the first k bytes, little-endian), first
-/// entry, entry count.
-pub const LITERAL_GROUP_WIDTH: usize = 5;
+/// Literal group record: field, key length k, key (the first k bytes, little-endian, as a
+/// `u64`: low word, high word), first entry, entry count.
+pub const LITERAL_GROUP_WIDTH: usize = 6;
 /// Literal entry record: literal offset, literal length, matcher.
 pub const LITERAL_ENTRY_WIDTH: usize = 3;
 /// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
@@ -116,8 +129,9 @@ pub const GLOBALS_WIDTH: usize = 9;
 /// Exact tool name or tool prefix record: offset and length in [`Section::Strings`], glob id.
 pub const TOOL_NAME_WIDTH: usize = 3;
 
-/// Literal keys are at most this many bytes.
-pub const MAX_KEY_LEN: usize = 4;
+/// Literal keys are at most this many bytes: long enough that literals sharing a key are few
+/// (`git chec`, not `git`), so a hit rarely compares more than a handful of literals in full.
+pub const MAX_KEY_LEN: usize = 8;
 
 /// How a matcher is decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -302,17 +316,18 @@ impl std::fmt::Display for EncodeError {
 impl std::error::Error for EncodeError {}
 
 /// The hash that places a literal group in [`Section::LiteralSlots`].
-pub(crate) fn literal_slot_hash(field: u32, key_len: u32, key: u32) -> u64 {
-    let mixed = (u64::from(key) | (u64::from(field) << 32)) ^ (u64::from(key_len) << 61);
-    mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+pub(crate) fn literal_slot_hash(field: u32, key_len: u32, key: u64) -> u64 {
+    let mixed = key.wrapping_mul(0xFF51_AFD7_ED55_8CCD)
+        ^ (u64::from(field) << 8 | u64::from(key_len)).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    (mixed ^ (mixed >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// The key of a literal: its first `min(len, 4)` bytes, little-endian, zero-padded.
-pub(crate) fn literal_key(literal: &[u8]) -> (u32, u32) {
+/// The key of a literal: its first `min(len, 8)` bytes, little-endian, zero-padded.
+pub(crate) fn literal_key(literal: &[u8]) -> (u32, u64) {
     let key_len = literal.len().min(MAX_KEY_LEN);
-    let mut word = [0u8; 4];
+    let mut word = [0u8; 8];
     word[..key_len].copy_from_slice(&literal[..key_len]);
-    (key_len as u32, u32::from_le_bytes(word))
+    (key_len as u32, u64::from_le_bytes(word))
 }
 
 /// Words and bytes accumulated for one section.
@@ -436,8 +451,9 @@ impl SidecarImage {
         let [universal_first, universal_count] = post(&universal_rules);
 
         // The literal index: group literals by (field, key length, key).
-        let mut groups: BTreeMap<(u32, u32, u32), Vec<(Vec<u8>, u32)>> = BTreeMap::new();
+        let mut groups: BTreeMap<(u32, u32, u64), Vec<(Vec<u8>, u32)>> = BTreeMap::new();
         let mut key_masks = vec![0u32; self.fields.len()];
+        let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_SLOTS];
         for (id, matcher) in self.matchers.iter().enumerate() {
             if !matches!(
                 matcher.kind,
@@ -460,6 +476,10 @@ impl SidecarImage {
             for literal in &matcher.literals {
                 let (key_len, key) = literal_key(literal);
                 *mask |= 1 << (key_len - 1);
+                if let [first, second, ..] = literal[..] {
+                    prefilter[matcher.field as usize * PREFILTER_SLOTS
+                        + prefilter_slot(first, second)] |= 1 << (key_len - 1);
+                }
                 groups
                     .entry((matcher.field, key_len, key))
                     .or_default()
@@ -474,7 +494,14 @@ impl SidecarImage {
         let mut literal_entries = Words::default();
         for (group_index, ((field, key_len, key), entries)) in groups.iter().enumerate() {
             let first_entry = literal_entries.len() / LITERAL_ENTRY_WIDTH as u32;
-            literal_groups.push(&[*field, *key_len, *key, first_entry, entries.len() as u32]);
+            literal_groups.push(&[
+                *field,
+                *key_len,
+                *key as u32,
+                (*key >> 32) as u32,
+                first_entry,
+                entries.len() as u32,
+            ]);
             for (literal, matcher) in entries {
                 let [offset, len] = string(literal)?;
                 literal_entries.push(&[offset, len, *matcher]);
@@ -592,6 +619,7 @@ impl SidecarImage {
             chain_pieces.into_bytes(),
             tool_names.into_bytes(),
             tool_prefixes.into_bytes(),
+            prefilter,
         ];
         assemble(&sections, policy_json)
     }

@@ -35,7 +35,7 @@
 //! table (per matcher: field, kind, automaton, posting list of the rules using it); the field
 //! table (per field: dot path, which literal lengths it indexes, its scan automata, its
 //! always-matching matchers); the literal index (an open-addressing hash table keyed by
-//! `(field, length, first ≤ 4 bytes)`); the automaton table (per DFA: where its bytes are, how
+//! `(field, length, first ≤ 8 bytes)`); the automaton table (per DFA: where its bytes are, how
 //! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
 //! themselves, dense or sparse, in regex-automata's own `write_to_little_endian` form; a
 //! globals record; the pieces of literal chains (`curl ` … ` | bash`); and the sorted tables
