@@ -46,9 +46,23 @@ fn main() {
     for (k, (count, bytes)) in kinds {
         println!("{k}: {count} ({bytes} bytes)");
     }
-    let bytes = image.encode(policy.to_json().as_bytes()).unwrap();
+    let json = policy.to_json();
+    let bytes = image.encode(json.as_bytes()).unwrap();
     println!(
         "total sidecar {} bytes, lowered in {elapsed:?}",
         bytes.len()
+    );
+    // What the `decide` benchmark's call (a 200-byte command) matches.
+    let compiled = engine::CompiledPolicy::from_bytes(&bytes, json.as_bytes()).unwrap();
+    let input = serde_json::json!({ "command": animus_benches::command_of_len(200, 7) });
+    let outcome = compiled.decide(engine::Call {
+        event: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: &input,
+    });
+    println!(
+        "the decide benchmark's call: {} ({} rules matched)",
+        outcome.decision,
+        outcome.matched.len()
     );
 }

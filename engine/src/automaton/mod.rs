@@ -64,8 +64,8 @@ use crate::policy::Decision;
 use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
-    LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, RULE_WIDTH, SearchKind, Section,
-    PREFILTER_SLOTS, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
+    LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PREFILTER_SLOTS, RULE_WIDTH,
+    SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, identity_of, verify};
 use crate::sidecar::{
@@ -262,9 +262,12 @@ impl CompiledPolicy {
             ));
         }
         let slots = policy.section(Section::LiteralSlots).len() / 4;
-        if slots != 0 && !slots.is_power_of_two() {
+        let bloom_bits = policy.section(Section::LiteralBloom).len() * 8;
+        if slots != 0
+            && (!slots.is_power_of_two() || !bloom_bits.is_power_of_two() || bloom_bits < 32)
+        {
             return Err(malformed(
-                "the literal hash table size is not a power of two",
+                "the literal hash table or its Bloom filter is not a power of two",
             ));
         }
         policy.rule_count = rules as usize;
@@ -610,9 +613,12 @@ impl CompiledPolicy {
         }
         let bits = slot_count.trailing_zeros();
         // The hot loop: resolve the two probed tables once, not per probe.
+        let bloom = self.section(Section::LiteralBloom);
         let tables = LiteralTables {
             slots: self.section(Section::LiteralSlots),
             groups: self.section(Section::LiteralGroups),
+            bloom,
+            bloom_shift: 64 - (bloom.len() * 8).trailing_zeros(),
         };
         let prefilter = self
             .section(Section::LiteralPrefilter)
@@ -695,7 +701,13 @@ impl CompiledPolicy {
         bits: u32,
     ) -> Checked<Option<(u32, u32)>> {
         let slot_count = 1usize << bits;
-        let mut slot = (literal_slot_hash(field_id, key_len, key) >> (64 - bits)) as usize;
+        let hash = literal_slot_hash(field_id, key_len, key);
+        let bloom_bit = (hash >> tables.bloom_shift) as usize;
+        let bloom_word = read_word(tables.bloom, bloom_bit / 32)?;
+        if bloom_word & (1 << (bloom_bit % 32)) == 0 {
+            return Ok(None);
+        }
+        let mut slot = (hash >> (64 - bits)) as usize;
         // A well-formed table is at most half full; bounding the probe keeps a forged one finite.
         for _ in 0..slot_count {
             let group = read_word(tables.slots, slot)?;
@@ -903,6 +915,8 @@ fn search_with<A: Automaton>(
 struct LiteralTables<'a> {
     slots: &'a [u8],
     groups: &'a [u8],
+    bloom: &'a [u8],
+    bloom_shift: u32,
 }
 
 /// Word `index` of a little-endian `u32` table.
