@@ -65,4 +65,16 @@ fn main() {
         outcome.decision,
         outcome.matched.len()
     );
+    // An optional repeat count: decide that call in a loop (for a profiler).
+    if let Some(repeat) = args.get(3).and_then(|s| s.parse::<u32>().ok()) {
+        let started = std::time::Instant::now();
+        for _ in 0..repeat {
+            std::hint::black_box(compiled.decide(engine::Call {
+                event: "PreToolUse",
+                tool_name: "Bash",
+                tool_input: &input,
+            }));
+        }
+        println!("decide: {:?} per call", started.elapsed() / repeat);
+    }
 }
