@@ -435,46 +435,22 @@ impl CompiledPolicy {
         Ok(())
     }
 
-    /// Every glob `P*` whose `P` is a prefix of `tool_name`. The largest entry `E` not above
-    /// the current bound is the only candidate of its length or longer: if `E` is a prefix of
-    /// the name, it matches and the search goes on below it (`bound = name[..|E|-1]`);
-    /// otherwise no entry longer than `E`'s common prefix `l` with the name can be a prefix of
-    /// it (it would sort after `E`), so `bound = name[..l]`. The bound shrinks every step.
+    /// Every glob `P*` whose `P` is a prefix of `tool_name` ([`sorted_prefixes_of`]).
     fn tool_prefixes(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
-        let name = tool_name.as_bytes();
         let count = self.section(Section::ToolPrefixes).len() / (TOOL_NAME_WIDTH * 4);
-        let entry = |i: usize| -> Checked<(&[u8], u32)> {
-            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolPrefixes, i)?;
-            Ok((self.bytes_at(offset, len)?, glob))
-        };
-        let mut bound = name.len();
-        let mut searched = count;
-        loop {
-            // The number of entries <= name[..bound] (binary search within the first `searched`).
-            let (mut low, mut high) = (0, searched);
-            while low < high {
-                let middle = low + (high - low) / 2;
-                if entry(middle)?.0 <= &name[..bound] {
-                    low = middle + 1;
-                } else {
-                    high = middle;
-                }
-            }
-            if low == 0 {
-                return Ok(());
-            }
-            searched = low - 1;
-            let (prefix, glob) = entry(searched)?;
-            if name.starts_with(prefix) {
-                globs.push(glob);
-                match prefix.len().checked_sub(1) {
-                    Some(shorter) => bound = shorter,
-                    None => return Ok(()),
-                }
-            } else {
-                bound = prefix.iter().zip(name).take_while(|(a, b)| a == b).count();
-            }
-        }
+        let entry = |i: usize| self.record::<TOOL_NAME_WIDTH>(Section::ToolPrefixes, i);
+        sorted_prefixes_of(
+            tool_name.as_bytes(),
+            count,
+            |i| {
+                let [offset, len, _] = entry(i)?;
+                self.bytes_at(offset, len)
+            },
+            |i| {
+                globs.push(entry(i)?[2]);
+                Ok(())
+            },
+        )
     }
 
     fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {
@@ -654,14 +630,29 @@ impl CompiledPolicy {
                 else {
                     continue;
                 };
-                for entry in 0..entry_count as usize {
-                    let entry = self.record::<LITERAL_ENTRY_WIDTH>(
+                // The group's literals are sorted: find those that start `rest` by binary
+                // search, not by comparing each (a group can hold hundreds at 100k rules).
+                let entry = |i: usize| {
+                    self.record::<LITERAL_ENTRY_WIDTH>(
                         Section::LiteralEntries,
-                        first_entry as usize + entry,
-                    )?;
-                    if !rest.starts_with(self.bytes_at(entry[0], entry[1])?) {
-                        continue;
-                    }
+                        first_entry as usize + i,
+                    )
+                };
+                let mut hits = Vec::new();
+                sorted_prefixes_of(
+                    rest,
+                    entry_count as usize,
+                    |i| {
+                        let [offset, len, _] = entry(i)?;
+                        self.bytes_at(offset, len)
+                    },
+                    |i| {
+                        hits.push(i);
+                        Ok(())
+                    },
+                )?;
+                for hit in hits {
+                    let entry = entry(hit)?;
                     let matcher =
                         self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
                     match MatcherKind::from_u32(matcher[1]) {
@@ -908,6 +899,59 @@ fn search_with<A: Automaton>(
     Ok(())
 }
 
+/// Visit (by index) every entry of a table sorted by `key` whose key is a prefix of `text`,
+/// with a few binary searches instead of a comparison per entry. The largest entry `E` not
+/// above the current bound is the only candidate of its length or longer: if `E` is a prefix
+/// of the text it matches (with the equal entries just before it) and the search goes on below
+/// it (`bound = text[..|E|-1]`); otherwise no entry longer than `E`'s common prefix `l` with
+/// the text can be a prefix of it (it would sort after `E`), so `bound = text[..l]`. The bound
+/// shrinks every step, so even an unsorted (forged) table only yields a wrong set, never a
+/// hang.
+fn sorted_prefixes_of<'a>(
+    text: &[u8],
+    count: usize,
+    key: impl Fn(usize) -> Checked<&'a [u8]>,
+    mut visit: impl FnMut(usize) -> Checked<()>,
+) -> Checked<()> {
+    let mut bound = text.len();
+    let mut searched = count;
+    loop {
+        // How many of the first `searched` entries are <= text[..bound].
+        let (mut low, mut high) = (0, searched);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if key(middle)? <= &text[..bound] {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        let Some(mut i) = low.checked_sub(1) else {
+            return Ok(());
+        };
+        let candidate = key(i)?;
+        if text.starts_with(candidate) {
+            visit(i)?;
+            while i > 0 && key(i - 1)? == candidate {
+                i -= 1;
+                visit(i)?;
+            }
+            searched = i;
+            match candidate.len().checked_sub(1) {
+                Some(shorter) => bound = shorter,
+                None => return Ok(()),
+            }
+        } else {
+            searched = i;
+            bound = candidate
+                .iter()
+                .zip(text)
+                .take_while(|(a, b)| a == b)
+                .count();
+        }
+    }
+}
+
 /// The first character of `bytes` (which start on a character boundary of valid UTF-8).
 fn next_char(bytes: &[u8]) -> Option<char> {
     let head = &bytes[..bytes.len().min(4)];
@@ -965,6 +1009,51 @@ fn read_word(table: &[u8], index: usize) -> Checked<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sorted_prefixes_are_exactly_the_prefixes() {
+        let mut table: Vec<&[u8]> = vec![
+            b"",
+            b"B",
+            b"Ba",
+            b"BaZ",
+            b"Bas",
+            b"Bas",
+            b"Bash",
+            b"Bashful",
+            b"Bat",
+            b"C",
+            b"mcp__",
+            b"mcp__github__",
+        ];
+        table.sort();
+        for text in [
+            &b"Bash"[..],
+            b"Bashful!",
+            b"Ba",
+            b"B",
+            b"",
+            b"mcp__github__x",
+            b"Z",
+        ] {
+            let mut found = Vec::new();
+            sorted_prefixes_of(
+                text,
+                table.len(),
+                |i| Ok(table[i]),
+                |i| {
+                    found.push(i);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            found.sort();
+            let expected: Vec<usize> = (0..table.len())
+                .filter(|&i| text.starts_with(table[i]))
+                .collect();
+            assert_eq!(found, expected, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
 
     #[test]
     fn find_bytes_is_str_find() {

@@ -126,7 +126,8 @@ pub const FIELD_WIDTH: usize = 7;
 /// Literal group record: field, key length k, key (the first k bytes, little-endian, as a
 /// `u64`: low word, high word), first entry, entry count.
 pub const LITERAL_GROUP_WIDTH: usize = 6;
-/// Literal entry record: literal offset, literal length, matcher.
+/// Literal entry record: literal offset, literal length, matcher. A group's entries are sorted
+/// by literal.
 pub const LITERAL_ENTRY_WIDTH: usize = 3;
 /// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
 /// target, target count, [`DfaForm`].
@@ -507,6 +508,10 @@ impl SidecarImage {
         let mut bloom = vec![0u32; bloom_bits / 32];
         for (group_index, ((field, key_len, key), entries)) in groups.iter().enumerate() {
             let first_entry = literal_entries.len() / LITERAL_ENTRY_WIDTH as u32;
+            // Sorted by literal: the engine finds a group's literals that start the text by
+            // binary search.
+            let mut entries = entries.clone();
+            entries.sort_unstable();
             literal_groups.push(&[
                 *field,
                 *key_len,
@@ -515,7 +520,7 @@ impl SidecarImage {
                 first_entry,
                 entries.len() as u32,
             ]);
-            for (literal, matcher) in entries {
+            for (literal, matcher) in &entries {
                 let [offset, len] = string(literal)?;
                 literal_entries.push(&[offset, len, *matcher]);
             }
