@@ -59,23 +59,43 @@ fn decide_and_load(c: &mut Criterion) {
         }
         decide.finish();
 
+        // `load`: the files as `animus-hook compile` writes them, stamp included, so the load
+        // measured is the hook's (`verification: stamp`, neither file hashed). `load-digest`:
+        // the same files without the stamp, both hashed in full (a copied or touched pair).
         let mut load = c.benchmark_group(format!("load/{shape}"));
         load.measurement_time(Duration::from_secs(3));
+        let mut written = Vec::new();
         for (n, policy) in compiled_at {
-            // Written as `animus-hook compile` writes them, so the sidecar carries the JSON's
-            // file identity and the load measured is the hook's.
             let dir = temp_dir(&format!("{shape}-{n}"));
             let compiled = compiler::Compiled {
                 policy,
                 warnings: Vec::new(),
             };
             let path = compiler::write_policy_artifacts(&dir, &compiled).unwrap();
+            assert_eq!(
+                CompiledPolicy::load(&path).unwrap().verification(),
+                engine::sidecar::Verification::Stamp
+            );
             load.bench_with_input(BenchmarkId::from_parameter(n), &path, |b, path| {
+                b.iter(|| CompiledPolicy::load(black_box(path)).unwrap())
+            });
+            written.push((n, dir, path));
+        }
+        load.finish();
+        let mut load_digest = c.benchmark_group(format!("load-digest/{shape}"));
+        load_digest.measurement_time(Duration::from_secs(3));
+        for (n, dir, path) in written {
+            std::fs::remove_file(engine::sidecar::stamp_path_for(&path)).unwrap();
+            assert_eq!(
+                CompiledPolicy::load(&path).unwrap().verification(),
+                engine::sidecar::Verification::Digest
+            );
+            load_digest.bench_with_input(BenchmarkId::from_parameter(n), &path, |b, path| {
                 b.iter(|| CompiledPolicy::load(black_box(path)).unwrap())
             });
             let _ = std::fs::remove_dir_all(&dir);
         }
-        load.finish();
+        load_digest.finish();
     }
 }
 
