@@ -2,12 +2,28 @@
 //!
 //! It takes exactly the arguments of `animus-hook emit` — with or without the leading `emit`,
 //! so a settings entry works with either binary — and behaves identically (the same library
-//! code). It does not link the compiler, which makes it start measurably faster.
+//! code). It does not link the compiler, which makes it start measurably faster. Alone on the
+//! command line, `--help` and `--version` answer as usual; anywhere else they are arguments
+//! `emit` refuses (a gate denies).
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut args: Vec<_> = std::env::args_os().skip(1).collect();
+    if let [only] = &args[..] {
+        if only == "--help" || only == "-h" {
+            println!(
+                "animus-hook-emit — `animus-hook emit` without the compiler, for the harness to run\n\n\
+                 USAGE:\n  animus-hook-emit [emit] --event <E> --session <id> --project-root <root> \
+                 [--policy <animus-policy.json>]\n\nSee `animus-hook --help`."
+            );
+            return ExitCode::SUCCESS;
+        }
+        if only == "--version" || only == "-V" {
+            println!("animus-hook-emit {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+    }
     if args.first().is_some_and(|a| a == "emit") {
         args.remove(0);
     }

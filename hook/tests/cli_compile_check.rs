@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{repo, temp_dir};
+use common::{lean_bin, payload, repo, run_bin, temp_dir};
 
 /// Run the binary; stdout as text, stderr as text, the exit code.
 fn hook(args: &[&str], stdin: &[u8]) -> common::Run {
@@ -152,4 +152,51 @@ fn demo_runs_the_bundled_profiles() {
     let line = stdout.lines().find(|l| l.contains("trade --live")).unwrap();
     assert!(line.contains("-> deny"), "{line}");
     assert!(stdout.contains("profile `reviewer`"));
+}
+
+#[test]
+fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_emit() {
+    let help = run_bin(lean_bin(), &["--help"], Some(b""), &[]);
+    assert_eq!(help.code, Some(0));
+    assert!(help.stdout.contains("animus-hook-emit"), "{}", help.stdout);
+    let version = run_bin(lean_bin(), &["--version"], Some(b""), &[]);
+    assert_eq!(version.code, Some(0));
+    assert!(version.stdout.starts_with("animus-hook-emit "));
+
+    let out = temp_dir("lean-args");
+    assert_eq!(
+        compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out).code,
+        Some(0)
+    );
+    let policy = out.join("animus-policy.json");
+    let project = out.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let state = out.join("state");
+    let args = [
+        "--event",
+        "PreToolUse",
+        "--session",
+        "lean",
+        "--project-root",
+        project.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+    ];
+    let payload = payload("PreToolUse.Bash.trade-live.json");
+    let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
+    let without = run_bin(lean_bin(), &args, Some(&payload), &env);
+    let with: Vec<&str> = std::iter::once("emit").chain(args).collect();
+    let with = run_bin(lean_bin(), &with, Some(&payload), &env);
+    assert!(without.stdout.contains("\"permissionDecision\":\"deny\""));
+    assert_eq!(without.stdout, with.stdout);
+    // `--help` among emit's arguments is an argument emit refuses: the gate denies.
+    let mut refused: Vec<&str> = args.to_vec();
+    refused.push("--help");
+    let refused = run_bin(lean_bin(), &refused, Some(&payload), &env);
+    assert!(
+        refused.stdout.contains("\"permissionDecision\":\"deny\"")
+            && refused.stdout.contains("invalid arguments"),
+        "{}",
+        refused.stdout
+    );
 }

@@ -40,7 +40,7 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         cause,
     };
     let mut v = vec![
-        f("policy missing", &dir.join("missing.json").to_str().unwrap().to_string(), Some(bash.clone()), "cannot read policy"),
+        f("policy missing", dir.join("missing.json").to_str().unwrap(), Some(bash.clone()), "cannot read policy"),
         f("policy not json", &write("garbage.json", b"{not json"), Some(bash.clone()), "invalid policy"),
         f("policy unknown field", &write("unknown.json", br#"{"version":1,"default_decision":"defer","rules":[],"x":1}"#), Some(bash.clone()), "unknown field `x`"),
         f("policy version", &write("v2.json", br#"{"version":2,"default_decision":"defer","rules":[]}"#), Some(bash.clone()), "unsupported policy version 2"),

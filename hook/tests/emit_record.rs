@@ -179,7 +179,7 @@ fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
-                if n % 2 == 0 {
+                if n.is_multiple_of(2) {
                     cmd.arg("--policy").arg(&policy);
                 }
                 let mut child = cmd.spawn().unwrap();

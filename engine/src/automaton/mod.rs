@@ -253,8 +253,14 @@ impl CompiledPolicy {
             || !sized(Section::Matchers, matchers, MATCHER_WIDTH)
             || !sized(Section::Fields, fields, FIELD_WIDTH)
             || !sized(Section::Globals, 1, GLOBALS_WIDTH)
-            || policy.section(Section::ToolNames).len() % (TOOL_NAME_WIDTH * 4) != 0
-            || policy.section(Section::ToolPrefixes).len() % (TOOL_NAME_WIDTH * 4) != 0
+            || !policy
+                .section(Section::ToolNames)
+                .len()
+                .is_multiple_of(TOOL_NAME_WIDTH * 4)
+            || !policy
+                .section(Section::ToolPrefixes)
+                .len()
+                .is_multiple_of(TOOL_NAME_WIDTH * 4)
             || !sized(Section::LiteralPrefilter, fields, PREFILTER_SLOTS / 4)
         {
             return Err(malformed(

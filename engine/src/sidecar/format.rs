@@ -461,7 +461,9 @@ impl SidecarImage {
         let [universal_first, universal_count] = post(&universal_rules);
 
         // The literal index: group literals by (field, key length, key).
-        let mut groups: BTreeMap<(u32, u32, u64), Vec<(Vec<u8>, u32)>> = BTreeMap::new();
+        // (field, key length, key) → (literal, matcher) entries.
+        type Groups = BTreeMap<(u32, u32, u64), Vec<(Vec<u8>, u32)>>;
+        let mut groups = Groups::new();
         let mut key_masks = vec![0u32; self.fields.len()];
         let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_SLOTS];
         for (id, matcher) in self.matchers.iter().enumerate() {
