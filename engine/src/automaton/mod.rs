@@ -67,9 +67,10 @@ use crate::sidecar::format::{
     LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PREFILTER_SLOTS, RULE_WIDTH,
     SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
 };
-use crate::sidecar::load::{PolicyBinding, VerifiedLayout, identity_of, verify};
+use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{
-    LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for, stamp_path_for,
+    FileIdentity, LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for,
+    stamp_path_for,
 };
 
 /// A policy ready to decide: a verified sidecar, used in place.
@@ -189,7 +190,7 @@ impl CompiledPolicy {
         let (bytes, sidecar_identity) = SidecarBytes::map(&sidecar_path_for(policy_path))?;
         let json = read_policy_json(policy_path, file, metadata.len())?;
         let stamp = Stamp::read(&stamp_path_for(policy_path))
-            .filter(|stamp| stamp.vouches_for(&sidecar_identity, &identity_of(&metadata)));
+            .filter(|stamp| stamp.vouches_for(&sidecar_identity, &FileIdentity::of(&metadata)));
         CompiledPolicy::from_verified(bytes, json, stamp)
     }
 

@@ -31,21 +31,6 @@ pub enum Verification {
     Digest,
 }
 
-impl Verification {
-    /// `stamp` or `digest`, for event records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verification::Stamp => "stamp",
-            Verification::Digest => "digest",
-        }
-    }
-}
-
-/// The identity of an open file, for [`Stamp::vouches_for`].
-pub(crate) fn identity_of(metadata: &std::fs::Metadata) -> FileIdentity {
-    FileIdentity::of(metadata)
-}
-
 /// Why a compiled policy could not be loaded. The hook turns every one of these into a deny
 /// whose reason is this error's `Display`.
 #[derive(Debug)]
@@ -208,7 +193,7 @@ impl SidecarBytes {
             _ => unreadable(error),
         })?;
         let metadata = file.metadata().map_err(unreadable)?;
-        let identity = identity_of(&metadata);
+        let identity = FileIdentity::of(&metadata);
         let len = metadata.len();
         if len < HEADER_LEN as u64 {
             // Too short to hold a header: read it (it is tiny) to say precisely what is wrong.
