@@ -17,6 +17,15 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Removes a test's directory when the test ends, passed or failed.
+struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn fake_hook(dir: &Path) -> PathBuf {
     let path = dir.join("bin/animus-hook");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -47,6 +56,12 @@ struct Setup {
     project: PathBuf,
     hook: PathBuf,
     profile: compiler::AgentProfile,
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 impl Setup {
@@ -319,6 +334,7 @@ fn the_lean_emit_twin_beside_animus_hook_is_preferred() {
 #[test]
 fn spaces_and_quotes_pass_through_verbatim() {
     let dir = temp_dir("quotes");
+    let _cleanup = Cleanup(dir.clone());
     let tricky = dir.join("it's a \"dir\" $HOME `x`");
     let hook = fake_hook(&tricky);
     let profile = trader();

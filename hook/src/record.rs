@@ -212,6 +212,7 @@ mod tests {
             format!("animus-scope-test.{}-{}", std::process::id(), &digest[..12])
         );
         assert!(repo_scope(Path::new("/nonexistent/animus/x")).is_err());
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
