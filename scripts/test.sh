@@ -19,3 +19,7 @@ cargo test --workspace
 
 echo "== benchmarks, smoke mode (each benchmark runs once)"
 cargo bench --workspace -- --test
+
+# The README's other command must stay true on a fresh clone.
+echo "== README: cargo run --release -p animus-hook -- demo"
+cargo run --release -p animus-hook -- demo > /dev/null
