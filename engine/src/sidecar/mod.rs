@@ -14,7 +14,7 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0      | 8    | magic `ANIMUSSC` |
-//! | 8      | 4    | format version (`1`) |
+//! | 8      | 4    | format version (`3`) |
 //! | 12     | 4    | header length in bytes |
 //! | 16     | 16   | **file digest**: xxh3-128 of every byte from offset 32 to the end |
 //! | 32     | 4    | endianness marker `0x01020304` (reads back unchanged only on little-endian) |
@@ -29,13 +29,14 @@
 //! future format version, so an old hook reports "unsupported format" rather than "corrupt".
 //!
 //! Sections ([`Section`]): a string pool (field paths, literals); the rule table (per rule:
-//! where its object lies in `animus-policy.json`, decision, event mask, matcher count, tool-glob
-//! ids — ids and reasons are not copied: they are read from the JSON for the rules that fire,
-//! which halves a real-list sidecar); the matcher
-//! table (per matcher: field, kind, automaton, posting list of the rules using it); the field
-//! table (per field: dot path, which literal lengths it indexes, its scan automata, its
-//! always-matching matchers); the literal index (an open-addressing hash table keyed by
-//! `(field, length, first ≤ 8 bytes)`); the automaton table (per DFA: where its bytes are, how
+//! where its `id` and `reason` string tokens lie in `animus-policy.json`, decision, event
+//! mask, matcher count, tool-glob ids — ids and reasons are not copied: they are read from the
+//! JSON for the rules that fire, which halves a real-list sidecar); the matcher table (per
+//! matcher: field, kind, automaton, posting list of the rules using it); the field table (per
+//! field: dot path, which literal lengths it indexes, its scan automata, its always-matching
+//! matchers); the literal index (an open-addressing hash table keyed by `(field, length,
+//! first ≤ 8 bytes)`, its groups' literals sorted, behind a per-field two-byte prefilter of key
+//! lengths and a Bloom filter); the automaton table (per DFA: where its bytes are, how
 //! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
 //! themselves, dense or sparse, in regex-automata's own `write_to_little_endian` form; a
 //! globals record; the pieces of literal chains (`curl ` … ` | bash`); and the sorted tables
@@ -46,15 +47,16 @@
 //! regex-automata's checked `DFA::from_bytes` validates every transition (measured at 7–15 ms
 //! for the large automata of a 10,000-rule policy), far too slow for a process that lives for
 //! one tool call. The loader instead checks the file digest over every byte after the first
-//! 32 (or the compiler's stamp that it did so for this very file, see below), then deserializes each DFA with `from_bytes_unchecked` (constant time) the first time a
-//! decision needs it. The digest proves the bytes are the ones the compiler wrote from DFAs it
+//! 32 (or trusts the compiler's stamp that it did so for this very file, see below), then
+//! deserializes each DFA with `from_bytes_unchecked` (constant time) the first time a decision
+//! needs it. The digest proves the bytes are the ones the compiler wrote from DFAs it
 //! had just built — it guards against truncation, bit rot, partial copies and editing, not
 //! against a deliberately forged file: whoever can write the sidecar can already write the
 //! policy it enforces. Table indices are still bounds-checked on every access, so even a forged
 //! table yields a fail-closed deny, never a panic; only the DFA transition tables are trusted.
 //!
-//! The policy digest binds the sidecar to one exact `animus-policy.json`, whose rule objects
-//! the rule table points into.
+//! The policy digest binds the sidecar to one exact `animus-policy.json`, whose rule ids and
+//! reasons the rule table points into.
 //!
 //! Hashing both files (megabytes at 10,000 rules) on every hook start would dominate the
 //! hook's run time, so after writing them the compiler re-reads and hashes both once more and
