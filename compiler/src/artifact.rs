@@ -43,11 +43,6 @@ impl Staged {
         Ok(staged)
     }
 
-    /// The file's metadata as it will be after the rename (a rename keeps inode and times).
-    pub fn metadata(&self) -> io::Result<fs::Metadata> {
-        fs::metadata(&self.tmp)
-    }
-
     /// Rename into place and make the rename durable.
     pub fn commit(mut self) -> io::Result<()> {
         fs::rename(&self.tmp, &self.dest)?;
@@ -75,22 +70,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Staged::write(path, bytes)?.commit()
 }
 
-/// After `sidecar` and `policy` have been renamed into place, write the stamp that lets the
-/// hook skip hashing them (`engine::sidecar::stamp` explains why the files' identity is
-/// enough). `sidecar_digest` and `policy_digest` are the digests the sidecar's header records.
+/// After `sidecar_bytes` and `policy_bytes` have been written and renamed into place at
+/// `sidecar` and `policy`, write the stamp that lets the hook skip hashing them
+/// (`engine::sidecar::stamp` explains why the files' identity is enough). The stamp carries the
+/// two digests the sidecar's header records.
 ///
 /// The stamp is written only once the file system's clock has moved past both files'
-/// status-change times, and only for the bytes read back *after* that moment, so a write that
-/// lands in the same clock tick as the compile can never hide behind an unchanged `st_ctime`.
-/// Returns `Ok(false)` (no stamp; the hook then hashes both files on every load) when the
-/// clock does not move within [`STAMP_CLOCK_WAIT`] or the files change under us.
+/// status-change times, and only if the files read back *after* that moment are exactly the
+/// bytes written, so a write that lands in the same clock tick as the compile can never hide
+/// behind an unchanged `st_ctime`. Returns `Ok(false)` (no stamp; the hook then hashes both
+/// files on every load) when the clock does not move within [`STAMP_CLOCK_WAIT`] or the files
+/// change under us.
 pub fn write_stamp(
     policy: &Path,
+    policy_bytes: &[u8],
     sidecar: &Path,
-    sidecar_digest: [u8; 16],
-    policy_digest: [u8; 16],
+    sidecar_bytes: &[u8],
 ) -> io::Result<bool> {
-    use engine::sidecar::{FileIdentity, Stamp, stamp_path_for};
+    use engine::sidecar::{FileIdentity, Stamp, recorded_digests, stamp_path_for};
+    let (sidecar_digest, policy_digest) = recorded_digests(sidecar_bytes)
+        .ok_or_else(|| io::Error::other("the sidecar is too short to hold a header"))?;
     let stamp_path = stamp_path_for(policy);
     // A stamp from an earlier compile vouches for files that no longer exist, so it is
     // harmless; removing it first keeps a failed stamp from leaving a misleading file.
@@ -117,10 +116,8 @@ pub fn write_stamp(
         io::Read::read_to_end(file, &mut bytes)?;
         Ok(bytes)
     };
-    let sidecar_bytes = read_all(&mut sidecar_file)?;
-    let intact = sidecar_bytes.get(16..32) == Some(&sidecar_digest[..])
-        && sidecar_bytes.get(32..).map(engine::sidecar::digest) == Some(sidecar_digest)
-        && engine::sidecar::digest(&read_all(&mut policy_file)?) == policy_digest;
+    let intact = read_all(&mut sidecar_file)? == sidecar_bytes
+        && read_all(&mut policy_file)? == policy_bytes;
     let after = (
         FileIdentity::of(&sidecar_file.metadata()?),
         FileIdentity::of(&policy_file.metadata()?),

@@ -286,9 +286,14 @@ pub fn lean_emit_binary(hook_binary: PathBuf) -> PathBuf {
     }
     let lean = hook_binary.with_file_name(LEAN_EMIT_BINARY);
     match std::fs::metadata(&lean) {
-        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => lean,
+        Ok(m) if is_executable_file(&m) => lean,
         _ => hook_binary,
     }
+}
+
+/// A regular file with an execute bit set.
+fn is_executable_file(metadata: &std::fs::Metadata) -> bool {
+    metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
 }
 
 /// Find `animus-hook`: the explicit argument, `ANIMUS_HOOK_BIN`, the sibling of the running
@@ -301,10 +306,8 @@ pub fn resolve_hook_binary(
     let error = |message: String| Errors::one(Diagnostic::error(None, message));
     let check = |path: &Path, source: &str| -> Result<PathBuf, Errors> {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => {
-                std::path::absolute(path)
-                    .map_err(|e| error(format!("animus-hook from {source}: {e}")))
-            }
+            Ok(m) if is_executable_file(&m) => std::path::absolute(path)
+                .map_err(|e| error(format!("animus-hook from {source}: {e}"))),
             Ok(_) => Err(error(format!(
                 "animus-hook from {source} (`{}`) is not an executable file",
                 path.display()

@@ -100,14 +100,7 @@ pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<Pat
     artifact::write_atomic(&sidecar_path, &sidecar)
         .map_err(|e| io_error("write", &sidecar_path, e))?;
     artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
-    let mut sidecar_digest = [0u8; 16];
-    sidecar_digest.copy_from_slice(&sidecar[16..32]);
-    artifact::write_stamp(
-        &path,
-        &sidecar_path,
-        sidecar_digest,
-        engine::sidecar::digest(json.as_bytes()),
-    )
-    .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
+    artifact::write_stamp(&path, json.as_bytes(), &sidecar_path, &sidecar)
+        .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
     Ok(path)
 }

@@ -247,6 +247,17 @@ fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(word)
 }
 
+/// The two digests a sidecar's header records, as written (not checked): the file digest and
+/// the policy digest. `None` if `bytes` is too short to hold a header.
+pub fn recorded_digests(bytes: &[u8]) -> Option<([u8; 16], [u8; 16])> {
+    (bytes.len() >= HEADER_LEN).then(|| {
+        (
+            read_16(bytes, header::FILE_DIGEST),
+            read_16(bytes, header::POLICY_DIGEST),
+        )
+    })
+}
+
 fn read_16(bytes: &[u8], at: usize) -> [u8; 16] {
     let mut out = [0u8; 16];
     out.copy_from_slice(&bytes[at..at + 16]);

@@ -78,7 +78,7 @@ pub use format::{
     AutomatonImage, DfaForm, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
     REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
 };
-pub use load::{LoadError, SidecarBytes, Verification};
+pub use load::{LoadError, SidecarBytes, Verification, recorded_digests};
 pub use stamp::{FileIdentity, Stamp, stamp_path_for};
 
 use std::path::{Path, PathBuf};
