@@ -426,17 +426,15 @@ impl CompiledPolicy {
     /// The glob that is exactly `tool_name`, if any: binary search over the sorted names.
     fn exact_tool(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
         let count = self.section(Section::ToolNames).len() / (TOOL_NAME_WIDTH * 4);
-        let (mut low, mut high) = (0, count);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolNames, middle)?;
-            match self.bytes_at(offset, len)?.cmp(tool_name.as_bytes()) {
-                std::cmp::Ordering::Less => low = middle + 1,
-                std::cmp::Ordering::Greater => high = middle,
-                std::cmp::Ordering::Equal => {
-                    globs.push(glob);
-                    return Ok(());
-                }
+        let name = |i: usize| -> Checked<(&[u8], u32)> {
+            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolNames, i)?;
+            Ok((self.bytes_at(offset, len)?, glob))
+        };
+        let first_not_below = partition_point(count, |i| Ok(name(i)?.0 < tool_name.as_bytes()))?;
+        if first_not_below < count {
+            let (found, glob) = name(first_not_below)?;
+            if found == tool_name.as_bytes() {
+                globs.push(glob);
             }
         }
         Ok(())
@@ -645,7 +643,6 @@ impl CompiledPolicy {
                         first_entry as usize + i,
                     )
                 };
-                let mut hits = Vec::new();
                 sorted_prefixes_of(
                     rest,
                     entry_count as usize,
@@ -654,34 +651,32 @@ impl CompiledPolicy {
                         self.bytes_at(offset, len)
                     },
                     |i| {
-                        hits.push(i);
+                        let entry = entry(i)?;
+                        let matcher =
+                            self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
+                        match MatcherKind::from_u32(matcher[1]) {
+                            Some(MatcherKind::Exact) => matched.push(entry[2]),
+                            Some(MatcherKind::WordPrefix) => {
+                                if next_char(&rest[entry[1] as usize..])
+                                    .is_none_or(char::is_whitespace)
+                                {
+                                    matched.push(entry[2]);
+                                }
+                            }
+                            Some(MatcherKind::Confirmed) => to_confirm.push((matcher[2], None)),
+                            Some(MatcherKind::LiteralChain) => chains.push((entry[2], start)),
+                            Some(MatcherKind::StartsWithLiteral) => {
+                                to_confirm.push((matcher[2], Some(start)))
+                            }
+                            _ => {
+                                return Err(Inconsistent(
+                                    "a literal points at a matcher without literals",
+                                ));
+                            }
+                        }
                         Ok(())
                     },
                 )?;
-                for hit in hits {
-                    let entry = entry(hit)?;
-                    let matcher =
-                        self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
-                    match MatcherKind::from_u32(matcher[1]) {
-                        Some(MatcherKind::Exact) => matched.push(entry[2]),
-                        Some(MatcherKind::WordPrefix) => {
-                            if next_char(&rest[entry[1] as usize..]).is_none_or(char::is_whitespace)
-                            {
-                                matched.push(entry[2]);
-                            }
-                        }
-                        Some(MatcherKind::Confirmed) => to_confirm.push((matcher[2], None)),
-                        Some(MatcherKind::LiteralChain) => chains.push((entry[2], start)),
-                        Some(MatcherKind::StartsWithLiteral) => {
-                            to_confirm.push((matcher[2], Some(start)))
-                        }
-                        _ => {
-                            return Err(Inconsistent(
-                                "a literal points at a matcher without literals",
-                            ));
-                        }
-                    }
-                }
             }
         }
         Ok(())
@@ -906,6 +901,21 @@ fn search_with<A: Automaton>(
     Ok(())
 }
 
+/// How many leading entries of a table of `count` satisfy `holds` (which, on a sorted table,
+/// holds for a prefix of it): a binary search through checked accessors.
+fn partition_point(count: usize, holds: impl Fn(usize) -> Checked<bool>) -> Checked<usize> {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if holds(middle)? {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    Ok(low)
+}
+
 /// Visit (by index) every entry of a table sorted by `key` whose key is a prefix of `text`,
 /// with a few binary searches instead of a comparison per entry. The largest entry `E` not
 /// above the current bound is the only candidate of its length or longer: if `E` is a prefix
@@ -924,16 +934,8 @@ fn sorted_prefixes_of<'a>(
     let mut searched = count;
     loop {
         // How many of the first `searched` entries are <= text[..bound].
-        let (mut low, mut high) = (0, searched);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            if key(middle)? <= &text[..bound] {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
-        }
-        let Some(mut i) = low.checked_sub(1) else {
+        let not_above = partition_point(searched, |i| Ok(key(i)? <= &text[..bound]))?;
+        let Some(mut i) = not_above.checked_sub(1) else {
             return Ok(());
         };
         let candidate = key(i)?;

@@ -194,24 +194,14 @@ impl Stamp {
     /// Read the stamp at `path`: `None` if there is none or it is not intact.
     pub fn read(path: &Path) -> Option<Stamp> {
         use std::io::Read;
-        let mut file = std::fs::File::open(path).ok()?;
         // One byte more than a stamp: a longer file is not a stamp.
-        let mut buffer = [0u8; STAMP_LEN + 1];
-        let mut filled = 0;
-        loop {
-            match file.read(&mut buffer[filled..]) {
-                Ok(0) => break,
-                Ok(n) => {
-                    filled += n;
-                    if filled == buffer.len() {
-                        return None;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return None,
-            }
-        }
-        Stamp::decode(&buffer[..filled])
+        let mut bytes = Vec::with_capacity(STAMP_LEN + 1);
+        std::fs::File::open(path)
+            .ok()?
+            .take(STAMP_LEN as u64 + 1)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Stamp::decode(&bytes)
     }
 
     /// Does this stamp vouch for files that have exactly these identities now?
