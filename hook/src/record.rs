@@ -123,66 +123,68 @@ pub fn append_line(path: &Path, line: &[u8]) -> Result<(), String> {
 /// elided, each cut marked in the copy. `None` when nothing needs cutting: the value is
 /// recorded as it is, without a copy.
 pub fn bounded_payload(value: &Value) -> Option<Value> {
-    if within_bounds(value, 0) {
-        return None;
-    }
-    let mut truncated = false;
-    let out = bound(value, 0, &mut truncated);
-    debug_assert!(truncated, "within_bounds and bound disagree");
-    Some(out)
+    bound(value, 0)
 }
 
-fn within_bounds(value: &Value, depth: usize) -> bool {
-    match value {
-        Value::String(s) => s.len() <= MAX_RECORDED_STRING,
-        Value::Array(_) | Value::Object(_) if depth >= MAX_RECORDED_DEPTH => false,
-        Value::Array(items) => {
-            items.len() <= MAX_RECORDED_ITEMS && items.iter().all(|v| within_bounds(v, depth + 1))
-        }
-        Value::Object(map) => {
-            map.len() <= MAX_RECORDED_ITEMS && map.values().all(|v| within_bounds(v, depth + 1))
-        }
-        _ => true,
-    }
-}
-
-fn bound(value: &Value, depth: usize, truncated: &mut bool) -> Value {
+/// `None` when `value` is within bounds; otherwise its bounded copy. A container is copied only
+/// from its first member that needs cutting (or when it is too long), so the common payload is
+/// walked once and never copied.
+fn bound(value: &Value, depth: usize) -> Option<Value> {
     match value {
         Value::String(s) if s.len() > MAX_RECORDED_STRING => {
-            *truncated = true;
             let mut cut = MAX_RECORDED_STRING;
             while !s.is_char_boundary(cut) {
                 cut -= 1;
             }
-            Value::String(format!("{}…[truncated {} bytes]", &s[..cut], s.len() - cut))
+            Some(Value::String(format!(
+                "{}…[truncated {} bytes]",
+                &s[..cut],
+                s.len() - cut
+            )))
         }
         Value::Array(_) | Value::Object(_) if depth >= MAX_RECORDED_DEPTH => {
-            *truncated = true;
-            Value::String("…[truncated: nested too deep]".into())
+            Some(Value::String("…[truncated: nested too deep]".into()))
         }
         Value::Array(items) => {
-            let mut out: Vec<Value> = items
-                .iter()
-                .take(MAX_RECORDED_ITEMS)
-                .map(|v| bound(v, depth + 1, truncated))
-                .collect();
-            if items.len() > MAX_RECORDED_ITEMS {
-                *truncated = true;
-                out.push(Value::String(format!(
-                    "…[truncated {} more items]",
-                    items.len() - MAX_RECORDED_ITEMS
-                )));
+            let kept = &items[..items.len().min(MAX_RECORDED_ITEMS)];
+            let mut out: Option<Vec<Value>> = None;
+            for (i, item) in kept.iter().enumerate() {
+                match (bound(item, depth + 1), &mut out) {
+                    (Some(cut), out) => out.get_or_insert_with(|| kept[..i].to_vec()).push(cut),
+                    (None, Some(out)) => out.push(item.clone()),
+                    (None, None) => {}
+                }
             }
-            Value::Array(out)
+            if items.len() > MAX_RECORDED_ITEMS {
+                out.get_or_insert_with(|| kept.to_vec())
+                    .push(Value::String(format!(
+                        "…[truncated {} more items]",
+                        items.len() - MAX_RECORDED_ITEMS
+                    )));
+            }
+            out.map(Value::Array)
         }
         Value::Object(map) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in map.iter().take(MAX_RECORDED_ITEMS) {
-                out.insert(k.clone(), bound(v, depth + 1, truncated));
+            let copy = |n: usize| -> serde_json::Map<String, Value> {
+                map.iter()
+                    .take(n)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            };
+            let mut out: Option<serde_json::Map<String, Value>> = None;
+            for (i, (k, v)) in map.iter().take(MAX_RECORDED_ITEMS).enumerate() {
+                match (bound(v, depth + 1), &mut out) {
+                    (Some(cut), out) => {
+                        out.get_or_insert_with(|| copy(i)).insert(k.clone(), cut);
+                    }
+                    (None, Some(out)) => {
+                        out.insert(k.clone(), v.clone());
+                    }
+                    (None, None) => {}
+                }
             }
             if map.len() > MAX_RECORDED_ITEMS {
-                *truncated = true;
-                out.insert(
+                out.get_or_insert_with(|| copy(MAX_RECORDED_ITEMS)).insert(
                     "…".into(),
                     Value::String(format!(
                         "[truncated {} more members]",
@@ -190,9 +192,9 @@ fn bound(value: &Value, depth: usize, truncated: &mut bool) -> Value {
                     )),
                 );
             }
-            Value::Object(out)
+            out.map(Value::Object)
         }
-        other => other.clone(),
+        _ => None,
     }
 }
 
@@ -218,8 +220,24 @@ mod tests {
     #[test]
     fn payload_bounds() {
         let long = "x".repeat(5000);
-        let value = serde_json::json!({"tool_input": {"content": long, "n": 1}, "list": (0..300).collect::<Vec<_>>()});
+        let value = serde_json::json!({"tool_input": {"a": "kept", "content": long, "n": 1}, "list": (0..300).collect::<Vec<_>>(), "mixed": [1, "y".repeat(3000), 3]});
         let bounded = bounded_payload(&value).expect("cut");
+        // Members before and after a cut one are kept as they are.
+        assert_eq!(bounded["tool_input"]["a"], "kept");
+        assert_eq!(bounded["tool_input"]["n"], 1);
+        assert_eq!(bounded["mixed"][0], 1);
+        assert!(
+            bounded["mixed"][1]
+                .as_str()
+                .unwrap()
+                .ends_with("…[truncated 952 bytes]")
+        );
+        assert_eq!(bounded["mixed"][2], 3);
+        assert_eq!(bounded["list"][0], 0);
+        assert_eq!(
+            bounded["list"][MAX_RECORDED_ITEMS - 1],
+            MAX_RECORDED_ITEMS - 1
+        );
         let content = bounded["tool_input"]["content"].as_str().unwrap();
         assert!(
             content.ends_with("…[truncated 2952 bytes]"),
