@@ -182,17 +182,21 @@ fn exact_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     match hir.kind() {
         HirKind::Literal(literal) => Some(vec![literal.0.to_vec()]),
         HirKind::Capture(capture) => exact_literals(&capture.sub),
-        HirKind::Alternation(branches) => {
-            let mut all = Vec::new();
-            for branch in branches {
-                all.extend(exact_literals(branch)?);
-            }
-            all.sort();
-            all.dedup();
-            Some(all)
-        }
+        HirKind::Alternation(branches) => union_of(branches, exact_literals),
         _ => None,
     }
+}
+
+/// The sorted, deduplicated union of `literals` over every branch of an alternation; `None` if
+/// any branch has none.
+fn union_of(branches: &[Hir], literals: fn(&Hir) -> Option<Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+    let mut all = Vec::new();
+    for branch in branches {
+        all.extend(literals(branch)?);
+    }
+    all.sort();
+    all.dedup();
+    Some(all)
 }
 
 /// A set of literals at least one of which occurs in every match of `hir`, if there is a
@@ -213,13 +217,7 @@ pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
                 (shortest.min(8), usize::MAX - set.len())
             }),
         HirKind::Alternation(branches) => {
-            let mut all = Vec::new();
-            for branch in branches {
-                all.extend(required_literals(branch)?);
-            }
-            all.sort();
-            all.dedup();
-            (all.len() <= MAX_REQUIRED_LITERALS).then_some(all)
+            union_of(branches, required_literals).filter(|all| all.len() <= MAX_REQUIRED_LITERALS)
         }
         _ => None,
     }
@@ -291,13 +289,7 @@ pub fn leading_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
         HirKind::Repetition(repetition) if repetition.min >= 1 => leading_literals(&repetition.sub),
         HirKind::Concat(parts) => parts.first().and_then(leading_literals),
         HirKind::Alternation(branches) => {
-            let mut all = Vec::new();
-            for branch in branches {
-                all.extend(leading_literals(branch)?);
-            }
-            all.sort();
-            all.dedup();
-            (all.len() <= MAX_REQUIRED_LITERALS).then_some(all)
+            union_of(branches, leading_literals).filter(|all| all.len() <= MAX_REQUIRED_LITERALS)
         }
         _ => None,
     }
