@@ -88,7 +88,34 @@ fn regex() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => concat(),
         1 => (concat(), concat()).prop_map(|(a, b)| format!("{a}|{b}")),
+        2 => literal_chain(),
     ]
+}
+
+/// `P1.*P2(.*Pn)*`, optionally ending at a word end: a literal chain. Pieces are one or two
+/// words (short ones like `a` are not indexed for presence, longer ones are; pieces repeat
+/// within and across chains), so chains share pieces and the piece the compiler indexes
+/// varies.
+fn literal_chain() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        2 => word().prop_map(String::from),
+        1 => (word(), proptest::sample::select(SEPARATORS), word())
+            .prop_map(|(a, s, b)| format!("{a}{s}{b}")),
+    ];
+    (
+        proptest::collection::vec(piece, 2..5),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(pieces, leading, word_end)| {
+            let pieces: Vec<String> = pieces.iter().map(|p| regex_syntax::escape(p)).collect();
+            format!(
+                "{}{}{}",
+                if leading { ".*" } else { "" },
+                pieces.join(".*"),
+                if word_end { r"(?:\s.*)?$" } else { "" }
+            )
+        })
 }
 
 const GLOBS: &[&str] = &[

@@ -33,8 +33,9 @@
 //!      each candidate literal is compared in full. A hit decides an *exact* matcher (the
 //!      pattern is just "contains this literal", e.g. `Bash(*rm -rf*)`) outright, and a
 //!      *word-prefix* matcher (`Bash(git status:*)`) after one look at the next character.
-//!      A hit on the first piece of a *literal chain* (`Bash(curl * | bash)`, `a.*b.*c`)
-//!      finds the later pieces by substring search. A hit for a *starts-with-literal* matcher
+//!      A hit on the indexed piece of a *literal chain* (`Bash(curl * | bash)`, `a.*b.*c`;
+//!      the compiler indexes the piece fewest chains share) makes the whole chain be checked
+//!      by substring search, once per text. A hit for a *starts-with-literal* matcher
 //!      runs its small anchored DFA from the hit; one for a *confirmed* matcher runs its DFA
 //!      over the text. Every real permission-list entry is one of the first three kinds, so
 //!      real policies decide with no DFA at all;
@@ -63,9 +64,10 @@ use regex_automata::{Anchored, Input, PatternSet};
 use crate::policy::Decision;
 use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
-    AUTOMATON_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH, LITERAL_ENTRY_WIDTH,
-    LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PREFILTER_SLOTS, RULE_WIDTH,
-    SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
+    AUTOMATON_WIDTH, CHAIN_PIECE_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH,
+    LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
+    PIECE_NOT_INDEXED, PREFILTER_SLOTS, RULE_WIDTH, SearchKind, Section, TOOL_NAME_WIDTH,
+    literal_slot_hash, prefilter_slot,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{
@@ -102,6 +104,19 @@ impl std::fmt::Debug for CompiledPolicy {
             .field("verification", &self.layout.verification)
             .finish_non_exhaustive()
     }
+}
+
+/// Where [`CompiledPolicy::search_literals`] sorts the literal occurrences of a text.
+struct LiteralHits<'h> {
+    /// Exact and word-prefix matchers that matched.
+    matched: &'h mut Vec<u32>,
+    /// The automata that must confirm a matcher, with the literal's position for those
+    /// anchored there.
+    to_confirm: &'h mut Vec<(u32, Option<usize>)>,
+    /// Literal chains whose indexed piece occurs.
+    chains: &'h mut Vec<u32>,
+    /// The ids of the chain pieces that occur.
+    pieces: &'h mut Vec<u32>,
 }
 
 /// A fired rule: its decision from the sidecar, its id and reason from the JSON (borrowed from
@@ -487,13 +502,17 @@ impl CompiledPolicy {
         if field[2] != 0 {
             let mut to_confirm = Vec::new();
             let mut chains = Vec::new();
+            let mut pieces = Vec::new();
             self.search_literals(
                 field_id,
                 field[2],
                 text.as_bytes(),
-                matched,
-                &mut to_confirm,
-                &mut chains,
+                LiteralHits {
+                    matched,
+                    to_confirm: &mut to_confirm,
+                    chains: &mut chains,
+                    pieces: &mut pieces,
+                },
             )?;
             // (automaton, start): whole-text confirmations carry no start.
             to_confirm.sort_unstable();
@@ -501,12 +520,14 @@ impl CompiledPolicy {
             for (automaton, start) in to_confirm {
                 self.run_automaton(automaton, text, start, matched)?;
             }
-            // A chain found from a later first piece is found from the earliest one too
-            // (each later piece is then searched in a longer suffix), so only that one runs.
+            // A chain is checked once, however often its literal occurs, and searched for
+            // only if every one of its pieces occurs somewhere.
             chains.sort_unstable();
-            chains.dedup_by_key(|(matcher, _)| *matcher);
-            for (matcher, start) in chains {
-                if self.chain_matches(matcher, text, start)? {
+            chains.dedup();
+            pieces.sort_unstable();
+            pieces.dedup();
+            for matcher in chains {
+                if self.chain_matches(matcher, text, &pieces)? {
                     matched.push(matcher);
                 }
             }
@@ -518,11 +539,14 @@ impl CompiledPolicy {
         Ok(())
     }
 
-    /// Does the literal chain of `matcher`, whose first piece occurs at `start`, match?
-    /// Each middle piece is taken at its earliest occurrence after the previous one (greedy
-    /// is optimal for `.*` gaps); a last piece that must end a word is tried at every
-    /// occurrence until one is followed by whitespace or the end.
-    fn chain_matches(&self, matcher: u32, text: &str, start: usize) -> Checked<bool> {
+    /// Does the literal chain of `matcher` match `text`? Its literal (the piece the compiler
+    /// chose to index, see `compiler::lower`) occurs, and `present` holds the ids of the chain
+    /// pieces that occur in `text` (sorted). Unless all of the chain's do, it cannot match;
+    /// otherwise the order is checked from the start of the text: each piece is taken at its
+    /// earliest occurrence after the previous one (greedy is optimal for `.*` gaps); a last
+    /// piece that must end a word is tried at every occurrence until one is followed by
+    /// whitespace or the end.
+    fn chain_matches(&self, matcher: u32, text: &str, present: &[u32]) -> Checked<bool> {
         // Bytes throughout: pieces and text are valid UTF-8, so a byte match of a piece always
         // starts and ends on character boundaries.
         let text = text.as_bytes();
@@ -533,16 +557,23 @@ impl CompiledPolicy {
             record[6] & 1 == 1,
         );
         let piece = |i: usize| -> Checked<&[u8]> {
-            let [offset, len] = self.record::<2>(Section::ChainPieces, first + i)?;
+            let [offset, len, _] =
+                self.record::<CHAIN_PIECE_WIDTH>(Section::ChainPieces, first + i)?;
             self.bytes_at(offset, len)
         };
         if count == 0 {
             return Err(Inconsistent("a literal chain has no pieces"));
         }
-        let mut at = start + piece(0)?.len();
+        for i in 0..count {
+            let [_, _, id] = self.record::<CHAIN_PIECE_WIDTH>(Section::ChainPieces, first + i)?;
+            if id != PIECE_NOT_INDEXED && present.binary_search(&id).is_err() {
+                return Ok(false);
+            }
+        }
+        let mut at = 0;
         let last = count - 1;
-        let mut last_start = start;
-        for i in 1..count {
+        let mut last_start = 0;
+        for i in 0..count {
             let needle = piece(i)?;
             let rest = text
                 .get(at..)
@@ -577,18 +608,20 @@ impl CompiledPolicy {
         }
     }
 
-    /// Probe the literal index at every position of `text`: exact matchers whose literal
-    /// occurs go to `matched`; the automata that must confirm the others go to `to_confirm`,
-    /// with the literal's position for those anchored there; candidate chains to `chains`.
+    /// Probe the literal index at every position of `text` and sort what occurs into `hits`.
     fn search_literals(
         &self,
         field_id: u32,
         key_lengths: u32,
         text: &[u8],
-        matched: &mut Vec<u32>,
-        to_confirm: &mut Vec<(u32, Option<usize>)>,
-        chains: &mut Vec<(u32, usize)>,
+        hits: LiteralHits<'_>,
     ) -> Checked<()> {
+        let LiteralHits {
+            matched,
+            to_confirm,
+            chains,
+            pieces,
+        } = hits;
         let slot_count = self.section(Section::LiteralSlots).len() / 4;
         if slot_count == 0 {
             return Ok(());
@@ -652,6 +685,10 @@ impl CompiledPolicy {
                     },
                     |i| {
                         let entry = entry(i)?;
+                        if entry[2] & PIECE_ENTRY != 0 {
+                            pieces.push(entry[2] & !PIECE_ENTRY);
+                            return Ok(());
+                        }
                         let matcher =
                             self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
                         match MatcherKind::from_u32(matcher[1]) {
@@ -664,7 +701,7 @@ impl CompiledPolicy {
                                 }
                             }
                             Some(MatcherKind::Confirmed) => to_confirm.push((matcher[2], None)),
-                            Some(MatcherKind::LiteralChain) => chains.push((entry[2], start)),
+                            Some(MatcherKind::LiteralChain) => chains.push(entry[2]),
                             Some(MatcherKind::StartsWithLiteral) => {
                                 to_confirm.push((matcher[2], Some(start)))
                             }

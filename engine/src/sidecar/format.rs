@@ -12,7 +12,7 @@ use crate::policy::Decision;
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -71,7 +71,7 @@ pub enum Section {
     DfaBytes,
     /// One record of [`GLOBALS_WIDTH`] words.
     Globals,
-    /// Literal-chain pieces: `(offset, length)` in [`Section::Strings`] per piece.
+    /// Literal-chain pieces: [`CHAIN_PIECE_WIDTH`] words per piece.
     ChainPieces,
     /// [`TOOL_NAME_WIDTH`] words per tool glob without `*` (an exact tool name), sorted by
     /// name: found by binary search instead of an automaton.
@@ -126,8 +126,20 @@ pub const FIELD_WIDTH: usize = 7;
 /// Literal group record: field, key length k, key (the first k bytes, little-endian, as a
 /// `u64`: low word, high word), first entry, entry count.
 pub const LITERAL_GROUP_WIDTH: usize = 6;
-/// Literal entry record: literal offset, literal length, matcher. A group's entries are sorted
-/// by literal.
+/// Chain piece record: offset and length in [`Section::Strings`], and the piece's id: equal
+/// pieces of one field share an id, and the literal index reports an occurrence of each id
+/// (an entry `PIECE_ENTRY | id`). A chain is checked only when every one of its ids occurred.
+pub const CHAIN_PIECE_WIDTH: usize = 3;
+/// The id of a chain piece too short to be worth indexing (under [`MIN_INDEXED_PIECE`]
+/// bytes: ` `, `rm`, `dd` occur in almost every command): taken as present.
+pub const PIECE_NOT_INDEXED: u32 = u32::MAX;
+/// Chain pieces shorter than this are not indexed for presence.
+pub const MIN_INDEXED_PIECE: usize = 3;
+/// In a literal entry's third word: the literal is chain piece `word & !PIECE_ENTRY`, not a
+/// matcher's literal.
+pub const PIECE_ENTRY: u32 = 1 << 31;
+/// Literal entry record: literal offset, literal length, matcher (or [`PIECE_ENTRY`] | chain
+/// piece id). A group's entries are sorted by literal.
 pub const LITERAL_ENTRY_WIDTH: usize = 3;
 /// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
 /// target, target count, [`DfaForm`].
@@ -285,7 +297,8 @@ pub struct MatcherImage {
     /// The literals of [`MatcherKind::Exact`], [`MatcherKind::Confirmed`] and
     /// [`MatcherKind::StartsWithLiteral`] matchers.
     pub literals: Vec<Vec<u8>>,
-    /// The pieces of a [`MatcherKind::LiteralChain`] (its first piece is its literal).
+    /// The pieces of a [`MatcherKind::LiteralChain`]; its literal is the one piece the
+    /// literal index finds it by (chosen by the compiler, any of them).
     pub chain: Vec<Vec<u8>>,
     /// Whether the chain's last piece must be followed by whitespace or the end.
     pub chain_ends_at_word: bool,
@@ -437,11 +450,27 @@ impl SidecarImage {
         };
         let mut matchers = Words::default();
         let mut chain_pieces = Words::default();
+        // Distinct chain pieces per field, in id order: each is indexed once.
+        let mut piece_ids: BTreeMap<(u32, &[u8]), u32> = BTreeMap::new();
+        let mut pieces: Vec<(u32, &[u8])> = Vec::new();
         for (matcher, posted) in self.matchers.iter().zip(&matcher_rules) {
             let [first, count] = post(posted);
-            let chain_first = chain_pieces.len() / 2;
+            let chain_first = chain_pieces.len() / CHAIN_PIECE_WIDTH as u32;
             for piece in &matcher.chain {
-                chain_pieces.push(&string(piece)?);
+                let [offset, len] = string(piece)?;
+                if piece.len() < MIN_INDEXED_PIECE {
+                    chain_pieces.push(&[offset, len, PIECE_NOT_INDEXED]);
+                    continue;
+                }
+                let next = to_u32(pieces.len(), "the chain piece count")?;
+                if next >= PIECE_ENTRY {
+                    return Err(EncodeError("too many distinct chain pieces".into()));
+                }
+                let id = *piece_ids.entry((matcher.field, piece)).or_insert_with(|| {
+                    pieces.push((matcher.field, piece));
+                    next
+                });
+                chain_pieces.push(&[offset, len, id]);
             }
             let chain_count = to_u32(matcher.chain.len(), "a literal chain")?;
             matchers.push(&[
@@ -461,11 +490,30 @@ impl SidecarImage {
         let [universal_first, universal_count] = post(&universal_rules);
 
         // The literal index: group literals by (field, key length, key).
-        // (field, key length, key) → (literal, matcher) entries.
+        // (field, key length, key) → (literal, matcher or piece entry) entries.
         type Groups = BTreeMap<(u32, u32, u64), Vec<(Vec<u8>, u32)>>;
         let mut groups = Groups::new();
         let mut key_masks = vec![0u32; self.fields.len()];
         let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_SLOTS];
+        let mut index = |field: u32, literal: &[u8], target: u32| -> Result<(), String> {
+            if literal.is_empty() {
+                return Err("an empty literal".into());
+            }
+            let mask = key_masks
+                .get_mut(field as usize)
+                .ok_or("a field that does not exist")?;
+            let (key_len, key) = literal_key(literal);
+            *mask |= 1 << (key_len - 1);
+            if let [first, second, ..] = literal[..] {
+                prefilter[field as usize * PREFILTER_SLOTS + prefilter_slot(first, second)] |=
+                    1 << (key_len - 1);
+            }
+            groups
+                .entry((field, key_len, key))
+                .or_default()
+                .push((literal.to_vec(), target));
+            Ok(())
+        };
         for (id, matcher) in self.matchers.iter().enumerate() {
             if !matches!(
                 matcher.kind,
@@ -477,26 +525,19 @@ impl SidecarImage {
             ) {
                 continue;
             }
-            if matcher.literals.is_empty() || matcher.literals.iter().any(Vec::is_empty) {
+            if matcher.literals.is_empty() {
                 return Err(EncodeError(format!(
-                    "matcher {id} is decided by literals but has an empty literal set or an empty literal"
+                    "matcher {id} is decided by literals but has none"
                 )));
             }
-            let mask = key_masks.get_mut(matcher.field as usize).ok_or_else(|| {
-                EncodeError(format!("matcher {id} names a field that does not exist"))
-            })?;
             for literal in &matcher.literals {
-                let (key_len, key) = literal_key(literal);
-                *mask |= 1 << (key_len - 1);
-                if let [first, second, ..] = literal[..] {
-                    prefilter[matcher.field as usize * PREFILTER_SLOTS
-                        + prefilter_slot(first, second)] |= 1 << (key_len - 1);
-                }
-                groups
-                    .entry((matcher.field, key_len, key))
-                    .or_default()
-                    .push((literal.clone(), id as u32));
+                index(matcher.field, literal, id as u32)
+                    .map_err(|what| EncodeError(format!("matcher {id} has {what}")))?;
             }
+        }
+        for (id, &(field, piece)) in pieces.iter().enumerate() {
+            index(field, piece, PIECE_ENTRY | id as u32)
+                .map_err(|what| EncodeError(format!("a literal chain has {what}")))?;
         }
         let slot_count = (groups.len() * 2)
             .next_power_of_two()

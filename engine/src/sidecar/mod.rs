@@ -5,7 +5,7 @@
 //! compiling a single regex. The compiler (`compiler::lower`) builds a [`SidecarImage`] and
 //! [`SidecarImage::encode`]s it; the hook maps the file and verifies it ([`load`] module).
 //!
-//! # Layout (format version 3)
+//! # Layout (format version 4)
 //!
 //! All integers are little-endian `u32` unless noted. The file is a fixed header followed by
 //! sections, each starting on an 8-byte boundary (regex-automata's dense DFAs need 4-byte
