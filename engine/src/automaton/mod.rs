@@ -66,8 +66,8 @@ use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, CHAIN_PIECE_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH,
     LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
-    PIECE_NOT_INDEXED, PREFILTER_SLOTS, RULE_WIDTH, SearchKind, Section, TOOL_NAME_WIDTH,
-    literal_slot_hash, prefilter_slot,
+    PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SLOTS, RULE_WIDTH, SearchKind, Section,
+    TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{
@@ -277,7 +277,7 @@ impl CompiledPolicy {
                 .section(Section::ToolPrefixes)
                 .len()
                 .is_multiple_of(TOOL_NAME_WIDTH * 4)
-            || !sized(Section::LiteralPrefilter, fields, PREFILTER_SLOTS / 4)
+            || !sized(Section::LiteralPrefilter, fields, PREFILTER_BYTES / 4)
         {
             return Err(malformed(
                 "a table's length disagrees with its record count",
@@ -637,16 +637,18 @@ impl CompiledPolicy {
         };
         let prefilter = self
             .section(Section::LiteralPrefilter)
-            .get(field_id as usize * PREFILTER_SLOTS..(field_id as usize + 1) * PREFILTER_SLOTS)
+            .get(field_id as usize * PREFILTER_BYTES..(field_id as usize + 1) * PREFILTER_BYTES)
             .ok_or(Inconsistent("a field has no literal prefilter"))?;
+        let (pairs, single_bytes) = prefilter.split_at(PREFILTER_SLOTS);
         for start in 0..text.len() {
             let rest = &text[start..];
             let available = rest.len().min(MAX_KEY_LEN);
-            // Which key lengths can start here: one byte is always probed (if the field has
-            // one-byte literals); longer keys only if some literal starts with these two bytes.
-            let mut lengths = key_lengths & 1;
-            if let [first, second, ..] = rest[..] {
-                lengths |= u32::from(prefilter[prefilter_slot(first, second)]) & key_lengths;
+            // Which key lengths can start here: one byte if it is a one-byte literal, longer
+            // keys only if some literal starts with these two bytes.
+            let first = rest[0];
+            let mut lengths = u32::from(single_bytes[first as usize / 8] >> (first % 8) & 1);
+            if let [_, second, ..] = rest[..] {
+                lengths |= u32::from(pairs[prefilter_slot(first, second)]) & key_lengths;
             }
             lengths &= (1u32 << available) - 1;
             if lengths == 0 {

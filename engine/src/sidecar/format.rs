@@ -79,9 +79,10 @@ pub enum Section {
     /// [`TOOL_NAME_WIDTH`] words per tool glob `P*` (one `*`, at the end): the prefix `P`,
     /// sorted; a tool name's prefixes among them are found by a few binary searches.
     ToolPrefixes,
-    /// [`PREFILTER_SLOTS`] bytes per field: for each hashed pair of first bytes, the key
-    /// lengths (bit k-1) of the field's literals that start with such a pair. A text position
-    /// whose pair has no bit set is not probed at all (key length 1 excepted).
+    /// [`PREFILTER_BYTES`] per field: first [`PREFILTER_SLOTS`] bytes, for each hashed pair of
+    /// first bytes, the key lengths (bit k-1) of the field's literals that start with such a
+    /// pair; then a 256-bit set of the field's one-byte literals. A text position whose pair
+    /// has no bit set, and whose byte is not a one-byte literal, is not probed at all.
     LiteralPrefilter,
     /// A one-hash Bloom filter over the literal groups, [`BLOOM_BITS_PER_GROUP`] bits per group
     /// (a power of two in all, little-endian `u32` words): bit `h >> (64 - log2(bits))` of each
@@ -97,8 +98,10 @@ pub const SECTION_COUNT: usize = 21;
 /// Bloom filter bits per literal group (rounded up to a power of two in all).
 pub const BLOOM_BITS_PER_GROUP: usize = 16;
 
-/// Prefilter bytes per field.
+/// Pair slots in a field's prefilter.
 pub const PREFILTER_SLOTS: usize = 4096;
+/// Prefilter bytes per field: the pair slots, then the one-byte literal set.
+pub const PREFILTER_BYTES: usize = PREFILTER_SLOTS + 32;
 
 /// Where the first two bytes of a literal (or of the text at a position) land in a field's
 /// prefilter.
@@ -494,7 +497,7 @@ impl SidecarImage {
         type Groups = BTreeMap<(u32, u32, u64), Vec<(Vec<u8>, u32)>>;
         let mut groups = Groups::new();
         let mut key_masks = vec![0u32; self.fields.len()];
-        let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_SLOTS];
+        let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_BYTES];
         let mut index = |field: u32, literal: &[u8], target: u32| -> Result<(), String> {
             if literal.is_empty() {
                 return Err("an empty literal".into());
@@ -504,9 +507,13 @@ impl SidecarImage {
                 .ok_or("a field that does not exist")?;
             let (key_len, key) = literal_key(literal);
             *mask |= 1 << (key_len - 1);
-            if let [first, second, ..] = literal[..] {
-                prefilter[field as usize * PREFILTER_SLOTS + prefilter_slot(first, second)] |=
-                    1 << (key_len - 1);
+            let field_prefilter = &mut prefilter[field as usize * PREFILTER_BYTES..];
+            match literal[..] {
+                [first, second, ..] => {
+                    field_prefilter[prefilter_slot(first, second)] |= 1 << (key_len - 1)
+                }
+                [only] => field_prefilter[PREFILTER_SLOTS + only as usize / 8] |= 1 << (only % 8),
+                [] => {}
             }
             groups
                 .entry((field, key_len, key))
