@@ -65,6 +65,25 @@ fn main() {
         outcome.decision,
         outcome.matched.len()
     );
+    // The work no index can skip: where the command really contains a matcher's literal or a
+    // chain's piece (counted naively, each distinct literal of a field once per position).
+    let command = input["command"].as_str().unwrap_or("").as_bytes();
+    let mut literals: std::collections::BTreeSet<&[u8]> = std::collections::BTreeSet::new();
+    for m in &image.matchers {
+        literals.extend(m.literals.iter().chain(&m.chain).map(Vec::as_slice));
+    }
+    let occurrences: usize = (0..command.len())
+        .map(|at| {
+            literals
+                .iter()
+                .filter(|l| command[at..].starts_with(l))
+                .count()
+        })
+        .sum();
+    println!(
+        "the command's literal occurrences: {occurrences} (of {} distinct literals)",
+        literals.len()
+    );
     // An optional repeat count: decide that call in a loop (for a profiler), timed in 20
     // rounds; the fastest round is the least disturbed by a noisy machine.
     if let Some(repeat) = args.get(3).and_then(|s| s.parse::<u32>().ok()) {

@@ -14,7 +14,7 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0      | 8    | magic `ANIMUSSC` |
-//! | 8      | 4    | format version (`3`) |
+//! | 8      | 4    | format version (`4`) |
 //! | 12     | 4    | header length in bytes |
 //! | 16     | 16   | **file digest**: xxh3-128 of every byte from offset 32 to the end |
 //! | 32     | 4    | endianness marker `0x01020304` (reads back unchanged only on little-endian) |
@@ -35,11 +35,14 @@
 //! matcher: field, kind, automaton, posting list of the rules using it); the field table (per
 //! field: dot path, which literal lengths it indexes, its scan automata, its always-matching
 //! matchers); the literal index (an open-addressing hash table keyed by `(field, length,
-//! first ≤ 8 bytes)`, its groups' literals sorted, behind a per-field two-byte prefilter of key
-//! lengths and a Bloom filter); the automaton table (per DFA: where its bytes are, how
+//! first ≤ 8 bytes)`, its groups' literals sorted, behind a per-field prefilter — key lengths
+//! per hashed pair of first bytes, and the set of one-byte literals — and a Bloom filter; an
+//! entry names a matcher, or a chain piece whose occurrence is recorded); the automaton table (per DFA: where its bytes are, how
 //! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
 //! themselves, dense or sparse, in regex-automata's own `write_to_little_endian` form; a
-//! globals record; the pieces of literal chains (`curl ` … ` | bash`); and the sorted tables
+//! globals record; the pieces of literal chains (`curl ` … ` | bash`), each with the id the
+//! index reports it under (format 4: a chain is indexed by the piece fewest chains share and
+//! searched only when all its pieces of three or more bytes occur); and the sorted tables
 //! of exact tool names (globs without `*`) and of tool prefixes (globs `P*`).
 //!
 //! # Trust
