@@ -521,6 +521,11 @@ impl SidecarImage {
                 .push((literal.to_vec(), target));
             Ok(())
         };
+        if self.matchers.len() >= PIECE_ENTRY as usize {
+            return Err(EncodeError(
+                "too many distinct matchers for the literal index".into(),
+            ));
+        }
         for (id, matcher) in self.matchers.iter().enumerate() {
             if !matches!(
                 matcher.kind,
