@@ -671,18 +671,24 @@ impl CompiledPolicy {
                     continue;
                 };
                 // The group's literals are sorted: find those that start `rest` by binary
-                // search, not by comparing each (a group can hold hundreds at 100k rules).
+                // search over their tail words, not by comparing each (a group can hold
+                // hundreds at 100k rules).
                 let entry = |i: usize| {
                     self.record::<LITERAL_ENTRY_WIDTH>(
                         Section::LiteralEntries,
                         first_entry as usize + i,
                     )
                 };
-                sorted_prefixes_of(
+                group_prefixes_of(
                     rest,
+                    key_len as usize,
                     entry_count as usize,
                     |i| {
-                        let [offset, len, _] = entry(i)?;
+                        let [_, _, _, low, high] = entry(i)?;
+                        Ok(u64::from(high) << 32 | u64::from(low))
+                    },
+                    |i| {
+                        let [offset, len, ..] = entry(i)?;
                         self.bytes_at(offset, len)
                     },
                     |i| {
@@ -1000,6 +1006,58 @@ fn sorted_prefixes_of<'a>(
     }
 }
 
+/// The big-endian number of the first 8 bytes of `bytes`, zero-padded: the "tail word" of a
+/// literal (its bytes after the group key) or of a text. Ordering literals of one group by
+/// their bytes orders their tail words too (not strictly: literals that share 8 tail bytes
+/// share the word).
+pub(crate) fn tail_word(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(word)
+}
+
+/// Visit every entry of a literal group whose literal starts `text`. The group's literals all
+/// start with the `key_len`-byte key, which `text` starts with too; they are sorted by bytes,
+/// and `tail(i)` is the [`tail_word`] of literal `i` after the key.
+///
+/// The largest entry whose tail word is at most the text's is examined first. If it starts
+/// the text it is visited, and the one before it examined next. If not, no earlier entry can
+/// start the text unless its tail word is the text's cut to the bytes the two words share: a
+/// second binary search skips to the last such entry. Most groups take one integer binary
+/// search and one comparison. Entries whose tail words equal the text's (literals sharing 16
+/// or more bytes with it) fall back to [`sorted_prefixes_of`]. Every visit follows a full
+/// comparison of the literal, whatever the tail words say.
+fn group_prefixes_of<'a>(
+    text: &[u8],
+    key_len: usize,
+    count: usize,
+    tail: impl Fn(usize) -> Checked<u64>,
+    literal: impl Fn(usize) -> Checked<&'a [u8]>,
+    mut visit: impl FnMut(usize) -> Checked<()>,
+) -> Checked<()> {
+    let text_tail = tail_word(text.get(key_len..).unwrap_or_default());
+    let mut end = partition_point(count, |i| Ok(tail(i)? <= text_tail))?;
+    while let Some(i) = end.checked_sub(1) {
+        if text.starts_with(literal(i)?) {
+            visit(i)?;
+            end = i;
+            continue;
+        }
+        let shared = ((tail(i)? ^ text_tail).leading_zeros() / 8) as usize;
+        if shared >= 8 {
+            return sorted_prefixes_of(text, i, &literal, &mut visit);
+        }
+        let cut = if shared == 0 {
+            0
+        } else {
+            text_tail & !(u64::MAX >> (8 * shared))
+        };
+        end = partition_point(i, |j| Ok(tail(j)? <= cut))?;
+    }
+    Ok(())
+}
+
 /// The first character of `bytes` (which start on a character boundary of valid UTF-8).
 fn next_char(bytes: &[u8]) -> Option<char> {
     let head = &bytes[..bytes.len().min(4)];
@@ -1100,6 +1158,52 @@ mod tests {
                 .filter(|&i| text.starts_with(table[i]))
                 .collect();
             assert_eq!(found, expected, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
+
+    proptest::proptest! {
+        /// A group's literals starting a text are exactly those `group_prefixes_of` visits:
+        /// a three-letter alphabet with NUL (so tail words tie on padding), suffixes up to 20
+        /// bytes (so 8-byte tails are shared and the fallback runs), duplicates, and texts
+        /// shorter than some literals.
+        #[test]
+        fn group_prefixes_are_exactly_the_prefixes(
+            key_len in 1usize..=8,
+            suffixes in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(&b"ab\0"[..]), 0..20),
+                0..40,
+            ),
+            text_suffix in proptest::collection::vec(proptest::sample::select(&b"ab\0"[..]), 0..24),
+            continued in proptest::option::of(proptest::arbitrary::any::<proptest::sample::Index>()),
+        ) {
+            let key = &b"git push"[..key_len];
+            let mut group: Vec<Vec<u8>> =
+                suffixes.iter().map(|s| [key, s.as_slice()].concat()).collect();
+            group.sort();
+            // Half the time the text continues one of the literals (long shared tails).
+            let text = match continued {
+                Some(index) if !group.is_empty() => {
+                    [index.get(&group).as_slice(), text_suffix.as_slice()].concat()
+                }
+                _ => [key, text_suffix.as_slice()].concat(),
+            };
+            let mut found = Vec::new();
+            group_prefixes_of(
+                &text,
+                key_len,
+                group.len(),
+                |i| Ok(tail_word(&group[i][key_len..])),
+                |i| Ok(group[i].as_slice()),
+                |i| {
+                    found.push(i);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            found.sort();
+            let expected: Vec<usize> =
+                (0..group.len()).filter(|&i| text.starts_with(&group[i])).collect();
+            proptest::prop_assert_eq!(found, expected);
         }
     }
 

@@ -142,8 +142,10 @@ pub const MIN_INDEXED_PIECE: usize = 3;
 /// matcher's literal.
 pub const PIECE_ENTRY: u32 = 1 << 31;
 /// Literal entry record: literal offset, literal length, matcher (or [`PIECE_ENTRY`] | chain
-/// piece id). A group's entries are sorted by literal.
-pub const LITERAL_ENTRY_WIDTH: usize = 3;
+/// piece id), and the literal's tail word (the big-endian number of its first 8 bytes after
+/// the group key, zero-padded; low word, high word). A group's entries are sorted by literal,
+/// so by tail word too: the engine binary-searches integers, not byte strings.
+pub const LITERAL_ENTRY_WIDTH: usize = 5;
 /// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
 /// target, target count, [`DfaForm`].
 pub const AUTOMATON_WIDTH: usize = 6;
@@ -577,7 +579,8 @@ impl SidecarImage {
             ]);
             for (literal, matcher) in &entries {
                 let [offset, len] = string(literal)?;
-                literal_entries.push(&[offset, len, *matcher]);
+                let tail = crate::automaton::tail_word(&literal[*key_len as usize..]);
+                literal_entries.push(&[offset, len, *matcher, tail as u32, (tail >> 32) as u32]);
             }
             let bits = slot_count.trailing_zeros();
             let hash = literal_slot_hash(*field, *key_len, *key);
