@@ -66,8 +66,8 @@ use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, CHAIN_PIECE_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH,
     LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
-    PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SLOTS, RULE_WIDTH, SearchKind, Section,
-    TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot,
+    PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET, RULE_WIDTH,
+    SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot, prefilter_trigram,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{
@@ -639,16 +639,29 @@ impl CompiledPolicy {
             .section(Section::LiteralPrefilter)
             .get(field_id as usize * PREFILTER_BYTES..(field_id as usize + 1) * PREFILTER_BYTES)
             .ok_or(Inconsistent("a field has no literal prefilter"))?;
-        let (pairs, single_bytes) = prefilter.split_at(PREFILTER_SLOTS);
+        let (pairs, rest_of_prefilter) = prefilter.split_at(PREFILTER_SINGLE_BYTES);
+        let (single_bytes, trigrams) =
+            rest_of_prefilter.split_at(PREFILTER_TRIGRAM_SET - PREFILTER_SINGLE_BYTES);
         for start in 0..text.len() {
             let rest = &text[start..];
             let available = rest.len().min(MAX_KEY_LEN);
-            // Which key lengths can start here: one byte if it is a one-byte literal, longer
-            // keys only if some literal starts with these two bytes.
+            // Which key lengths can start here: one byte if it is a one-byte literal, two if
+            // some two-byte literal starts with these two bytes, more only if some literal also
+            // starts with these three.
             let first = rest[0];
             let mut lengths = u32::from(single_bytes[first as usize / 8] >> (first % 8) & 1);
             if let [_, second, ..] = rest[..] {
-                lengths |= u32::from(pairs[prefilter_slot(first, second)]) & key_lengths;
+                let mut longer = u32::from(pairs[prefilter_slot(first, second)]) & key_lengths;
+                if longer > 0b10 {
+                    let trigram_possible = rest.get(2).is_some_and(|&third| {
+                        let bit = prefilter_trigram(first, second, third);
+                        trigrams[bit / 8] >> (bit % 8) & 1 == 1
+                    });
+                    if !trigram_possible {
+                        longer &= 0b10;
+                    }
+                }
+                lengths |= longer;
             }
             lengths &= (1u32 << available) - 1;
             if lengths == 0 {

@@ -81,8 +81,11 @@ pub enum Section {
     ToolPrefixes,
     /// [`PREFILTER_BYTES`] per field: first [`PREFILTER_SLOTS`] bytes, for each hashed pair of
     /// first bytes, the key lengths (bit k-1) of the field's literals that start with such a
-    /// pair; then a 256-bit set of the field's one-byte literals. A text position whose pair
-    /// has no bit set, and whose byte is not a one-byte literal, is not probed at all.
+    /// pair; then a 256-bit set of the field's one-byte literals; then a
+    /// [`PREFILTER_TRIGRAMS`]-bit set of the hashed first three bytes of its literals of three
+    /// or more bytes. A text position is probed with key length 1 only if its byte is a
+    /// one-byte literal, 2 only if its pair has that bit, 3–8 only if its pair has the bit and
+    /// its first three bytes are in the set: most positions are not probed at all.
     LiteralPrefilter,
     /// A one-hash Bloom filter over the literal groups, [`BLOOM_BITS_PER_GROUP`] bits per group
     /// (a power of two in all, little-endian `u32` words): bit `h >> (64 - log2(bits))` of each
@@ -100,8 +103,21 @@ pub const BLOOM_BITS_PER_GROUP: usize = 16;
 
 /// Pair slots in a field's prefilter.
 pub const PREFILTER_SLOTS: usize = 4096;
-/// Prefilter bytes per field: the pair slots, then the one-byte literal set.
-pub const PREFILTER_BYTES: usize = PREFILTER_SLOTS + 32;
+/// Bits in a field's set of hashed literal trigrams.
+pub const PREFILTER_TRIGRAMS: usize = 1 << 16;
+/// Prefilter bytes per field: the pair slots, the one-byte literal set, the trigram set.
+pub const PREFILTER_BYTES: usize = PREFILTER_SLOTS + 32 + PREFILTER_TRIGRAMS / 8;
+/// Where the one-byte literal set starts in a field's prefilter.
+pub const PREFILTER_SINGLE_BYTES: usize = PREFILTER_SLOTS;
+/// Where the trigram set starts in a field's prefilter.
+pub const PREFILTER_TRIGRAM_SET: usize = PREFILTER_SLOTS + 32;
+
+/// Which bit of a field's trigram set the first three bytes of a literal (or of the text at a
+/// position) set or test.
+pub(crate) fn prefilter_trigram(first: u8, second: u8, third: u8) -> usize {
+    ((u32::from(first) << 16 | u32::from(second) << 8 | u32::from(third)).wrapping_mul(0x9E37_79B1)
+        >> 16) as usize
+}
 
 /// Where the first two bytes of a literal (or of the text at a position) land in a field's
 /// prefilter.
@@ -512,9 +528,15 @@ impl SidecarImage {
             let field_prefilter = &mut prefilter[field as usize * PREFILTER_BYTES..];
             match literal[..] {
                 [first, second, ..] => {
-                    field_prefilter[prefilter_slot(first, second)] |= 1 << (key_len - 1)
+                    field_prefilter[prefilter_slot(first, second)] |= 1 << (key_len - 1);
+                    if let [_, _, third, ..] = literal[..] {
+                        let bit = prefilter_trigram(first, second, third);
+                        field_prefilter[PREFILTER_TRIGRAM_SET + bit / 8] |= 1 << (bit % 8);
+                    }
                 }
-                [only] => field_prefilter[PREFILTER_SLOTS + only as usize / 8] |= 1 << (only % 8),
+                [only] => {
+                    field_prefilter[PREFILTER_SINGLE_BYTES + only as usize / 8] |= 1 << (only % 8)
+                }
                 [] => {}
             }
             groups
