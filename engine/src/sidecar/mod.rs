@@ -35,9 +35,10 @@
 //! matcher: field, kind, automaton, posting list of the rules using it); the field table (per
 //! field: dot path, which literal lengths it indexes, its scan automata, its always-matching
 //! matchers); the literal index (an open-addressing hash table keyed by `(field, length,
-//! first ≤ 8 bytes)`, its groups' literals sorted, behind a per-field prefilter — key lengths
-//! per hashed pair of first bytes, and the set of one-byte literals — and a Bloom filter; an
-//! entry names a matcher, or a chain piece whose occurrence is recorded); the automaton table (per DFA: where its bytes are, how
+//! first ≤ 8 bytes)`, its groups' literals sorted and searched by their next 8 bytes as an
+//! integer, behind a per-field prefilter — key lengths per hashed pair of first bytes, the
+//! set of one-byte literals, a set of hashed first trigrams — and a Bloom filter; an entry
+//! names a matcher, or a chain piece whose occurrence is recorded); the automaton table (per DFA: where its bytes are, how
 //! to search it, which matcher or glob each of its patterns stands for); the DFA bytes
 //! themselves, dense or sparse, in regex-automata's own `write_to_little_endian` form; a
 //! globals record; the pieces of literal chains (`curl ` … ` | bash`), each with the id the
