@@ -68,6 +68,7 @@ use crate::sidecar::format::{
     LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
     PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET, RULE_WIDTH,
     SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot, prefilter_trigram,
+    tail_word,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{
@@ -667,6 +668,8 @@ impl CompiledPolicy {
             if lengths == 0 {
                 continue;
             }
+            // Keyed as `format::literal_key` keys literals; shorter keys are masked from it.
+            // (Calling `literal_key` here measured ~5% slower at 100 rules.)
             let mut word = [0u8; 8];
             word[..available].copy_from_slice(&rest[..available]);
             let next_eight = u64::from_le_bytes(word);
@@ -1017,17 +1020,6 @@ fn sorted_prefixes_of<'a>(
                 .count();
         }
     }
-}
-
-/// The big-endian number of the first 8 bytes of `bytes`, zero-padded: the "tail word" of a
-/// literal (its bytes after the group key) or of a text. Ordering literals of one group by
-/// their bytes orders their tail words too (not strictly: literals that share 8 tail bytes
-/// share the word).
-pub(crate) fn tail_word(bytes: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    let n = bytes.len().min(8);
-    word[..n].copy_from_slice(&bytes[..n]);
-    u64::from_be_bytes(word)
 }
 
 /// Visit every entry of a literal group whose literal starts `text`. The group's literals all

@@ -374,6 +374,16 @@ pub(crate) fn literal_key(literal: &[u8]) -> (u32, u64) {
     (key_len as u32, u64::from_le_bytes(word))
 }
 
+/// The tail word of a literal (its bytes after the group key) or of a text: the big-endian
+/// number of its first 8 bytes, zero-padded. Ordering literals of one group by their bytes
+/// orders their tail words too (not strictly: literals that share 8 tail bytes share the word).
+pub(crate) fn tail_word(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(word)
+}
+
 /// Words and bytes accumulated for one section.
 #[derive(Default)]
 struct Words(Vec<u32>);
@@ -601,7 +611,7 @@ impl SidecarImage {
             ]);
             for (literal, matcher) in &entries {
                 let [offset, len] = string(literal)?;
-                let tail = crate::automaton::tail_word(&literal[*key_len as usize..]);
+                let tail = tail_word(&literal[*key_len as usize..]);
                 literal_entries.push(&[offset, len, *matcher, tail as u32, (tail >> 32) as u32]);
             }
             let bits = slot_count.trailing_zeros();
