@@ -595,27 +595,26 @@ impl SidecarImage {
             .next_power_of_two()
             .max(1024);
         let mut bloom = vec![0u32; bloom_bits / 32];
-        for (group_index, ((field, key_len, key), entries)) in groups.iter().enumerate() {
+        let bits = slot_count.trailing_zeros();
+        for (group_index, ((field, key_len, key), mut entries)) in groups.into_iter().enumerate() {
             let first_entry = literal_entries.len() / LITERAL_ENTRY_WIDTH as u32;
             // Sorted by literal: the engine finds a group's literals that start the text by
             // binary search.
-            let mut entries = entries.clone();
             entries.sort_unstable();
             literal_groups.push(&[
-                *field,
-                *key_len,
-                *key as u32,
-                (*key >> 32) as u32,
+                field,
+                key_len,
+                key as u32,
+                (key >> 32) as u32,
                 first_entry,
                 entries.len() as u32,
             ]);
             for (literal, matcher) in &entries {
                 let [offset, len] = string(literal)?;
-                let tail = tail_word(&literal[*key_len as usize..]);
+                let tail = tail_word(&literal[key_len as usize..]);
                 literal_entries.push(&[offset, len, *matcher, tail as u32, (tail >> 32) as u32]);
             }
-            let bits = slot_count.trailing_zeros();
-            let hash = literal_slot_hash(*field, *key_len, *key);
+            let hash = literal_slot_hash(field, key_len, key);
             let bloom_bit = (hash >> (64 - bloom_bits.trailing_zeros())) as usize;
             bloom[bloom_bit / 32] |= 1 << (bloom_bit % 32);
             let mut slot = (hash >> (64 - bits)) as usize;
