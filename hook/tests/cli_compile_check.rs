@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{lean_bin, payload, repo, run_bin, temp_dir};
+use common::{compile_profile, lean_bin, payload, repo, run_bin, temp_dir};
 
 /// Run the binary; stdout as text, stderr as text, the exit code.
 fn hook(args: &[&str], stdin: &[u8]) -> common::Run {
@@ -164,11 +164,7 @@ fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_em
     assert!(version.stdout.starts_with("animus-hook-emit "));
 
     let out = temp_dir("lean-args");
-    assert_eq!(
-        compile(&repo().join("corpus/profiles/trader.yaml"), "trader", &out).code,
-        Some(0)
-    );
-    let policy = out.join("animus-policy.json");
+    let policy = compile_profile("trader.yaml", "trader", &out);
     let project = out.join("project");
     std::fs::create_dir_all(&project).unwrap();
     let state = out.join("state");
