@@ -107,7 +107,7 @@ pub fn command_of_len(len: usize, seed: u64) -> String {
 fn rule(
     id: String,
     tools: &[&str],
-    field_regexes: &[String],
+    input_matchers: Vec<InputMatcher>,
     decision: Decision,
 ) -> HookPolicyRule {
     HookPolicyRule {
@@ -115,15 +115,17 @@ fn rule(
         id,
         events: vec![],
         tools: tools.iter().map(|t| t.to_string()).collect(),
-        input_matchers: field_regexes
-            .iter()
-            .map(|regex| InputMatcher {
-                field: "command".into(),
-                regex: regex.clone(),
-            })
-            .collect(),
+        input_matchers,
         decision,
     }
+}
+
+/// Matchers on `command`, one per regex (the spec's form).
+fn command_regexes(regexes: &[String]) -> Vec<InputMatcher> {
+    regexes
+        .iter()
+        .map(|regex| InputMatcher::regex("command", regex.clone()))
+        .collect()
 }
 
 fn policy(default_decision: Decision, rules: Vec<HookPolicyRule>) -> HookPolicy {
@@ -134,15 +136,21 @@ fn policy(default_decision: Decision, rules: Vec<HookPolicyRule>) -> HookPolicy 
     }
 }
 
-/// `n` deny rules `Bash(*word1 word2*)` lowered as the compiler does (`.*word1 word2.*`).
+/// `n` deny rules `Bash(*word1 word2*)` lowered as the compiler does (a segment pattern).
 pub fn word_pair_policy(n: usize) -> HookPolicy {
     let words = words();
     let mut rng = Rng::new(0x5eed_0001);
     let rules = (0..n)
         .map(|i| {
-            let entry = format!("{} {}", rng.pick(&words), rng.pick(&words));
-            let regex = compiler::tool_policy::argument_glob_to_regex(&format!("*{entry}*"));
-            rule(format!("pair-{i}"), &["Bash"], &[regex], Decision::Deny)
+            let entry = format!("Bash(*{} {}*)", rng.pick(&words), rng.pick(&words));
+            let lowered = compiler::tool_policy::lower_entry(&entry, Decision::Deny)
+                .expect("a word-pair entry lowers");
+            rule(
+                format!("pair-{i}"),
+                &["Bash"],
+                lowered.input_matchers,
+                Decision::Deny,
+            )
         })
         .collect();
     policy(Decision::Defer, rules)
@@ -170,7 +178,9 @@ pub fn real_entries() -> Vec<String> {
     }
     let mut entries: Vec<String> = entries
         .into_iter()
-        .filter(|e| e.len() <= 120 && compiler::tool_policy::lower_entry(e).is_ok())
+        .filter(|e| {
+            e.len() <= 120 && compiler::tool_policy::lower_entry(e, Decision::Deny).is_ok()
+        })
         .collect();
     if entries.is_empty() {
         entries = [
@@ -212,30 +222,28 @@ pub fn real_list_policy(n: usize) -> HookPolicy {
         if !seen.insert(entry.clone()) {
             continue;
         }
-        let Ok(lowered) = compiler::tool_policy::lower_entry(&entry) else {
-            continue;
-        };
         let decision = if rules.len() % 2 == 0 {
             Decision::Deny
         } else {
             Decision::Allow
         };
+        let Ok(lowered) = compiler::tool_policy::lower_entry(&entry, decision) else {
+            continue;
+        };
         let tools: Vec<&str> = lowered.tools.iter().map(String::as_str).collect();
-        let regexes: Vec<String> = lowered
-            .input_matchers
-            .iter()
-            .map(|m| m.regex.clone())
-            .collect();
         // Ids and reasons exactly as `compiler::compile_tool_policy` writes them.
         let mut kernel_rule = rule(
             format!("tool_policy.{decision}:{entry}"),
             &tools,
-            &regexes,
+            lowered.input_matchers,
             decision,
         );
         kernel_rule.reason = match decision {
             Decision::Deny => format!("Denied by tool_policy.deny entry `{entry}`."),
-            _ => format!("Allowed by tool_policy.allow entry `{entry}`."),
+            _ => format!(
+                "Covered by tool_policy.allow entry `{entry}`; the grant is left to the \
+                 harness's own permission rules, which carry the same entries."
+            ),
         };
         rules.push(kernel_rule);
     }
@@ -260,7 +268,7 @@ pub fn author_policy(n: usize) -> HookPolicy {
                 3 => vec![format!("{a}|{b}"), format!(r"--[a-z]+={b}")],
                 _ => vec![format!(r"{a}\s+[0-9]{{2,4}}")],
             };
-            rule(format!("author-{i}"), &["Bash"], &regexes, Decision::Deny)
+            rule(format!("author-{i}"), &["Bash"], command_regexes(&regexes), Decision::Deny)
         })
         .collect();
     policy(Decision::Defer, rules)
@@ -285,7 +293,7 @@ pub fn adversarial_policy(n: usize) -> HookPolicy {
             rule(
                 format!("adversarial-{i}"),
                 &["Bash"],
-                &[regex],
+                command_regexes(&[regex]),
                 Decision::Deny,
             )
         })

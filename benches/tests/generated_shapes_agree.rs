@@ -17,6 +17,15 @@ fn witness(regex: &str) -> String {
         .replace('\\', "")
 }
 
+/// A command matching the Claude pattern `pattern` (`git status:*`, `*a b*`).
+fn pattern_witness(pattern: &str) -> String {
+    pattern
+        .trim_end_matches(":*")
+        .replace('*', " and then ")
+        .trim()
+        .to_string()
+}
+
 fn assert_agree(policy: &HookPolicy) {
     let (json, sidecar) = compile(policy);
     let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
@@ -27,7 +36,15 @@ fn assert_agree(policy: &HookPolicy) {
             .rules
             .iter()
             .step_by(3)
-            .flat_map(|r| r.input_matchers.iter().map(|m| witness(&m.regex))),
+            .flat_map(|r| {
+                r.input_matchers.iter().map(|m| {
+                    if m.is_regex() {
+                        witness(&m.pattern)
+                    } else {
+                        pattern_witness(&m.pattern)
+                    }
+                })
+            }),
     );
     let mut matched_calls = 0;
     for command in &inputs {

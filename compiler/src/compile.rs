@@ -2,8 +2,10 @@
 //!
 //! In order (order never changes a decision — deny wins — but it keeps output stable):
 //!
-//! 1. `tool_policy.deny` → deny rules;
-//! 2. `tool_policy.allow` → allow rules;
+//! 1. `tool_policy.deny` → deny rules, `tool_policy.ask` → ask rules (a `Bash(P)` entry
+//!    matches when any normalised segment of the command matches `P`);
+//! 2. `tool_policy.allow` → allow rules (a `Bash(P)` entry *covers* segments; a call is
+//!    allowed only when every segment is covered, and the allow is left to the harness);
 //! 3. the author's `hooks.policy_rules`, tightened: `deny` is kept; `ask` is kept only when
 //!    stricter than the default (dropped under an allowlist); `allow` is downgraded to `defer`.
 //!
@@ -16,6 +18,7 @@
 use std::collections::HashSet;
 
 use engine::policy::POLICY_VERSION;
+use engine::policy::MatchOn;
 use engine::{Decision, HookPolicy, HookPolicyRule};
 
 use crate::diagnostic::{Diagnostic, Errors};
@@ -80,6 +83,7 @@ pub fn compile_tool_policy(
     let mut errors = Vec::new();
     for (list, entries, decision) in [
         ("deny", &tool_policy.deny, Decision::Deny),
+        ("ask", &tool_policy.ask, Decision::Ask),
         ("allow", &tool_policy.allow, Decision::Allow),
     ] {
         let mut seen = HashSet::new();
@@ -95,7 +99,7 @@ pub fn compile_tool_policy(
                 ));
                 continue;
             }
-            match lower_entry(entry) {
+            match lower_entry(entry, decision) {
                 Ok(lowered) => rules.push(HookPolicyRule {
                     id: format!("{KERNEL_ID_PREFIX}{list}:{entry}"),
                     events: Vec::new(),
@@ -104,7 +108,13 @@ pub fn compile_tool_policy(
                     decision,
                     reason: match decision {
                         Decision::Deny => format!("Denied by tool_policy.deny entry `{entry}`."),
-                        _ => format!("Allowed by tool_policy.allow entry `{entry}`."),
+                        Decision::Ask => {
+                            format!("tool_policy.ask entry `{entry}` requires approval.")
+                        }
+                        _ => format!(
+                            "Covered by tool_policy.allow entry `{entry}`; the grant is left to \
+                             the harness's own permission rules, which carry the same entries."
+                        ),
                     },
                 }),
                 Err(why) => errors.push(Diagnostic::error(
@@ -164,11 +174,29 @@ fn tighten_author_rule(
         Decision::Ask => format!("Policy rule `{id}` requires approval."),
         _ => format!("Policy rule `{id}` abstains."),
     });
+    // On a shell command, an author regex also searches each normalised segment: quoting,
+    // wrappers and compound syntax cannot hide from it (it can only tighten).
+    let on_bash = author.tools.is_empty()
+        || author
+            .tools
+            .iter()
+            .any(|glob| engine::semantics::glob_matches(glob, "Bash"));
+    let input_matchers = author
+        .input_matchers
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            if on_bash && m.field == "command" && m.on == MatchOn::Text {
+                m.on = MatchOn::TextAndSegments;
+            }
+            m
+        })
+        .collect();
     Some(HookPolicyRule {
         id: id.clone(),
         events: author.events.clone().unwrap_or_default(),
         tools: author.tools.clone(),
-        input_matchers: author.input_matchers.clone(),
+        input_matchers,
         decision,
         reason,
     })

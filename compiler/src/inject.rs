@@ -267,7 +267,68 @@ pub fn claude_settings(
     for event in observers {
         hooks.insert(event.to_string(), entry(event, false));
     }
-    Ok(json!({ "hooks": hooks }))
+    Ok(json!({ "hooks": hooks, "permissions": claude_permissions(&profile.tool_policy) }))
+}
+
+/// Claude's built-in tools, what a seed-only `*` in `tool_policy.allow` stands for (Claude
+/// skips `*` in an allow list).
+pub const CLAUDE_BUILTIN_TOOLS: &[&str] = &[
+    "Agent",
+    "Bash",
+    "Edit",
+    "Glob",
+    "Grep",
+    "LS",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Read",
+    "Task",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+    "Write",
+];
+
+/// The profile's `tool_policy` as Claude's own `permissions` block.
+///
+/// The hook never answers an explicit allow: a call the allow entries cover is abstained on,
+/// and Claude grants it from these same entries with its own checks (paths outside the
+/// project, `find -exec`, redirections, …). Entries pass through as written, except where
+/// Claude would read them differently:
+/// - a bare `*` in `allow` becomes [`CLAUDE_BUILTIN_TOOLS`] (Claude skips `*` in an allow
+///   list; MCP tools are granted only by their own `mcp__<server>` entries);
+/// - other allow entries whose tool part is a glob Claude does not accept in an allow list
+///   (a `*` anywhere but after a literal `mcp__<server>__`) are left out: Claude then
+///   prompts for those calls, which is stricter, never looser.
+pub fn claude_permissions(tool_policy: &crate::profile::ToolPolicy) -> Value {
+    let entries = |list: &[crate::profile::Located<String>]| -> Vec<String> {
+        list.iter().map(|l| l.value.clone()).collect()
+    };
+    let mut allow = Vec::new();
+    for entry in &tool_policy.allow {
+        let entry = entry.value.as_str();
+        let tool = entry.split('(').next().unwrap_or(entry);
+        if tool == "*" && !entry.contains('(') {
+            allow.extend(CLAUDE_BUILTIN_TOOLS.iter().map(|t| t.to_string()));
+        } else if !tool.contains('*') || claude_accepts_allow_glob(tool) {
+            allow.push(entry.to_string());
+        }
+    }
+    allow.dedup();
+    json!({
+        "allow": allow,
+        "ask": entries(&tool_policy.ask),
+        "deny": entries(&tool_policy.deny),
+    })
+}
+
+/// Does Claude accept `glob` as the tool part of an allow entry: `*` only after a literal
+/// `mcp__<server>__`?
+fn claude_accepts_allow_glob(glob: &str) -> bool {
+    glob.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .is_some_and(|(server, _)| !server.is_empty() && !server.contains('*'))
 }
 
 /// The file name of the lean twin of `animus-hook` that runs only `emit`.

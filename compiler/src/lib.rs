@@ -21,7 +21,7 @@
 //! "#;
 //! let profile = load_profile_str(yaml, "workflow.yaml".into(), "trader").unwrap();
 //! let compiled = compile_profile(&profile).unwrap();
-//! assert_eq!(compiled.policy.rules[0].input_matchers[0].regex, ".* --live.*");
+//! assert_eq!(compiled.policy.rules[0].input_matchers[0].pattern, ".* --live.*");
 //! ```
 
 pub mod artifact;

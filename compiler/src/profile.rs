@@ -39,7 +39,7 @@ pub struct AgentProfile {
     pub agent_id: String,
     /// Where the profile was defined.
     pub location: Location,
-    /// `tool_policy { allow, deny }` in claude permission syntax.
+    /// `tool_policy { allow, deny, ask }` in claude permission syntax.
     pub tool_policy: ToolPolicy,
     /// `hooks.policy_rules`: author guardrail rules (tighten-only).
     pub policy_rules: Vec<AuthorRule>,
@@ -54,6 +54,8 @@ pub struct ToolPolicy {
     pub allow: Vec<Located<String>>,
     /// Entries compiled to deny rules.
     pub deny: Vec<Located<String>>,
+    /// Entries compiled to ask rules.
+    pub ask: Vec<Located<String>>,
 }
 
 /// An author rule from `hooks.policy_rules`, validated.
@@ -112,6 +114,8 @@ struct RawToolPolicy {
     allow: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     deny: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    ask: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -363,6 +367,7 @@ impl Converter<'_> {
             ToolPolicy {
                 allow: located(tp.value.allow, &self),
                 deny: located(tp.value.deny, &self),
+                ask: located(tp.value.ask, &self),
             }
         });
         let (mut policy_rules, mut observers) = (Vec::new(), Vec::new());
@@ -485,7 +490,7 @@ impl Converter<'_> {
                     let l = self.loc(&regex);
                     self.error(l, format!("rule `{id}`: invalid regex `{}`: {why}", regex.value), None);
                 }
-                engine::InputMatcher { field: field.value, regex: regex.value }
+                engine::InputMatcher::regex(field.value, regex.value)
             })
             .collect();
         (self.errors.len() == before).then_some(AuthorRule {

@@ -1,25 +1,27 @@
 //! Lowering `tool_policy` entries (claude permission syntax) into rule parts.
 //!
-//! | entry                | tools               | input matcher                          |
-//! |----------------------|---------------------|----------------------------------------|
-//! | `Bash`, `Bash(*)`    | `Bash`              | —                                      |
-//! | `Bash(* --live*)`    | `Bash`              | `command` ~ `.* --live.*`              |
-//! | `Bash(npm test:*)`   | `Bash`              | `command` ~ `npm test(?:\s.*)?$`       |
-//! | `Bash(ls *)`         | `Bash`              | `command` ~ `ls(?:\s.*)?$`             |
-//! | `mcp__github__*`     | `mcp__github__*`    | —                                      |
-//! | `mcp__github`        | `mcp__github__*`    | —                                      |
-//! | `*`                  | (every tool)        | —                                      |
+//! | entry                   | list        | tools            | input matcher                                  |
+//! |-------------------------|-------------|------------------|------------------------------------------------|
+//! | `Bash`, `Bash(*)`       | any         | `Bash`           | —                                              |
+//! | `Bash(git push:*)`      | deny, ask   | `Bash`           | `command`, `segment: "git push:*"` (any segment) |
+//! | `Bash(git status:*)`    | allow       | `Bash`           | `command`, `covers: "git status:*"` (every segment) |
+//! | `mcp__github__*`        | any         | `mcp__github__*` | —                                              |
+//! | `mcp__github`           | any         | `mcp__github__*` | —                                              |
+//! | `*`                     | any         | (every tool)     | —                                              |
 //!
-//! An argument glob becomes an unanchored regex over `command`: `*` becomes `.*`, everything
-//! else is escaped. Two refinements follow claude's own documented meaning where the spec's
-//! table is silent, because the literal reading would produce rules that silently never match:
-//! a trailing ` *` or the legacy `:*` suffix is a word boundary — the prefix followed by
-//! whitespace or the end of the command (`ls *` matches `ls` and `ls -la`, not `lsof`); and a
-//! bare `mcp__<server>` names every tool of that server, as in claude.
+//! A `Bash(P)` argument is a Claude pattern ([`engine::semantics::ClaudePattern`]): a
+//! trailing `:*` or ` *` is a prefix ending at a word boundary, `*` elsewhere any run, no `*`
+//! the whole segment. It is matched against the command's segments ([`engine::shell`]), never
+//! against the raw text: a deny matches when any segment does (generously: wrappers peeled,
+//! program basenames), an allow covers a call only when every segment is covered (strictly).
+//! A bare `mcp__<server>` names every tool of that server, as in claude.
 //!
 //! An argument form on any tool whose argument field is not modelled yet (`Read(./.env)`,
 //! `WebFetch(domain:x)`, `Agent(model:opus)`) is an error, never a rule that cannot match.
 
+use engine::Decision;
+use engine::policy::MatchOn;
+use engine::semantics::ClaudePattern;
 use engine::InputMatcher;
 
 /// The rule parts one entry lowers to.
@@ -51,8 +53,9 @@ pub fn check_tool_glob(glob: &str) -> Result<(), String> {
     }
 }
 
-/// Lower one entry; the error is a sentence about the entry.
-pub fn lower_entry(entry: &str) -> Result<LoweredEntry, String> {
+/// Lower one entry of the list whose decision is `decision`; the error is a sentence about
+/// the entry.
+pub fn lower_entry(entry: &str, decision: Decision) -> Result<LoweredEntry, String> {
     let (tool, argument) = match entry.find('(') {
         None => (entry, None),
         Some(open) => {
@@ -96,7 +99,8 @@ pub fn lower_entry(entry: &str) -> Result<LoweredEntry, String> {
             "has an empty argument `()`; write the tool name alone to match every call".into(),
         );
     }
-    if argument.chars().all(|c| c == '*') {
+    let pattern = ClaudePattern::parse(argument)?;
+    if pattern.matches_everything() {
         return Ok(LoweredEntry {
             tools,
             input_matchers: Vec::new(),
@@ -106,86 +110,55 @@ pub fn lower_entry(entry: &str) -> Result<LoweredEntry, String> {
         tools,
         input_matchers: vec![InputMatcher {
             field: field.to_string(),
-            regex: argument_glob_to_regex(argument),
+            on: if decision == Decision::Allow {
+                MatchOn::Cover
+            } else {
+                MatchOn::Segment
+            },
+            pattern: argument.to_string(),
         }],
     })
-}
-
-/// `*` → `.*`, everything else escaped; a trailing ` *` or `:*` is a word boundary.
-pub fn argument_glob_to_regex(glob: &str) -> String {
-    let word_prefix = glob
-        .strip_suffix(":*")
-        .or_else(|| glob.strip_suffix(" *"))
-        .filter(|prefix| !prefix.is_empty() && !prefix.ends_with('*'));
-    match word_prefix {
-        Some(prefix) => format!("{}(?:\\s.*)?$", star_glob_to_regex(prefix.trim_end())),
-        None => star_glob_to_regex(glob),
-    }
-}
-
-fn star_glob_to_regex(glob: &str) -> String {
-    glob.split('*')
-        .map(escape_literal)
-        .collect::<Vec<_>>()
-        .join(".*")
-}
-
-/// Escape the characters that are special outside a character class, and only those, so the
-/// compiled regex reads like the entry (`.* --live.*`, not `.* \-\-live.*`).
-fn escape_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(
-            c,
-            '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn matcher(entry: &str) -> Option<String> {
-        lower_entry(entry)
+    fn matcher(entry: &str, decision: Decision) -> Option<InputMatcher> {
+        lower_entry(entry, decision)
             .unwrap()
             .input_matchers
             .first()
-            .map(|m| m.regex.clone())
+            .cloned()
     }
 
     #[test]
     fn spec_table() {
         assert_eq!(
-            lower_entry("Bash").unwrap(),
+            lower_entry("Bash", Decision::Deny).unwrap(),
             LoweredEntry {
                 tools: vec!["Bash".into()],
                 input_matchers: vec![]
             }
         );
-        assert_eq!(matcher("Bash(* --live*)").as_deref(), Some(".* --live.*"));
+        let m = matcher("Bash(* --live*)", Decision::Deny).unwrap();
+        assert_eq!((m.on, m.pattern.as_str()), (MatchOn::Segment, "* --live*"));
+        let m = matcher("Bash(git status:*)", Decision::Allow).unwrap();
+        assert_eq!((m.on, m.pattern.as_str()), (MatchOn::Cover, "git status:*"));
+        let m = matcher("Bash(rm *)", Decision::Ask).unwrap();
+        assert_eq!((m.on, m.pattern.as_str()), (MatchOn::Segment, "rm *"));
         assert_eq!(
-            lower_entry("mcp__github__*").unwrap().tools,
+            lower_entry("mcp__github__*", Decision::Allow).unwrap().tools,
             ["mcp__github__*"]
         );
-        assert_eq!(lower_entry("*").unwrap().tools, Vec::<String>::new());
-    }
-
-    #[test]
-    fn claude_refinements() {
         assert_eq!(
-            matcher("Bash(npm run test:*)").as_deref(),
-            Some("npm run test(?:\\s.*)?$")
+            lower_entry("*", Decision::Allow).unwrap().tools,
+            Vec::<String>::new()
         );
-        assert_eq!(matcher("Bash(ls *)").as_deref(), Some("ls(?:\\s.*)?$"));
-        assert_eq!(matcher("Bash(*)"), None);
-        assert_eq!(matcher("Bash(git:* push)").as_deref(), Some("git:.* push"));
+        assert_eq!(matcher("Bash(*)", Decision::Allow), None);
+        assert_eq!(matcher("Bash(**)", Decision::Deny), None);
         assert_eq!(
-            lower_entry("mcp__puppeteer").unwrap().tools,
+            lower_entry("mcp__puppeteer", Decision::Deny).unwrap().tools,
             ["mcp__puppeteer__*"]
         );
     }
@@ -198,16 +171,29 @@ mod tests {
             "Agent(model:opus)",
             "*(x)",
         ] {
-            let e = lower_entry(entry).unwrap_err();
+            let e = lower_entry(entry, Decision::Deny).unwrap_err();
             assert!(e.contains("not modelled"), "{entry}: {e}");
         }
-        assert!(lower_entry("Bash(ls").unwrap_err().contains("`)`"));
         assert!(
-            lower_entry("Bash()")
+            lower_entry("Bash(ls", Decision::Deny)
+                .unwrap_err()
+                .contains("`)`")
+        );
+        assert!(
+            lower_entry("Bash()", Decision::Deny)
                 .unwrap_err()
                 .contains("empty argument")
         );
-        assert!(lower_entry("Ba sh").unwrap_err().contains("tool name"));
-        assert!(lower_entry("").unwrap_err().contains("empty"));
+        assert!(
+            lower_entry("Ba sh", Decision::Deny)
+                .unwrap_err()
+                .contains("tool name")
+        );
+        assert!(lower_entry("", Decision::Deny).unwrap_err().contains("empty"));
+        assert!(
+            lower_entry("Bash(a\u{1}b)", Decision::Deny)
+                .unwrap_err()
+                .contains("control character")
+        );
     }
 }

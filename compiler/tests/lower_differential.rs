@@ -156,10 +156,8 @@ fn rule() -> impl Strategy<Value = (Vec<String>, Vec<String>, Vec<InputMatcher>,
         proptest::sample::subsequence(EVENTS, 0..=2),
         proptest::sample::subsequence(GLOBS, 0..=2),
         proptest::collection::vec(
-            (proptest::sample::select(FIELDS), regex()).prop_map(|(field, regex)| InputMatcher {
-                field: field.to_string(),
-                regex,
-            }),
+            (proptest::sample::select(FIELDS), regex())
+                .prop_map(|(field, regex)| InputMatcher::regex(field, regex)),
             0..3,
         ),
         proptest::sample::select(&Decision::ALL[..]),
@@ -249,10 +247,7 @@ fn single_rule_policy(regex: &str) -> HookPolicy {
             id: "r".into(),
             events: vec![],
             tools: vec!["Bash".into()],
-            input_matchers: vec![InputMatcher {
-                field: "command".into(),
-                regex: regex.into(),
-            }],
+            input_matchers: vec![InputMatcher::regex("command", regex)],
             decision: Decision::Deny,
             reason: "no".into(),
         }],
@@ -349,10 +344,7 @@ fn many_patterns_with_inner_dot_stars_split_into_budgeted_automata() {
                 events: vec![],
                 tools: vec![],
                 // No literal is required in the `(?i)` form, so all of these are scanned.
-                input_matchers: vec![InputMatcher {
-                    field: "command".into(),
-                    regex: format!("(?i){a}.*{b}.*x"),
-                }],
+                input_matchers: vec![InputMatcher::regex("command", format!("(?i){a}.*{b}.*x"))],
                 decision: Decision::Deny,
                 reason: "r".into(),
             });

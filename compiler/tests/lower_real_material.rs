@@ -14,7 +14,7 @@ use engine::{Call, CompiledPolicy, Decision, HookPolicy, HookPolicyRule};
 use serde_json::{Value, json};
 
 /// Every distinct lowerable entry of every list, in a stable order.
-fn real_entries(shared: &Path) -> Vec<(String, compiler::tool_policy::LoweredEntry)> {
+fn real_entries(shared: &Path) -> Vec<String> {
     let mut entries = BTreeSet::new();
     for file in std::fs::read_dir(shared.join("corpus-real/permission-lists")).unwrap() {
         let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
@@ -27,22 +27,11 @@ fn real_entries(shared: &Path) -> Vec<(String, compiler::tool_policy::LoweredEnt
     }
     entries
         .into_iter()
-        .filter_map(|entry| {
-            let lowered = compiler::tool_policy::lower_entry(&entry).ok()?;
-            // The profile loader rejects what the DFA cannot express; so do we.
-            let expressible = lowered
-                .input_matchers
-                .iter()
-                .all(|m| compiler::regex_check::check_matcher_regex(&m.regex).is_ok());
-            expressible.then_some((entry, lowered))
-        })
+        .filter(|entry| compiler::tool_policy::lower_entry(entry, Decision::Deny).is_ok())
         .collect()
 }
 
-fn policy_of(
-    entries: &[(String, compiler::tool_policy::LoweredEntry)],
-    decision: Decision,
-) -> HookPolicy {
+fn policy_of(entries: &[String], decision: Decision) -> HookPolicy {
     HookPolicy {
         version: 1,
         default_decision: if decision == Decision::Allow {
@@ -52,13 +41,16 @@ fn policy_of(
         },
         rules: entries
             .iter()
-            .map(|(entry, lowered)| HookPolicyRule {
-                id: format!("{decision}:{entry}"),
-                events: vec![],
-                tools: lowered.tools.clone(),
-                input_matchers: lowered.input_matchers.clone(),
-                decision,
-                reason: format!("{decision} by `{entry}`"),
+            .map(|entry| {
+                let lowered = compiler::tool_policy::lower_entry(entry, decision).unwrap();
+                HookPolicyRule {
+                    id: format!("{decision}:{entry}"),
+                    events: vec![],
+                    tools: lowered.tools,
+                    input_matchers: lowered.input_matchers,
+                    decision,
+                    reason: format!("{decision} by `{entry}`"),
+                }
             })
             .collect(),
     }

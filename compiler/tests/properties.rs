@@ -114,10 +114,7 @@ fn author_rules() -> impl Strategy<Value = Vec<AuthorRule>> {
                 tools: tools.into_iter().map(String::from).collect(),
                 input_matchers: matchers
                     .into_iter()
-                    .map(|(field, regex)| InputMatcher {
-                        field: field.into(),
-                        regex: regex.into(),
-                    })
+                    .map(|(field, regex): (&str, &str)| InputMatcher::regex(field, regex))
                     .collect(),
                 decision,
                 reason: None,
@@ -135,7 +132,11 @@ fn profile(
     AgentProfile {
         agent_id: "prop".into(),
         location: location(),
-        tool_policy: ToolPolicy { allow, deny },
+        tool_policy: ToolPolicy {
+            allow,
+            deny,
+            ask: Vec::new(),
+        },
         policy_rules: rules,
         observers: Vec::new(),
     }

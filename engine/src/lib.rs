@@ -37,6 +37,7 @@ pub mod policy;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod semantics;
+pub mod shell;
 pub mod sidecar;
 
 pub use automaton::CompiledPolicy;

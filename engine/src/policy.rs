@@ -97,13 +97,127 @@ pub struct HookPolicyRule {
 }
 
 /// A condition on one field of `tool_input`.
+///
+/// On the wire (`hook-policy.v1`) it is one of four shapes, told apart by their keys:
+///
+/// | JSON | [`MatchOn`] | matches when |
+/// |---|---|---|
+/// | `{"field","regex"}` | [`MatchOn::Text`] | the regex occurs in the field's text (the spec's form) |
+/// | `{"field","regex","also_segments":true}` | [`MatchOn::TextAndSegments`] | … in the text or in any normalised segment of it as a shell command |
+/// | `{"field","segment"}` | [`MatchOn::Segment`] | any normalised segment matches the Claude-syntax pattern (deny/ask entries) |
+/// | `{"field","covers"}` | [`MatchOn::Cover`] | the rule *covers* segments strictly; a call is covered when every segment is covered by some rule (allow entries) |
+///
+/// The segment forms are defined in [`crate::shell`] and [`crate::semantics`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "WireMatcher", into = "WireMatcher")]
 pub struct InputMatcher {
     /// Dot path into `tool_input` (`command`, `file_path`, `a.b`).
     pub field: String,
-    /// Rust `regex` syntax, searched unanchored, `.` matching newlines.
-    pub regex: String,
+    /// What the pattern is tested against, and how.
+    pub on: MatchOn,
+    /// A Rust `regex` (searched unanchored, `.` matching newlines) for [`MatchOn::Text`] and
+    /// [`MatchOn::TextAndSegments`]; a Claude permission pattern (`git push:*`, `* --live*`)
+    /// for [`MatchOn::Segment`] and [`MatchOn::Cover`].
+    pub pattern: String,
+}
+
+/// How an [`InputMatcher`]'s pattern is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MatchOn {
+    /// The regex, unanchored, over the field's raw text (the spec's semantics).
+    Text,
+    /// The regex, unanchored, over the raw text and over each normalised segment: quoting,
+    /// wrappers and compound syntax cannot hide a match. Author rules on `Bash.command`.
+    TextAndSegments,
+    /// A Claude pattern, matched against every normalised segment (generous: wrappers
+    /// peeled, program basenames): matches when any segment matches.
+    Segment,
+    /// A Claude pattern, matched strictly (program as written): the rule covers a segment;
+    /// only allow rules carry it, alone.
+    Cover,
+}
+
+impl InputMatcher {
+    /// The spec's matcher: `regex` searched in the field's text.
+    pub fn regex(field: impl Into<String>, regex: impl Into<String>) -> InputMatcher {
+        InputMatcher {
+            field: field.into(),
+            on: MatchOn::Text,
+            pattern: regex.into(),
+        }
+    }
+
+    /// Is the pattern a regex (as opposed to a Claude pattern)?
+    pub fn is_regex(&self) -> bool {
+        matches!(self.on, MatchOn::Text | MatchOn::TextAndSegments)
+    }
+}
+
+/// The JSON shape of an [`InputMatcher`].
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireMatcher {
+    field: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    regex: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    also_segments: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    segment: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    covers: Option<String>,
+}
+
+impl TryFrom<WireMatcher> for InputMatcher {
+    type Error = String;
+    fn try_from(w: WireMatcher) -> Result<Self, String> {
+        let (on, pattern) = match (w.regex, w.segment, w.covers, w.also_segments) {
+            (Some(regex), None, None, false) => (MatchOn::Text, regex),
+            (Some(regex), None, None, true) => (MatchOn::TextAndSegments, regex),
+            (None, Some(glob), None, false) => (MatchOn::Segment, glob),
+            (None, None, Some(glob), false) => (MatchOn::Cover, glob),
+            (None, None, None, _) => {
+                return Err(format!(
+                    "input matcher on `{}` has none of `regex`, `segment`, `covers`",
+                    w.field
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "input matcher on `{}` must have exactly one of `regex`, `segment`, `covers` \
+                     (`also_segments` goes with `regex` only)",
+                    w.field
+                ));
+            }
+        };
+        Ok(InputMatcher {
+            field: w.field,
+            on,
+            pattern,
+        })
+    }
+}
+
+impl From<InputMatcher> for WireMatcher {
+    fn from(m: InputMatcher) -> WireMatcher {
+        let mut w = WireMatcher {
+            field: m.field,
+            regex: None,
+            also_segments: false,
+            segment: None,
+            covers: None,
+        };
+        match m.on {
+            MatchOn::Text => w.regex = Some(m.pattern),
+            MatchOn::TextAndSegments => {
+                w.regex = Some(m.pattern);
+                w.also_segments = true;
+            }
+            MatchOn::Segment => w.segment = Some(m.pattern),
+            MatchOn::Cover => w.covers = Some(m.pattern),
+        }
+        w
+    }
 }
 
 /// Why a policy file could not be used.
@@ -202,6 +316,27 @@ impl HookPolicy {
                     message: format!(
                         "input matcher field `{}` is not a dot path of non-empty names",
                         m.field
+                    ),
+                });
+            }
+            if rule.input_matchers.iter().any(|m| m.on == MatchOn::Cover)
+                && (rule.decision != Decision::Allow || rule.input_matchers.len() != 1)
+            {
+                return Err(PolicyError::InvalidRule {
+                    rule: rule.id.clone(),
+                    message: "a `covers` matcher must be the only matcher of an `allow` rule"
+                        .into(),
+                });
+            }
+            if let Some(m) = rule.input_matchers.iter().find(|m| {
+                !m.is_regex() && crate::semantics::ClaudePattern::parse(&m.pattern).is_err()
+            }) {
+                return Err(PolicyError::InvalidRule {
+                    rule: rule.id.clone(),
+                    message: format!(
+                        "matcher on `{}`: {}",
+                        m.field,
+                        crate::semantics::ClaudePattern::parse(&m.pattern).unwrap_err()
                     ),
                 });
             }

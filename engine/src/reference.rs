@@ -17,8 +17,9 @@
 
 use regex::{Regex, RegexBuilder};
 
-use crate::policy::HookPolicy;
-use crate::semantics::{self, Call, Outcome};
+use crate::policy::{HookPolicy, MatchOn};
+use crate::semantics::{self, Call, ClaudePattern, Outcome};
+use crate::shell;
 
 /// Compiled-regex size limit per matcher (the `regex` default is 10 MiB as well).
 const REGEX_SIZE_LIMIT: usize = 10 * (1 << 20);
@@ -54,34 +55,50 @@ pub fn compile_matcher_regex(pattern: &str) -> Result<Regex, regex::Error> {
         .build()
 }
 
+/// One matcher, ready to test.
+#[derive(Debug)]
+enum Test {
+    Regex(Regex),
+    Pattern(ClaudePattern),
+}
+
 /// A policy with every matcher compiled.
 #[derive(Debug)]
 pub struct ReferenceEvaluator<'p> {
     policy: &'p HookPolicy,
-    /// `regexes[rule][matcher]`.
-    regexes: Vec<Vec<Regex>>,
+    /// `tests[rule][matcher]`.
+    tests: Vec<Vec<Test>>,
 }
 
 impl<'p> ReferenceEvaluator<'p> {
     /// Compile every matcher of `policy`.
     pub fn new(policy: &'p HookPolicy) -> Result<Self, RegexError> {
-        let regexes = policy
+        let tests = policy
             .rules
             .iter()
             .map(|rule| {
                 rule.input_matchers
                     .iter()
                     .map(|m| {
-                        compile_matcher_regex(&m.regex).map_err(|e| RegexError {
+                        let error = |message: String| RegexError {
                             rule: rule.id.clone(),
                             field: m.field.clone(),
-                            message: e.to_string(),
-                        })
+                            message,
+                        };
+                        if m.is_regex() {
+                            compile_matcher_regex(&m.pattern)
+                                .map(Test::Regex)
+                                .map_err(|e| error(e.to_string()))
+                        } else {
+                            ClaudePattern::parse(&m.pattern)
+                                .map(Test::Pattern)
+                                .map_err(error)
+                        }
                     })
                     .collect::<Result<Vec<_>, _>>()
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(ReferenceEvaluator { policy, regexes })
+        Ok(ReferenceEvaluator { policy, tests })
     }
 
     /// The policy being evaluated.
@@ -89,11 +106,71 @@ impl<'p> ReferenceEvaluator<'p> {
         self.policy
     }
 
-    /// Indices of every rule matching `call`, in policy order.
+    /// Indices of every rule matching `call`, in policy order: the rules whose matchers all
+    /// match, and the `covers` rules when the call is covered ([`Self::covering_rules`]).
     pub fn matching_rules(&self, call: Call<'_>) -> Vec<usize> {
-        (0..self.policy.rules.len())
-            .filter(|&i| self.rule_matches(i, call))
-            .collect()
+        let mut matched: Vec<usize> = (0..self.policy.rules.len())
+            .filter(|&i| !self.is_cover_rule(i) && self.rule_matches(i, call))
+            .collect();
+        matched.extend(self.covering_rules(call));
+        matched.sort_unstable();
+        matched
+    }
+
+    fn is_cover_rule(&self, index: usize) -> bool {
+        self.policy.rules[index]
+            .input_matchers
+            .iter()
+            .any(|m| m.on == MatchOn::Cover)
+    }
+
+    /// The `covers` rules that cover `call`: for each field such rules look at, the field's
+    /// value must be one string that parsed into at least one segment, and every segment must
+    /// have a strict text some applicable `covers` rule on that field matches. Then every such
+    /// rule matching some segment covers the call.
+    pub fn covering_rules(&self, call: Call<'_>) -> Vec<usize> {
+        let cover_rules: Vec<(usize, &str, &ClaudePattern)> = (0..self.policy.rules.len())
+            .filter(|&i| {
+                self.is_cover_rule(i)
+                    && semantics::rule_applies(&self.policy.rules[i], call.event, call.tool_name)
+            })
+            .filter_map(|i| match (&self.policy.rules[i].input_matchers[0], &self.tests[i][0]) {
+                (m, Test::Pattern(p)) => Some((i, m.field.as_str(), p)),
+                _ => None,
+            })
+            .collect();
+        let mut fields: Vec<&str> = cover_rules.iter().map(|(_, f, _)| *f).collect();
+        fields.sort_unstable();
+        fields.dedup();
+        let mut covering = Vec::new();
+        for field in fields {
+            let Some(serde_json::Value::String(command)) = semantics::lookup(call.tool_input, field)
+            else {
+                continue;
+            };
+            let analysis = shell::analyse(command);
+            if !analysis.coverable() {
+                continue;
+            }
+            let on_field: Vec<&(usize, &str, &ClaudePattern)> =
+                cover_rules.iter().filter(|(_, f, _)| *f == field).collect();
+            let mut used: Vec<usize> = Vec::new();
+            let every_segment_covered = analysis.segments.iter().all(|segment| {
+                let by: Vec<usize> = on_field
+                    .iter()
+                    .filter(|(_, _, p)| segment.strict.iter().any(|text| p.matches(text)))
+                    .map(|(i, _, _)| *i)
+                    .collect();
+                used.extend(&by);
+                !by.is_empty()
+            });
+            if every_segment_covered {
+                covering.extend(used);
+            }
+        }
+        covering.sort_unstable();
+        covering.dedup();
+        covering
     }
 
     fn rule_matches(&self, index: usize, call: Call<'_>) -> bool {
@@ -102,10 +179,23 @@ impl<'p> ReferenceEvaluator<'p> {
             && rule
                 .input_matchers
                 .iter()
-                .zip(&self.regexes[index])
-                .all(|(m, re)| {
-                    semantics::lookup(call.tool_input, &m.field)
-                        .is_some_and(|v| semantics::any_text(v, &mut |text| re.is_match(text)))
+                .zip(&self.tests[index])
+                .all(|(m, test)| {
+                    semantics::lookup(call.tool_input, &m.field).is_some_and(|v| {
+                        semantics::any_text(v, &mut |text| match (m.on, test) {
+                            (MatchOn::Text, Test::Regex(re)) => re.is_match(text),
+                            (MatchOn::TextAndSegments, Test::Regex(re)) => {
+                                re.is_match(text)
+                                    || shell::analyse(text)
+                                        .generous_texts()
+                                        .any(|segment| re.is_match(segment))
+                            }
+                            (MatchOn::Segment, Test::Pattern(p)) => shell::analyse(text)
+                                .generous_texts()
+                                .any(|segment| p.matches(segment)),
+                            _ => false,
+                        })
+                    })
                 })
     }
 

@@ -57,6 +57,124 @@ pub fn glob_matches(glob: &str, name: &str) -> bool {
     g[gi..].iter().all(|&c| c == b'*')
 }
 
+/// A Claude permission pattern: the argument of a `Bash(…)` entry, as Claude reads it.
+///
+/// - A trailing `:*` (legacy) or ` *` makes a **word prefix**: the rest must match the start
+///   of the segment, followed by whitespace or the segment's end (`ls *` matches `ls` and
+///   `ls -la`, not `lsof`).
+/// - Any other `*` matches any run of characters; without `*` the whole segment must match.
+/// - Runs of whitespace in the pattern count as one space, as in a normalised segment.
+///
+/// ```
+/// use engine::semantics::ClaudePattern;
+/// let p = ClaudePattern::parse("git status:*").unwrap();
+/// assert!(p.matches("git status") && p.matches("git status -s"));
+/// assert!(!p.matches("git statusx") && !p.matches("xgit status"));
+/// assert!(ClaudePattern::parse("* --live*").unwrap().matches("trade --live"));
+/// assert!(!ClaudePattern::parse("git push").unwrap().matches("git push -f"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaudePattern {
+    /// The pattern without its word-prefix suffix, whitespace collapsed.
+    body: String,
+    /// Ends at a word boundary (`:*`, ` *`).
+    word_prefix: bool,
+}
+
+impl ClaudePattern {
+    /// Read a pattern; the error is a sentence about it.
+    pub fn parse(pattern: &str) -> Result<ClaudePattern, String> {
+        if pattern.trim().is_empty() {
+            return Err("the pattern is empty".into());
+        }
+        if let Some(c) = pattern
+            .chars()
+            .find(|c| c.is_control() && !c.is_whitespace())
+        {
+            return Err(format!(
+                "the pattern contains the control character {}",
+                c.escape_unicode()
+            ));
+        }
+        let collapsed = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
+        let word_body = pattern
+            .strip_suffix(":*")
+            .or_else(|| pattern.strip_suffix(" *"))
+            .map(|rest| rest.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|rest| !rest.is_empty() && !rest.ends_with('*'));
+        Ok(match word_body {
+            Some(body) => ClaudePattern {
+                body,
+                word_prefix: true,
+            },
+            None => ClaudePattern {
+                body: collapsed,
+                word_prefix: false,
+            },
+        })
+    }
+
+    /// Does the pattern match every segment (`*`, `**`)?
+    pub fn matches_everything(&self) -> bool {
+        !self.word_prefix && self.body.bytes().all(|b| b == b'*')
+    }
+
+    /// Does the pattern match one normalised segment? The definition; the automaton engine
+    /// runs [`ClaudePattern::segment_regex`] instead and is tested against this.
+    pub fn matches(&self, segment: &str) -> bool {
+        if !self.word_prefix {
+            return glob_matches(&self.body, segment);
+        }
+        segment
+            .char_indices()
+            .filter(|(_, c)| c.is_whitespace())
+            .map(|(i, _)| i)
+            .chain([segment.len()])
+            .any(|end| glob_matches(&self.body, &segment[..end]))
+    }
+
+    /// The regex the automaton engine searches for this pattern in a segment text that starts
+    /// with [`crate::shell::SEGMENT_START`] (a byte no normalised segment contains), so a
+    /// pattern anchored at the segment's start becomes a plain literal the literal index finds:
+    /// `git status:*` → `\x01git status(?:\s.*)?$`, `* --live*` → ` --live`.
+    pub fn segment_regex(&self) -> String {
+        let mut out = String::new();
+        if !self.body.starts_with('*') {
+            out.push_str("\\x01");
+        }
+        let pieces: Vec<&str> = self.body.split('*').collect();
+        let last = pieces.len() - 1;
+        for (i, piece) in pieces.iter().enumerate() {
+            if i > 0 && !(i == last && piece.is_empty()) && !(i == 1 && pieces[0].is_empty()) {
+                out.push_str(".*");
+            }
+            out.push_str(&escape_literal(piece));
+        }
+        if self.word_prefix {
+            out.push_str("(?:\\s.*)?$");
+        } else if !self.body.ends_with('*') {
+            out.push('$');
+        }
+        out
+    }
+}
+
+/// Escape the characters special in a regex outside a character class, and only those, so the
+/// regex reads like the pattern it came from.
+pub fn escape_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The event and tool part of a match: `events` empty or containing `event`, and `tools` empty
 /// or one glob matching `tool_name`.
 pub fn rule_applies(rule: &HookPolicyRule, event: &str, tool_name: &str) -> bool {

@@ -47,6 +47,8 @@ pub mod normalise;
 use std::collections::HashMap;
 
 use engine::sidecar::{FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage};
+use engine::policy::MatchOn;
+use engine::semantics::ClaudePattern;
 use engine::{HookPolicy, semantics};
 use regex_syntax::hir::{Dot, Hir, Look};
 
@@ -140,16 +142,23 @@ fn choose_chain_literals(matchers: &mut [MatcherImage]) {
 /// A matcher being lowered, with the first rule that uses it (for error messages).
 struct PendingMatcher<'p> {
     field: u32,
-    regex: &'p str,
+    /// The regex the engine searches: the author's, or a Claude pattern's
+    /// [`ClaudePattern::segment_regex`].
+    regex: String,
+    /// As written in the policy.
+    pattern: &'p str,
     rule_id: &'p str,
 }
 
 /// Lower `policy` to a [`SidecarImage`].
 pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarImage, Diagnostic> {
+    policy
+        .validate()
+        .map_err(|e| Diagnostic::error(None, format!("the policy is invalid: {e}")))?;
     let mut glob_ids: HashMap<&str, u32> = HashMap::new();
     let mut globs: Vec<&str> = Vec::new();
-    let mut field_ids: HashMap<&str, u32> = HashMap::new();
-    let mut fields: Vec<&str> = Vec::new();
+    let mut field_ids: HashMap<(&str, MatchOn), u32> = HashMap::new();
+    let mut fields: Vec<(&str, MatchOn)> = Vec::new();
     let mut matcher_ids: HashMap<(u32, &str), u32> = HashMap::new();
     let mut pending: Vec<PendingMatcher> = Vec::new();
     let mut rules = Vec::with_capacity(policy.rules.len());
@@ -170,14 +179,24 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
             .input_matchers
             .iter()
             .map(|m| {
-                let field = *field_ids.entry(&m.field).or_insert_with(|| {
-                    fields.push(&m.field);
+                let key = (m.field.as_str(), m.on);
+                let field = *field_ids.entry(key).or_insert_with(|| {
+                    fields.push(key);
                     fields.len() as u32 - 1
                 });
-                *matcher_ids.entry((field, &m.regex)).or_insert_with(|| {
+                *matcher_ids.entry((field, &m.pattern)).or_insert_with(|| {
+                    let regex = if m.is_regex() {
+                        m.pattern.clone()
+                    } else {
+                        // The policy was validated: every Claude pattern parses.
+                        ClaudePattern::parse(&m.pattern)
+                            .map(|p| p.segment_regex())
+                            .unwrap_or_else(|_| "[^\\s\\S]".into())
+                    };
                     pending.push(PendingMatcher {
                         field,
-                        regex: &m.regex,
+                        regex,
+                        pattern: &m.pattern,
                         rule_id: &rule.id,
                     });
                     pending.len() as u32 - 1
@@ -202,7 +221,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
             None,
             format!(
                 "rule `{}`, matcher on `{}`: regex `{}` {message}",
-                m.rule_id, fields[m.field as usize], m.regex
+                m.rule_id, fields[m.field as usize].0, m.pattern
             ),
         )
     };
@@ -226,7 +245,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
     let mut anchored_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     let mut scan_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     for (id, m) in pending.iter().enumerate() {
-        let hir = parse(m.regex)
+        let hir = parse(&m.regex)
             .map_err(|why| matcher_error(id as u32, format!("does not parse: {why}")))?;
         let mut chain = Vec::new();
         let mut chain_ends_at_word = false;
@@ -270,7 +289,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
 
     let mut automata = Vec::new();
     let mut field_images = Vec::with_capacity(fields.len());
-    for (field, path) in fields.iter().enumerate() {
+    for (field, &(path, view)) in fields.iter().enumerate() {
         // Confirming automata: shareable patterns in groups, the rest alone.
         let (shared, alone): (Vec<_>, Vec<_>) = confirm_hirs[field]
             .iter()
@@ -306,6 +325,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
         }
         field_images.push(FieldImage {
             path: path.to_string(),
+            view,
             scan_automata,
         });
     }

@@ -61,14 +61,15 @@ use std::path::Path;
 use regex_automata::dfa::{Automaton, dense, sparse};
 use regex_automata::{Anchored, Input, PatternSet};
 
-use crate::policy::Decision;
+use crate::policy::{Decision, MatchOn};
 use crate::semantics::{self, Call, Outcome, RuleView};
+use crate::shell;
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, CHAIN_PIECE_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH,
     LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
     PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET, RULE_WIDTH,
     SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot, prefilter_trigram,
-    tail_word,
+    tail_word, view_of_code,
 };
 use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
 use crate::sidecar::{
@@ -351,23 +352,52 @@ impl CompiledPolicy {
         globs.dedup();
 
         let mut matchers = Vec::new();
+        let mut covering = Vec::new();
+        let mut analyses = shell::AnalysisCache::default();
         for field_id in 0..self.field_count {
             let field = self.record::<FIELD_WIDTH>(Section::Fields, field_id)?;
             let path = self.str(field[0], field[1])?;
+            let view =
+                view_of_code(field[7]).ok_or(Inconsistent("a field's view is not a view"))?;
             let Some(value) = semantics::lookup(call.tool_input, path) else {
                 continue;
             };
+            if view == MatchOn::Cover {
+                if let serde_json::Value::String(command) = value {
+                    let analysis = analyses.get(command);
+                    self.covering_rules(
+                        field_id as u32,
+                        &field,
+                        analysis,
+                        (event_bit, &globs),
+                        &mut covering,
+                    )?;
+                }
+                continue;
+            }
             let mut failure = None;
-            semantics::any_text(value, &mut |text| match self.match_field(
-                field_id as u32,
-                &field,
-                text,
-                &mut matchers,
-            ) {
-                Ok(()) => false,
-                Err(e) => {
-                    failure = Some(e);
-                    true
+            semantics::any_text(value, &mut |text| {
+                let id = field_id as u32;
+                let result = match view {
+                    MatchOn::Text => self.match_field(id, &field, text, &mut matchers),
+                    MatchOn::TextAndSegments => self
+                        .match_field(id, &field, text, &mut matchers)
+                        .and_then(|()| {
+                            analyses.get(text).generous_texts().try_for_each(|segment| {
+                                self.match_field(id, &field, segment, &mut matchers)
+                            })
+                        }),
+                    _ => analyses.get(text).generous_texts().try_for_each(|segment| {
+                        let anchored = shell::anchored(segment);
+                        self.match_field(id, &field, &anchored, &mut matchers)
+                    }),
+                };
+                match result {
+                    Ok(()) => false,
+                    Err(e) => {
+                        failure = Some(e);
+                        true
+                    }
                 }
             });
             if let Some(e) = failure {
@@ -411,6 +441,8 @@ impl CompiledPolicy {
                 fired.push(rule_index);
             }
         }
+
+        fired.extend(covering);
 
         let mut views = Vec::with_capacity(fired.len());
         for index in fired {
@@ -489,6 +521,51 @@ impl CompiledPolicy {
             }
         }
         Ok(false)
+    }
+
+    /// The `covers` rules of a [`MatchOn::Cover`] field that cover `analysis`, added to
+    /// `covering` only when every segment has a strict text some applicable rule matches
+    /// (the definition is [`crate::reference::ReferenceEvaluator::covering_rules`]).
+    fn covering_rules(
+        &self,
+        field_id: u32,
+        field: &[u32; FIELD_WIDTH],
+        analysis: &shell::Analysis,
+        (event_bit, globs): (u8, &[u32]),
+        covering: &mut Vec<u32>,
+    ) -> Checked<()> {
+        if !analysis.coverable() {
+            return Ok(());
+        }
+        let mut used = Vec::new();
+        let mut matched = Vec::new();
+        let mut rules = Vec::new();
+        for segment in &analysis.segments {
+            matched.clear();
+            for text in &segment.strict {
+                self.match_field(field_id, field, &shell::anchored(text), &mut matched)?;
+            }
+            rules.clear();
+            for &matcher in &matched {
+                let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+                self.extend_from(Section::Postings, record[3], record[4], &mut rules)?;
+            }
+            let before = used.len();
+            for &index in &rules {
+                let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+                if rule[5] == 1
+                    && self.event_applies(&rule, event_bit)
+                    && self.tool_applies(&rule, globs)?
+                {
+                    used.push(index);
+                }
+            }
+            if used.len() == before {
+                return Ok(());
+            }
+        }
+        covering.extend(used);
+        Ok(())
     }
 
     /// Add every matcher of `field_id` that matches `text` to `matched`.

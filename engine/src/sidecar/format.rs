@@ -12,7 +12,7 @@ use crate::policy::Decision;
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -140,8 +140,33 @@ pub const MATCHER_WIDTH: usize = 7;
 pub const GLOB_WIDTH: usize = 2;
 /// Field record: path offset, path length, literal-length mask (bit k-1 set when the index
 /// holds literals keyed by k bytes), first scan automaton, scan automaton count, first
-/// always-matching matcher, their count.
-pub const FIELD_WIDTH: usize = 7;
+/// always-matching matcher, their count, and the field's view ([`crate::policy::MatchOn`] as
+/// [`view_code`]: which texts of the field its matchers search).
+pub const FIELD_WIDTH: usize = 8;
+
+/// The sidecar code of a field view.
+pub fn view_code(on: crate::policy::MatchOn) -> u32 {
+    use crate::policy::MatchOn;
+    match on {
+        MatchOn::Text => 0,
+        MatchOn::TextAndSegments => 1,
+        MatchOn::Segment => 2,
+        MatchOn::Cover => 3,
+    }
+}
+
+/// The field view of a sidecar code.
+pub fn view_of_code(code: u32) -> Option<crate::policy::MatchOn> {
+    use crate::policy::MatchOn;
+    [
+        MatchOn::Text,
+        MatchOn::TextAndSegments,
+        MatchOn::Segment,
+        MatchOn::Cover,
+    ]
+    .get(code as usize)
+    .copied()
+}
 /// Literal group record: field, key length k, key (the first k bytes, little-endian, as a
 /// `u64`: low word, high word), first entry, entry count.
 pub const LITERAL_GROUP_WIDTH: usize = 6;
@@ -330,6 +355,8 @@ pub struct MatcherImage {
 pub struct FieldImage {
     /// The dot path into `tool_input`.
     pub path: String,
+    /// Which texts of the field its matchers search.
+    pub view: crate::policy::MatchOn,
     /// Automata run over every text of the field; their targets are matcher ids.
     pub scan_automata: Vec<u32>,
 }
@@ -647,6 +674,7 @@ impl SidecarImage {
                 field.scan_automata.len() as u32,
                 always_first,
                 always.len() as u32,
+                view_code(field.view),
             ]);
         }
         let tool_first = automaton_lists.len();

@@ -335,6 +335,9 @@ struct EventRecord<'a> {
     evaluator: Option<&'static str>,
     event: Option<&'a str>,
     gate: bool,
+    /// A gate answered nothing: the harness's own permission rules decide (allow: the call
+    /// is covered by the policy's allow entries, which the harness carries too; defer).
+    left_to_harness: bool,
     matched_rules: &'a [String],
     payload: &'a Value,
     payload_truncated: bool,
@@ -391,6 +394,8 @@ fn record_event(
         event: args.event.as_deref(),
         session,
         gate: matches!(role, Role::Gate(_)),
+        left_to_harness: matches!(role, Role::Gate(_))
+            && matches!(decision, Some(Decision::Allow | Decision::Defer)),
         tool_name: field("tool_name"),
         tool_use_id: field("tool_use_id"),
         decision,

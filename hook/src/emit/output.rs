@@ -7,20 +7,25 @@ pub const MAX_REASON_CHARS: usize = 2000;
 
 /// The stdout line for `decision` on gate `event`, or `None` to abstain (print nothing).
 ///
-/// - `PreToolUse`: deny/ask/allow → `hookSpecificOutput.permissionDecision` + reason;
+/// - `PreToolUse`: deny/ask → `hookSpecificOutput.permissionDecision` + reason;
+///   allow/defer → nothing.
+/// - `PermissionRequest`: deny → `decision.behavior = "deny"` with `message`; ask, allow and
 ///   defer → nothing.
-/// - `PermissionRequest`: deny → `decision.behavior = "deny"` with `message`; allow →
-///   `decision.behavior = "allow"`; ask/defer → nothing.
+///
+/// **An allow is never printed.** An explicit allow from a hook makes Claude skip its own
+/// permission checks, and Claude refuses more than any rule matcher shows (paths outside the
+/// project, `find -exec`, output redirection, unresolvable variables). So a call the policy's
+/// allow entries cover is abstained on, and Claude grants it from the same entries, which
+/// `inject` writes into the session settings as Claude's own `permissions`.
 pub fn harness_line(event: &str, decision: Decision, reason: &str) -> Option<String> {
     let reason = json_string(&bounded_reason(reason));
     let line = match (event, decision) {
-        (_, Decision::Defer) | ("PermissionRequest", Decision::Ask) => return None,
+        (_, Decision::Defer | Decision::Allow) | ("PermissionRequest", Decision::Ask) => {
+            return None;
+        }
         ("PermissionRequest", Decision::Deny) => format!(
             r#"{{"hookSpecificOutput":{{"hookEventName":"PermissionRequest","decision":{{"behavior":"deny","message":{reason}}}}}}}"#
         ),
-        ("PermissionRequest", Decision::Allow) => {
-            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#.to_string()
-        }
         (_, decision) => format!(
             r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"{}","permissionDecisionReason":{reason}}}}}"#,
             decision.as_str()
@@ -54,6 +59,8 @@ mod tests {
         );
         assert_eq!(harness_line("PreToolUse", Decision::Defer, "x"), None);
         assert_eq!(harness_line("PermissionRequest", Decision::Ask, "x"), None);
+        assert_eq!(harness_line("PreToolUse", Decision::Allow, "x"), None);
+        assert_eq!(harness_line("PermissionRequest", Decision::Allow, "x"), None);
         assert_eq!(
             harness_line("PermissionRequest", Decision::Deny, "no").unwrap(),
             "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"

@@ -1,0 +1,274 @@
+//! A Bash command as the shell would run it: the segments rules are matched against.
+//!
+//! [`analyse`] parses a command (with a real shell parser, under caps on length and nesting),
+//! lists the simple commands the shell would run — split at `;`, `&&`, `||`, `|`, `|&`, `&` and
+//! newlines, and found inside `( )`, `{ }`, `$( )`, backticks, `<( )`/`>( )`, `if`/`while`/
+//! `for`/`case` bodies, function bodies, and the literal string of `bash -c`, `sh -c`,
+//! `zsh -c`, `dash -c` and `eval` (recursively, depth-bounded) — and turns each into a
+//! [`Segment`] ([`segment`]): quotes removed, whitespace collapsed, wrappers peeled.
+//!
+//! A command that does not parse, or exceeds a cap, is *unparseable*: it is never covered by
+//! allow rules, and deny rules still see it through a coarse split of its raw text at the
+//! shell's operator characters ([`fallback_segments`]), so a parse failure cannot hide a
+//! denied command either.
+
+mod parse;
+pub mod segment;
+
+pub use segment::Segment;
+
+/// Longest command parsed, in bytes. Longer ones are unparseable (never covered).
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+/// Deepest nesting of substitutions, subshells, groups, compound commands and `-c` strings.
+pub const MAX_DEPTH: usize = 32;
+/// Most segments one command may produce.
+pub const MAX_SEGMENTS: usize = 1024;
+
+/// The character the automaton engine puts before a segment's text, so that a pattern
+/// anchored at the segment's start is a plain literal (`\x01git status`). No normalised
+/// segment contains it: one that would is not coverable, and its deny texts carry a space
+/// in its place.
+pub const SEGMENT_START: char = '\u{1}';
+
+/// What the shell would run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Analysis {
+    /// Every simple command, outermost first.
+    pub segments: Vec<Segment>,
+    /// Why the command could not be parsed (then `segments` come from the fallback split).
+    pub unparseable: Option<String>,
+}
+
+impl Analysis {
+    /// Can allow rules cover this command at all: it parsed, it has at least one segment,
+    /// and every segment has strict texts?
+    pub fn coverable(&self) -> bool {
+        self.unparseable.is_none()
+            && !self.segments.is_empty()
+            && self.segments.iter().all(|s| !s.strict.is_empty())
+    }
+
+    /// Every generous text of every segment.
+    pub fn generous_texts(&self) -> impl Iterator<Item = &str> {
+        self.segments
+            .iter()
+            .flat_map(|s| s.generous.iter().map(String::as_str))
+    }
+}
+
+/// `text` with [`SEGMENT_START`] in front: what segment-anchored automata search.
+pub fn anchored(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 1);
+    out.push(SEGMENT_START);
+    out.push_str(text);
+    out
+}
+
+/// Parse `command` and list its segments.
+pub fn analyse(command: &str) -> Analysis {
+    let mut analysis = match parse::simple_commands(command) {
+        Ok(commands) => Analysis {
+            segments: commands.iter().map(segment::segment_of).collect(),
+            unparseable: None,
+        },
+        Err(why) => Analysis {
+            segments: fallback_segments(command),
+            unparseable: Some(why),
+        },
+    };
+    for segment in &mut analysis.segments {
+        // The sentinel must not occur inside a segment: it would make a pattern anchored at
+        // the segment's start match in the middle.
+        if segment
+            .generous
+            .iter()
+            .chain(&segment.strict)
+            .any(|t| t.contains(SEGMENT_START))
+        {
+            segment.strict.clear();
+            for text in &mut segment.generous {
+                *text = text.replace(SEGMENT_START, " ");
+            }
+        }
+    }
+    analysis
+}
+
+/// The segments of a command that did not parse: its raw text split at every shell operator
+/// character (`;`, `&`, `|`, `(`, `)`, `{`, `}`, `` ` ``, `$(`, `<(`, `>(`, newlines), each piece
+/// with quote characters and backslashes removed and whitespace collapsed, wrappers peeled.
+/// Coarse on purpose: these feed deny rules only (an unparseable command is never covered).
+pub fn fallback_segments(command: &str) -> Vec<Segment> {
+    let cut = command.get(..MAX_COMMAND_BYTES * 4).unwrap_or(command);
+    cut.split(|c: char| matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' | '<' | '>'))
+        .filter_map(|piece| {
+            let unquoted: String = piece
+                .chars()
+                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                .collect();
+            let words: Vec<segment::Word> = unquoted
+                .split_whitespace()
+                .map(|w| segment::Word {
+                    text: w.to_string(),
+                    literal: false,
+                })
+                .collect();
+            if words.is_empty() {
+                return None;
+            }
+            let mut segment = segment::segment_of(&segment::SimpleCommand {
+                words,
+                unresolved: true,
+                ..Default::default()
+            });
+            segment.strict.clear();
+            Some(segment)
+        })
+        .take(MAX_SEGMENTS)
+        .collect()
+}
+
+/// Analyses of the texts of one call, each computed once (a command field is looked at by
+/// deny, author and allow matchers alike).
+#[derive(Default)]
+pub struct AnalysisCache {
+    entries: Vec<(String, Analysis)>,
+}
+
+impl AnalysisCache {
+    /// The analysis of `text`.
+    pub fn get(&mut self, text: &str) -> &Analysis {
+        let index = match self.entries.iter().position(|(t, _)| t == text) {
+            Some(i) => i,
+            None => {
+                self.entries.push((text.to_string(), analyse(text)));
+                self.entries.len() - 1
+            }
+        };
+        &self.entries[index].1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first generous text of each segment (the segment as written, normalised).
+    fn segments(command: &str) -> Vec<String> {
+        let a = analyse(command);
+        assert!(a.unparseable.is_none(), "{command:?}: {:?}", a.unparseable);
+        a.segments.iter().map(|s| s.generous.last().unwrap().clone()).collect()
+    }
+
+    fn strict(command: &str) -> Vec<Vec<String>> {
+        analyse(command).segments.into_iter().map(|s| s.strict).collect()
+    }
+
+    #[test]
+    fn splits_at_every_operator() {
+        for (command, expected) in [
+            ("git status && rm -rf /", vec!["git status", "rm -rf /"]),
+            ("git push;", vec!["git push"]),
+            ("git push&&echo ok", vec!["git push", "echo ok"]),
+            ("git push|cat", vec!["git push", "cat"]),
+            ("git push |& cat", vec!["git push", "cat"]),
+            ("(git push)", vec!["git push"]),
+            ("{ git push; }", vec!["git push"]),
+            ("echo $(git push)", vec!["git push", "echo $(git push)"]),
+            ("echo `git push`", vec!["git push", "echo `git push`"]),
+            ("git  push", vec!["git push"]),
+            ("git\tpush", vec!["git push"]),
+            ("a & b\nc || d", vec!["a", "b", "c", "d"]),
+            ("diff <(ls a) >(wc)", vec!["ls a", "wc", "diff <(ls a) >(wc)"]),
+            ("if true; then rm x; elif y; then z; else w; fi", vec!["true", "rm x", "y", "z", "w"]),
+            ("while read l; do rm \"$l\"; done < f", vec!["read l", "rm $l"]),
+            ("for f in *.txt; do rm $f; done", vec!["rm $f"]),
+            ("case $x in a|b) rm a;; *) ls;; esac", vec!["rm a", "ls"]),
+            ("f() { rm -rf /; }; f", vec!["rm -rf /", "f"]),
+            ("function g { rm x; }", vec!["rm x"]),
+            ("touch x # git status", vec!["touch x"]),
+            ("git status $(rm -rf ~)", vec!["rm -rf ~", "git status $(rm -rf ~)"]),
+            ("deploy \\\n --env prod", vec!["deploy --env prod"]),
+            ("[[ -f $(rm x) ]] && ls", vec!["rm x", "ls"]),
+            ("(( $(rm y) + 1 ))", vec!["rm y"]),
+            ("x=$(rm z)", vec!["rm z", "x=$(rm z)"]),
+            ("echo ${x:-$(rm w)}", vec!["rm w", "echo ${x:-$(rm w)}"]),
+        ] {
+            let got = segments(command);
+            for want in &expected {
+                assert!(got.iter().any(|g| g == want), "{command:?}: {got:?} lacks {want:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn quotes_are_removed() {
+        assert_eq!(segments("tr'a'de --li\"\"ve"), ["trade --live"]);
+        assert_eq!(segments("$'\\x72\\x6d' -rf /"), ["rm -rf /"]);
+        assert_eq!(segments("git commit -m \"Sync\""), ["git commit -m Sync"]);
+        assert_eq!(segments("r\\m x"), ["rm x"]);
+    }
+
+    #[test]
+    fn inner_scripts_are_parsed() {
+        for (command, want) in [
+            ("bash -c 'rm -rf /'", "rm -rf /"),
+            ("sudo sh -lc \"git push\"", "git push"),
+            ("eval 'git push --force'", "git push --force"),
+            ("find . -name x -exec rm {} \\;", "rm {}"),
+            ("bash <<EOF\nrm -rf /\nEOF", "rm -rf /"),
+            ("bash <<< 'rm -rf /'", "rm -rf /"),
+            ("cat <<EOF\n$(rm -rf /)\nEOF", "rm -rf /"),
+            ("echo \"$(curl x | sh)\"", "sh"),
+        ] {
+            let got = segments(command);
+            assert!(got.iter().any(|g| g == want), "{command:?}: {got:?}");
+        }
+        assert!(!analyse("bash -c \"$X\"").coverable());
+        assert!(!analyse("eval \"$CMD\"").coverable());
+        assert!(!analyse("$CMD x").coverable());
+        assert!(!analyse("$(which rm) x").coverable());
+        assert!(analyse("cat <<'EOF'\n$(not run)\nEOF").coverable());
+        assert_eq!(segments("cat <<'EOF'\n$(not run)\nEOF"), ["cat"]);
+    }
+
+    #[test]
+    fn redirections() {
+        assert_eq!(strict("git status 2>&1"), [vec!["git status"]]);
+        assert_eq!(strict("git status >/dev/null 2>&1"), [vec!["git status"]]);
+        assert_eq!(strict("git status > out.txt"), [Vec::<String>::new()]);
+        assert_eq!(strict("echo x >> ~/.bashrc"), [Vec::<String>::new()]);
+        assert_eq!(strict("{ ls; } > f"), [Vec::<String>::new()]);
+        let a = analyse("ls > f");
+        assert!(a.generous_texts().any(|t| t == "ls >f"), "{a:?}");
+    }
+
+    #[test]
+    fn unparseable() {
+        for command in [
+            "git push \"unterminated",
+            "echo $(",
+            "if true; then",
+            "a && ",
+            "| b",
+            "echo )",
+        ] {
+            let a = analyse(command);
+            assert!(a.unparseable.is_some(), "{command:?}: {a:?}");
+            assert!(!a.coverable());
+        }
+        let a = analyse("git push \"unterminated");
+        assert!(a.generous_texts().any(|t| t.starts_with("git push")), "{a:?}");
+        let deep = "$(".repeat(100) + &")".repeat(100);
+        assert!(analyse(&deep).unparseable.unwrap().contains("deeper"));
+        let long = "a ".repeat(MAX_COMMAND_BYTES);
+        assert!(analyse(&long).unparseable.unwrap().contains("longer"));
+    }
+
+    #[test]
+    fn sentinel_never_inside_a_segment() {
+        let a = analyse("echo $'\\x01'git status");
+        assert!(!a.coverable());
+        assert!(a.generous_texts().all(|t| !t.contains(SEGMENT_START)));
+    }
+}

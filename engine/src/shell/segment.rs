@@ -1,0 +1,564 @@
+//! From the simple commands a parse found to the segment texts rules are matched against.
+//!
+//! A [`SimpleCommand`] is what the parser hands over: its leading assignments, its words after
+//! quote removal, its redirections, and whether anything in it could not be resolved to text
+//! (an expansion in the program position, a word the parser could not read). This module
+//! normalises it and peels wrappers, producing a [`Segment`]:
+//!
+//! - **generous** texts, for deny and ask: every peel stage (`sudo -u x env A=1 rm -rf /`,
+//!   `env A=1 rm -rf /`, `rm -rf /`), each also with the program reduced to its basename
+//!   (`/usr/bin/rm` → `rm`), and the redirections appended as written. A deny matches when any
+//!   of them matches, so a wrapper cannot hide a command, and a deny on the wrapper itself
+//!   (`Bash(sudo:*)`) still sees it.
+//! - **strict** texts, for allow: the segment as written, and after the peels Claude itself
+//!   applies (`VAR=` prefixes, `timeout`, `time`, `nice`, `nohup`, `stdbuf`, `command`, a bare
+//!   `xargs`), program never reduced; none at all when the segment cannot be covered (an
+//!   expansion as the program, a redirection to a file, a construct not resolved).
+
+/// A redirection of a simple command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// As written, normalised (`2>&1`, `>/dev/null`, `> out.txt`).
+    pub text: String,
+    /// Does not write or read a file: a descriptor duplication or close (`2>&1`, `>&-`), or
+    /// `/dev/null`.
+    pub harmless: bool,
+}
+
+/// A word after quote removal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Word {
+    /// The text: literal parts unquoted, expansions kept as written (`$HOME`, `$(date)`).
+    pub text: String,
+    /// The word holds no expansion: its text is exactly what the program receives.
+    pub literal: bool,
+}
+
+/// One simple command as the parser found it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// Leading `NAME=value` words.
+    pub assignments: Vec<String>,
+    /// Program and arguments.
+    pub words: Vec<Word>,
+    /// Redirections, in order.
+    pub redirects: Vec<Redirect>,
+    /// Something in the command could not be resolved (the segment is never covered).
+    pub unresolved: bool,
+    /// The words of its `<<<` here-strings.
+    pub here_strings: Vec<Word>,
+}
+
+/// One segment: the texts rules are matched against.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Segment {
+    /// Texts for deny and ask (any may match).
+    pub generous: Vec<String>,
+    /// Texts for allow (a rule matching any of them covers the segment); empty when the
+    /// segment cannot be covered.
+    pub strict: Vec<String>,
+}
+
+/// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
+pub fn basename(program: &str) -> &str {
+    match program.rfind('/') {
+        Some(i) if i + 1 < program.len() => &program[i + 1..],
+        _ => program,
+    }
+}
+
+/// Is `word` a `NAME=value` assignment?
+pub fn is_assignment(word: &str) -> bool {
+    match word.find('=') {
+        Some(0) | None => false,
+        Some(eq) => {
+            let name = &word[..eq];
+            let name = name.strip_suffix('+').unwrap_or(name);
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+    }
+}
+
+/// How a wrapper's options are read.
+struct Wrapper {
+    /// The program name (basename).
+    name: &'static str,
+    /// Short options that take a value in the next word (or attached: `-uroot`).
+    short_with_value: &'static str,
+    /// Long options that take a value in the next word unless written `--opt=value`.
+    long_with_value: &'static [&'static str],
+    /// Positional words to skip after the options (`timeout`'s duration).
+    positional: usize,
+    /// `NAME=value` words after the options are skipped too (`env`).
+    assignments: bool,
+    /// Claude itself peels this wrapper when matching allow rules (only when written
+    /// without options, except the ones in `claude_options_ok`).
+    claude_peels: bool,
+}
+
+const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        name: "sudo",
+        short_with_value: "ugCDhprtTU",
+        long_with_value: &[
+            "--user",
+            "--group",
+            "--close-from",
+            "--chdir",
+            "--host",
+            "--prompt",
+            "--role",
+            "--type",
+            "--other-user",
+            "--command-timeout",
+            "--chroot",
+        ],
+        positional: 0,
+        assignments: true,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "doas",
+        short_with_value: "uC",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "env",
+        short_with_value: "uCS",
+        long_with_value: &[
+            "--unset",
+            "--chdir",
+            "--split-string",
+            "--default-signal",
+            "--ignore-signal",
+            "--block-signal",
+        ],
+        positional: 0,
+        assignments: true,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "command",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "builtin",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "noglob",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "exec",
+        short_with_value: "a",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "nohup",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "nice",
+        short_with_value: "n",
+        long_with_value: &["--adjustment"],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "timeout",
+        short_with_value: "sk",
+        long_with_value: &["--signal", "--kill-after"],
+        positional: 1,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "time",
+        short_with_value: "fo",
+        long_with_value: &["--format", "--output"],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "stdbuf",
+        short_with_value: "ioe",
+        long_with_value: &["--input", "--output", "--error"],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+    Wrapper {
+        name: "ionice",
+        short_with_value: "cnpPu",
+        long_with_value: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "xargs",
+        short_with_value: "adEeIiLlnPs",
+        long_with_value: &[
+            "--arg-file",
+            "--delimiter",
+            "--eof",
+            "--replace",
+            "--max-lines",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--process-slot-var",
+        ],
+        positional: 0,
+        assignments: false,
+        claude_peels: true,
+    },
+];
+
+/// Where the wrapped command starts in `words` (whose first word is the wrapper `w`), or
+/// `None` when nothing is wrapped (`sudo -l`, `env` alone).
+fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
+    let mut i = 1;
+    while i < words.len() {
+        let word = words[i];
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            let takes_value = w.long_with_value.iter().any(|o| o[2..] == *name);
+            i += if takes_value && !long.contains('=') { 2 } else { 1 };
+            continue;
+        }
+        // `nice -5`, `nice -n 5`, `sudo -uroot`, `xargs -0`, `xargs -n1`.
+        if word.len() > 1 && word.starts_with('-') {
+            let flags = &word[1..];
+            let mut skip = 1;
+            for (at, c) in flags.char_indices() {
+                if w.short_with_value.contains(c) {
+                    if at + c.len_utf8() == flags.len() {
+                        skip = 2;
+                    }
+                    break;
+                }
+            }
+            i += skip;
+            continue;
+        }
+        if w.assignments && is_assignment(word) {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if w.name == "xargs" {
+        // xargs runs `echo` when given no command; nothing to peel into.
+        return (i < words.len()).then_some(i);
+    }
+    let start = i + w.positional;
+    (start < words.len()).then_some(start)
+}
+
+/// Shells whose `-c` string, here-document or here-string is a script they run.
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
+
+/// Variables that may prefix a command Claude's allow rules cover: they change no program's
+/// behaviour in a way that runs other code. Any other assignment (`PATH=`, `LD_PRELOAD=`,
+/// `GIT_SSH_COMMAND=`, `PAGER=`…) leaves only the as-written text to cover.
+const SAFE_VARIABLES: &[&str] = &[
+    "CI",
+    "DEBUG",
+    "FORCE_COLOR",
+    "LANG",
+    "LC_ALL",
+    "NODE_ENV",
+    "NO_COLOR",
+    "PYTHONUNBUFFERED",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "TERM",
+    "TZ",
+];
+
+/// What a simple command runs besides itself.
+#[derive(Debug, Default)]
+pub struct Inner {
+    /// Script texts it runs (`bash -c 'S'`, `eval S`, `su -c S`, `bash <<< S`).
+    pub scripts: Vec<String>,
+    /// Commands it runs (`find … -exec CMD {} ;`).
+    pub commands: Vec<SimpleCommand>,
+    /// It runs a script that is not a literal (`bash -c "$X"`, `eval "$CMD"`).
+    pub unresolved: bool,
+}
+
+/// Every peel stage of `words` (the words themselves, then each wrapped command).
+fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
+    let mut stages = vec![words];
+    let mut rest = words;
+    while let Some(first) = rest.first() {
+        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == basename(first)) else {
+            break;
+        };
+        let Some(start) = wrapped_start(wrapper, rest) else {
+            break;
+        };
+        rest = &rest[start..];
+        stages.push(rest);
+        if stages.len() > 16 {
+            break;
+        }
+    }
+    stages
+}
+
+/// Does the command (after its wrappers) run a shell that reads its script from stdin (no
+/// `-c`, no script file)?
+pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+    peel_stages(&words).into_iter().any(|stage| {
+        stage.first().is_some_and(|p| SHELLS.contains(&basename(p)))
+            && stage[1..].iter().all(|w| w.starts_with('-') && !w.contains('c'))
+    })
+}
+
+/// The scripts and commands `command` runs.
+pub fn inner_commands(command: &SimpleCommand) -> Inner {
+    let mut inner = Inner::default();
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+    let literal: Vec<bool> = command.words.iter().map(|w| w.literal).collect();
+    let script = |inner: &mut Inner, index: usize| {
+        if literal[index] {
+            inner.scripts.push(words[index].to_string());
+        } else {
+            inner.unresolved = true;
+        }
+    };
+    for stage in peel_stages(&words) {
+        let offset = words.len() - stage.len();
+        let Some(program) = stage.first().map(|p| basename(p)) else {
+            continue;
+        };
+        if SHELLS.contains(&program) || program == "su" {
+            // The first operand after an option cluster holding `c`.
+            let mut seen_c = false;
+            for (i, word) in stage.iter().enumerate().skip(1) {
+                if seen_c && !word.starts_with(['-', '+']) {
+                    script(&mut inner, offset + i);
+                    break;
+                }
+                if word.starts_with('-') && !word.starts_with("--") && word.contains('c') {
+                    seen_c = true;
+                } else if *word == "--command" {
+                    seen_c = true;
+                } else if !word.starts_with(['-', '+']) && !seen_c {
+                    break;
+                }
+            }
+            if SHELLS.contains(&program) && stage[1..].iter().all(|w| w.starts_with('-')) {
+                for here in &command.here_strings {
+                    if here.literal {
+                        inner.scripts.push(here.text.clone());
+                    } else {
+                        inner.unresolved = true;
+                    }
+                }
+            }
+        }
+        if program == "eval" && stage.len() > 1 {
+            if (offset + 1..words.len()).all(|i| literal[i]) {
+                inner.scripts.push(stage[1..].join(" "));
+            } else {
+                inner.unresolved = true;
+            }
+        }
+        if program == "find" {
+            let mut i = 1;
+            while i < stage.len() {
+                if matches!(stage[i], "-exec" | "-execdir" | "-ok" | "-okdir") {
+                    let end = (i + 1..stage.len())
+                        .find(|&j| matches!(stage[j], ";" | "+"))
+                        .unwrap_or(stage.len());
+                    if end > i + 1 {
+                        inner.commands.push(SimpleCommand {
+                            words: command.words[offset + i + 1..offset + end].to_vec(),
+                            ..Default::default()
+                        });
+                    }
+                    i = end;
+                }
+                i += 1;
+            }
+        }
+    }
+    inner
+}
+
+/// The segment of one simple command.
+pub fn segment_of(command: &SimpleCommand) -> Segment {
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+    let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
+    let mut segment = Segment::default();
+    let push_generous = |texts: &mut Vec<String>, words: &[&str]| {
+        if words.is_empty() {
+            return;
+        }
+        let joined = words.join(" ");
+        let base = basename(words[0]);
+        let based = if base.len() != words[0].len() {
+            Some(std::iter::once(base).chain(words[1..].iter().copied()).collect::<Vec<_>>().join(" "))
+        } else {
+            None
+        };
+        for text in std::iter::once(joined).chain(based) {
+            if !redirects.is_empty() {
+                let with = format!("{text} {}", redirects.join(" "));
+                if !texts.contains(&with) {
+                    texts.push(with);
+                }
+            }
+            if !texts.contains(&text) {
+                texts.push(text);
+            }
+        }
+    };
+
+    // Generous: the assignments as written, then every peel stage.
+    if !command.assignments.is_empty() {
+        let all: Vec<&str> = command
+            .assignments
+            .iter()
+            .map(String::as_str)
+            .chain(words.iter().copied())
+            .collect();
+        push_generous(&mut segment.generous, &all);
+    }
+    for stage in peel_stages(&words) {
+        push_generous(&mut segment.generous, stage);
+    }
+
+    // Strict: as written, then Claude's own peels.
+    let coverable = !command.unresolved
+        && command.words.first().is_some_and(|w| w.literal)
+        && command.redirects.iter().all(|r| r.harmless);
+    if coverable && !command.assignments.is_empty() {
+        let written: Vec<&str> = command
+            .assignments
+            .iter()
+            .map(String::as_str)
+            .chain(words.iter().copied())
+            .collect();
+        segment.strict.push(written.join(" "));
+    }
+    let safe_assignments = command.assignments.iter().all(|a| {
+        let name = a.split(['=', '[', '+']).next().unwrap_or(a);
+        SAFE_VARIABLES.contains(&name)
+    });
+    if coverable && safe_assignments {
+        let mut rest: &[&str] = &words;
+        loop {
+            let text = rest.join(" ");
+            if !segment.strict.contains(&text) {
+                segment.strict.push(text);
+            }
+            let Some(first) = rest.first() else { break };
+            let Some(wrapper) = WRAPPERS
+                .iter()
+                .find(|w| w.claude_peels && w.name == *first)
+            else {
+                break;
+            };
+            // A bare `xargs` only: with options it changes what runs.
+            if wrapper.name == "xargs" && rest.get(1).is_some_and(|w| w.starts_with('-')) {
+                break;
+            }
+            let Some(start) = wrapped_start(wrapper, rest) else {
+                break;
+            };
+            rest = &rest[start..];
+        }
+    }
+    segment
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(words: &[&str]) -> SimpleCommand {
+        let mut c = SimpleCommand::default();
+        for w in words {
+            if c.words.is_empty() && is_assignment(w) {
+                c.assignments.push(w.to_string());
+            } else {
+                c.words.push(Word {
+                    text: w.to_string(),
+                    literal: !w.contains('$'),
+                });
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn wrappers_peel_generously() {
+        let s = segment_of(&command(&["sudo", "-u", "root", "-E", "/usr/bin/rm", "-rf", "/"]));
+        assert!(s.generous.contains(&"rm -rf /".to_string()), "{s:?}");
+        assert!(s.generous.contains(&"sudo -u root -E /usr/bin/rm -rf /".to_string()));
+        assert!(s.strict.is_empty() || !s.strict.contains(&"rm -rf /".to_string()));
+        let s = segment_of(&command(&["A=1", "env", "-i", "B=2", "nice", "-n", "5", "timeout", "-s", "KILL", "10", "xargs", "-0", "rm"]));
+        assert!(s.generous.contains(&"rm".to_string()), "{s:?}");
+        assert!(s.generous.contains(&"A=1 env -i B=2 nice -n 5 timeout -s KILL 10 xargs -0 rm".to_string()));
+    }
+
+    #[test]
+    fn claude_peels_strictly() {
+        let s = segment_of(&command(&["timeout", "10", "git", "status"]));
+        assert_eq!(s.strict, ["timeout 10 git status", "git status"]);
+        let s = segment_of(&command(&["sudo", "git", "status"]));
+        assert_eq!(s.strict, ["sudo git status"]);
+        let s = segment_of(&command(&["xargs", "-0", "rm"]));
+        assert_eq!(s.strict, ["xargs -0 rm"]);
+        let s = segment_of(&command(&["$CMD", "x"]));
+        assert!(s.strict.is_empty());
+        assert!(s.generous.contains(&"$CMD x".to_string()));
+        let s = segment_of(&command(&["FOO=1", "git", "status"]));
+        assert_eq!(s.strict, ["FOO=1 git status"]);
+        let s = segment_of(&command(&["NODE_ENV=test", "git", "status"]));
+        assert_eq!(s.strict, ["NODE_ENV=test git status", "git status"]);
+    }
+
+    #[test]
+    fn assignments() {
+        assert!(is_assignment("A=1") && is_assignment("a_b+=x") && is_assignment("X="));
+        assert!(!is_assignment("=x") && !is_assignment("1A=x") && !is_assignment("a-b=x"));
+        assert!(!is_assignment("--opt=x"));
+    }
+}
