@@ -127,9 +127,18 @@ fn trader_settings_snapshot() {
         normalized, expected,
         "generated settings changed; review and rerun with UPDATE_SNAPSHOTS=1"
     );
-    // Only a hooks block; gates block on failure, observers do not.
+    // A hooks block and the profile's tool_policy as Claude's own permissions (the hook never
+    // answers allow: Claude grants covered calls from these); gates block on failure,
+    // observers do not.
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["hooks"]);
+    assert_eq!(
+        v.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["hooks", "permissions"]
+    );
+    assert_eq!(
+        v["permissions"]["deny"],
+        serde_json::json!(["Bash(* --live*)", "Bash(*submit-order*)"])
+    );
     for (event, entries) in v["hooks"].as_object().unwrap() {
         let handler = &entries[0]["hooks"][0];
         let gate = event == "PreToolUse" || event == "PermissionRequest";
@@ -408,4 +417,48 @@ fn observer_events_are_validated_at_generation_too() {
         e.contains("observer event `Stop; rm -rf ~` is not a harness hook event"),
         "{e}"
     );
+}
+
+#[test]
+fn permissions_carry_the_tool_policy_as_claude_reads_it() {
+    use compiler::profile::{Located, ToolPolicy};
+    let located = |entries: &[&str]| -> Vec<Located<String>> {
+        entries
+            .iter()
+            .map(|e| Located {
+                value: e.to_string(),
+                location: compiler::diagnostic::Location {
+                    file: "t.yaml".into(),
+                    line: 1,
+                    column: 1,
+                },
+            })
+            .collect()
+    };
+    let policy = ToolPolicy {
+        allow: located(&[
+            "Bash(git status:*)",
+            "*",
+            "mcp__github__get_*",
+            "mcp__*",
+            "*Edit",
+            "mcp__fs",
+        ]),
+        deny: located(&["Bash(rm:*)", "mcp__*"]),
+        ask: located(&["Bash(git push:*)"]),
+    };
+    let p = compiler::inject::claude_permissions(&policy);
+    let allow: Vec<&str> = p["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(allow.contains(&"Bash(git status:*)"));
+    assert!(allow.contains(&"Bash") && allow.contains(&"Read") && !allow.contains(&"*"));
+    assert!(allow.contains(&"mcp__github__get_*") && allow.contains(&"mcp__fs"));
+    // Claude skips these in an allow list: left out (Claude then prompts: stricter).
+    assert!(!allow.contains(&"mcp__*") && !allow.contains(&"*Edit"));
+    assert_eq!(p["deny"], serde_json::json!(["Bash(rm:*)", "mcp__*"]));
+    assert_eq!(p["ask"], serde_json::json!(["Bash(git push:*)"]));
 }

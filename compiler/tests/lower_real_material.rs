@@ -82,9 +82,9 @@ fn real_calls(shared: &Path) -> Vec<(String, Value)> {
     calls
 }
 
-/// Both policies built from the same entries match the same rules (they differ only in
-/// decisions), so the reference's matched-rule set is computed once per call and folded under
-/// each policy; the automaton engine decides each call under each policy on its own.
+/// Each policy is decided by the reference evaluator and by the automaton engine on its own:
+/// the same entries mean different things as deny (any segment matches) and as allow (every
+/// segment covered).
 fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize {
     let compiled: Vec<CompiledPolicy> = policies
         .iter()
@@ -95,11 +95,14 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize 
             CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap()
         })
         .collect();
-    let reference = ReferenceEvaluator::new(&policies[0]).unwrap();
+    let references: Vec<ReferenceEvaluator> = policies
+        .iter()
+        .map(|p| ReferenceEvaluator::new(p).unwrap())
+        .collect();
     let with_input_matches = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for chunk in calls.chunks(calls.len().div_ceil(2).max(1)) {
-            let (compiled, reference, counter) = (&compiled, &reference, &with_input_matches);
+            let (compiled, references, counter) = (&compiled, &references, &with_input_matches);
             scope.spawn(move || {
                 for (tool, input) in chunk {
                     let call = Call {
@@ -107,15 +110,15 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize 
                         tool_name: tool,
                         tool_input: input,
                     };
-                    let matched = reference.matching_rules(call);
+                    let matched = references[0].matching_rules(call);
                     if matched
                         .iter()
                         .any(|&i| !policies[0].rules[i].input_matchers.is_empty())
                     {
                         counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
-                    for (policy, compiled) in policies.iter().zip(compiled) {
-                        let expected = engine::semantics::fold(policy, &matched);
+                    for (reference, compiled) in references.iter().zip(compiled) {
+                        let expected = reference.decide(call);
                         let actual = compiled.decide(call);
                         assert_eq!(actual, expected, "tool {tool} input {input}");
                     }

@@ -109,8 +109,9 @@ impl<'p> ReferenceEvaluator<'p> {
     /// Indices of every rule matching `call`, in policy order: the rules whose matchers all
     /// match, and the `covers` rules when the call is covered ([`Self::covering_rules`]).
     pub fn matching_rules(&self, call: Call<'_>) -> Vec<usize> {
+        let mut analyses = shell::AnalysisCache::default();
         let mut matched: Vec<usize> = (0..self.policy.rules.len())
-            .filter(|&i| !self.is_cover_rule(i) && self.rule_matches(i, call))
+            .filter(|&i| !self.is_cover_rule(i) && self.rule_matches(i, call, &mut analyses))
             .collect();
         matched.extend(self.covering_rules(call));
         matched.sort_unstable();
@@ -173,7 +174,12 @@ impl<'p> ReferenceEvaluator<'p> {
         covering
     }
 
-    fn rule_matches(&self, index: usize, call: Call<'_>) -> bool {
+    fn rule_matches(
+        &self,
+        index: usize,
+        call: Call<'_>,
+        analyses: &mut shell::AnalysisCache,
+    ) -> bool {
         let rule = &self.policy.rules[index];
         semantics::rule_applies(rule, call.event, call.tool_name)
             && rule
@@ -186,11 +192,13 @@ impl<'p> ReferenceEvaluator<'p> {
                             (MatchOn::Text, Test::Regex(re)) => re.is_match(text),
                             (MatchOn::TextAndSegments, Test::Regex(re)) => {
                                 re.is_match(text)
-                                    || shell::analyse(text)
+                                    || analyses
+                                        .get(text)
                                         .generous_texts()
                                         .any(|segment| re.is_match(segment))
                             }
-                            (MatchOn::Segment, Test::Pattern(p)) => shell::analyse(text)
+                            (MatchOn::Segment, Test::Pattern(p)) => analyses
+                                .get(text)
                                 .generous_texts()
                                 .any(|segment| p.matches(segment)),
                             _ => false,

@@ -125,6 +125,12 @@ impl ClaudePattern {
         if !self.word_prefix {
             return glob_matches(&self.body, segment);
         }
+        if !self.body.contains('*') {
+            // The common shape (`git status:*`): one comparison.
+            return segment.strip_prefix(self.body.as_str()).is_some_and(|rest| {
+                rest.chars().next().is_none_or(char::is_whitespace)
+            });
+        }
         segment
             .char_indices()
             .filter(|(_, c)| c.is_whitespace())
