@@ -178,9 +178,7 @@ pub fn real_entries() -> Vec<String> {
     }
     let mut entries: Vec<String> = entries
         .into_iter()
-        .filter(|e| {
-            e.len() <= 120 && compiler::tool_policy::lower_entry(e, Decision::Deny).is_ok()
-        })
+        .filter(|e| e.len() <= 120 && compiler::tool_policy::lower_entry(e, Decision::Deny).is_ok())
         .collect();
     if entries.is_empty() {
         entries = [
@@ -268,7 +266,12 @@ pub fn author_policy(n: usize) -> HookPolicy {
                 3 => vec![format!("{a}|{b}"), format!(r"--[a-z]+={b}")],
                 _ => vec![format!(r"{a}\s+[0-9]{{2,4}}")],
             };
-            rule(format!("author-{i}"), &["Bash"], command_regexes(&regexes), Decision::Deny)
+            rule(
+                format!("author-{i}"),
+                &["Bash"],
+                command_regexes(&regexes),
+                Decision::Deny,
+            )
         })
         .collect();
     policy(Decision::Defer, rules)

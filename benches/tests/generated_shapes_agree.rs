@@ -31,21 +31,15 @@ fn assert_agree(policy: &HookPolicy) {
     let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
     let reference = ReferenceEvaluator::new(policy).unwrap();
     let mut inputs: Vec<String> = commands().into_iter().step_by(17).collect();
-    inputs.extend(
-        policy
-            .rules
-            .iter()
-            .step_by(3)
-            .flat_map(|r| {
-                r.input_matchers.iter().map(|m| {
-                    if m.is_regex() {
-                        witness(&m.pattern)
-                    } else {
-                        pattern_witness(&m.pattern)
-                    }
-                })
-            }),
-    );
+    inputs.extend(policy.rules.iter().step_by(3).flat_map(|r| {
+        r.input_matchers.iter().map(|m| {
+            if m.is_regex() {
+                witness(&m.pattern)
+            } else {
+                pattern_witness(&m.pattern)
+            }
+        })
+    }));
     let mut matched_calls = 0;
     for command in &inputs {
         let input = json!({ "command": command });

@@ -17,8 +17,8 @@
 
 use std::collections::HashSet;
 
-use engine::policy::POLICY_VERSION;
 use engine::policy::MatchOn;
+use engine::policy::POLICY_VERSION;
 use engine::{Decision, HookPolicy, HookPolicyRule};
 
 use crate::diagnostic::{Diagnostic, Errors};

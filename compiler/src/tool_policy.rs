@@ -20,9 +20,9 @@
 //! `WebFetch(domain:x)`, `Agent(model:opus)`) is an error, never a rule that cannot match.
 
 use engine::Decision;
+use engine::InputMatcher;
 use engine::policy::MatchOn;
 use engine::semantics::ClaudePattern;
-use engine::InputMatcher;
 
 /// The rule parts one entry lowers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,7 +148,9 @@ mod tests {
         let m = matcher("Bash(rm *)", Decision::Ask).unwrap();
         assert_eq!((m.on, m.pattern.as_str()), (MatchOn::Segment, "rm *"));
         assert_eq!(
-            lower_entry("mcp__github__*", Decision::Allow).unwrap().tools,
+            lower_entry("mcp__github__*", Decision::Allow)
+                .unwrap()
+                .tools,
             ["mcp__github__*"]
         );
         assert_eq!(
@@ -189,7 +191,11 @@ mod tests {
                 .unwrap_err()
                 .contains("tool name")
         );
-        assert!(lower_entry("", Decision::Deny).unwrap_err().contains("empty"));
+        assert!(
+            lower_entry("", Decision::Deny)
+                .unwrap_err()
+                .contains("empty")
+        );
         assert!(
             lower_entry("Bash(a\u{1}b)", Decision::Deny)
                 .unwrap_err()

@@ -45,7 +45,10 @@ fn unknown_key_inside_hooks_and_tool_policy() {
         ),
         "{e}"
     );
-    let e = error_of("agents:\n  a:\n    tool_policy:\n      prompt: [Bash]\n", "a");
+    let e = error_of(
+        "agents:\n  a:\n    tool_policy:\n      prompt: [Bash]\n",
+        "a",
+    );
     assert!(
         e.contains("cfg.yaml:4:7: error: unknown field `prompt`, expected one of allow, deny, ask"),
         "{e}"

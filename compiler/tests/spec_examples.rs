@@ -20,7 +20,10 @@ fn trader_compiles_to_the_spec_rules() {
                     r.id.as_str(),
                     r.decision,
                     r.tools.iter().map(String::as_str).collect(),
-                    r.input_matchers.iter().map(|m| m.pattern.as_str()).collect(),
+                    r.input_matchers
+                        .iter()
+                        .map(|m| m.pattern.as_str())
+                        .collect(),
                 )
             })
             .collect();

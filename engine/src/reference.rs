@@ -135,17 +135,20 @@ impl<'p> ReferenceEvaluator<'p> {
                 self.is_cover_rule(i)
                     && semantics::rule_applies(&self.policy.rules[i], call.event, call.tool_name)
             })
-            .filter_map(|i| match (&self.policy.rules[i].input_matchers[0], &self.tests[i][0]) {
-                (m, Test::Pattern(p)) => Some((i, m.field.as_str(), p)),
-                _ => None,
-            })
+            .filter_map(
+                |i| match (&self.policy.rules[i].input_matchers[0], &self.tests[i][0]) {
+                    (m, Test::Pattern(p)) => Some((i, m.field.as_str(), p)),
+                    _ => None,
+                },
+            )
             .collect();
         let mut fields: Vec<&str> = cover_rules.iter().map(|(_, f, _)| *f).collect();
         fields.sort_unstable();
         fields.dedup();
         let mut covering = Vec::new();
         for field in fields {
-            let Some(serde_json::Value::String(command)) = semantics::lookup(call.tool_input, field)
+            let Some(serde_json::Value::String(command)) =
+                semantics::lookup(call.tool_input, field)
             else {
                 continue;
             };
@@ -156,7 +159,7 @@ impl<'p> ReferenceEvaluator<'p> {
             let on_field: Vec<&(usize, &str, &ClaudePattern)> =
                 cover_rules.iter().filter(|(_, f, _)| *f == field).collect();
             let mut used: Vec<usize> = Vec::new();
-            let every_segment_covered = analysis.segments.iter().all(|segment| {
+            let every_segment_covered = analysis.covered_segments().all(|segment| {
                 let by: Vec<usize> = on_field
                     .iter()
                     .filter(|(_, _, p)| segment.strict.iter().any(|text| p.matches(text)))

@@ -127,9 +127,9 @@ impl ClaudePattern {
         }
         if !self.body.contains('*') {
             // The common shape (`git status:*`): one comparison.
-            return segment.strip_prefix(self.body.as_str()).is_some_and(|rest| {
-                rest.chars().next().is_none_or(char::is_whitespace)
-            });
+            return segment
+                .strip_prefix(self.body.as_str())
+                .is_some_and(|rest| rest.chars().next().is_none_or(char::is_whitespace));
         }
         segment
             .char_indices()

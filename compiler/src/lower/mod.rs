@@ -46,9 +46,9 @@ pub mod normalise;
 
 use std::collections::HashMap;
 
-use engine::sidecar::{FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage};
 use engine::policy::MatchOn;
 use engine::semantics::ClaudePattern;
+use engine::sidecar::{FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage};
 use engine::{HookPolicy, semantics};
 use regex_syntax::hir::{Dot, Hir, Look};
 

@@ -540,7 +540,7 @@ impl CompiledPolicy {
         let mut used = Vec::new();
         let mut matched = Vec::new();
         let mut rules = Vec::new();
-        for segment in &analysis.segments {
+        for segment in analysis.covered_segments() {
             matched.clear();
             for text in &segment.strict {
                 self.match_field(field_id, field, &shell::anchored(text), &mut matched)?;

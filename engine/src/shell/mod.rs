@@ -44,8 +44,13 @@ impl Analysis {
     /// and every segment has strict texts?
     pub fn coverable(&self) -> bool {
         self.unparseable.is_none()
-            && !self.segments.is_empty()
-            && self.segments.iter().all(|s| !s.strict.is_empty())
+            && self.segments.iter().any(|s| !s.deny_only)
+            && self.covered_segments().all(|s| !s.strict.is_empty())
+    }
+
+    /// The segments allow rules must cover: all but the deny-only ones.
+    pub fn covered_segments(&self) -> impl Iterator<Item = &Segment> {
+        self.segments.iter().filter(|s| !s.deny_only)
     }
 
     /// Every generous text of every segment.
@@ -77,6 +82,9 @@ pub fn analyse(command: &str) -> Analysis {
         },
     };
     for segment in &mut analysis.segments {
+        if segment.deny_only {
+            segment.strict.clear();
+        }
         // The sentinel must not occur inside a segment: it would make a pattern anchored at
         // the segment's start match in the middle.
         if segment
@@ -100,32 +108,37 @@ pub fn analyse(command: &str) -> Analysis {
 /// Coarse on purpose: these feed deny rules only (an unparseable command is never covered).
 pub fn fallback_segments(command: &str) -> Vec<Segment> {
     let cut = command.get(..MAX_COMMAND_BYTES * 4).unwrap_or(command);
-    cut.split(|c: char| matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' | '<' | '>'))
-        .filter_map(|piece| {
-            let unquoted: String = piece
-                .chars()
-                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-                .collect();
-            let words: Vec<segment::Word> = unquoted
-                .split_whitespace()
-                .map(|w| segment::Word {
-                    text: w.to_string(),
-                    literal: false,
-                })
-                .collect();
-            if words.is_empty() {
-                return None;
-            }
-            let mut segment = segment::segment_of(&segment::SimpleCommand {
-                words,
-                unresolved: true,
-                ..Default::default()
-            });
-            segment.strict.clear();
-            Some(segment)
-        })
-        .take(MAX_SEGMENTS)
-        .collect()
+    cut.split(|c: char| {
+        matches!(
+            c,
+            ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' | '<' | '>'
+        )
+    })
+    .filter_map(|piece| {
+        let unquoted: String = piece
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect();
+        let words: Vec<segment::Word> = unquoted
+            .split_whitespace()
+            .map(|w| segment::Word {
+                text: w.to_string(),
+                literal: false,
+            })
+            .collect();
+        if words.is_empty() {
+            return None;
+        }
+        let mut segment = segment::segment_of(&segment::SimpleCommand {
+            words,
+            unresolved: true,
+            ..Default::default()
+        });
+        segment.strict.clear();
+        Some(segment)
+    })
+    .take(MAX_SEGMENTS)
+    .collect()
 }
 
 /// Analyses of the texts of one call, each computed once (a command field is looked at by
@@ -157,11 +170,18 @@ mod tests {
     fn segments(command: &str) -> Vec<String> {
         let a = analyse(command);
         assert!(a.unparseable.is_none(), "{command:?}: {:?}", a.unparseable);
-        a.segments.iter().map(|s| s.generous.last().unwrap().clone()).collect()
+        a.segments
+            .iter()
+            .map(|s| s.generous.last().unwrap().clone())
+            .collect()
     }
 
     fn strict(command: &str) -> Vec<Vec<String>> {
-        analyse(command).segments.into_iter().map(|s| s.strict).collect()
+        analyse(command)
+            .segments
+            .into_iter()
+            .map(|s| s.strict)
+            .collect()
     }
 
     #[test]
@@ -179,15 +199,27 @@ mod tests {
             ("git  push", vec!["git push"]),
             ("git\tpush", vec!["git push"]),
             ("a & b\nc || d", vec!["a", "b", "c", "d"]),
-            ("diff <(ls a) >(wc)", vec!["ls a", "wc", "diff <(ls a) >(wc)"]),
-            ("if true; then rm x; elif y; then z; else w; fi", vec!["true", "rm x", "y", "z", "w"]),
-            ("while read l; do rm \"$l\"; done < f", vec!["read l", "rm $l"]),
+            (
+                "diff <(ls a) >(wc)",
+                vec!["ls a", "wc", "diff <(ls a) >(wc)"],
+            ),
+            (
+                "if true; then rm x; elif y; then z; else w; fi",
+                vec!["true", "rm x", "y", "z", "w"],
+            ),
+            (
+                "while read l; do rm \"$l\"; done < f",
+                vec!["read l", "rm $l"],
+            ),
             ("for f in *.txt; do rm $f; done", vec!["rm $f"]),
             ("case $x in a|b) rm a;; *) ls;; esac", vec!["rm a", "ls"]),
             ("f() { rm -rf /; }; f", vec!["rm -rf /", "f"]),
             ("function g { rm x; }", vec!["rm x"]),
             ("touch x # git status", vec!["touch x"]),
-            ("git status $(rm -rf ~)", vec!["rm -rf ~", "git status $(rm -rf ~)"]),
+            (
+                "git status $(rm -rf ~)",
+                vec!["rm -rf ~", "git status $(rm -rf ~)"],
+            ),
             ("deploy \\\n --env prod", vec!["deploy --env prod"]),
             ("[[ -f $(rm x) ]] && ls", vec!["rm x", "ls"]),
             ("(( $(rm y) + 1 ))", vec!["rm y"]),
@@ -196,7 +228,10 @@ mod tests {
         ] {
             let got = segments(command);
             for want in &expected {
-                assert!(got.iter().any(|g| g == want), "{command:?}: {got:?} lacks {want:?}");
+                assert!(
+                    got.iter().any(|g| g == want),
+                    "{command:?}: {got:?} lacks {want:?}"
+                );
             }
         }
     }
@@ -258,7 +293,10 @@ mod tests {
             assert!(!a.coverable());
         }
         let a = analyse("git push \"unterminated");
-        assert!(a.generous_texts().any(|t| t.starts_with("git push")), "{a:?}");
+        assert!(
+            a.generous_texts().any(|t| t.starts_with("git push")),
+            "{a:?}"
+        );
         let deep = "$(".repeat(100) + &")".repeat(100);
         assert!(analyse(&deep).unparseable.unwrap().contains("deeper"));
         let long = "a ".repeat(MAX_COMMAND_BYTES);

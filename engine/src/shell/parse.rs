@@ -32,7 +32,56 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, String> {
     }
     let mut out = Vec::new();
     parse_script(script, 0, &mut out)?;
+    run_written_scripts(&mut out)?;
     Ok(out)
+}
+
+/// A command that writes a literal script to a file (`echo 'rm -rf /' > f.sh`) and one that
+/// runs that file (`sh f.sh`) in the same command: the script's commands are listed too, for
+/// deny and ask.
+fn run_written_scripts(out: &mut Vec<SimpleCommand>) -> Result<(), String> {
+    let same = |a: &str, b: &str| a.trim_start_matches("./") == b.trim_start_matches("./");
+    let written: Vec<(String, String)> = out
+        .iter()
+        .filter_map(|c| {
+            let target = c.redirects.iter().find_map(|r| r.writes.clone())?;
+            let program = c.program()?;
+            if !matches!(program, "echo" | "printf") || !c.words.iter().all(|w| w.literal) {
+                return None;
+            }
+            let body: Vec<&str> = c.words[1..]
+                .iter()
+                .map(|w| w.text.as_str())
+                .skip_while(|w| w.starts_with('-'))
+                .collect();
+            Some((target, body.join(" ")))
+        })
+        .collect();
+    if written.is_empty() {
+        return Ok(());
+    }
+    let run: Vec<String> = out
+        .iter()
+        .filter_map(|c| super::segment::script_file_run(c).map(str::to_string))
+        .collect();
+    for file in run {
+        for (target, body) in &written {
+            if same(&file, target) {
+                let first = out.len();
+                let mut parsed = Vec::new();
+                if parse_script(body, 1, &mut parsed).is_ok() {
+                    out.extend(parsed);
+                }
+                out[first..].iter_mut().for_each(|c| c.deny_only = true);
+                if out.len() > MAX_SEGMENTS {
+                    return Err(format!(
+                        "the command has more than {MAX_SEGMENTS} simple commands"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parse a whole script (a command string, a backquoted text, a `-c` string) at `depth`.
@@ -140,19 +189,41 @@ impl Parser<'_, '_> {
     /// List a simple command, and the scripts it runs (`bash -c '…'`, `eval …`, `find -exec`).
     fn push(&mut self, mut command: SimpleCommand) -> Result<(), String> {
         if self.out.len() >= MAX_SEGMENTS {
-            return Err(format!("the command has more than {MAX_SEGMENTS} simple commands"));
+            return Err(format!(
+                "the command has more than {MAX_SEGMENTS} simple commands"
+            ));
         }
         let inner = super::segment::inner_commands(&command);
         if inner.unresolved {
             command.unresolved = true;
         }
+        let deny_only = command.deny_only;
         self.out.push(command);
         for script in inner.scripts {
+            let first = self.out.len();
             parse_script(&script, self.depth + 1, self.out)?;
+            if deny_only {
+                self.out[first..]
+                    .iter_mut()
+                    .for_each(|c| c.deny_only = true);
+            }
         }
-        for executed in inner.commands {
+        for code in inner.code_strings {
+            // A string of inline code that does not parse as shell is just data.
+            let first = self.out.len();
+            if parse_script(&code, self.depth + 1, self.out).is_err() {
+                self.out.truncate(first);
+            }
+            self.out[first..]
+                .iter_mut()
+                .for_each(|c| c.deny_only = true);
+        }
+        for mut executed in inner.commands {
+            executed.deny_only |= deny_only;
             if self.out.len() >= MAX_SEGMENTS {
-                return Err(format!("the command has more than {MAX_SEGMENTS} simple commands"));
+                return Err(format!(
+                    "the command has more than {MAX_SEGMENTS} simple commands"
+                ));
             }
             self.out.push(executed);
         }
@@ -239,12 +310,8 @@ impl Parser<'_, '_> {
             self.and_or(stops)?;
             self.skip_blanks();
             match self.peek() {
-                Some(b';') if !self.starts_with(";;") && !self.starts_with(";&") => {
-                    self.pos += 1
-                }
-                Some(b'&') if !self.starts_with("&&") && !self.starts_with("&>") => {
-                    self.pos += 1
-                }
+                Some(b';') if !self.starts_with(";;") && !self.starts_with(";&") => self.pos += 1,
+                Some(b'&') if !self.starts_with("&&") && !self.starts_with("&>") => self.pos += 1,
                 Some(b'\n') => self.newline()?,
                 _ if self.at_stop(stops) => return Ok(()),
                 None => return Err("unexpected end of the command".into()),
@@ -435,7 +502,11 @@ impl Parser<'_, '_> {
             self.pos += 1;
             Ok(())
         } else {
-            Err(format!("expected `{}`: {}", byte as char, self.unexpected()))
+            Err(format!(
+                "expected `{}`: {}",
+                byte as char,
+                self.unexpected()
+            ))
         }
     }
 
@@ -590,7 +661,9 @@ impl Parser<'_, '_> {
         for heredoc in &mut self.heredocs[first_heredoc..] {
             heredoc.command = Some(index);
         }
-        if command.words.is_empty() && command.assignments.is_empty() && command.redirects.is_empty()
+        if command.words.is_empty()
+            && command.assignments.is_empty()
+            && command.redirects.is_empty()
         {
             return Err(self.unexpected());
         }
@@ -731,17 +804,25 @@ impl Parser<'_, '_> {
             command.redirects.push(Redirect {
                 text: format!("{}{}", &self.text[start..i + operator.len()], word.text),
                 harmless: true,
+                writes: None,
             });
             return Ok(true);
         }
         if matches!(self.peek(), None | Some(b'\n' | b';' | b'&' | b'|' | b')')) {
-            return Err(format!("a redirection without a target: {}", self.unexpected()));
+            return Err(format!(
+                "a redirection without a target: {}",
+                self.unexpected()
+            ));
         }
         let target = self.word()?;
         let harmless = match operator {
             ">&" | "<&" => {
                 target.text == "-"
-                    || target.text.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit())
+                    || target
+                        .text
+                        .trim_end_matches('-')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit())
                         && !target.text.is_empty()
             }
             "<<<" => true,
@@ -750,9 +831,12 @@ impl Parser<'_, '_> {
         if operator == "<<<" {
             command.here_strings.push(target.clone());
         }
+        let writes = (matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>") && target.literal)
+            .then(|| target.text.clone());
         command.redirects.push(Redirect {
             text: format!("{}{}", &self.text[start..i + operator.len()], target.text),
             harmless,
+            writes,
         });
         Ok(true)
     }
@@ -834,7 +918,9 @@ impl Parser<'_, '_> {
         let mut parens = 0usize;
         loop {
             match self.peek() {
-                None => return Err("unexpected end of the command in an arithmetic expression".into()),
+                None => {
+                    return Err("unexpected end of the command in an arithmetic expression".into());
+                }
                 Some(b'(') => {
                     parens += 1;
                     self.pos += 1;
@@ -1150,7 +1236,9 @@ impl Parser<'_, '_> {
         }
         parse_script(&script, self.depth + 1, self.out)?;
         if self.out.len() > MAX_SEGMENTS {
-            return Err(format!("the command has more than {MAX_SEGMENTS} simple commands"));
+            return Err(format!(
+                "the command has more than {MAX_SEGMENTS} simple commands"
+            ));
         }
         text.push_str(&self.text[start..self.pos]);
         Ok(())

@@ -23,6 +23,8 @@ pub struct Redirect {
     /// Does not write or read a file: a descriptor duplication or close (`2>&1`, `>&-`), or
     /// `/dev/null`.
     pub harmless: bool,
+    /// The file it writes (`>`, `>>`, `>|`, `&>`, `&>>` to a literal path).
+    pub writes: Option<String>,
 }
 
 /// A word after quote removal.
@@ -47,6 +49,8 @@ pub struct SimpleCommand {
     pub unresolved: bool,
     /// The words of its `<<<` here-strings.
     pub here_strings: Vec<Word>,
+    /// Found in inline code or a written script: seen by deny and ask only.
+    pub deny_only: bool,
 }
 
 /// One segment: the texts rules are matched against.
@@ -57,6 +61,11 @@ pub struct Segment {
     /// Texts for allow (a rule matching any of them covers the segment); empty when the
     /// segment cannot be covered.
     pub strict: Vec<String>,
+    /// Seen only by deny and ask: a command that may run, found in a string of inline code
+    /// (`awk 'BEGIN{system("rm -rf x")}'`, `python -c "os.system('…')"`) or in a script file
+    /// the same command writes and then runs. Allow rules neither need nor may cover it:
+    /// the command that runs it is covered (or not) on its own.
+    pub deny_only: bool,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -99,6 +108,62 @@ struct Wrapper {
 }
 
 const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        name: "busybox",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "pkexec",
+        short_with_value: "",
+        long_with_value: &["--user"],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "runuser",
+        short_with_value: "ugGcs",
+        long_with_value: &["--user", "--group", "--supp-group", "--command", "--shell"],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "watch",
+        short_with_value: "dnq",
+        long_with_value: &["--differences", "--interval", "--equexit"],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "setsid",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "chrt",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 1,
+        assignments: false,
+        claude_peels: false,
+    },
+    Wrapper {
+        name: "taskset",
+        short_with_value: "",
+        long_with_value: &[],
+        positional: 1,
+        assignments: false,
+        claude_peels: false,
+    },
     Wrapper {
         name: "sudo",
         short_with_value: "ugCDhprtTU",
@@ -255,7 +320,11 @@ fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
         if let Some(long) = word.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or(long);
             let takes_value = w.long_with_value.iter().any(|o| o[2..] == *name);
-            i += if takes_value && !long.contains('=') { 2 } else { 1 };
+            i += if takes_value && !long.contains('=') {
+                2
+            } else {
+                1
+            };
             continue;
         }
         // `nice -5`, `nice -n 5`, `sudo -uroot`, `xargs -0`, `xargs -n1`.
@@ -315,6 +384,9 @@ pub struct Inner {
     pub scripts: Vec<String>,
     /// Commands it runs (`find … -exec CMD {} ;`).
     pub commands: Vec<SimpleCommand>,
+    /// Strings of inline code it runs (`awk '…'`, `python -c '…'`, `perl -e '…'`): each may
+    /// hold a shell command (`system("rm -rf x")`), parsed for deny and ask only.
+    pub code_strings: Vec<String>,
     /// It runs a script that is not a literal (`bash -c "$X"`, `eval "$CMD"`).
     pub unresolved: bool,
 }
@@ -345,7 +417,9 @@ pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
     peel_stages(&words).into_iter().any(|stage| {
         stage.first().is_some_and(|p| SHELLS.contains(&basename(p)))
-            && stage[1..].iter().all(|w| w.starts_with('-') && !w.contains('c'))
+            && stage[1..]
+                .iter()
+                .all(|w| w.starts_with('-') && !w.contains('c'))
     })
 }
 
@@ -366,7 +440,7 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
         let Some(program) = stage.first().map(|p| basename(p)) else {
             continue;
         };
-        if SHELLS.contains(&program) || program == "su" {
+        if SHELLS.contains(&program) || matches!(program, "su" | "script" | "runuser") {
             // The first operand after an option cluster holding `c`.
             let mut seen_c = false;
             for (i, word) in stage.iter().enumerate().skip(1) {
@@ -399,6 +473,27 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                 inner.unresolved = true;
             }
         }
+        // Inline code: its string literals may be shell commands it runs.
+        let code_flag: Option<&[&str]> = match program {
+            "python" | "python2" | "python3" => Some(&["-c"]),
+            "perl" | "ruby" => Some(&["-e", "-E"]),
+            "node" | "nodejs" | "deno" | "bun" => Some(&["-e", "-p", "--eval", "--print"]),
+            "php" => Some(&["-r"]),
+            _ => None,
+        };
+        let code = match code_flag {
+            Some(flags) => stage
+                .iter()
+                .position(|w| flags.contains(w))
+                .and_then(|i| stage.get(i + 1)),
+            None if matches!(program, "awk" | "gawk" | "mawk" | "nawk") => {
+                stage.iter().skip(1).find(|w| !w.starts_with('-'))
+            }
+            None => None,
+        };
+        if let Some(code) = code {
+            inner.code_strings.extend(string_literals(code));
+        }
         if program == "find" {
             let mut i = 1;
             while i < stage.len() {
@@ -421,11 +516,57 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
     inner
 }
 
+/// The script file `command` runs, if it runs one: `sh F`, `bash -x F`, `source F`, `. F`,
+/// `./F`.
+pub fn script_file_run(command: &SimpleCommand) -> Option<&str> {
+    let program = command.words.first().filter(|w| w.literal)?.text.as_str();
+    let operand = || {
+        command
+            .words
+            .iter()
+            .skip(1)
+            .find(|w| !w.text.starts_with('-'))
+            .filter(|w| w.literal)
+            .map(|w| w.text.as_str())
+    };
+    if SHELLS.contains(&basename(program)) || matches!(program, "source" | ".") {
+        operand()
+    } else if program.contains('/') {
+        Some(program)
+    } else {
+        None
+    }
+}
+
+/// The contents of the `'…'` and `"…"` literals in a piece of inline code (no escapes
+/// decoded: what matters is the command text inside).
+pub fn string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(open) = rest.find(['\'', '"']) {
+        let quote = rest.as_bytes()[open] as char;
+        let body = &rest[open + 1..];
+        match body.find(quote) {
+            Some(close) => {
+                if body[..close].trim().contains(' ') {
+                    out.push(body[..close].to_string());
+                }
+                rest = &body[close + 1..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
 /// The segment of one simple command.
 pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
     let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
-    let mut segment = Segment::default();
+    let mut segment = Segment {
+        deny_only: command.deny_only,
+        ..Segment::default()
+    };
     let push_generous = |texts: &mut Vec<String>, words: &[&str]| {
         if words.is_empty() {
             return;
@@ -433,7 +574,12 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         let joined = words.join(" ");
         let base = basename(words[0]);
         let based = if base.len() != words[0].len() {
-            Some(std::iter::once(base).chain(words[1..].iter().copied()).collect::<Vec<_>>().join(" "))
+            Some(
+                std::iter::once(base)
+                    .chain(words[1..].iter().copied())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
         } else {
             None
         };
@@ -462,10 +608,26 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     }
     for stage in peel_stages(&words) {
         push_generous(&mut segment.generous, stage);
+        // `$HOME`, `${HOME}` and `~` name the same directory: a deny written with one sees
+        // the others.
+        if stage
+            .iter()
+            .any(|w| w.contains("HOME") || w.starts_with('~'))
+        {
+            for (from, to) in [("${HOME}", "~"), ("$HOME", "~"), ("~", "$HOME")] {
+                if stage.iter().any(|w| w.contains(from)) {
+                    let respelled: Vec<String> =
+                        stage.iter().map(|w| w.replacen(from, to, 1)).collect();
+                    let respelled: Vec<&str> = respelled.iter().map(String::as_str).collect();
+                    push_generous(&mut segment.generous, &respelled);
+                }
+            }
+        }
     }
 
     // Strict: as written, then Claude's own peels.
-    let coverable = !command.unresolved
+    let coverable = !command.deny_only
+        && !command.unresolved
         && command.words.first().is_some_and(|w| w.literal)
         && command.redirects.iter().all(|r| r.harmless);
     if coverable && !command.assignments.is_empty() {
@@ -489,10 +651,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
                 segment.strict.push(text);
             }
             let Some(first) = rest.first() else { break };
-            let Some(wrapper) = WRAPPERS
-                .iter()
-                .find(|w| w.claude_peels && w.name == *first)
-            else {
+            let Some(wrapper) = WRAPPERS.iter().find(|w| w.claude_peels && w.name == *first) else {
                 break;
             };
             // A bare `xargs` only: with options it changes what runs.
@@ -529,13 +688,30 @@ mod tests {
 
     #[test]
     fn wrappers_peel_generously() {
-        let s = segment_of(&command(&["sudo", "-u", "root", "-E", "/usr/bin/rm", "-rf", "/"]));
+        let s = segment_of(&command(&[
+            "sudo",
+            "-u",
+            "root",
+            "-E",
+            "/usr/bin/rm",
+            "-rf",
+            "/",
+        ]));
         assert!(s.generous.contains(&"rm -rf /".to_string()), "{s:?}");
-        assert!(s.generous.contains(&"sudo -u root -E /usr/bin/rm -rf /".to_string()));
+        assert!(
+            s.generous
+                .contains(&"sudo -u root -E /usr/bin/rm -rf /".to_string())
+        );
         assert!(s.strict.is_empty() || !s.strict.contains(&"rm -rf /".to_string()));
-        let s = segment_of(&command(&["A=1", "env", "-i", "B=2", "nice", "-n", "5", "timeout", "-s", "KILL", "10", "xargs", "-0", "rm"]));
+        let s = segment_of(&command(&[
+            "A=1", "env", "-i", "B=2", "nice", "-n", "5", "timeout", "-s", "KILL", "10", "xargs",
+            "-0", "rm",
+        ]));
         assert!(s.generous.contains(&"rm".to_string()), "{s:?}");
-        assert!(s.generous.contains(&"A=1 env -i B=2 nice -n 5 timeout -s KILL 10 xargs -0 rm".to_string()));
+        assert!(
+            s.generous
+                .contains(&"A=1 env -i B=2 nice -n 5 timeout -s KILL 10 xargs -0 rm".to_string())
+        );
     }
 
     #[test]

@@ -60,7 +60,10 @@ mod tests {
         assert_eq!(harness_line("PreToolUse", Decision::Defer, "x"), None);
         assert_eq!(harness_line("PermissionRequest", Decision::Ask, "x"), None);
         assert_eq!(harness_line("PreToolUse", Decision::Allow, "x"), None);
-        assert_eq!(harness_line("PermissionRequest", Decision::Allow, "x"), None);
+        assert_eq!(
+            harness_line("PermissionRequest", Decision::Allow, "x"),
+            None
+        );
         assert_eq!(
             harness_line("PermissionRequest", Decision::Deny, "no").unwrap(),
             "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"
