@@ -172,7 +172,7 @@ mod tests {
         assert!(a.unparseable.is_none(), "{command:?}: {:?}", a.unparseable);
         a.segments
             .iter()
-            .map(|s| s.generous.last().unwrap().clone())
+            .map(|s| s.generous[0].clone())
             .collect()
     }
 

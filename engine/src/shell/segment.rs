@@ -584,14 +584,11 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             None
         };
         for text in std::iter::once(joined).chain(based) {
-            if !redirects.is_empty() {
-                let with = format!("{text} {}", redirects.join(" "));
-                if !texts.contains(&with) {
-                    texts.push(with);
+            let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
+            for text in std::iter::once(text).chain(with) {
+                if !texts.contains(&text) {
+                    texts.push(text);
                 }
-            }
-            if !texts.contains(&text) {
-                texts.push(text);
             }
         }
     };
