@@ -18,6 +18,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                     "reason": outcome.reason,
                     "deciding_rule": outcome.deciding_rule,
                     "matched": outcome.matched,
+                    "harness_answer": harness_answer(outcome.decision),
                     "evaluator": evaluator,
                 });
                 println!("{json}");
@@ -59,6 +60,10 @@ pub fn render(outcome: &Outcome, evaluator: &str) -> String {
         "decision: {}\nreason: {}\n",
         outcome.decision, outcome.reason
     );
+    out.push_str(&format!(
+        "harness answer: {}\n",
+        harness_answer(outcome.decision)
+    ));
     match &outcome.deciding_rule {
         Some(id) => out.push_str(&format!("deciding rule: {id}\n")),
         None => out.push_str("deciding rule: (none: the policy default)\n"),
@@ -73,4 +78,17 @@ pub fn render(outcome: &Outcome, evaluator: &str) -> String {
     }
     out.push_str(&format!("evaluator: {evaluator}\n"));
     out
+}
+
+/// What `emit` answers Claude for `decision`: an allow is never printed (the covered call is
+/// left to Claude's own permission rules, which carry the same entries).
+pub fn harness_answer(decision: engine::Decision) -> &'static str {
+    match decision {
+        engine::Decision::Deny => "deny",
+        engine::Decision::Ask => "ask",
+        engine::Decision::Allow => {
+            "none: covered by the allow entries; the grant is left to the harness's own permission rules"
+        }
+        engine::Decision::Defer => "none: the harness's own permission flow decides",
+    }
 }

@@ -22,7 +22,9 @@ fn perm_deny(message: &str) -> String {
     )
 }
 
-const PERM_ALLOW: &str = "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\"}}}\n";
+/// What a covered call gets: nothing. The hook never answers allow; Claude grants the call
+/// from the same entries, which `inject` writes as its own permissions.
+const ABSTAIN: &str = "";
 
 /// A corpus payload with `tool_input.command` replaced.
 fn with_command(name: &str, command: &str) -> Vec<u8> {
@@ -159,17 +161,14 @@ fn golden_stdout_bytes() {
             &allowlist,
             "PreToolUse",
             payload("PreToolUse.Read.json"),
-            pre("allow", "Allowed by tool_policy.allow entry `Read`."),
+            ABSTAIN.to_string(),
         ),
         (
             "allow status",
             &allowlist,
             "PreToolUse",
             payload("PreToolUse.Bash.git-status.json"),
-            pre(
-                "allow",
-                "Allowed by tool_policy.allow entry `Bash(git status*)`.",
-            ),
+            ABSTAIN.to_string(),
         ),
         (
             "allow dotenv",
@@ -270,7 +269,62 @@ fn golden_stdout_bytes() {
             &allowlist,
             "PermissionRequest",
             with_command("PermissionRequest.Bash.json", "git status"),
-            PERM_ALLOW.to_string(),
+            ABSTAIN.to_string(),
+        ),
+        // Shell syntax: an allow covers every segment or nothing; a deny sees every segment.
+        (
+            "allow status then rm",
+            &allowlist,
+            "PreToolUse",
+            with_command("PreToolUse.Bash.git-status.json", "git status && rm -rf /"),
+            pre("deny", DEFAULT_DENY),
+        ),
+        (
+            "allow status substitution",
+            &allowlist,
+            "PreToolUse",
+            with_command("PreToolUse.Bash.git-status.json", "git status $(rm -rf ~)"),
+            pre("deny", DEFAULT_DENY),
+        ),
+        (
+            "allow status comment",
+            &allowlist,
+            "PreToolUse",
+            with_command("PreToolUse.Bash.git-status.json", "touch x # git status"),
+            pre("deny", DEFAULT_DENY),
+        ),
+        (
+            "allow status piped",
+            &allowlist,
+            "PreToolUse",
+            with_command(
+                "PreToolUse.Bash.git-status.json",
+                "git status | git status -s",
+            ),
+            ABSTAIN.to_string(),
+        ),
+        (
+            "allow unparseable",
+            &allowlist,
+            "PreToolUse",
+            with_command(
+                "PreToolUse.Bash.git-status.json",
+                "git status \"unterminated",
+            ),
+            pre("deny", DEFAULT_DENY),
+        ),
+        (
+            "allow force quoted",
+            &allowlist,
+            "PreToolUse",
+            with_command(
+                "PreToolUse.Bash.git-status.json",
+                "git status; (git push '--fo'rce)",
+            ),
+            pre(
+                "deny",
+                "Denied by tool_policy.deny entry `Bash(*--force*)`.",
+            ),
         ),
         // cautious: ask on PreToolUse; ask abstains on PermissionRequest.
         (

@@ -170,10 +170,7 @@ mod tests {
     fn segments(command: &str) -> Vec<String> {
         let a = analyse(command);
         assert!(a.unparseable.is_none(), "{command:?}: {:?}", a.unparseable);
-        a.segments
-            .iter()
-            .map(|s| s.generous[0].clone())
-            .collect()
+        a.segments.iter().map(|s| s.generous[0].clone()).collect()
     }
 
     fn strict(command: &str) -> Vec<Vec<String>> {
