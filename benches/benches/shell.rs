@@ -1,0 +1,87 @@
+//! The shell parser alone, and parse + decide through the automaton engine, for a realistic
+//! 200-byte command and a 4 KB command of 40 segments, at 10,000 real-list rules.
+//!
+//! `cargo bench -p animus-benches --bench shell`; `-- --test` for the smoke run. Recorded
+//! results and the parser choice are in `BENCHMARKS.md`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use animus_benches::{compile, real_list_policy};
+use criterion::{Criterion, criterion_group, criterion_main};
+use engine::{Call, CompiledPolicy};
+
+/// The ~200-byte command the parser comparison used (`BENCHMARKS.md`).
+pub const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
+echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm run test -- \
+--watch=false 2>/dev/null || echo 'tests failed'";
+
+/// About 4 KB: 40 realistic segments joined in turn by `; `, ` | ` and ` && `.
+fn forty_segments() -> String {
+    let segments = [
+        "git log --oneline -n 20 --format='%h %s'",
+        "grep -rn \"TODO\" src/ --include='*.rs'",
+        "cargo test --workspace -- --nocapture",
+        "find . -name '*.tmp' -type f",
+        "sed -n '1,40p' README.md",
+        "echo \"build $(git rev-parse --short HEAD)\"",
+        "npm run lint -- --fix --max-warnings=0",
+        "docker compose -f deploy/compose.yaml ps",
+    ];
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < 4000 || i < 40 {
+        if i > 0 {
+            out.push_str(["; ", " | ", " && "][i % 3]);
+        }
+        let segment = segments[i % segments.len()];
+        out.push_str(segment);
+        out.push_str(&format!(" && echo step-{i}-{}", "x".repeat(40)));
+        i += 1;
+    }
+    out
+}
+
+fn shell(c: &mut Criterion) {
+    let long = forty_segments();
+    let analysis = engine::shell::analyse(&long);
+    assert!(analysis.unparseable.is_none());
+    eprintln!(
+        "SHELL the long command: {} bytes, {} segments; the realistic one: {} bytes, {} segments",
+        long.len(),
+        analysis.segments.len(),
+        REALISTIC.len(),
+        engine::shell::analyse(REALISTIC).segments.len()
+    );
+    let mut parse = c.benchmark_group("shell-parse");
+    parse.measurement_time(Duration::from_secs(3));
+    parse.bench_function("200B", |b| {
+        b.iter(|| engine::shell::analyse(black_box(REALISTIC)))
+    });
+    parse.bench_function("4KB-40-segments", |b| {
+        b.iter(|| engine::shell::analyse(black_box(&long)))
+    });
+    parse.finish();
+
+    let policy = real_list_policy(10_000);
+    let (json, sidecar) = compile(&policy);
+    let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+    let mut decide = c.benchmark_group("shell-decide/real-lists-10k");
+    decide.measurement_time(Duration::from_secs(3));
+    for (name, command) in [("200B", REALISTIC.to_string()), ("4KB-40-segments", long)] {
+        let input = serde_json::json!({ "command": command });
+        decide.bench_function(name, |b| {
+            b.iter(|| {
+                compiled.decide(black_box(Call {
+                    event: "PreToolUse",
+                    tool_name: "Bash",
+                    tool_input: &input,
+                }))
+            })
+        });
+    }
+    decide.finish();
+}
+
+criterion_group!(benches, shell);
+criterion_main!(benches);
