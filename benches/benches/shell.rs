@@ -16,28 +16,26 @@ pub const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee 
 echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm run test -- \
 --watch=false 2>/dev/null || echo 'tests failed'";
 
-/// About 4 KB: 40 realistic segments joined in turn by `; `, ` | ` and ` && `.
+/// About 4 KB: 40 realistic segments of about 100 bytes, joined in turn by `; `, ` | ` and
+/// ` && `.
 fn forty_segments() -> String {
     let segments = [
-        "git log --oneline -n 20 --format='%h %s'",
-        "grep -rn \"TODO\" src/ --include='*.rs'",
-        "cargo test --workspace -- --nocapture",
-        "find . -name '*.tmp' -type f",
-        "sed -n '1,40p' README.md",
-        "echo \"build $(git rev-parse --short HEAD)\"",
-        "npm run lint -- --fix --max-warnings=0",
-        "docker compose -f deploy/compose.yaml ps",
+        "git log --oneline -n 20 --format='%h %s' --author=\"someone@example.com\" -- src/engine",
+        "grep -rn \"TODO\" src/ --include='*.rs' --exclude-dir=target --color=never -e 'fixme'",
+        "cargo test --workspace --release -- --nocapture --test-threads=2 shell::tests::",
+        "find . -name '*.tmp' -type f -mtime +7 -not -path './target/*' -print",
+        "sed -n '1,40p' README.md docs/architecture.md docs/semantics.md CHANGELOG.md",
+        "echo \"build $(git rev-parse --short HEAD) on $(uname -s) at $(date +%s)\"",
+        "npm run lint -- --fix --max-warnings=0 --cache --cache-location .cache/eslint",
+        "docker compose -f deploy/compose.yaml --project-name animus ps --format json",
     ];
     let mut out = String::new();
-    let mut i = 0;
-    while out.len() < 4000 || i < 40 {
+    for i in 0..40 {
         if i > 0 {
             out.push_str(["; ", " | ", " && "][i % 3]);
         }
-        let segment = segments[i % segments.len()];
-        out.push_str(segment);
-        out.push_str(&format!(" && echo step-{i}-{}", "x".repeat(40)));
-        i += 1;
+        out.push_str(segments[i % segments.len()]);
+        out.push_str(" --verbose");
     }
     out
 }

@@ -300,6 +300,50 @@ mod tests {
         assert!(analyse(&long).unparseable.unwrap().contains("longer"));
     }
 
+    /// Hostile shapes (some took another parser exponential time or overflowed its stack): each
+    /// ends quickly, parsed or unparseable, never a hang or a crash.
+    #[test]
+    fn hostile_input_is_bounded() {
+        let cases = [
+            "(".repeat(10_000),
+            "$(".repeat(10_000),
+            "{ ".repeat(10_000),
+            "if true; then ".repeat(2_000),
+            "${a:-".repeat(10_000),
+            "`".repeat(10_001),
+            "[".repeat(60_000),
+            "a && ".repeat(10_000) + "a",
+            "a | ".repeat(10_000) + "a",
+            "\"$x".repeat(10_000),
+            "cat <<E\n".repeat(5_000),
+            "'".to_string() + &"x".repeat(60_000),
+            "echo $'".to_string() + &"\\x41".repeat(10_000),
+            "$((".repeat(10_000),
+            "a=(".repeat(10_000),
+            "case x in ".repeat(5_000),
+            "bash -c '".repeat(3_000),
+        ];
+        for command in &cases {
+            let started = std::time::Instant::now();
+            let analysis = analyse(command);
+            assert!(analysis.segments.len() <= MAX_SEGMENTS * 4);
+            // Generous: a debug build on a loaded machine; the point is "not a hang".
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(5),
+                "{}…: {:?}",
+                &command[..20.min(command.len())],
+                started.elapsed()
+            );
+        }
+        assert!(analyse(&"a && ".repeat(2_000)).unparseable.is_some());
+        assert!(
+            analyse(&("a; ".repeat(MAX_SEGMENTS + 1)))
+                .unparseable
+                .unwrap()
+                .contains("simple commands")
+        );
+    }
+
     #[test]
     fn sentinel_never_inside_a_segment() {
         let a = analyse("echo $'\\x01'git status");

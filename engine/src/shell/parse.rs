@@ -970,6 +970,7 @@ impl Parser<'_, '_> {
         }
         let mut brace_open = false;
         let mut brace_list = false;
+        let mut bracket_open = false;
         while let Some(b) = self.peek() {
             match b {
                 b'\\' => match self.peek_at(1) {
@@ -1007,15 +1008,17 @@ impl Parser<'_, '_> {
                     text.push(b as char);
                 }
                 b'[' => {
-                    if self.src[self.pos..]
-                        .iter()
-                        .take_while(|&&c| !is_meta(c))
-                        .any(|&c| c == b']')
-                    {
+                    // A bracket expression if a `]` follows in the word (seen below).
+                    bracket_open = true;
+                    self.pos += 1;
+                    text.push('[');
+                }
+                b']' => {
+                    if bracket_open {
                         literal = false;
                     }
                     self.pos += 1;
-                    text.push('[');
+                    text.push(']');
                 }
                 b'{' => {
                     brace_open = true;

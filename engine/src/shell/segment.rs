@@ -396,7 +396,8 @@ fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
     let mut stages = vec![words];
     let mut rest = words;
     while let Some(first) = rest.first() {
-        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == basename(first)) else {
+        let name = basename(first);
+        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
             break;
         };
         let Some(start) = wrapped_start(wrapper, rest) else {
@@ -423,9 +424,24 @@ pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
     })
 }
 
+/// Programs that run a script, inline code or another command given as arguments.
+const RUNNERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "su", "script", "runuser", "eval",
+    "find", "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
+    "awk", "gawk", "mawk", "nawk",
+];
+
 /// The scripts and commands `command` runs.
 pub fn inner_commands(command: &SimpleCommand) -> Inner {
     let mut inner = Inner::default();
+    // Most commands run nothing but themselves: decide that without allocating.
+    let runs_something = command.words.first().is_some_and(|w| {
+        let name = basename(&w.text);
+        RUNNERS.contains(&name) || WRAPPERS.iter().any(|wrapper| wrapper.name == name)
+    });
+    if !runs_something && command.here_strings.is_empty() {
+        return inner;
+    }
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
     let literal: Vec<bool> = command.words.iter().map(|w| w.literal).collect();
     let script = |inner: &mut Inner, index: usize| {
