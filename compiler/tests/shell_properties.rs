@@ -127,8 +127,8 @@ proptest! {
             Both::new(&["Bash(git status:*)", "Bash(ls *)", "Bash(echo:*)", "Read"], &[])
         });
         let command = match form {
-            0 | 1 | 2 if tail_first => format!("{tail}{separator}{covered}"),
-            0 | 1 | 2 => format!("{covered}{separator}{tail}"),
+            0..=2 if tail_first => format!("{tail}{separator}{covered}"),
+            0..=2 => format!("{covered}{separator}{tail}"),
             3 => format!("{covered} $({tail})"),
             4 => format!("{covered} `{tail}`"),
             5 => format!("{covered} <({tail})"),

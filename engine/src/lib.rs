@@ -9,6 +9,9 @@
 //!   into an outcome. Every evaluator calls into it; nothing re-implements the fold.
 //! - [`reference`]: a deliberately simple evaluator (one `regex::Regex` per matcher, a linear
 //!   scan). It is the oracle the automaton engine is tested against.
+//! - [`shell`]: a Bash command as the shell would run it: a bounded recursive-descent parser
+//!   and the normalised *segments* (simple commands) that `Bash(…)` entries are matched
+//!   against — deny and ask on any segment, allow only when every segment is covered.
 //! - [`sidecar`]: the binary file the compiler writes beside `animus-policy.json` — its
 //!   format, writer and verifying loader.
 //! - [`automaton`]: [`CompiledPolicy`], the evaluator the hook uses: it decides from the mapped

@@ -28,7 +28,14 @@
 //!    of prefixes (globs `P*`), and the tool automata (anchored patterns, one per other distinct glob) run once over it;
 //!    together they report every glob that matches.
 //! 2. For each field some matcher looks at, the field's value is looked up in `tool_input`
-//!    ([`semantics::lookup`]) and each text it offers ([`semantics::any_text`]) is searched:
+//!    ([`semantics::lookup`]) and each text it offers ([`semantics::any_text`]) is searched —
+//!    for a field whose view is a shell view, the texts are those of the command's
+//!    [`shell::analyse`] (computed once per call and text): each generous segment text with
+//!    [`shell::SEGMENT_START`] in front (`segment` matchers), the raw text and each generous
+//!    text (`also_segments`), or, for `covers` matchers, each segment's strict texts one
+//!    segment at a time: a `covers` rule fires only when every segment has a text some
+//!    applicable `covers` rule matches ([`CompiledPolicy::decide`] adds them to the fired
+//!    rules then, and only then). Each text is searched so:
 //!    - the **literal index** is probed at every byte position with the next 1–8 bytes, and
 //!      each candidate literal is compared in full. A hit decides an *exact* matcher (the
 //!      pattern is just "contains this literal", e.g. `Bash(*rm -rf*)`) outright, and a

@@ -870,11 +870,11 @@ impl Parser<'_, '_> {
             self.nested(|p| p.scan_expansions(&body))?;
         }
         let owner = heredoc.command.or(self.out.len().checked_sub(1));
-        if let Some(command) = owner.and_then(|i| self.out.get_mut(i)) {
-            if super::segment::reads_script_from_stdin(command) {
-                // `bash <<EOF`: the body is a script the shell runs.
-                parse_script(&body, self.depth + 1, self.out)?;
-            }
+        if let Some(command) = owner.and_then(|i| self.out.get_mut(i))
+            && super::segment::reads_script_from_stdin(command)
+        {
+            // `bash <<EOF`: the body is a script the shell runs.
+            parse_script(&body, self.depth + 1, self.out)?;
         }
         Ok(())
     }

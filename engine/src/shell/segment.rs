@@ -464,9 +464,9 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                     script(&mut inner, offset + i);
                     break;
                 }
-                if word.starts_with('-') && !word.starts_with("--") && word.contains('c') {
-                    seen_c = true;
-                } else if *word == "--command" {
+                if (word.starts_with('-') && !word.starts_with("--") && word.contains('c'))
+                    || *word == "--command"
+                {
                     seen_c = true;
                 } else if !word.starts_with(['-', '+']) && !seen_c {
                     break;

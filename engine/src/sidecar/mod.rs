@@ -5,7 +5,7 @@
 //! compiling a single regex. The compiler (`compiler::lower`) builds a [`SidecarImage`] and
 //! [`SidecarImage::encode`]s it; the hook maps the file and verifies it ([`load`] module).
 //!
-//! # Layout (format version 4)
+//! # Layout (format version 5)
 //!
 //! All integers are little-endian `u32` unless noted. The file is a fixed header followed by
 //! sections, each starting on an 8-byte boundary (regex-automata's dense DFAs need 4-byte
@@ -14,7 +14,7 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0      | 8    | magic `ANIMUSSC` |
-//! | 8      | 4    | format version (`4`) |
+//! | 8      | 4    | format version (`5`) |
 //! | 12     | 4    | header length in bytes |
 //! | 16     | 16   | **file digest**: xxh3-128 of every byte from offset 32 to the end |
 //! | 32     | 4    | endianness marker `0x01020304` (reads back unchanged only on little-endian) |
@@ -34,7 +34,11 @@
 //! JSON for the rules that fire, which halves a real-list sidecar); the matcher table (per
 //! matcher: field, kind, automaton, posting list of the rules using it); the field table (per
 //! field: dot path, which literal lengths it indexes, its scan automata, its always-matching
-//! matchers); the literal index (an open-addressing hash table keyed by `(field, length,
+//! matchers, and its *view* — format 5: which texts of the field its matchers search: the raw
+//! text, the raw text and each normalised shell segment, each segment with
+//! [`SEGMENT_START`](crate::shell::SEGMENT_START) in front (deny and ask entries), or each
+//! segment's strict texts one segment at a time (allow entries, which must cover every
+//! segment); a `(path, view)` pair is one field); the literal index (an open-addressing hash table keyed by `(field, length,
 //! first ≤ 8 bytes)`, its groups' literals sorted and searched by their next 8 bytes as an
 //! integer, behind a per-field prefilter — key lengths per hashed pair of first bytes, the
 //! set of one-byte literals, a set of hashed first trigrams — and a Bloom filter; an entry
