@@ -21,7 +21,9 @@
 //! "#;
 //! let profile = load_profile_str(yaml, "workflow.yaml".into(), "trader").unwrap();
 //! let compiled = compile_profile(&profile).unwrap();
-//! assert_eq!(compiled.policy.rules[0].input_matchers[0].pattern, ".* --live.*");
+//! // Matched against every normalised segment of the command, as Claude reads the pattern.
+//! let matcher = &compiled.policy.rules[0].input_matchers[0];
+//! assert_eq!((matcher.on, matcher.pattern.as_str()), (engine::policy::MatchOn::Segment, "* --live*"));
 //! ```
 
 pub mod artifact;

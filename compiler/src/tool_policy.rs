@@ -2,8 +2,9 @@
 //!
 //! | entry                   | list        | tools            | input matcher                                  |
 //! |-------------------------|-------------|------------------|------------------------------------------------|
-//! | `Bash`, `Bash(*)`       | any         | `Bash`           | —                                              |
-//! | `Bash(git push:*)`      | deny, ask   | `Bash`           | `command`, `segment: "git push:*"` (any segment) |
+//! | `Bash`, `Bash(*)`       | allow       | `Bash`           | —                                              |
+//! | `Bash`, `Bash(*)`       | deny, ask   | `Bash`, `Monitor`| —                                              |
+//! | `Bash(git push:*)`      | deny, ask   | `Bash`, `Monitor`| `command`, `segment: "git push:*"` (any segment) |
 //! | `Bash(git status:*)`    | allow       | `Bash`           | `command`, `covers: "git status:*"` (every segment) |
 //! | `mcp__github__*`        | any         | `mcp__github__*` | —                                              |
 //! | `mcp__github`           | any         | `mcp__github__*` | —                                              |
@@ -32,6 +33,9 @@ pub struct LoweredEntry {
     /// At most one matcher (on `command`).
     pub input_matchers: Vec<InputMatcher>,
 }
+
+/// Claude's tool that runs a background command, to which Bash deny and ask rules apply.
+pub const MONITOR_TOOL: &str = "Monitor";
 
 /// Tools whose argument form we model, and the `tool_input` field it applies to.
 const ARGUMENT_FIELDS: &[(&str, &str)] = &[("Bash", "command")];
@@ -76,7 +80,13 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<LoweredEntry, Stri
     } else {
         Some(tool.to_string())
     };
-    let tools: Vec<String> = tool_glob.into_iter().collect();
+    let mut tools: Vec<String> = tool_glob.into_iter().collect();
+    // Claude applies Bash rules to its Monitor tool (a background command in `command`): a
+    // deny or ask must reach it too. An allow does not stretch to it (Claude grants it from
+    // the same entry, or the call gets the default).
+    if tool == "Bash" && decision != Decision::Allow {
+        tools.push(MONITOR_TOOL.to_string());
+    }
     let Some(argument) = argument else {
         return Ok(LoweredEntry {
             tools,
@@ -135,11 +145,16 @@ mod tests {
     #[test]
     fn spec_table() {
         assert_eq!(
-            lower_entry("Bash", Decision::Deny).unwrap(),
+            lower_entry("Bash", Decision::Allow).unwrap(),
             LoweredEntry {
                 tools: vec!["Bash".into()],
                 input_matchers: vec![]
             }
+        );
+        assert_eq!(
+            lower_entry("Bash(rm:*)", Decision::Deny).unwrap().tools,
+            ["Bash", "Monitor"],
+            "Claude applies Bash rules to Monitor: a deny reaches it"
         );
         let m = matcher("Bash(* --live*)", Decision::Deny).unwrap();
         assert_eq!((m.on, m.pattern.as_str()), (MatchOn::Segment, "* --live*"));

@@ -4,6 +4,7 @@ mod common;
 
 use common::{compile_corpus_profile, decide, decide_bash};
 use engine::Decision;
+use engine::policy::MatchOn;
 use serde_json::json;
 
 #[test]
@@ -12,7 +13,7 @@ fn trader_compiles_to_the_spec_rules() {
         let compiled = compile_corpus_profile(file, agent);
         let policy = &compiled.policy;
         assert_eq!(policy.default_decision, Decision::Defer, "{file}");
-        let summary: Vec<(&str, Decision, Vec<&str>, Vec<&str>)> = policy
+        let summary: Vec<(&str, Decision, Vec<&str>, Vec<(MatchOn, &str)>)> = policy
             .rules
             .iter()
             .map(|r| {
@@ -22,7 +23,7 @@ fn trader_compiles_to_the_spec_rules() {
                     r.tools.iter().map(String::as_str).collect(),
                     r.input_matchers
                         .iter()
-                        .map(|m| m.pattern.as_str())
+                        .map(|m| (m.on, m.pattern.as_str()))
                         .collect(),
                 )
             })
@@ -30,23 +31,26 @@ fn trader_compiles_to_the_spec_rules() {
         assert_eq!(
             summary,
             [
+                // The spec lowered these to unanchored regexes over the raw command; we match
+                // the Claude pattern against every normalised segment (DESIGN.md).
                 (
                     "tool_policy.deny:Bash(* --live*)",
                     Decision::Deny,
-                    vec!["Bash"],
-                    vec![".* --live.*"]
+                    vec!["Bash", "Monitor"],
+                    vec![(MatchOn::Segment, "* --live*")]
                 ),
                 (
                     "tool_policy.deny:Bash(*submit-order*)",
                     Decision::Deny,
-                    vec!["Bash"],
-                    vec![".*submit-order.*"]
+                    vec!["Bash", "Monitor"],
+                    vec![(MatchOn::Segment, "*submit-order*")]
                 ),
+                // Author regexes keep the raw-text search and also see every segment.
                 (
                     "no-prod-deploy",
                     Decision::Deny,
                     vec!["Bash"],
-                    vec!["deploy .*--env(=| )prod"]
+                    vec![(MatchOn::TextAndSegments, "deploy .*--env(=| )prod")]
                 ),
             ],
             "{file}"

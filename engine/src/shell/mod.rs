@@ -103,42 +103,48 @@ pub fn analyse(command: &str) -> Analysis {
 }
 
 /// The segments of a command that did not parse: its raw text split at every shell operator
-/// character (`;`, `&`, `|`, `(`, `)`, `{`, `}`, `` ` ``, `$(`, `<(`, `>(`, newlines), each piece
-/// with quote characters and backslashes removed and whitespace collapsed, wrappers peeled.
+/// character (`;`, `&`, `|`, `(`, `)`, `{`, `}`, `` ` ``, `<`, `>`, newlines), each piece with
+/// quote characters and backslashes removed and whitespace collapsed, wrappers peeled.
 /// Coarse on purpose: these feed deny rules only (an unparseable command is never covered).
+/// No cap: a command over the parser's caps (length, nesting, segment count) must not hide
+/// its tail from a deny. Equal pieces are kept once, so padding (`a;a;a;…`) costs nothing.
 pub fn fallback_segments(command: &str) -> Vec<Segment> {
-    let cut = command.get(..MAX_COMMAND_BYTES * 4).unwrap_or(command);
-    cut.split(|c: char| {
-        matches!(
-            c,
-            ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' | '<' | '>'
-        )
-    })
-    .filter_map(|piece| {
-        let unquoted: String = piece
-            .chars()
-            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-            .collect();
-        let words: Vec<segment::Word> = unquoted
-            .split_whitespace()
-            .map(|w| segment::Word {
-                text: w.to_string(),
-                literal: false,
-            })
-            .collect();
-        if words.is_empty() {
-            return None;
-        }
-        let mut segment = segment::segment_of(&segment::SimpleCommand {
-            words,
-            unresolved: true,
-            ..Default::default()
-        });
-        segment.strict.clear();
-        Some(segment)
-    })
-    .take(MAX_SEGMENTS)
-    .collect()
+    let mut seen = std::collections::HashSet::new();
+    command
+        .split(|c: char| {
+            matches!(
+                c,
+                ';' | '&' | '|' | '(' | ')' | '{' | '}' | '`' | '\n' | '<' | '>'
+            )
+        })
+        .filter_map(|piece| {
+            let unquoted: String = piece
+                .chars()
+                .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                .collect();
+            let words: Vec<segment::Word> = unquoted
+                .split_whitespace()
+                .map(|w| segment::Word {
+                    text: w.to_string(),
+                    literal: false,
+                })
+                .collect();
+            if words.is_empty() {
+                return None;
+            }
+            let key: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+            if !seen.insert(key.join(" ")) {
+                return None;
+            }
+            let mut segment = segment::segment_of(&segment::SimpleCommand {
+                words,
+                unresolved: true,
+                ..Default::default()
+            });
+            segment.strict.clear();
+            Some(segment)
+        })
+        .collect()
 }
 
 /// Analyses of the texts of one call, each computed once (a command field is looked at by
@@ -294,6 +300,17 @@ mod tests {
             a.generous_texts().any(|t| t.starts_with("git push")),
             "{a:?}"
         );
+        // Over a cap, the tail is still seen by denies.
+        let padded = "a;".repeat(MAX_SEGMENTS + 10) + "git push --force";
+        let a = analyse(&padded);
+        assert!(a.unparseable.is_some());
+        assert!(
+            a.generous_texts().any(|t| t == "git push --force"),
+            "{}",
+            a.segments.len()
+        );
+        let long = format!("echo {} ; rm -rf /", "x".repeat(2 * MAX_COMMAND_BYTES));
+        assert!(analyse(&long).generous_texts().any(|t| t == "rm -rf /"));
         let deep = "$(".repeat(100) + &")".repeat(100);
         assert!(analyse(&deep).unparseable.unwrap().contains("deeper"));
         let long = "a ".repeat(MAX_COMMAND_BYTES);
