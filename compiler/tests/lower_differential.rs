@@ -92,7 +92,8 @@ fn regex() -> impl Strategy<Value = String> {
     ]
 }
 
-/// `P1.*P2(.*Pn)*`, optionally ending at a word end: a literal chain. Pieces are one or two
+/// `P1.*P2(.*Pn)*`, optionally ending at a word end or at the end of the text: a literal chain
+/// (one piece and `$`: a literal at the end). Pieces are one or two
 /// words (short ones like `a` are not indexed for presence, longer ones are; pieces repeat
 /// within and across chains), so chains share pieces and the piece the compiler indexes
 /// varies.
@@ -103,17 +104,19 @@ fn literal_chain() -> impl Strategy<Value = String> {
             .prop_map(|(a, s, b)| format!("{a}{s}{b}")),
     ];
     (
-        proptest::collection::vec(piece, 2..5),
+        proptest::collection::vec(piece, 1..5),
         any::<bool>(),
-        any::<bool>(),
+        0..3usize,
     )
-        .prop_map(|(pieces, leading, word_end)| {
+        .prop_map(|(pieces, leading, end)| {
             let pieces: Vec<String> = pieces.iter().map(|p| regex_syntax::escape(p)).collect();
+            // Ends: none, a word end, or the end of the text (segment patterns: `P$`,
+            // `a.*b$`, which lower to literal matchers without automata).
             format!(
                 "{}{}{}",
                 if leading { ".*" } else { "" },
                 pieces.join(".*"),
-                if word_end { r"(?:\s.*)?$" } else { "" }
+                [r"", r"(?:\s.*)?$", "$"][end]
             )
         })
 }

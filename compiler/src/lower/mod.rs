@@ -249,16 +249,20 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
             .map_err(|why| matcher_error(id as u32, format!("does not parse: {why}")))?;
         let mut chain = Vec::new();
         let mut chain_ends_at_word = false;
+        let mut chain_ends_text = false;
         let (kind, literals) = match classify(normalise(hir)) {
             Lowered::Always => (MatcherKind::Always, Vec::new()),
             Lowered::Exact(literals) => (MatcherKind::Exact, literals),
             Lowered::WordPrefix(literal) => (MatcherKind::WordPrefix, vec![literal]),
+            Lowered::EndsText(literal) => (MatcherKind::EndsText, vec![literal]),
             Lowered::LiteralChain {
                 pieces,
                 ends_at_word,
+                ends_text,
             } => {
                 chain = pieces;
                 chain_ends_at_word = ends_at_word;
+                chain_ends_text = ends_text;
                 // Its indexed piece is chosen below, once every chain is known.
                 (MatcherKind::LiteralChain, Vec::new())
             }
@@ -282,6 +286,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
             literals,
             chain,
             chain_ends_at_word,
+            chain_ends_text,
         });
     }
 

@@ -35,12 +35,18 @@ pub enum Lowered {
     Exact(Vec<Vec<u8>>),
     /// Exactly: the literal, followed by whitespace or the end of the text.
     WordPrefix(Vec<u8>),
-    /// Literals in order with `.*` between them, optionally followed by whitespace or the end.
+    /// Exactly: the literal at the end of the text (`P$`: a whole segment, `Bash(git status)`
+    /// as `\x01git status$`, or a suffix, `Bash(* --help)`).
+    EndsText(Vec<u8>),
+    /// Literals in order with `.*` between them, optionally followed by whitespace or the end,
+    /// or by the end alone.
     LiteralChain {
         /// The pieces, at least two.
         pieces: Vec<Vec<u8>>,
         /// Whether the last piece must be followed by whitespace or the end.
         ends_at_word: bool,
+        /// Whether the last piece must end the text.
+        ends_text: bool,
     },
     /// Every match starts with one of `literals`; `hir` confirms, anchored there.
     StartsWithLiteral {
@@ -162,10 +168,18 @@ pub fn classify(hir: Hir) -> Lowered {
     if let Some(literal) = word_prefix(&hir) {
         return Lowered::WordPrefix(literal);
     }
-    if let Some((pieces, ends_at_word)) = literal_chain(&hir) {
+    if let HirKind::Concat(parts) = hir.kind()
+        && let [literal, end] = parts.as_slice()
+        && let HirKind::Literal(literal) = literal.kind()
+        && is_end_of_text(end)
+    {
+        return Lowered::EndsText(literal.0.to_vec());
+    }
+    if let Some((pieces, ends_at_word, ends_text)) = literal_chain(&hir) {
         return Lowered::LiteralChain {
             pieces,
             ends_at_word,
+            ends_text,
         };
     }
     if let Some(literals) = leading_literals(&hir) {
@@ -235,15 +249,16 @@ fn is_word_end(hir: &Hir) -> bool {
     matches!(branches.as_slice(), [a, b] if is_boundary(a, b) || is_boundary(b, a))
 }
 
-/// `Some((pieces, ends_at_word))` when `hir` is `P1.*P2(.*Pn)*`, optionally followed by
-/// the word-end tail.
-fn literal_chain(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
+/// `Some((pieces, ends_at_word, ends_text))` when `hir` is `P1.*P2(.*Pn)*`, optionally
+/// followed by the word-end tail or by the end of the text.
+fn literal_chain(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool, bool)> {
     let HirKind::Concat(parts) = hir.kind() else {
         return None;
     };
-    let (parts, ends_at_word) = match parts.split_last() {
-        Some((last, rest)) if is_word_end(last) => (rest, true),
-        _ => (parts.as_slice(), false),
+    let (parts, ends_at_word, ends_text) = match parts.split_last() {
+        Some((last, rest)) if is_word_end(last) => (rest, true, false),
+        Some((last, rest)) if is_end_of_text(last) => (rest, false, true),
+        _ => (parts.as_slice(), false, false),
     };
     if parts.len() < 3 || parts.len() % 2 == 0 {
         return None;
@@ -256,7 +271,7 @@ fn literal_chain(hir: &Hir) -> Option<(Vec<Vec<u8>>, bool)> {
             _ => return None,
         }
     }
-    Some((pieces, ends_at_word))
+    Some((pieces, ends_at_word, ends_text))
 }
 
 /// `Some(P)` when `hir` is exactly `P(?:\s|\z)` — the normal form of the word-prefix tail.
@@ -353,14 +368,31 @@ mod tests {
             lowered(r"curl .* \| bash(?:\s.*)?$"),
             Lowered::LiteralChain {
                 pieces: literals(&["curl ", " | bash"]),
-                ends_at_word: true
+                ends_at_word: true,
+                ends_text: false,
             }
         );
         assert_eq!(
             lowered(r"a.*b.*?c"),
             Lowered::LiteralChain {
                 pieces: literals(&["a", "b", "c"]),
-                ends_at_word: false
+                ends_at_word: false,
+                ends_text: false,
+            }
+        );
+        // Segment patterns (`\x01` marks a segment's start): a whole segment, a suffix, and
+        // a chain that must end the segment need no automaton.
+        assert_eq!(
+            lowered(r"\x01git status$"),
+            Lowered::EndsText(b"\x01git status".to_vec())
+        );
+        assert_eq!(lowered(r" --help$"), Lowered::EndsText(b" --help".to_vec()));
+        assert_eq!(
+            lowered(r"\x01git .* main$"),
+            Lowered::LiteralChain {
+                pieces: literals(&["\x01git ", " main"]),
+                ends_at_word: false,
+                ends_text: true,
             }
         );
         let Lowered::StartsWithLiteral { hir, .. } = lowered(r"git (status|log)(?:\s.*)?$") else {

@@ -636,10 +636,11 @@ impl CompiledPolicy {
         // starts and ends on character boundaries.
         let text = text.as_bytes();
         let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
-        let (first, count, ends_at_word) = (
+        let (first, count, ends_at_word, ends_text) = (
             record[5] as usize,
-            (record[6] >> 1) as usize,
+            (record[6] >> 2) as usize,
             record[6] & 1 == 1,
+            record[6] & 2 == 2,
         );
         let piece = |i: usize| -> Checked<&[u8]> {
             let [offset, len, _] =
@@ -655,8 +656,28 @@ impl CompiledPolicy {
                 return Ok(false);
             }
         }
-        let mut at = 0;
         let last = count - 1;
+        if ends_text {
+            // The last piece must end the text: the others, greedily, before it.
+            let last_piece = piece(last)?;
+            if !text.ends_with(last_piece) {
+                return Ok(false);
+            }
+            let limit = text.len() - last_piece.len();
+            let mut at = 0;
+            for i in 0..last {
+                let needle = piece(i)?;
+                let Some(found) = text
+                    .get(at..limit)
+                    .and_then(|rest| find_bytes(rest, needle))
+                else {
+                    return Ok(false);
+                };
+                at += found + needle.len();
+            }
+            return Ok(true);
+        }
+        let mut at = 0;
         let mut last_start = 0;
         for i in 0..count {
             let needle = piece(i)?;
@@ -805,6 +826,11 @@ impl CompiledPolicy {
                                 if next_char(&rest[entry[1] as usize..])
                                     .is_none_or(char::is_whitespace)
                                 {
+                                    matched.push(entry[2]);
+                                }
+                            }
+                            Some(MatcherKind::EndsText) => {
+                                if rest.len() == entry[1] as usize {
                                     matched.push(entry[2]);
                                 }
                             }

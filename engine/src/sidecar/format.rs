@@ -133,8 +133,8 @@ pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 pub const RULE_WIDTH: usize = 8;
 /// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`] and
 /// [`MatcherKind::StartsWithLiteral`]), first posting, posting count, first chain piece,
-/// chain piece count × 2 + 1 if the chain must end at a word end (for
-/// [`MatcherKind::LiteralChain`]).
+/// chain piece count × 4, + 1 if the chain must end at a word end, + 2 if it must end the
+/// text (for [`MatcherKind::LiteralChain`]).
 pub const MATCHER_WIDTH: usize = 7;
 /// Glob record: first posting, posting count (rules without input matchers only).
 pub const GLOB_WIDTH: usize = 2;
@@ -223,8 +223,12 @@ pub enum MatcherKind {
     WordPrefix = 5,
     /// Literals in order with anything between them (`P.*Q.*R`, what every argument glob
     /// such as `Bash(curl * | bash)` or `a.*b.*c` lowers to), optionally with the word-end
-    /// tail: found by substring search from the first literal's earliest hit, no DFA.
+    /// tail or the end of the text: found by substring search from the first literal's
+    /// earliest hit, no DFA.
     LiteralChain = 6,
+    /// The literal at the end of the text (`P$`; `Bash(git status)` as a segment pattern,
+    /// `\x01git status$`): a literal hit decides it when nothing follows it.
+    EndsText = 7,
 }
 
 impl MatcherKind {
@@ -237,6 +241,7 @@ impl MatcherKind {
             MatcherKind::StartsWithLiteral,
             MatcherKind::WordPrefix,
             MatcherKind::LiteralChain,
+            MatcherKind::EndsText,
         ]
         .into_iter()
         .find(|k| *k as u32 == value)
@@ -348,6 +353,8 @@ pub struct MatcherImage {
     pub chain: Vec<Vec<u8>>,
     /// Whether the chain's last piece must be followed by whitespace or the end.
     pub chain_ends_at_word: bool,
+    /// For [`MatcherKind::LiteralChain`]: the last piece must end the text.
+    pub chain_ends_text: bool,
 }
 
 /// One field path.
@@ -538,7 +545,9 @@ impl SidecarImage {
                 first,
                 count,
                 chain_first,
-                (chain_count << 1) | u32::from(matcher.chain_ends_at_word),
+                (chain_count << 2)
+                    | u32::from(matcher.chain_ends_at_word)
+                    | u32::from(matcher.chain_ends_text) << 1,
             ]);
         }
         let mut globs = Words::default();
@@ -594,6 +603,7 @@ impl SidecarImage {
                     | MatcherKind::Confirmed
                     | MatcherKind::StartsWithLiteral
                     | MatcherKind::WordPrefix
+                    | MatcherKind::EndsText
                     | MatcherKind::LiteralChain
             ) {
                 continue;
