@@ -150,6 +150,16 @@ fn is_meta(b: u8) -> bool {
     )
 }
 
+/// An ASCII byte with no meaning to the shell inside an unquoted word (`.` and `,` count as
+/// meaningful: brace expansion).
+fn is_plain(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'-' | b'_' | b'/' | b'=' | b':' | b'+' | b'@' | b'%' | b'^'
+        )
+}
+
 fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
@@ -1044,8 +1054,20 @@ impl Parser<'_, '_> {
                 }
                 b if is_meta(b) => break,
                 _ => {
-                    let c = self.next_char();
-                    text.push(c);
+                    // A run of bytes with no meaning to the shell, copied at once. It ends on
+                    // an ASCII byte, so on a character boundary.
+                    let run = self.src[self.pos..]
+                        .iter()
+                        .position(|&b| b < 0x80 && !is_plain(b))
+                        .map_or(self.src.len(), |n| self.pos + n)
+                        .max(self.pos + 1);
+                    if run == self.pos + 1 {
+                        let c = self.next_char();
+                        text.push(c);
+                    } else {
+                        text.push_str(&self.text[self.pos..run]);
+                        self.pos = run;
+                    }
                 }
             }
         }
@@ -1104,8 +1126,12 @@ impl Parser<'_, '_> {
                     *literal = false;
                 }
                 Some(_) => {
-                    let c = self.next_char();
-                    text.push(c);
+                    let run = self.src[self.pos..]
+                        .iter()
+                        .position(|&b| matches!(b, b'"' | b'\\' | b'$' | b'`'))
+                        .map_or(self.src.len(), |n| self.pos + n);
+                    text.push_str(&self.text[self.pos..run]);
+                    self.pos = run;
                 }
             }
         }
