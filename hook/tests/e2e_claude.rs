@@ -21,11 +21,15 @@
 //! - PreToolUse `ask`: the reason alone; nobody can answer in `-p`, so the call is refused and
 //!   no PermissionRequest follows.
 //! - PreToolUse `allow`: the tool runs without asking, unless a permission `ask` rule matches —
-//!   then the CLI still asks, and with `-p` that means asking the PermissionRequest hook.
+//!   then the CLI still asks, and with `-p` that means asking the PermissionRequest hook. Our
+//!   hook never answers allow (issue 17): a call the policy's allow entries cover is abstained
+//!   on, and the CLI grants it from the same entries, which `inject` writes into the session
+//!   settings as its own `permissions` — so its own checks still apply (observed: with
+//!   `Bash(find:*)`, `find / …` is refused with "find in '/' was blocked…").
 //! - No output (our `defer`): the CLI's own flow. With `--allowedTools` covering the call it
 //!   runs; otherwise the PermissionRequest hook is asked, and if it too is silent the call is
 //!   refused (`… needs approval …` / `Claude requested permissions …`).
-//! - PermissionRequest `deny`: the `message`. `allow`: the tool runs.
+//! - PermissionRequest `deny`: the `message`. `allow`: the tool runs (our hook never sends it).
 //! - A gate entry with `"onFailure": "block"` whose hook is missing (spawn ENOENT), crashes or
 //!   outlives its `timeout`: `PreToolUse:<Tool> hook error: [<command> <args…>]: failed|timed
 //!   out; blocking because onFailure is "block"`. Note the CLI puts the hook's whole command
@@ -40,7 +44,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use e2e::cases::{
-    decisions::*, fail_closed::*, mock_wire::*, recording::*, tools::*, transport::*, wiring::*,
+    decisions::*, fail_closed::*, mock_wire::*, recording::*, shell::*, tools::*, transport::*,
+    wiring::*,
 };
 use e2e::driver::locate_claude;
 use e2e::runner::{self, Test};
@@ -77,7 +82,7 @@ const TESTS: &[Test] = tests![
     defer_leaves_the_decision_to_the_cli,
     ask_blocks_in_print_mode_with_the_reason,
     permission_request_deny_is_obeyed,
-    permission_request_allow_is_obeyed,
+    permission_request_never_grants_past_a_user_ask_rule,
     fail_closed_missing_hook_binary,
     fail_closed_crashing_hook,
     fail_closed_corrupt_sidecar,
@@ -90,7 +95,11 @@ const TESTS: &[Test] = tests![
     read_deny_keeps_the_content_from_the_model,
     mcp_tool_deny_blocks_the_call,
     non_streaming_fallback_is_gated_too,
-    kill_switch_runs_unguarded;
+    kill_switch_runs_unguarded,
+    covered_command_runs_through_claudes_own_permissions,
+    compound_command_with_an_uncovered_part_does_not_run,
+    quoted_deny_does_not_run,
+    find_outside_project_is_refused_as_claude_refuses;
     offline:
     mock_streams_the_script_turn_by_turn,
     mock_answers_without_streaming_and_breaks_a_stream_once,

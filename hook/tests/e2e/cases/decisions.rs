@@ -56,9 +56,13 @@ pub fn allow_allowlisted_command_runs_without_allowed_tools() {
         .status()
         .expect("git is installed");
     assert!(git.success());
-    // The redirect creates a file in the project, which the CLI's own flow would not allow
-    // without a prompt (and `-p` cannot prompt): it runs only because the hook says allow.
-    let script = Script::new().tool_call("toolu_status", "Bash", bash("git status > status.txt"));
+    // `Bash(git status*)` covers `git status`: the hook answers nothing (it never answers
+    // allow), and the CLI runs it. The same command redirected into a file is not covered (a
+    // redirection to a file is never covered; the CLI would check it as a file write, which
+    // `-p` cannot approve): the hook denies it, stricter than the CLI, and no file appears.
+    let script = Script::new()
+        .tool_call("toolu_status", "Bash", bash("git status"))
+        .tool_call("toolu_redirect", "Bash", bash("git status > status.txt"));
     let (mock, outcome) = guarded_run(
         &sandbox,
         &profile("allowlist.yaml"),
@@ -70,16 +74,21 @@ pub fn allow_allowlisted_command_runs_without_allowed_tools() {
     outcome.completed();
     let result = mock.tool_result("toolu_status");
     assert!(!result.is_error, "{result:#?}");
-    let status = fs::read_to_string(sandbox.project.join("status.txt")).expect("git status ran");
-    assert!(status.contains("On branch"), "{status}");
-    let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_status")["decision"],
-        "allow"
+    assert!(result.text.contains("On branch"), "{result:#?}");
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_redirect",
+        "Not allowed by this agent's tool policy",
     );
-    assert!(
-        records(&log, "PermissionRequest").is_empty(),
-        "an allow at PreToolUse leaves nothing to ask"
+    assert!(!sandbox.project.join("status.txt").exists());
+    let log = sandbox.session_log();
+    let status = gate_record(&log, "PreToolUse", "toolu_status");
+    assert_eq!(status["decision"], "allow");
+    assert_eq!(status["left_to_harness"], true);
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "toolu_redirect")["decision"],
+        "deny"
     );
 }
 
@@ -190,11 +199,13 @@ pub fn permission_request_deny_is_obeyed() {
     );
 }
 
-pub fn permission_request_allow_is_obeyed() {
+pub fn permission_request_never_grants_past_a_user_ask_rule() {
     let sandbox = Sandbox::new("permission-allow");
     install_trade_script(&sandbox);
-    // A user `ask` rule makes the CLI ask even after the hook's PreToolUse allow; in `-p` mode
-    // nobody can answer, so the call runs only if the PermissionRequest hook says allow.
+    // The profile allows `./trade …`, and the user has an `ask` rule for it. The hook never
+    // answers allow — not at PreToolUse, not at PermissionRequest — so the user's ask rule
+    // stands: the CLI asks, nobody can answer in `-p`, and the call is refused. (When the hook
+    // answered allow at PermissionRequest, it granted past the user's own rule.)
     fs::create_dir_all(sandbox.home.join(".claude")).unwrap();
     fs::write(
         sandbox.home.join(".claude/settings.json"),
@@ -212,13 +223,12 @@ pub fn permission_request_allow_is_obeyed() {
 
     outcome.completed();
     let result = mock.tool_result("toolu_order");
-    assert!(!result.is_error, "{result:#?}");
-    assert_eq!(trades(&sandbox), ["--paper"]);
+    assert!(result.is_error, "{result:#?}");
+    assert!(trades(&sandbox).is_empty());
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_order")["decision"],
-        "allow"
-    );
+    let pre = gate_record(&log, "PreToolUse", "toolu_order");
+    assert_eq!(pre["decision"], "allow");
+    assert_eq!(pre["left_to_harness"], true);
     let asked = records(&log, "PermissionRequest");
     assert_eq!(
         asked.len(),
@@ -226,4 +236,5 @@ pub fn permission_request_allow_is_obeyed() {
         "the user's ask rule made the CLI ask: {log:#?}"
     );
     assert_eq!(asked[0]["decision"], "allow");
+    assert_eq!(asked[0]["left_to_harness"], true);
 }

@@ -4,6 +4,7 @@ pub mod decisions;
 pub mod fail_closed;
 pub mod mock_wire;
 pub mod recording;
+pub mod shell;
 pub mod tools;
 pub mod transport;
 pub mod wiring;

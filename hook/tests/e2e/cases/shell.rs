@@ -1,0 +1,154 @@
+//! Shell-aware matching on the real CLI (issue 17): an allow covers a command only when it
+//! covers every segment, and then the hook abstains and the CLI grants the call from the same
+//! entries (injected as its own `permissions`), with its own checks; a deny sees every segment
+//! however it is spelled.
+
+use crate::e2e::driver::Sandbox;
+use crate::e2e::fixtures::*;
+use crate::e2e::mock_api::Script;
+
+const DEFAULT_DENY: &str =
+    "Not allowed by this agent's tool policy (allowlist: unlisted tools are denied).";
+
+pub fn covered_command_runs_through_claudes_own_permissions() {
+    let sandbox = Sandbox::new("covered");
+    install_trade_script(&sandbox);
+    // No `--allowedTools`: `./trade` is no read-only command the CLI runs unasked, and `-p`
+    // cannot prompt. It runs only because the CLI's own permissions (written by inject from
+    // the profile's allow list) grant it; the hook answers nothing.
+    let script = Script::new().tool_call("toolu_paper", "Bash", bash("./trade --paper"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "shell-allowlist",
+        &[],
+        script,
+    );
+    outcome.completed();
+    let result = mock.tool_result("toolu_paper");
+    assert!(!result.is_error, "{result:#?}");
+    assert_eq!(trades(&sandbox), ["--paper"]);
+    let log = sandbox.session_log();
+    let record = gate_record(&log, "PreToolUse", "toolu_paper");
+    assert_eq!(record["decision"], "allow");
+    assert_eq!(record["left_to_harness"], true);
+    assert_eq!(
+        record["deciding_rule"],
+        "tool_policy.allow:Bash(./trade --paper:*)"
+    );
+    assert!(
+        records(&log, "PermissionRequest").is_empty(),
+        "the CLI granted it from its own permissions without asking: {log:#?}"
+    );
+}
+
+pub fn compound_command_with_an_uncovered_part_does_not_run() {
+    let sandbox = Sandbox::new("compound");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        .tool_call("toolu_paper", "Bash", bash("./trade --paper"))
+        .tool_call(
+            "toolu_and",
+            "Bash",
+            bash("./trade --paper && ./trade --live"),
+        )
+        .tool_call("toolu_semi", "Bash", bash("./trade --paper; touch pwned"))
+        .tool_call("toolu_sub", "Bash", bash("./trade --paper $(touch pwned2)"))
+        .tool_call(
+            "toolu_redirect",
+            "Bash",
+            bash("./trade --paper > orders.txt"),
+        );
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "shell-allowlist",
+        &[],
+        script,
+    );
+    for id in ["toolu_and", "toolu_semi", "toolu_sub", "toolu_redirect"] {
+        assert_blocked_with(&outcome, &mock, id, DEFAULT_DENY);
+        assert_eq!(
+            gate_record(&sandbox.session_log(), "PreToolUse", id)["decision"],
+            "deny"
+        );
+    }
+    assert!(!mock.tool_result("toolu_paper").is_error);
+    assert_eq!(trades(&sandbox), ["--paper"], "only the covered call ran");
+    for marker in ["pwned", "pwned2", "orders.txt"] {
+        assert!(
+            !sandbox.project.join(marker).exists(),
+            "{marker} was created"
+        );
+    }
+}
+
+pub fn quoted_deny_does_not_run() {
+    let sandbox = Sandbox::new("quoted-deny");
+    install_trade_script(&sandbox);
+    let spellings = [
+        "./tr'a'de --li\"\"ve",
+        "(./trade --live)",
+        "./trade  --live;",
+        "./trade\t--live",
+        "echo ok && ./trade \\\n  --live",
+        "bash -c './trade --live'",
+    ];
+    let mut script = Script::new().tool_call("toolu_paper", "Bash", bash("./trade --paper"));
+    for (i, command) in spellings.iter().enumerate() {
+        script = script.tool_call(&format!("toolu_live{i}"), "Bash", bash(command));
+    }
+    // `--allowedTools Bash` would run them all: only the hook stands in the way.
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "shell-denier",
+        &["--allowedTools", "Bash"],
+        script,
+    );
+    for i in 0..spellings.len() {
+        assert_blocked_with(
+            &outcome,
+            &mock,
+            &format!("toolu_live{i}"),
+            "Denied by tool_policy.deny entry `Bash(* --live*)`.",
+        );
+    }
+    assert!(!mock.tool_result("toolu_paper").is_error);
+    assert_eq!(trades(&sandbox), ["--paper"], "no live order ran");
+}
+
+pub fn find_outside_project_is_refused_as_claude_refuses() {
+    let sandbox = Sandbox::new("find");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        .tool_call("toolu_inside", "Bash", bash("find . -name trade"))
+        .tool_call("toolu_outside", "Bash", bash("find / -maxdepth 1 -name x"));
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        &profile("e2e/gates.yaml"),
+        "shell-allowlist",
+        &[],
+        script,
+    );
+    outcome.completed();
+    let inside = mock.tool_result("toolu_inside");
+    assert!(!inside.is_error, "{inside:#?}");
+    assert!(inside.text.contains("./trade"), "{inside:#?}");
+    // `Bash(find:*)` covers both: the hook abstains, and the CLI's own checks refuse the
+    // search outside the project, as they do with the same rule and no hook.
+    let outside = mock.tool_result("toolu_outside");
+    assert!(outside.is_error, "{outside:#?}");
+    // Observed on 2.1.328: "find in '/' was blocked. For security, Claude Code may only
+    // search files in the allowed working directories for this session: '…/project'."
+    assert!(
+        outside.text.contains("was blocked") && !outside.text.contains("Not allowed by this agent"),
+        "the CLI, not the hook, refused: {outside:#?}"
+    );
+    let log = sandbox.session_log();
+    for id in ["toolu_inside", "toolu_outside"] {
+        let record = gate_record(&log, "PreToolUse", id);
+        assert_eq!(record["decision"], "allow", "{id}");
+        assert_eq!(record["left_to_harness"], true, "{id}");
+    }
+}
