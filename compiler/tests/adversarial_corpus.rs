@@ -20,26 +20,19 @@
 
 mod common;
 
-use compiler::compile::compile_tool_policy;
-use compiler::profile::{Located, ToolPolicy};
+use compiler::profile::ToolPolicy;
 use engine::reference::ReferenceEvaluator;
-use engine::{Call, CompiledPolicy, Decision, HookPolicy};
+use engine::{Call, Decision};
 use serde_json::Value;
 
-fn located(list: &Value) -> Vec<Located<String>> {
-    list.as_array()
+fn located(list: &Value) -> Vec<compiler::profile::Located<String>> {
+    let entries: Vec<&str> = list
+        .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .map(|e| Located {
-            value: e.to_string(),
-            location: compiler::diagnostic::Location {
-                file: "bypass-cases.jsonl".into(),
-                line: 0,
-                column: 0,
-            },
-        })
-        .collect()
+        .collect();
+    common::located(&entries)
 }
 
 #[test]
@@ -60,21 +53,13 @@ fn the_adversarial_corpus_is_met() {
             deny: located(&rules["deny"]),
             ask: located(&rules["ask"]),
         };
-        let (default_decision, rules) = match compile_tool_policy(&tool_policy, &mut Vec::new()) {
+        let (policy, compiled) = match common::compile_entries(&tool_policy) {
             Ok(compiled) => compiled,
             Err(e) => {
                 unmodelled.push(format!("{id}: {e}"));
                 continue;
             }
         };
-        let policy = HookPolicy {
-            version: 1,
-            default_decision,
-            rules,
-        };
-        let json = policy.to_json();
-        let sidecar = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap();
-        let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
         let call = Call {
             event: "PreToolUse",
             tool_name: case["tool_name"].as_str().unwrap(),

@@ -421,20 +421,8 @@ fn observer_events_are_validated_at_generation_too() {
 
 #[test]
 fn permissions_carry_the_tool_policy_as_claude_reads_it() {
-    use compiler::profile::{Located, ToolPolicy};
-    let located = |entries: &[&str]| -> Vec<Located<String>> {
-        entries
-            .iter()
-            .map(|e| Located {
-                value: e.to_string(),
-                location: compiler::diagnostic::Location {
-                    file: "t.yaml".into(),
-                    line: 1,
-                    column: 1,
-                },
-            })
-            .collect()
-    };
+    use common::located;
+    use compiler::profile::ToolPolicy;
     let policy = ToolPolicy {
         allow: located(&[
             "Bash(git status:*)",

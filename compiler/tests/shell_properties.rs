@@ -10,26 +10,13 @@
 //!   `{ ;}`, `$( )`, backquotes, `sudo`, `env A=1`, `timeout 5`, `bash -c`, a pipeline)
 //!   never turns a denied command into anything but deny.
 
-use compiler::compile::compile_tool_policy;
-use compiler::profile::{Located, ToolPolicy};
+mod common;
+
+use compiler::profile::ToolPolicy;
 use engine::reference::ReferenceEvaluator;
 use engine::{Call, CompiledPolicy, Decision, HookPolicy, Outcome};
 use proptest::prelude::*;
 use serde_json::json;
-
-fn located(entries: &[&str]) -> Vec<Located<String>> {
-    entries
-        .iter()
-        .map(|e| Located {
-            value: e.to_string(),
-            location: compiler::diagnostic::Location {
-                file: "test.yaml".into(),
-                line: 1,
-                column: 1,
-            },
-        })
-        .collect()
-}
 
 struct Both {
     policy: HookPolicy,
@@ -39,19 +26,11 @@ struct Both {
 impl Both {
     fn new(allow: &[&str], deny: &[&str]) -> Both {
         let tool_policy = ToolPolicy {
-            allow: located(allow),
-            deny: located(deny),
+            allow: common::located(allow),
+            deny: common::located(deny),
             ask: Vec::new(),
         };
-        let (default_decision, rules) = compile_tool_policy(&tool_policy, &mut Vec::new()).unwrap();
-        let policy = HookPolicy {
-            version: 1,
-            default_decision,
-            rules,
-        };
-        let json = policy.to_json();
-        let sidecar = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap();
-        let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+        let (policy, compiled) = common::compile_entries(&tool_policy).unwrap();
         Both { policy, compiled }
     }
 

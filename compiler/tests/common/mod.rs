@@ -79,3 +79,37 @@ pub fn decide_bash(policy: &HookPolicy, command: &str) -> Outcome {
         serde_json::json!({ "command": command }),
     )
 }
+
+/// Entries as a profile's `tool_policy` list holds them, each at `t.yaml:1:1`.
+pub fn located(entries: &[&str]) -> Vec<compiler::profile::Located<String>> {
+    entries
+        .iter()
+        .map(|e| compiler::profile::Located {
+            value: e.to_string(),
+            location: compiler::diagnostic::Location {
+                file: "t.yaml".into(),
+                line: 1,
+                column: 1,
+            },
+        })
+        .collect()
+}
+
+/// A policy of `tool_policy` entries, as `compile_tool_policy` lowers them, with its automaton
+/// engine built from the sidecar (the policy checked against the schema on the way).
+pub fn compile_entries(
+    tool_policy: &compiler::profile::ToolPolicy,
+) -> Result<(HookPolicy, engine::CompiledPolicy), compiler::diagnostic::Errors> {
+    let (default_decision, rules) =
+        compiler::compile::compile_tool_policy(tool_policy, &mut Vec::new())?;
+    let policy = HookPolicy {
+        version: 1,
+        default_decision,
+        rules,
+    };
+    assert_schema_valid(&policy);
+    let json = policy.to_json();
+    let sidecar = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap();
+    let compiled = engine::CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+    Ok((policy, compiled))
+}
