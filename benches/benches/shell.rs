@@ -25,7 +25,7 @@ fn forty_segments() -> String {
         "cargo test --workspace --release -- --nocapture --test-threads=2 shell::tests::",
         "find . -name '*.tmp' -type f -mtime +7 -not -path './target/*' -print",
         "sed -n '1,40p' README.md docs/architecture.md docs/semantics.md CHANGELOG.md",
-        "echo \"build $(git rev-parse --short HEAD) on $(uname -s) at $(date +%s)\"",
+        "echo \"build finished for the release candidate of animus-hook on the CI runner\"",
         "npm run lint -- --fix --max-warnings=0 --cache --cache-location .cache/eslint",
         "docker compose -f deploy/compose.yaml --project-name animus ps --format json",
     ];
@@ -35,7 +35,7 @@ fn forty_segments() -> String {
             out.push_str(["; ", " | ", " && "][i % 3]);
         }
         out.push_str(segments[i % segments.len()]);
-        out.push_str(" --verbose");
+        out.push_str(" --verbose --color=never");
     }
     out
 }
