@@ -17,7 +17,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use crate::policy::{HookPolicy, MatchOn};
+use crate::policy::{Decision, HookPolicy, MatchOn};
 use crate::semantics::{self, Call, ClaudePattern, Outcome};
 use crate::shell;
 
@@ -107,13 +107,22 @@ impl<'p> ReferenceEvaluator<'p> {
     }
 
     /// Indices of every rule matching `call`, in policy order: the rules whose matchers all
-    /// match, and the `covers` rules when the call is covered ([`Self::covering_rules`]).
+    /// match, and — when none of those denies or asks — the `covers` rules that cover the call
+    /// ([`Self::covering_rules`]).
     pub fn matching_rules(&self, call: Call<'_>) -> Vec<usize> {
         let mut analyses = shell::AnalysisCache::default();
         let mut matched: Vec<usize> = (0..self.policy.rules.len())
             .filter(|&i| !self.is_cover_rule(i) && self.rule_matches(i, call, &mut analyses))
             .collect();
-        matched.extend(self.covering_rules(call));
+        // Coverage matters only when no deny or ask rule matched.
+        if !matched.iter().any(|&i| {
+            matches!(
+                self.policy.rules[i].decision,
+                Decision::Deny | Decision::Ask
+            )
+        }) {
+            matched.extend(self.covering_rules(call));
+        }
         matched.sort_unstable();
         matched
     }

@@ -50,7 +50,7 @@ fn compile_then_check_the_trader() {
     let check = hook(&["check", "--policy", policy.to_str().unwrap()], &payload);
     assert!(check.code == Some(0));
     let stdout = check.stdout.clone();
-    assert!(stdout.starts_with("decision: deny\nreason: Production deploys require a human.\ndeciding rule: no-prod-deploy\nmatched rules:\n  - no-prod-deploy\n"), "{stdout}");
+    assert!(stdout.starts_with("decision: deny\nreason: Production deploys require a human.\nharness answer: deny\ndeciding rule: no-prod-deploy\nmatched rules:\n  - no-prod-deploy\n"), "{stdout}");
 
     let payload = std::fs::read(repo().join("corpus/payloads/PreToolUse.Read.json")).unwrap();
     let check = hook(
@@ -60,6 +60,39 @@ fn compile_then_check_the_trader() {
     let json: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
     assert_eq!(json["decision"], "defer");
     assert_eq!(json["matched"], serde_json::json!([]));
+    assert_eq!(
+        json["harness_answer"],
+        "none: the harness's own permission flow decides"
+    );
+}
+
+#[test]
+fn check_says_a_covered_call_is_left_to_the_harness() {
+    let out = temp_dir("covered");
+    assert!(
+        compile(
+            &repo().join("corpus/profiles/allowlist.yaml"),
+            "reviewer",
+            &out
+        )
+        .code
+            == Some(0)
+    );
+    let policy = out.join("animus-policy.json");
+    let payload =
+        std::fs::read(repo().join("corpus/payloads/PreToolUse.Bash.git-status.json")).unwrap();
+    let check = hook(&["check", "--policy", policy.to_str().unwrap()], &payload);
+    assert_eq!(check.code, Some(0));
+    assert!(
+        check.stdout.starts_with(
+            "decision: allow\nreason: Covered by tool_policy.allow entry `Bash(git status*)`; \
+             the grant is left to the harness's own permission rules, which carry the same \
+             entries.\nharness answer: none: covered by the allow entries; the grant is left to \
+             the harness's own permission rules\ndeciding rule: tool_policy.allow:Bash(git status*)\n"
+        ),
+        "{}",
+        check.stdout
+    );
 }
 
 #[test]

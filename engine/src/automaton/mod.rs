@@ -359,8 +359,10 @@ impl CompiledPolicy {
         globs.dedup();
 
         let mut matchers = Vec::new();
-        let mut covering = Vec::new();
+        let mut cover_fields = Vec::new();
         let mut analyses = shell::AnalysisCache::default();
+        // One buffer for every anchored segment text of the call.
+        let mut anchored = String::new();
         for field_id in 0..self.field_count {
             let field = self.record::<FIELD_WIDTH>(Section::Fields, field_id)?;
             let path = self.str(field[0], field[1])?;
@@ -370,15 +372,10 @@ impl CompiledPolicy {
                 continue;
             };
             if view == MatchOn::Cover {
+                // Decided after the other rules: coverage only matters when nothing denies
+                // or asks.
                 if let serde_json::Value::String(command) = value {
-                    let analysis = analyses.get(command);
-                    self.covering_rules(
-                        field_id as u32,
-                        &field,
-                        analysis,
-                        (event_bit, &globs),
-                        &mut covering,
-                    )?;
+                    cover_fields.push((field_id as u32, field, command.as_str()));
                 }
                 continue;
             }
@@ -395,7 +392,7 @@ impl CompiledPolicy {
                             })
                         }),
                     _ => analyses.get(text).generous_texts().try_for_each(|segment| {
-                        let anchored = shell::anchored(segment);
+                        shell::anchor_into(&mut anchored, segment);
                         self.match_field(id, &field, &anchored, &mut matchers)
                     }),
                 };
@@ -449,7 +446,28 @@ impl CompiledPolicy {
             }
         }
 
-        fired.extend(covering);
+        // Coverage decides only when no deny or ask rule fired (deny > ask > allow): then, and
+        // only then, the `covers` rules are evaluated, segment by segment.
+        let mut restricted = false;
+        for &index in &fired {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+            let decision = Decision::ALL.get((rule[4] & 0xff) as usize);
+            restricted |= matches!(decision, Some(Decision::Deny | Decision::Ask));
+        }
+        if !restricted {
+            let mut covering = Vec::new();
+            for (field_id, field, command) in cover_fields {
+                let analysis = analyses.get(command);
+                self.covering_rules(
+                    field_id,
+                    &field,
+                    analysis,
+                    (event_bit, &globs),
+                    &mut covering,
+                )?;
+            }
+            fired.extend(covering);
+        }
 
         let mut views = Vec::with_capacity(fired.len());
         for index in fired {
@@ -547,10 +565,12 @@ impl CompiledPolicy {
         let mut used = Vec::new();
         let mut matched = Vec::new();
         let mut rules = Vec::new();
+        let mut anchored = String::new();
         for segment in analysis.covered_segments() {
             matched.clear();
             for text in &segment.strict {
-                self.match_field(field_id, field, &shell::anchored(text), &mut matched)?;
+                shell::anchor_into(&mut anchored, text);
+                self.match_field(field_id, field, &anchored, &mut matched)?;
             }
             rules.clear();
             for &matcher in &matched {

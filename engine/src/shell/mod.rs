@@ -69,6 +69,13 @@ pub fn anchored(text: &str) -> String {
     out
 }
 
+/// [`anchored`] into a reused buffer.
+pub fn anchor_into(buffer: &mut String, text: &str) {
+    buffer.clear();
+    buffer.push(SEGMENT_START);
+    buffer.push_str(text);
+}
+
 /// Parse `command` and list its segments.
 pub fn analyse(command: &str) -> Analysis {
     let mut analysis = match parse::simple_commands(command) {

@@ -30,7 +30,9 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, String> {
             "the command is longer than {MAX_COMMAND_BYTES} bytes"
         ));
     }
-    let mut out = Vec::new();
+    // About one simple command per 40 bytes: growing the vector is most of a long command's
+    // reallocation otherwise.
+    let mut out = Vec::with_capacity(script.len() / 40 + 4);
     parse_script(script, 0, &mut out)?;
     run_written_scripts(&mut out)?;
     Ok(out)
@@ -637,7 +639,10 @@ impl Parser<'_, '_> {
     }
 
     fn simple_command(&mut self) -> Result<(), String> {
-        let mut command = SimpleCommand::default();
+        let mut command = SimpleCommand {
+            words: Vec::with_capacity(8),
+            ..SimpleCommand::default()
+        };
         let first_heredoc = self.heredocs.len();
         loop {
             self.skip_blanks();
@@ -966,7 +971,13 @@ impl Parser<'_, '_> {
     /// holds no expansion.
     fn word(&mut self) -> Result<Word, String> {
         let start = self.pos;
-        let mut text = String::new();
+        // Most words end at the next blank: size the text for that.
+        let hint = self.src[self.pos..]
+            .iter()
+            .take(256)
+            .position(|&b| is_meta(b))
+            .unwrap_or(16);
+        let mut text = String::with_capacity(hint);
         let mut literal = true;
         // Process substitution: a word of its own.
         if (self.starts_with("<(") || self.starts_with(">(")) && self.pos == start {

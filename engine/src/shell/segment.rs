@@ -581,7 +581,8 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
     let mut segment = Segment {
         deny_only: command.deny_only,
-        ..Segment::default()
+        generous: Vec::with_capacity(2),
+        strict: Vec::with_capacity(1),
     };
     let push_generous = |texts: &mut Vec<String>, words: &[&str]| {
         if words.is_empty() {
