@@ -132,14 +132,14 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
             let words: Vec<segment::Word> = unquoted
                 .split_whitespace()
                 .map(|w| segment::Word {
-                    text: w.to_string(),
+                    text: std::borrow::Cow::Owned(w.to_string()),
                     literal: false,
                 })
                 .collect();
             if words.is_empty() {
                 return None;
             }
-            let key: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+            let key: Vec<&str> = words.iter().map(|w| w.text.as_ref()).collect();
             if !seen.insert(key.join(" ")) {
                 return None;
             }

@@ -19,12 +19,14 @@
 //! The parser is tested against brush-parser, a complete independent Bash parser, on tens of
 //! thousands of real commands (`engine/tests/shell_parser_agrees.rs`).
 
+use std::borrow::Cow;
+
 use super::segment::{Redirect, SimpleCommand, Word};
 use super::{MAX_COMMAND_BYTES, MAX_DEPTH, MAX_SEGMENTS};
 
 /// Every simple command of `script`, in the order the parser completes them (a command
 /// substitution's commands come before the command whose word holds it).
-pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, String> {
+pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, String> {
     if script.len() > MAX_COMMAND_BYTES {
         return Err(format!(
             "the command is longer than {MAX_COMMAND_BYTES} bytes"
@@ -33,7 +35,7 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, String> {
     // About one simple command per 40 bytes: growing the vector is most of a long command's
     // reallocation otherwise.
     let mut out = Vec::with_capacity(script.len() / 40 + 4);
-    parse_script(script, 0, &mut out)?;
+    parse_script(script, 0, 0, &mut out)?;
     run_written_scripts(&mut out)?;
     Ok(out)
 }
@@ -41,7 +43,7 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand>, String> {
 /// A command that writes a literal script to a file (`echo 'rm -rf /' > f.sh`) and one that
 /// runs that file (`sh f.sh`) in the same command: the script's commands are listed too, for
 /// deny and ask.
-fn run_written_scripts(out: &mut Vec<SimpleCommand>) -> Result<(), String> {
+fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), String> {
     let same = |a: &str, b: &str| a.trim_start_matches("./") == b.trim_start_matches("./");
     let written: Vec<(String, String)> = out
         .iter()
@@ -53,7 +55,7 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand>) -> Result<(), String> {
             }
             let body: Vec<&str> = c.words[1..]
                 .iter()
-                .map(|w| w.text.as_str())
+                .map(|w| w.text.as_ref())
                 .skip_while(|w| w.starts_with('-'))
                 .collect();
             Some((target, body.join(" ")))
@@ -70,10 +72,8 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand>) -> Result<(), String> {
         for (target, body) in &written {
             if same(&file, target) {
                 let first = out.len();
-                let mut parsed = Vec::new();
-                if parse_script(body, 1, &mut parsed).is_ok() {
-                    out.extend(parsed);
-                }
+                // A written script that does not parse is just data.
+                let _ = parse_detached(body, 1, out.len(), out);
                 out[first..].iter_mut().for_each(|c| c.deny_only = true);
                 if out.len() > MAX_SEGMENTS {
                     return Err(format!(
@@ -86,11 +86,13 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand>) -> Result<(), String> {
     Ok(())
 }
 
-/// Parse a whole script (a command string, a backquoted text, a `-c` string) at `depth`.
-pub(super) fn parse_script(
-    script: &str,
+/// Parse a whole script (a command string, a backquoted text, a `-c` string) at `depth`;
+/// `base` simple commands are already listed (the cap counts them all).
+pub(super) fn parse_script<'s>(
+    script: &'s str,
     depth: usize,
-    out: &mut Vec<SimpleCommand>,
+    base: usize,
+    out: &mut Vec<SimpleCommand<'s>>,
 ) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err(format!("the command nests deeper than {MAX_DEPTH} levels"));
@@ -100,6 +102,7 @@ pub(super) fn parse_script(
         text: script,
         pos: 0,
         depth,
+        base,
         out,
         heredocs: Vec::new(),
     };
@@ -109,6 +112,20 @@ pub(super) fn parse_script(
     }
     // A here-document whose delimiter never came ends at the end of the input (bash warns
     // and runs it): there is no body left to read.
+    Ok(())
+}
+
+/// [`parse_script`] for a text that does not outlive the parse (a backquoted body, a `-c`
+/// string, a here-document): its commands are added to `out` owning their words, all or none.
+fn parse_detached(
+    script: &str,
+    depth: usize,
+    base: usize,
+    out: &mut Vec<SimpleCommand<'_>>,
+) -> Result<(), String> {
+    let mut detached = Vec::new();
+    parse_script(script, depth, base, &mut detached)?;
+    out.extend(detached.into_iter().map(SimpleCommand::into_owned));
     Ok(())
 }
 
@@ -140,7 +157,9 @@ struct Parser<'s, 'o> {
     text: &'s str,
     pos: usize,
     depth: usize,
-    out: &'o mut Vec<SimpleCommand>,
+    /// Simple commands listed before `out`'s (by the parse this one is nested in).
+    base: usize,
+    out: &'o mut Vec<SimpleCommand<'s>>,
     heredocs: Vec<PendingHeredoc>,
 }
 
@@ -170,7 +189,7 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-impl Parser<'_, '_> {
+impl<'s> Parser<'s, '_> {
     fn peek(&self) -> Option<u8> {
         self.src.get(self.pos).copied()
     }
@@ -199,8 +218,13 @@ impl Parser<'_, '_> {
     }
 
     /// List a simple command, and the scripts it runs (`bash -c '…'`, `eval …`, `find -exec`).
-    fn push(&mut self, mut command: SimpleCommand) -> Result<(), String> {
-        if self.out.len() >= MAX_SEGMENTS {
+    /// How many simple commands are listed so far, nested parses included.
+    fn listed(&self) -> usize {
+        self.base + self.out.len()
+    }
+
+    fn push(&mut self, mut command: SimpleCommand<'s>) -> Result<(), String> {
+        if self.listed() >= MAX_SEGMENTS {
             return Err(format!(
                 "the command has more than {MAX_SEGMENTS} simple commands"
             ));
@@ -213,7 +237,7 @@ impl Parser<'_, '_> {
         self.out.push(command);
         for script in inner.scripts {
             let first = self.out.len();
-            parse_script(&script, self.depth + 1, self.out)?;
+            parse_detached(&script, self.depth + 1, self.listed(), self.out)?;
             if deny_only {
                 self.out[first..]
                     .iter_mut()
@@ -223,16 +247,14 @@ impl Parser<'_, '_> {
         for code in inner.code_strings {
             // A string of inline code that does not parse as shell is just data.
             let first = self.out.len();
-            if parse_script(&code, self.depth + 1, self.out).is_err() {
-                self.out.truncate(first);
-            }
+            let _ = parse_detached(&code, self.depth + 1, self.listed(), self.out);
             self.out[first..]
                 .iter_mut()
                 .for_each(|c| c.deny_only = true);
         }
         for mut executed in inner.commands {
             executed.deny_only |= deny_only;
-            if self.out.len() >= MAX_SEGMENTS {
+            if self.listed() >= MAX_SEGMENTS {
                 return Err(format!(
                     "the command has more than {MAX_SEGMENTS} simple commands"
                 ));
@@ -711,7 +733,7 @@ impl Parser<'_, '_> {
     }
 
     /// An assignment word (`A=1`, `A=(x y)`); its text as written, normalised.
-    fn assignment(&mut self, command: &mut SimpleCommand) -> Result<String, String> {
+    fn assignment(&mut self, command: &mut SimpleCommand<'s>) -> Result<String, String> {
         let start = self.pos;
         while self.peek() != Some(b'=') {
             self.pos += 1;
@@ -757,7 +779,7 @@ impl Parser<'_, '_> {
 
     /// A redirection, if one starts here: `[n]>word`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`,
     /// `>&n`, `<&n`, `<<<word`, `<<DELIM`, `<<-DELIM`, `{var}>word`.
-    fn redirect(&mut self, command: &mut SimpleCommand) -> Result<bool, String> {
+    fn redirect(&mut self, command: &mut SimpleCommand<'s>) -> Result<bool, String> {
         let start = self.pos;
         let mut i = self.pos;
         while self.src.get(i).is_some_and(u8::is_ascii_digit) {
@@ -811,7 +833,7 @@ impl Parser<'_, '_> {
             let raw = &self.text[delimiter_start..self.pos];
             let expands = !raw.contains(['\'', '"', '\\']);
             self.heredocs.push(PendingHeredoc {
-                delimiter: word.text.clone(),
+                delimiter: word.text.to_string(),
                 strip_tabs: operator == "<<-",
                 expands,
                 command: None,
@@ -847,7 +869,7 @@ impl Parser<'_, '_> {
             command.here_strings.push(target.clone());
         }
         let writes = (matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>") && target.literal)
-            .then(|| target.text.clone());
+            .then(|| target.text.to_string());
         command.redirects.push(Redirect {
             text: format!("{}{}", &self.text[start..i + operator.len()], target.text),
             harmless,
@@ -889,7 +911,7 @@ impl Parser<'_, '_> {
             && super::segment::reads_script_from_stdin(command)
         {
             // `bash <<EOF`: the body is a script the shell runs.
-            parse_script(&body, self.depth + 1, self.out)?;
+            parse_detached(&body, self.depth + 1, self.listed(), self.out)?;
         }
         Ok(())
     }
@@ -899,12 +921,16 @@ impl Parser<'_, '_> {
         if !text.contains(['$', '`']) {
             return Ok(());
         }
+        // The text does not outlive this call: its commands are collected apart, then added
+        // owning their words.
+        let mut detached = Vec::new();
         let mut inner = Parser {
             src: text.as_bytes(),
             text,
             pos: 0,
             depth: self.depth,
-            out: self.out,
+            base: self.listed(),
+            out: &mut detached,
             heredocs: Vec::new(),
         };
         let mut scratch = String::new();
@@ -925,6 +951,8 @@ impl Parser<'_, '_> {
                 Some(_) | None => inner.pos += 1,
             }
         }
+        self.out
+            .extend(detached.into_iter().map(SimpleCommand::into_owned));
         Ok(())
     }
 
@@ -968,123 +996,136 @@ impl Parser<'_, '_> {
     }
 
     /// One word: its text after quote removal (expansions kept as written) and whether it
-    /// holds no expansion.
-    fn word(&mut self) -> Result<Word, String> {
+    /// holds no expansion. The text is borrowed from the command while the word is written
+    /// there as it reads (no quotes, escapes or expansions: most words), owned otherwise.
+    fn word(&mut self) -> Result<Word<'s>, String> {
         let start = self.pos;
-        // Most words end at the next blank: size the text for that.
-        let hint = self.src[self.pos..]
-            .iter()
-            .take(256)
-            .position(|&b| is_meta(b))
-            .unwrap_or(16);
-        let mut text = String::with_capacity(hint);
-        let mut literal = true;
+        let src = self.text;
         // Process substitution: a word of its own.
-        if (self.starts_with("<(") || self.starts_with(">(")) && self.pos == start {
+        if self.starts_with("<(") || self.starts_with(">(") {
             self.pos += 2;
             self.nested(|p| p.list(&[Stop::Paren]))?;
             self.expect_byte(b')')?;
             return Ok(Word {
-                text: self.text[start..self.pos].to_string(),
+                text: Cow::Borrowed(&src[start..self.pos]),
                 literal: false,
             });
         }
+        let mut owned: Option<String> = None;
+        // The text so far, made owned (a quote, an escape or an expansion changes it).
+        let own = |owned: &mut Option<String>, upto: usize| {
+            if owned.is_none() {
+                let mut text = String::with_capacity(upto - start + 16);
+                text.push_str(&src[start..upto]);
+                *owned = Some(text);
+            }
+        };
+        let mut literal = true;
         let mut brace_open = false;
         let mut brace_list = false;
         let mut bracket_open = false;
         while let Some(b) = self.peek() {
+            let here = self.pos;
+            // Whether the bytes consumed are the text as written.
+            let mut verbatim = true;
             match b {
-                b'\\' => match self.peek_at(1) {
-                    Some(b'\n') => self.pos += 2,
-                    Some(_) => {
-                        self.pos += 1;
-                        let c = self.next_char();
-                        text.push(c);
-                    }
-                    None => {
-                        self.pos += 1;
-                    }
-                },
-                b'\'' => self.single_quoted(&mut text)?,
-                b'"' => self.double_quoted(&mut text, &mut literal)?,
-                b'$' => {
-                    if self.dollar(&mut text, false)? {
-                        literal = false;
+                b'\\' => {
+                    verbatim = false;
+                    own(&mut owned, here);
+                    let text = owned.as_mut().expect("made owned above");
+                    match self.peek_at(1) {
+                        Some(b'\n') => self.pos += 2,
+                        Some(_) => {
+                            self.pos += 1;
+                            let c = self.next_char();
+                            text.push(c);
+                        }
+                        None => self.pos += 1,
                     }
                 }
-                b'`' => {
-                    self.backquote(&mut text, false)?;
-                    literal = false;
+                b'\'' | b'"' | b'$' | b'`' => {
+                    verbatim = false;
+                    own(&mut owned, here);
+                    let text = owned.as_mut().expect("made owned above");
+                    match b {
+                        b'\'' => self.single_quoted(text)?,
+                        b'"' => self.double_quoted(text, &mut literal)?,
+                        b'$' => {
+                            if self.dollar(text, false)? {
+                                literal = false;
+                            }
+                        }
+                        _ => {
+                            self.backquote(text, false)?;
+                            literal = false;
+                        }
+                    }
                 }
-                b'~' if self.pos == start => {
+                b'~' if here == start => {
                     literal = false;
                     self.pos += 1;
-                    text.push('~');
                 }
                 b'*' | b'?' => {
                     // An extglob `*( … )`, `?( … )`, `@( … )`, `!( … )`, `+( … )` is not
                     // parsed (off by default in a non-interactive bash): an error below.
                     literal = false;
                     self.pos += 1;
-                    text.push(b as char);
                 }
                 b'[' => {
                     // A bracket expression if a `]` follows in the word (seen below).
                     bracket_open = true;
                     self.pos += 1;
-                    text.push('[');
                 }
                 b']' => {
                     if bracket_open {
                         literal = false;
                     }
                     self.pos += 1;
-                    text.push(']');
                 }
                 b'{' => {
                     brace_open = true;
                     self.pos += 1;
-                    text.push('{');
                 }
                 b',' if brace_open => {
                     brace_list = true;
                     self.pos += 1;
-                    text.push(',');
                 }
                 b'.' if brace_open && self.peek_at(1) == Some(b'.') => {
                     brace_list = true;
                     self.pos += 2;
-                    text.push_str("..");
                 }
                 b'}' => {
                     if brace_open && brace_list {
                         literal = false;
                     }
                     self.pos += 1;
-                    text.push('}');
                 }
                 b if is_meta(b) => break,
                 _ => {
-                    // A run of bytes with no meaning to the shell, copied at once. It ends on
+                    // A run of bytes with no meaning to the shell, taken at once. It ends on
                     // an ASCII byte, so on a character boundary.
                     let run = self.src[self.pos..]
                         .iter()
                         .position(|&b| b < 0x80 && !is_plain(b))
-                        .map_or(self.src.len(), |n| self.pos + n)
-                        .max(self.pos + 1);
-                    if run == self.pos + 1 {
-                        let c = self.next_char();
-                        text.push(c);
-                    } else {
-                        text.push_str(&self.text[self.pos..run]);
+                        .map_or(self.src.len(), |n| self.pos + n);
+                    if run > self.pos {
                         self.pos = run;
+                    } else {
+                        self.next_char();
                     }
                 }
+            }
+            if verbatim && let Some(text) = owned.as_mut() {
+                text.push_str(&src[here..self.pos]);
             }
         }
         if self.pos == start {
             return Err(self.unexpected());
         }
+        let text = match owned {
+            Some(text) => Cow::Owned(text),
+            None => Cow::Borrowed(&src[start..self.pos]),
+        };
         Ok(Word { text, literal })
     }
 
@@ -1274,8 +1315,8 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        parse_script(&script, self.depth + 1, self.out)?;
-        if self.out.len() > MAX_SEGMENTS {
+        parse_detached(&script, self.depth + 1, self.listed(), self.out)?;
+        if self.listed() > MAX_SEGMENTS {
             return Err(format!(
                 "the command has more than {MAX_SEGMENTS} simple commands"
             ));
@@ -1372,12 +1413,12 @@ impl Parser<'_, '_> {
     }
 }
 
-impl SimpleCommand {
+impl SimpleCommand<'_> {
     /// The program word, if literal.
     pub fn program(&self) -> Option<&str> {
         self.words
             .first()
             .filter(|w| w.literal)
-            .map(|w| w.text.as_str())
+            .map(|w| w.text.as_ref())
     }
 }

@@ -15,6 +15,8 @@
 //!   `xargs`), program never reduced; none at all when the segment cannot be covered (an
 //!   expansion as the program, a redirection to a file, a construct not resolved).
 
+use std::borrow::Cow;
+
 /// A redirection of a simple command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Redirect {
@@ -29,26 +31,27 @@ pub struct Redirect {
 
 /// A word after quote removal.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Word {
-    /// The text: literal parts unquoted, expansions kept as written (`$HOME`, `$(date)`).
-    pub text: String,
+pub struct Word<'a> {
+    /// The text: literal parts unquoted, expansions kept as written (`$HOME`, `$(date)`);
+    /// borrowed from the command when it is written there as is (most words).
+    pub text: Cow<'a, str>,
     /// The word holds no expansion: its text is exactly what the program receives.
     pub literal: bool,
 }
 
 /// One simple command as the parser found it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SimpleCommand {
+pub struct SimpleCommand<'a> {
     /// Leading `NAME=value` words.
     pub assignments: Vec<String>,
     /// Program and arguments.
-    pub words: Vec<Word>,
+    pub words: Vec<Word<'a>>,
     /// Redirections, in order.
     pub redirects: Vec<Redirect>,
     /// Something in the command could not be resolved (the segment is never covered).
     pub unresolved: bool,
     /// The words of its `<<<` here-strings.
-    pub here_strings: Vec<Word>,
+    pub here_strings: Vec<Word<'a>>,
     /// Found in inline code or a written script: seen by deny and ask only.
     pub deny_only: bool,
 }
@@ -307,6 +310,35 @@ const WRAPPERS: &[Wrapper] = &[
     },
 ];
 
+impl Word<'_> {
+    /// The same word, owning its text.
+    pub fn into_owned<'b>(self) -> Word<'b> {
+        Word {
+            text: Cow::Owned(self.text.into_owned()),
+            literal: self.literal,
+        }
+    }
+}
+
+impl SimpleCommand<'_> {
+    /// The same command, owning its texts (for commands parsed from a text that does not
+    /// outlive the parse: a backquoted body, a `-c` string, a here-document).
+    pub fn into_owned<'b>(self) -> SimpleCommand<'b> {
+        SimpleCommand {
+            assignments: self.assignments,
+            words: self.words.into_iter().map(Word::into_owned).collect(),
+            redirects: self.redirects,
+            unresolved: self.unresolved,
+            here_strings: self
+                .here_strings
+                .into_iter()
+                .map(Word::into_owned)
+                .collect(),
+            deny_only: self.deny_only,
+        }
+    }
+}
+
 /// Where the wrapped command starts in `words` (whose first word is the wrapper `w`), or
 /// `None` when nothing is wrapped (`sudo -l`, `env` alone).
 fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
@@ -383,7 +415,7 @@ pub struct Inner {
     /// Script texts it runs (`bash -c 'S'`, `eval S`, `su -c S`, `bash <<< S`).
     pub scripts: Vec<String>,
     /// Commands it runs (`find … -exec CMD {} ;`).
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<SimpleCommand<'static>>,
     /// Strings of inline code it runs (`awk '…'`, `python -c '…'`, `perl -e '…'`): each may
     /// hold a shell command (`system("rm -rf x")`), parsed for deny and ask only.
     pub code_strings: Vec<String>,
@@ -415,7 +447,7 @@ fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
 /// Does the command (after its wrappers) run a shell that reads its script from stdin (no
 /// `-c`, no script file)?
 pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
-    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     peel_stages(&words).into_iter().any(|stage| {
         stage.first().is_some_and(|p| SHELLS.contains(&basename(p)))
             && stage[1..]
@@ -442,7 +474,7 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
     if !runs_something && command.here_strings.is_empty() {
         return inner;
     }
-    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let literal: Vec<bool> = command.words.iter().map(|w| w.literal).collect();
     let script = |inner: &mut Inner, index: usize| {
         if literal[index] {
@@ -475,7 +507,7 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             if SHELLS.contains(&program) && stage[1..].iter().all(|w| w.starts_with('-')) {
                 for here in &command.here_strings {
                     if here.literal {
-                        inner.scripts.push(here.text.clone());
+                        inner.scripts.push(here.text.to_string());
                     } else {
                         inner.unresolved = true;
                     }
@@ -519,7 +551,11 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                         .unwrap_or(stage.len());
                     if end > i + 1 {
                         inner.commands.push(SimpleCommand {
-                            words: command.words[offset + i + 1..offset + end].to_vec(),
+                            words: command.words[offset + i + 1..offset + end]
+                                .iter()
+                                .cloned()
+                                .map(Word::into_owned)
+                                .collect(),
                             ..Default::default()
                         });
                     }
@@ -534,8 +570,8 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
 
 /// The script file `command` runs, if it runs one: `sh F`, `bash -x F`, `source F`, `. F`,
 /// `./F`.
-pub fn script_file_run(command: &SimpleCommand) -> Option<&str> {
-    let program = command.words.first().filter(|w| w.literal)?.text.as_str();
+pub fn script_file_run<'c>(command: &'c SimpleCommand<'_>) -> Option<&'c str> {
+    let program = command.words.first().filter(|w| w.literal)?.text.as_ref();
     let operand = || {
         command
             .words
@@ -543,7 +579,7 @@ pub fn script_file_run(command: &SimpleCommand) -> Option<&str> {
             .skip(1)
             .find(|w| !w.text.starts_with('-'))
             .filter(|w| w.literal)
-            .map(|w| w.text.as_str())
+            .map(|w| w.text.as_ref())
     };
     if SHELLS.contains(&basename(program)) || matches!(program, "source" | ".") {
         operand()
@@ -577,7 +613,7 @@ pub fn string_literals(code: &str) -> Vec<String> {
 
 /// The segment of one simple command.
 pub fn segment_of(command: &SimpleCommand) -> Segment {
-    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
     let mut segment = Segment {
         deny_only: command.deny_only,
@@ -692,7 +728,7 @@ mod tests {
                 c.assignments.push(w.to_string());
             } else {
                 c.words.push(Word {
-                    text: w.to_string(),
+                    text: Cow::Owned(w.to_string()),
                     literal: !w.contains('$'),
                 });
             }
