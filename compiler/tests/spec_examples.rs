@@ -7,13 +7,16 @@ use engine::Decision;
 use engine::policy::MatchOn;
 use serde_json::json;
 
+/// A rule as `(id, decision, tools, matchers)`.
+type RuleSummary<'a> = (&'a str, Decision, Vec<&'a str>, Vec<(MatchOn, &'a str)>);
+
 #[test]
 fn trader_compiles_to_the_spec_rules() {
     for (file, agent) in [("trader.yaml", "trader"), ("runtime-config.json", "trader")] {
         let compiled = compile_corpus_profile(file, agent);
         let policy = &compiled.policy;
         assert_eq!(policy.default_decision, Decision::Defer, "{file}");
-        let summary: Vec<(&str, Decision, Vec<&str>, Vec<(MatchOn, &str)>)> = policy
+        let summary: Vec<RuleSummary> = policy
             .rules
             .iter()
             .map(|r| {

@@ -721,7 +721,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 mod tests {
     use super::*;
 
-    fn command(words: &[&str]) -> SimpleCommand {
+    fn command(words: &[&str]) -> SimpleCommand<'static> {
         let mut c = SimpleCommand::default();
         for w in words {
             if c.words.is_empty() && is_assignment(w) {
