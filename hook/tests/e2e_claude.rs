@@ -25,7 +25,9 @@
 //!   hook never answers allow (issue 17): a call the policy's allow entries cover is abstained
 //!   on, and the CLI grants it from the same entries, which `inject` writes into the session
 //!   settings as its own `permissions` — so its own checks still apply (observed: with
-//!   `Bash(find:*)`, `find / …` is refused with "find in '/' was blocked…").
+//!   `Bash(find:*)`, `find / …` is refused with "find in '/' was blocked…", and `find … -delete`
+//!   with "… cannot be auto-allowed by a Bash(find:*) prefix rule"). After such a refusal the
+//!   CLI asks the PermissionRequest hook, which abstains again: an allow there would run it.
 //! - No output (our `defer`): the CLI's own flow. With `--allowedTools` covering the call it
 //!   runs; otherwise the PermissionRequest hook is asked, and if it too is silent the call is
 //!   refused (`… needs approval …` / `Claude requested permissions …`).

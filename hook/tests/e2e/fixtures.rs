@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::e2e::driver::{Outcome, Sandbox, locate_claude, repo_root};
+use crate::e2e::driver::{Outcome, Sandbox, animus_hook, locate_claude, repo_root};
 use crate::e2e::mock_api::{MockApi, Script};
 
 const PROMPT: &str = "Run the scripted tool calls.";
@@ -66,6 +66,20 @@ pub fn guarded_run(
     run(sandbox, &args, script)
 }
 
+/// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed.
+pub fn guarded_run_teed(
+    sandbox: &Sandbox,
+    profile: &Path,
+    agent: &str,
+    extra: &[&str],
+    script: Script,
+) -> (MockApi, Outcome, HookTee) {
+    let tee = HookTee::install(sandbox);
+    let args = sandbox.inject(profile, agent, &launch(extra), Some(&tee.binary));
+    let (mock, outcome) = run(sandbox, &args, script);
+    (mock, outcome, tee)
+}
+
 pub fn run(sandbox: &Sandbox, args: &[String], script: Script) -> (MockApi, Outcome) {
     let mock = MockApi::start(script).expect("start the mock API");
     let outcome = sandbox.run_claude(&claude(), &mock, args);
@@ -103,4 +117,73 @@ pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str,
         result.text.contains(reason),
         "the tool_result for {tool_use_id} should carry {reason:?}: {result:#?}"
     );
+}
+
+/// A wrapper around the real `animus-hook` for inject to wire in (`--hook-binary`): it passes
+/// each call through unchanged and keeps the payload and everything the hook printed, so a test
+/// can tell "the hook answered nothing" (abstained) from an answer. (Not named `animus-hook`,
+/// so inject wires the wrapper itself rather than a lean `animus-hook-emit` beside it.)
+pub struct HookTee {
+    pub binary: PathBuf,
+    calls: PathBuf,
+}
+
+impl HookTee {
+    pub fn install(sandbox: &Sandbox) -> HookTee {
+        let dir = sandbox.scratch.root.join("tee");
+        let calls = dir.join("calls");
+        fs::create_dir_all(&calls).unwrap();
+        let binary = dir.join("animus-hook-tee");
+        fs::write(
+            &binary,
+            format!(
+                "#!/bin/sh\n\
+                 call=$(mktemp -d '{calls}/call.XXXXXX') || exit 1\n\
+                 cat > \"$call/payload\"\n\
+                 '{real}' \"$@\" < \"$call/payload\" > \"$call/stdout\"\n\
+                 status=$?\n\
+                 cat \"$call/stdout\"\n\
+                 : > \"$call/done\"\n\
+                 exit $status\n",
+                calls = calls.display(),
+                real = animus_hook().display(),
+            ),
+        )
+        .unwrap();
+        fs::set_permissions(&binary, fs::Permissions::from_mode(0o755)).unwrap();
+        HookTee { binary, calls }
+    }
+
+    /// Every finished call on `event`: the payload and what the hook printed on stdout.
+    pub fn calls(&self, event: &str) -> Vec<(Value, String)> {
+        fs::read_dir(&self.calls)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|call| call.join("done").exists())
+            .map(|call| {
+                let payload: Value =
+                    serde_json::from_str(&fs::read_to_string(call.join("payload")).unwrap())
+                        .unwrap();
+                (payload, fs::read_to_string(call.join("stdout")).unwrap())
+            })
+            .filter(|(payload, _)| payload["hook_event_name"] == event)
+            .collect()
+    }
+
+    /// What the hook printed on `event` for the call `tool_use_id` (exactly one call expected).
+    pub fn printed(&self, event: &str, tool_use_id: &str) -> String {
+        let found: Vec<String> = self
+            .calls(event)
+            .into_iter()
+            .filter(|(payload, _)| payload["tool_use_id"] == tool_use_id)
+            .map(|(_, stdout)| stdout)
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "one {event} hook call for {tool_use_id} expected: {found:?}"
+        );
+        found.into_iter().next().unwrap()
+    }
 }

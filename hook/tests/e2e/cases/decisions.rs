@@ -56,14 +56,17 @@ pub fn allow_allowlisted_command_runs_without_allowed_tools() {
         .status()
         .expect("git is installed");
     assert!(git.success());
-    // `Bash(git status*)` covers `git status`: the hook answers nothing (it never answers
-    // allow), and the CLI runs it. The same command redirected into a file is not covered (a
-    // redirection to a file is never covered; the CLI would check it as a file write, which
-    // `-p` cannot approve): the hook denies it, stricter than the CLI, and no file appears.
+    // Issue 17 changed this test. Before, the hook answered `allow` for `git status >
+    // status.txt` and the CLI ran it. Now `Bash(git status*)` covers plain `git status`: the
+    // hook prints nothing (it never answers allow), and the CLI runs the call because `inject`
+    // wrote the same entry into the session settings as the CLI's own `permissions.allow`
+    // (there is no `--allowedTools` here). The redirected form is no longer covered (a
+    // redirection to a file never is): the policy default of this allowlist, deny, applies —
+    // stricter than the CLI — and no file appears.
     let script = Script::new()
         .tool_call("toolu_status", "Bash", bash("git status"))
         .tool_call("toolu_redirect", "Bash", bash("git status > status.txt"));
-    let (mock, outcome) = guarded_run(
+    let (mock, outcome, tee) = guarded_run_teed(
         &sandbox,
         &profile("allowlist.yaml"),
         "reviewer",
@@ -87,8 +90,21 @@ pub fn allow_allowlisted_command_runs_without_allowed_tools() {
     assert_eq!(status["decision"], "allow");
     assert_eq!(status["left_to_harness"], true);
     assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_redirect")["decision"],
-        "deny"
+        tee.printed("PreToolUse", "toolu_status"),
+        "",
+        "the hook abstained"
+    );
+    let redirect = gate_record(&log, "PreToolUse", "toolu_redirect");
+    assert_eq!(redirect["decision"], "deny");
+    assert_eq!(redirect["left_to_harness"], false);
+    assert!(
+        tee.printed("PreToolUse", "toolu_redirect")
+            .contains("\"deny\""),
+        "the hook answered deny"
+    );
+    assert!(
+        records(&log, "PermissionRequest").is_empty(),
+        "the CLI granted `git status` from its own permissions without asking: {log:#?}"
     );
 }
 
@@ -213,7 +229,7 @@ pub fn permission_request_never_grants_past_a_user_ask_rule() {
     )
     .unwrap();
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
-    let (mock, outcome) = guarded_run(
+    let (mock, outcome, tee) = guarded_run_teed(
         &sandbox,
         &profile("e2e/gates.yaml"),
         "permission-allower",
@@ -237,4 +253,12 @@ pub fn permission_request_never_grants_past_a_user_ask_rule() {
     );
     assert_eq!(asked[0]["decision"], "allow");
     assert_eq!(asked[0]["left_to_harness"], true);
+    // Nothing printed at either event: no allow the CLI could obey.
+    assert_eq!(tee.printed("PreToolUse", "toolu_order"), "");
+    let permission_calls = tee.calls("PermissionRequest");
+    assert_eq!(permission_calls.len(), 1);
+    assert_eq!(
+        permission_calls[0].1, "",
+        "the hook abstained at PermissionRequest"
+    );
 }

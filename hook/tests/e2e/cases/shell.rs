@@ -3,6 +3,8 @@
 //! entries (injected as its own `permissions`), with its own checks; a deny sees every segment
 //! however it is spelled.
 
+use std::fs;
+
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
@@ -17,7 +19,7 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
     // cannot prompt. It runs only because the CLI's own permissions (written by inject from
     // the profile's allow list) grant it; the hook answers nothing.
     let script = Script::new().tool_call("toolu_paper", "Bash", bash("./trade --paper"));
-    let (mock, outcome) = guarded_run(
+    let (mock, outcome, tee) = guarded_run_teed(
         &sandbox,
         &profile("e2e/gates.yaml"),
         "shell-allowlist",
@@ -25,6 +27,11 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
         script,
     );
     outcome.completed();
+    assert_eq!(
+        tee.printed("PreToolUse", "toolu_paper"),
+        "",
+        "the hook printed nothing: the CLI's own permissions granted the call"
+    );
     let result = mock.tool_result("toolu_paper");
     assert!(!result.is_error, "{result:#?}");
     assert_eq!(trades(&sandbox), ["--paper"]);
@@ -121,10 +128,28 @@ pub fn quoted_deny_does_not_run() {
 pub fn find_outside_project_is_refused_as_claude_refuses() {
     let sandbox = Sandbox::new("find");
     install_trade_script(&sandbox);
+    // Files a `find … -delete` the policy covers would remove, one outside the project (beside
+    // it, in the test's scratch dir) and one inside: their survival shows the calls did not run.
+    let outside_dir = sandbox.scratch.root.join("outside");
+    fs::create_dir_all(&outside_dir).unwrap();
+    fs::write(outside_dir.join("victim.txt"), "keep me").unwrap();
+    fs::write(sandbox.project.join("victim.txt"), "keep me").unwrap();
+    let delete_outside = format!("find {} -name victim.txt -delete", outside_dir.display());
     let script = Script::new()
         .tool_call("toolu_inside", "Bash", bash("find . -name trade"))
-        .tool_call("toolu_outside", "Bash", bash("find / -maxdepth 1 -name x"));
-    let (mock, outcome) = guarded_run(
+        .tool_call("toolu_outside", "Bash", bash("find / -maxdepth 1 -name x"))
+        .tool_call("toolu_delete_outside", "Bash", bash(&delete_outside))
+        .tool_call(
+            "toolu_delete_inside",
+            "Bash",
+            bash("find . -name victim.txt -delete"),
+        )
+        .tool_call(
+            "toolu_exec",
+            "Bash",
+            bash("find . -name trade -exec touch pwned \\;"),
+        );
+    let (mock, outcome, tee) = guarded_run_teed(
         &sandbox,
         &profile("e2e/gates.yaml"),
         "shell-allowlist",
@@ -135,8 +160,9 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
     let inside = mock.tool_result("toolu_inside");
     assert!(!inside.is_error, "{inside:#?}");
     assert!(inside.text.contains("./trade"), "{inside:#?}");
-    // `Bash(find:*)` covers both: the hook abstains, and the CLI's own checks refuse the
-    // search outside the project, as they do with the same rule and no hook.
+    // `Bash(find:*)` covers both searches: the hook abstains on both, and the CLI's own
+    // checks (it got the rule from inject as its own `permissions.allow`) refuse the search
+    // outside the project.
     let outside = mock.tool_result("toolu_outside");
     assert!(outside.is_error, "{outside:#?}");
     // Observed on 2.1.328: "find in '/' was blocked. For security, Claude Code may only
@@ -145,10 +171,59 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
         outside.text.contains("was blocked") && !outside.text.contains("Not allowed by this agent"),
         "the CLI, not the hook, refused: {outside:#?}"
     );
+    // A covered call with a side effect: `find … -delete` is covered by `Bash(find:*)` (no
+    // `-exec`, so no segment of its own), the hook abstains, and the CLI's own check refuses
+    // it — inside the project as well as outside. Observed on 2.1.328: "find with '-delete'
+    // executes commands or modifies files — cannot be auto-allowed by a Bash(find:*) prefix
+    // rule". Both files survive.
+    for (id, victim) in [
+        ("toolu_delete_outside", outside_dir.join("victim.txt")),
+        ("toolu_delete_inside", sandbox.project.join("victim.txt")),
+    ] {
+        let result = mock.tool_result(id);
+        assert!(result.is_error, "{result:#?}");
+        assert!(
+            result.text.contains("-delete") && !result.text.contains("Not allowed by this agent"),
+            "the CLI, not the hook, refused: {result:#?}"
+        );
+        assert!(victim.exists(), "{id} ran");
+    }
+    // `-exec touch …` runs `touch`, a segment of its own that no allow entry covers: the hook
+    // denies it (the policy default), whatever the CLI would have made of it.
+    assert_blocked_with(&outcome, &mock, "toolu_exec", DEFAULT_DENY);
+    assert!(!sandbox.project.join("pwned").exists(), "-exec ran");
     let log = sandbox.session_log();
-    for id in ["toolu_inside", "toolu_outside"] {
+    for id in [
+        "toolu_inside",
+        "toolu_outside",
+        "toolu_delete_outside",
+        "toolu_delete_inside",
+    ] {
         let record = gate_record(&log, "PreToolUse", id);
         assert_eq!(record["decision"], "allow", "{id}");
         assert_eq!(record["left_to_harness"], true, "{id}");
+        assert_eq!(
+            tee.printed("PreToolUse", id),
+            "",
+            "{id}: the hook abstained"
+        );
+    }
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "toolu_exec")["decision"],
+        "deny"
+    );
+    // Observed: for each call its own checks refused, the CLI then asked the PermissionRequest
+    // hook. The policy covers them all (decision allow), and the hook printed nothing: an
+    // answer of allow here would have run them past the CLI's checks.
+    let asked = records(&log, "PermissionRequest");
+    assert_eq!(asked.len(), 3, "{log:#?}");
+    for record in asked {
+        assert_eq!(record["decision"], "allow", "{record:#?}");
+        assert_eq!(record["left_to_harness"], true, "{record:#?}");
+    }
+    let permission_calls = tee.calls("PermissionRequest");
+    assert_eq!(permission_calls.len(), 3);
+    for (payload, printed) in permission_calls {
+        assert_eq!(printed, "", "the hook abstained: {payload:#?}");
     }
 }
