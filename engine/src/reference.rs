@@ -209,6 +209,15 @@ impl<'p> ReferenceEvaluator<'p> {
                                         .generous_texts()
                                         .any(|segment| re.is_match(segment))
                             }
+                            // A pattern spanning segments (`curl * | bash`) is looked for
+                            // anywhere in the raw text and in each segment.
+                            (MatchOn::Segment, Test::Pattern(p)) if p.spans_segments() => {
+                                p.found_in(text)
+                                    || analyses
+                                        .get(text)
+                                        .generous_texts()
+                                        .any(|segment| p.found_in(segment))
+                            }
                             (MatchOn::Segment, Test::Pattern(p)) => analyses
                                 .get(text)
                                 .generous_texts()

@@ -139,6 +139,49 @@ impl ClaudePattern {
             .any(|end| glob_matches(&self.body, &segment[..end]))
     }
 
+    /// Does the pattern hold a shell operator (`curl * | bash`, `> /etc/passwd`, `a; b`)? Such
+    /// a pattern describes more than one segment, or a redirection, which no segment text
+    /// holds: as a deny or ask it is also looked for in the raw command ([`Self::found_in`]),
+    /// so it still fires. (As an allow it covers nothing: stricter.)
+    pub fn spans_segments(&self) -> bool {
+        self.body.contains(['|', ';', '&', '<', '>', '`', '\n']) || self.body.contains("$(")
+    }
+
+    /// Does `text` contain a match anywhere (a leading and a trailing `*` implied; a word
+    /// prefix still ends at whitespace or the end)?
+    pub fn found_in(&self, text: &str) -> bool {
+        let body = format!("*{}", self.body);
+        if !self.word_prefix {
+            return glob_matches(&format!("{body}*"), text);
+        }
+        text.char_indices()
+            .filter(|(_, c)| c.is_whitespace())
+            .map(|(i, _)| i)
+            .chain([text.len()])
+            .any(|end| glob_matches(&body, &text[..end]))
+    }
+
+    /// The regex the automaton engine searches for a deny or ask pattern, and the field view
+    /// it searches: [`Self::segment_regex`] over the anchored segment texts, or, for a pattern
+    /// that spans segments, the unanchored [`Self::found_in`] form over the raw text and each
+    /// segment ([`MatchOn::TextAndSegments`](crate::policy::MatchOn::TextAndSegments)).
+    pub fn deny_lowering(&self) -> (crate::policy::MatchOn, String) {
+        if !self.spans_segments() {
+            return (crate::policy::MatchOn::Segment, self.segment_regex());
+        }
+        let pieces: Vec<String> = self
+            .body
+            .split('*')
+            .filter(|piece| !piece.is_empty())
+            .map(escape_literal)
+            .collect();
+        let mut regex = pieces.join(".*");
+        if self.word_prefix {
+            regex.push_str("(?:\\s.*)?$");
+        }
+        (crate::policy::MatchOn::TextAndSegments, regex)
+    }
+
     /// The regex the automaton engine searches for this pattern in a segment text that starts
     /// with [`crate::shell::SEGMENT_START`] (a byte no normalised segment contains), so a
     /// pattern anchored at the segment's start becomes a plain literal the literal index finds:

@@ -159,7 +159,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
     let mut globs: Vec<&str> = Vec::new();
     let mut field_ids: HashMap<(&str, MatchOn), u32> = HashMap::new();
     let mut fields: Vec<(&str, MatchOn)> = Vec::new();
-    let mut matcher_ids: HashMap<(u32, &str), u32> = HashMap::new();
+    let mut matcher_ids: HashMap<(u32, String), u32> = HashMap::new();
     let mut pending: Vec<PendingMatcher> = Vec::new();
     let mut rules = Vec::with_capacity(policy.rules.len());
     for rule in &policy.rules {
@@ -179,28 +179,35 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
             .input_matchers
             .iter()
             .map(|m| {
-                let key = (m.field.as_str(), m.on);
+                // The view the engine searches and the regex, as the pattern's kind lowers.
+                // The policy was validated: every Claude pattern parses.
+                let pattern = (!m.is_regex())
+                    .then(|| ClaudePattern::parse(&m.pattern).ok())
+                    .flatten();
+                let (view, regex) = match (m.on, &pattern) {
+                    (MatchOn::Segment, Some(p)) => p.deny_lowering(),
+                    (MatchOn::Cover, Some(p)) => (MatchOn::Cover, p.segment_regex()),
+                    (on, None) if m.is_regex() => (on, m.pattern.clone()),
+                    (on, _) => (on, "[^\\s\\S]".into()),
+                };
+                let key = (m.field.as_str(), view);
                 let field = *field_ids.entry(key).or_insert_with(|| {
                     fields.push(key);
                     fields.len() as u32 - 1
                 });
-                *matcher_ids.entry((field, &m.pattern)).or_insert_with(|| {
-                    let regex = if m.is_regex() {
-                        m.pattern.clone()
-                    } else {
-                        // The policy was validated: every Claude pattern parses.
-                        ClaudePattern::parse(&m.pattern)
-                            .map(|p| p.segment_regex())
-                            .unwrap_or_else(|_| "[^\\s\\S]".into())
-                    };
-                    pending.push(PendingMatcher {
-                        field,
-                        regex,
-                        pattern: &m.pattern,
-                        rule_id: &rule.id,
-                    });
-                    pending.len() as u32 - 1
-                })
+                // Keyed by the regex searched: a Claude pattern and an author regex written
+                // alike lower to different regexes.
+                *matcher_ids
+                    .entry((field, regex.clone()))
+                    .or_insert_with(|| {
+                        pending.push(PendingMatcher {
+                            field,
+                            regex,
+                            pattern: &m.pattern,
+                            rule_id: &rule.id,
+                        });
+                        pending.len() as u32 - 1
+                    })
             })
             .collect();
         rule_matchers.sort_unstable();
