@@ -121,7 +121,7 @@ impl<'p> ReferenceEvaluator<'p> {
                 Decision::Deny | Decision::Ask
             )
         }) {
-            matched.extend(self.covering_rules(call));
+            matched.extend(self.covering_rules_with(call, &mut analyses));
         }
         matched.sort_unstable();
         matched
@@ -139,6 +139,15 @@ impl<'p> ReferenceEvaluator<'p> {
     /// have a strict text some applicable `covers` rule on that field matches. Then every such
     /// rule matching some segment covers the call.
     pub fn covering_rules(&self, call: Call<'_>) -> Vec<usize> {
+        self.covering_rules_with(call, &mut shell::AnalysisCache::default())
+    }
+
+    /// [`Self::covering_rules`] reusing the analyses already made for this call.
+    fn covering_rules_with(
+        &self,
+        call: Call<'_>,
+        analyses: &mut shell::AnalysisCache,
+    ) -> Vec<usize> {
         let cover_rules: Vec<(usize, &str, &ClaudePattern)> = (0..self.policy.rules.len())
             .filter(|&i| {
                 self.is_cover_rule(i)
@@ -161,7 +170,7 @@ impl<'p> ReferenceEvaluator<'p> {
             else {
                 continue;
             };
-            let analysis = shell::analyse(command);
+            let analysis = analyses.get(command);
             if !analysis.coverable() {
                 continue;
             }
