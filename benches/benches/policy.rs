@@ -52,6 +52,7 @@ fn decide_and_load(c: &mut Criterion) {
                         event: "PreToolUse",
                         tool_name: "Bash",
                         tool_input: &input,
+                        places: Default::default(),
                     }))
                 })
             });

@@ -74,6 +74,7 @@ fn shell(c: &mut Criterion) {
                     event: "PreToolUse",
                     tool_name: "Bash",
                     tool_input: &input,
+                    places: Default::default(),
                 }))
             })
         });

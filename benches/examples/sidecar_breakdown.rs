@@ -59,6 +59,7 @@ fn main() {
         event: "PreToolUse",
         tool_name: "Bash",
         tool_input: &input,
+        places: Default::default(),
     });
     println!(
         "the decide benchmark's call: {} ({} rules matched)",
@@ -96,6 +97,7 @@ fn main() {
                         event: "PreToolUse",
                         tool_name: "Bash",
                         tool_input: &input,
+                        places: Default::default(),
                     }));
                 }
                 started.elapsed() / per_round

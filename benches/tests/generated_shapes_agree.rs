@@ -47,6 +47,7 @@ fn assert_agree(policy: &HookPolicy) {
             event: "PreToolUse",
             tool_name: "Bash",
             tool_input: &input,
+            places: Default::default(),
         };
         let expected = reference.decide(call);
         assert_eq!(compiled.decide(call), expected, "command {command:?}");

@@ -100,13 +100,14 @@ pub fn compile_tool_policy(
                 continue;
             }
             match lower_entry(entry, decision) {
-                Ok(lowered) => rules.push(HookPolicyRule {
-                    id: format!("{KERNEL_ID_PREFIX}{list}:{entry}"),
-                    events: Vec::new(),
-                    tools: lowered.tools,
-                    input_matchers: lowered.input_matchers,
-                    decision,
-                    reason: match decision {
+                Ok(lowered) => {
+                    if let Some(note) = lowered.note {
+                        warnings.push(Diagnostic::warning(
+                            Some(location.clone()),
+                            format!("tool_policy.{list} entry `{entry}` {note}"),
+                        ));
+                    }
+                    let reason = match decision {
                         Decision::Deny => format!("Denied by tool_policy.deny entry `{entry}`."),
                         Decision::Ask => {
                             format!("tool_policy.ask entry `{entry}` requires approval.")
@@ -115,8 +116,25 @@ pub fn compile_tool_policy(
                             "Covered by tool_policy.allow entry `{entry}`; the grant is left to \
                              the harness's own permission rules, which carry the same entries."
                         ),
-                    },
-                }),
+                    };
+                    for (i, part) in lowered.parts.into_iter().enumerate() {
+                        // One entry, several rules (a `Read(…)` entry on each file tool's
+                        // field): ` #2`, ` #3` cannot end an entry, so ids stay unique.
+                        let id = if i == 0 {
+                            format!("{KERNEL_ID_PREFIX}{list}:{entry}")
+                        } else {
+                            format!("{KERNEL_ID_PREFIX}{list}:{entry} #{}", i + 1)
+                        };
+                        rules.push(HookPolicyRule {
+                            id,
+                            events: Vec::new(),
+                            tools: part.tools,
+                            input_matchers: part.input_matchers,
+                            decision,
+                            reason: reason.clone(),
+                        });
+                    }
+                }
                 Err(why) => errors.push(Diagnostic::error(
                     Some(location.clone()),
                     format!("tool_policy.{list} entry `{entry}` {why}"),

@@ -60,10 +60,26 @@ fn the_adversarial_corpus_is_met() {
                 continue;
             }
         };
+        // Where the call happens: the case's `cwd` when it names one, and the home of the
+        // user its paths belong to (`/home/<user>`, the corpus's convention).
+        let cwd = case["cwd"].as_str();
+        let home = home_of(
+            cwd.into_iter().chain(
+                case["tool_input"]
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|o| o.values().filter_map(|v| v.as_str())),
+            ),
+        );
         let call = Call {
             event: "PreToolUse",
             tool_name: case["tool_name"].as_str().unwrap(),
             tool_input: &case["tool_input"],
+            places: engine::Places {
+                cwd,
+                home: Some(home.as_deref().unwrap_or("/home/user")),
+                project_root: cwd,
+            },
         };
         let outcome = compiled.decide(call);
         assert_eq!(
@@ -78,7 +94,11 @@ fn the_adversarial_corpus_is_met() {
                 matches!(outcome.decision, Decision::Ask | Decision::Deny)
                     || (outcome.decision == Decision::Defer && tool_policy.allow.is_empty())
             }
-            "allow" => outcome.decision == Decision::Allow,
+            // Not blocked: granted, or (no allow entries) left to claude.
+            "allow" => {
+                outcome.decision == Decision::Allow
+                    || (outcome.decision == Decision::Defer && tool_policy.allow.is_empty())
+            }
             "no-match" => outcome.matched.is_empty(),
             other => panic!("{id}: unknown expectation {other}"),
         };
@@ -127,4 +147,13 @@ fn the_adversarial_corpus_is_met() {
         "allowed where ask or deny is expected: {looser:#?}"
     );
     assert!(misses.len() <= 5, "{} misses: {misses:#?}", misses.len());
+}
+
+/// The home directory `/home/<user>` the first of `paths` under `/home/` lies in.
+fn home_of<'a>(paths: impl Iterator<Item = &'a str>) -> Option<String> {
+    paths
+        .filter_map(|p| p.strip_prefix("/home/"))
+        .filter_map(|rest| rest.split('/').next())
+        .find(|user| !user.is_empty())
+        .map(|user| format!("/home/{user}"))
 }

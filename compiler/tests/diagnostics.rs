@@ -155,20 +155,20 @@ fn ids_are_unique_and_the_kernel_prefix_is_reserved() {
 #[test]
 fn unmodelled_argument_forms_are_errors_naming_the_entry() {
     let e = error_of(
-        "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - Read(./.env)\n        - WebFetch(domain:example.com)\n",
+        "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - Read(./.env)\n        - WebFetch(https://example.com)\n        - mcp__github__x(repo)\n",
         "a",
     );
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 2, "{e}");
     assert!(
         lines[0].starts_with(
-            "cfg.yaml:6:11: error: tool_policy.deny entry `Read(./.env)` uses an argument form"
+            "cfg.yaml:7:11: error: tool_policy.deny entry `WebFetch(https://example.com)` has the argument"
         ),
         "{e}"
     );
     assert!(
         lines[1].starts_with(
-            "cfg.yaml:7:11: error: tool_policy.deny entry `WebFetch(domain:example.com)`"
+            "cfg.yaml:8:11: error: tool_policy.deny entry `mcp__github__x(repo)` uses an argument form"
         ),
         "{e}"
     );

@@ -62,6 +62,7 @@ fn decide_live(policy: &CompiledPolicy) -> Decision {
             event: "PreToolUse",
             tool_name: "Bash",
             tool_input: &input,
+            places: Default::default(),
         })
         .decision
 }
@@ -211,6 +212,7 @@ fn writes_the_fuzz_seed() {
         event: "PreToolUse",
         tool_name: "Bash",
         tool_input: &input,
+        places: Default::default(),
     });
     assert_eq!(outcome.matched, ["no-force-push"]);
     if std::env::var_os("ANIMUS_WRITE_FUZZ_SEED").is_some() {

@@ -35,6 +35,7 @@ fn assert_agree_with(
             event,
             tool_name: tool,
             tool_input: input,
+            places: Default::default(),
         };
         let expected = reference.decide(call);
         let actual = compiled.decide(call);
@@ -274,6 +275,7 @@ fn dot_crosses_a_line_continuation() {
         event,
         tool_name: tool,
         tool_input: input,
+        places: Default::default(),
     });
     assert_eq!(out.decision, Decision::Deny);
     assert_eq!(out.matched, ["r"]);

@@ -41,16 +41,20 @@ fn policy_of(entries: &[String], decision: Decision) -> HookPolicy {
         },
         rules: entries
             .iter()
-            .map(|entry| {
+            .flat_map(|entry| {
                 let lowered = compiler::tool_policy::lower_entry(entry, decision).unwrap();
-                HookPolicyRule {
-                    id: format!("{decision}:{entry}"),
-                    events: vec![],
-                    tools: lowered.tools,
-                    input_matchers: lowered.input_matchers,
-                    decision,
-                    reason: format!("{decision} by `{entry}`"),
-                }
+                lowered
+                    .parts
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(i, part)| HookPolicyRule {
+                        id: format!("{decision}:{entry} #{i}"),
+                        events: vec![],
+                        tools: part.tools,
+                        input_matchers: part.input_matchers,
+                        decision,
+                        reason: format!("{decision} by `{entry}`"),
+                    })
             })
             .collect(),
     }
@@ -109,6 +113,7 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize 
                         event: "PreToolUse",
                         tool_name: tool,
                         tool_input: input,
+                        places: Default::default(),
                     };
                     let matched = references[0].matching_rules(call);
                     if matched

@@ -38,6 +38,7 @@ fn decides_live_deny(policy: &CompiledPolicy) -> bool {
         event: "PreToolUse",
         tool_name: "Bash",
         tool_input: &input,
+        places: Default::default(),
     });
     outcome.decision == Decision::Deny
         && outcome.matched == ["tool_policy.deny:Bash(* --live*)"]

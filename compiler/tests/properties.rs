@@ -174,6 +174,7 @@ fn outcome(
         event: &call.0,
         tool_name: &call.1,
         tool_input: &call.2,
+        places: Default::default(),
     });
     let mut matched = out.matched;
     matched.sort();
@@ -217,7 +218,7 @@ proptest! {
         let policy = compile(&profile(allow, deny, rules));
         let eval = ReferenceEvaluator::new(&policy).unwrap();
         for call in &calls {
-            let out = eval.decide(Call { event: &call.0, tool_name: &call.1, tool_input: &call.2 });
+            let out = eval.decide(Call { event: &call.0, tool_name: &call.1, tool_input: &call.2, places: Default::default() });
             let deny_matched = out.matched.iter().any(|id| {
                 policy.rules.iter().any(|r| &r.id == id && r.decision == Decision::Deny)
             });

@@ -41,6 +41,7 @@ impl Both {
             event: "PreToolUse",
             tool_name: "Bash",
             tool_input: &input,
+            places: Default::default(),
         };
         let outcome = self.compiled.decide(call);
         let reference = ReferenceEvaluator::new(&self.policy).unwrap().decide(call);

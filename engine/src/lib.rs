@@ -36,14 +36,17 @@
 //! `[^\n]` where a pattern must stay on one line.
 
 pub mod automaton;
+pub mod paths;
 pub mod policy;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod semantics;
 pub mod shell;
 pub mod sidecar;
+pub mod web;
 
 pub use automaton::CompiledPolicy;
 
+pub use paths::Places;
 pub use policy::{Decision, GATE_EVENTS, HookPolicy, HookPolicyRule, InputMatcher, PolicyError};
 pub use semantics::{Call, Outcome};

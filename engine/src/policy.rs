@@ -106,8 +106,14 @@ pub struct HookPolicyRule {
 /// | `{"field","regex","also_segments":true}` | [`MatchOn::TextAndSegments`] | … in the text or in any normalised segment of it as a shell command |
 /// | `{"field","segment"}` | [`MatchOn::Segment`] | any normalised segment matches the Claude-syntax pattern (deny/ask entries) |
 /// | `{"field","covers"}` | [`MatchOn::Cover`] | the rule *covers* segments strictly; a call is covered when every segment is covered by some rule (allow entries) |
+/// | `{"field","path"}` | [`MatchOn::Path`] | any spelling of the field's file path matches the Claude path glob (deny/ask `Read(…)`, `Edit(…)`) |
+/// | `{"field","resolved_path"}` | [`MatchOn::ResolvedPath`] | the path with symlinks resolved matches the glob (allow `Read(…)`, `Edit(…)`) |
+/// | `{"field","command_path"}` | [`MatchOn::CommandPath`] | some word of the shell command, read as a path, matches the glob (deny/ask `Read(…)`, `Edit(…)` on `Bash`) |
+/// | `{"field","domain"}` | [`MatchOn::Domain`] | the URL's host is the domain or one below it (deny/ask `WebFetch(domain:…)`) |
+/// | `{"field","exact_domain"}` | [`MatchOn::ExactDomain`] | the URL's host matches the domain as Claude matches it (allow) |
 ///
-/// The segment forms are defined in [`crate::shell`] and [`crate::semantics`].
+/// The segment forms are defined in [`crate::shell`] and [`crate::semantics`], the path forms
+/// in [`crate::paths`], the domain forms in [`crate::web`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "WireMatcher", into = "WireMatcher")]
 pub struct InputMatcher {
@@ -135,6 +141,49 @@ pub enum MatchOn {
     /// A Claude pattern, matched strictly (program as written): the rule covers a segment;
     /// only allow rules carry it, alone.
     Cover,
+    /// A Claude path glob ([`crate::paths::PathGlob`]), matched against every spelling of the
+    /// field's path: as given, normalised, resolved (deny and ask).
+    Path,
+    /// A Claude path glob, matched against the resolved path only (allow).
+    ResolvedPath,
+    /// A Claude path glob, matched against every word of a shell command read as a path
+    /// ([`crate::paths::command_path_texts`]): a `Read(…)` or `Edit(…)` deny also stops
+    /// `cat .env` (deny and ask).
+    CommandPath,
+    /// A Claude domain ([`crate::web::DomainPattern`]), matched against the host of the
+    /// field's URL and the domains it lies below (deny and ask).
+    Domain,
+    /// A Claude domain, matched against the URL's host exactly as Claude does (allow).
+    ExactDomain,
+}
+
+impl MatchOn {
+    /// Every view, in sidecar code order.
+    pub const ALL: [MatchOn; 9] = [
+        MatchOn::Text,
+        MatchOn::TextAndSegments,
+        MatchOn::Segment,
+        MatchOn::Cover,
+        MatchOn::Path,
+        MatchOn::ResolvedPath,
+        MatchOn::CommandPath,
+        MatchOn::Domain,
+        MatchOn::ExactDomain,
+    ];
+
+    /// The wire key holding the pattern.
+    pub fn wire_key(self) -> &'static str {
+        match self {
+            MatchOn::Text | MatchOn::TextAndSegments => "regex",
+            MatchOn::Segment => "segment",
+            MatchOn::Cover => "covers",
+            MatchOn::Path => "path",
+            MatchOn::ResolvedPath => "resolved_path",
+            MatchOn::CommandPath => "command_path",
+            MatchOn::Domain => "domain",
+            MatchOn::ExactDomain => "exact_domain",
+        }
+    }
 }
 
 impl InputMatcher {
@@ -151,6 +200,33 @@ impl InputMatcher {
     pub fn is_regex(&self) -> bool {
         matches!(self.on, MatchOn::Text | MatchOn::TextAndSegments)
     }
+
+    /// The view of the field the evaluators search and the regex they search in it, for every
+    /// kind of pattern: a regex as written; a Claude command pattern as
+    /// [`ClaudePattern::deny_lowering`](crate::semantics::ClaudePattern::deny_lowering) (deny,
+    /// ask) or [`ClaudePattern::segment_regex`](crate::semantics::ClaudePattern::segment_regex)
+    /// (covers); a path glob as [`PathGlob::regex`](crate::paths::PathGlob::regex); a domain as
+    /// [`DomainPattern::regex`](crate::web::DomainPattern::regex). The error is a sentence
+    /// about the pattern.
+    pub fn search_regex(&self) -> Result<(MatchOn, String), String> {
+        use crate::semantics::ClaudePattern;
+        Ok(match self.on {
+            MatchOn::Text | MatchOn::TextAndSegments => (self.on, self.pattern.clone()),
+            MatchOn::Segment => ClaudePattern::parse(&self.pattern)?.deny_lowering(),
+            MatchOn::Cover => (
+                MatchOn::Cover,
+                ClaudePattern::parse(&self.pattern)?.segment_regex(),
+            ),
+            MatchOn::Path | MatchOn::ResolvedPath | MatchOn::CommandPath => (
+                self.on,
+                crate::paths::PathGlob::parse(&self.pattern)?.regex(),
+            ),
+            MatchOn::Domain | MatchOn::ExactDomain => (
+                self.on,
+                crate::web::DomainPattern::parse(&self.pattern)?.regex(self.on == MatchOn::Domain),
+            ),
+        })
+    }
 }
 
 /// The JSON shape of an [`InputMatcher`].
@@ -166,30 +242,53 @@ struct WireMatcher {
     segment: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     covers: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resolved_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    command_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    domain: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exact_domain: Option<String>,
 }
 
 impl TryFrom<WireMatcher> for InputMatcher {
     type Error = String;
     fn try_from(w: WireMatcher) -> Result<Self, String> {
-        let (on, pattern) = match (w.regex, w.segment, w.covers, w.also_segments) {
-            (Some(regex), None, None, false) => (MatchOn::Text, regex),
-            (Some(regex), None, None, true) => (MatchOn::TextAndSegments, regex),
-            (None, Some(glob), None, false) => (MatchOn::Segment, glob),
-            (None, None, Some(glob), false) => (MatchOn::Cover, glob),
-            (None, None, None, _) => {
+        let mut present: Vec<(MatchOn, String)> = [
+            (MatchOn::Text, w.regex),
+            (MatchOn::Segment, w.segment),
+            (MatchOn::Cover, w.covers),
+            (MatchOn::Path, w.path),
+            (MatchOn::ResolvedPath, w.resolved_path),
+            (MatchOn::CommandPath, w.command_path),
+            (MatchOn::Domain, w.domain),
+            (MatchOn::ExactDomain, w.exact_domain),
+        ]
+        .into_iter()
+        .filter_map(|(on, pattern)| pattern.map(|p| (on, p)))
+        .collect();
+        let keys = "`regex`, `segment`, `covers`, `path`, `resolved_path`, `command_path`, \
+                    `domain`, `exact_domain`";
+        if present.len() != 1 {
+            return Err(format!(
+                "input matcher on `{}` must have exactly one of {keys}, found {}",
+                w.field,
+                present.len()
+            ));
+        }
+        let (mut on, pattern) = present.remove(0);
+        if w.also_segments {
+            if on != MatchOn::Text {
                 return Err(format!(
-                    "input matcher on `{}` has none of `regex`, `segment`, `covers`",
+                    "input matcher on `{}`: `also_segments` goes with `regex` only",
                     w.field
                 ));
             }
-            _ => {
-                return Err(format!(
-                    "input matcher on `{}` must have exactly one of `regex`, `segment`, `covers` \
-                     (`also_segments` goes with `regex` only)",
-                    w.field
-                ));
-            }
-        };
+            on = MatchOn::TextAndSegments;
+        }
         Ok(InputMatcher {
             field: w.field,
             on,
@@ -203,19 +302,26 @@ impl From<InputMatcher> for WireMatcher {
         let mut w = WireMatcher {
             field: m.field,
             regex: None,
-            also_segments: false,
+            also_segments: m.on == MatchOn::TextAndSegments,
             segment: None,
             covers: None,
+            path: None,
+            resolved_path: None,
+            command_path: None,
+            domain: None,
+            exact_domain: None,
         };
-        match m.on {
-            MatchOn::Text => w.regex = Some(m.pattern),
-            MatchOn::TextAndSegments => {
-                w.regex = Some(m.pattern);
-                w.also_segments = true;
-            }
-            MatchOn::Segment => w.segment = Some(m.pattern),
-            MatchOn::Cover => w.covers = Some(m.pattern),
-        }
+        let slot = match m.on {
+            MatchOn::Text | MatchOn::TextAndSegments => &mut w.regex,
+            MatchOn::Segment => &mut w.segment,
+            MatchOn::Cover => &mut w.covers,
+            MatchOn::Path => &mut w.path,
+            MatchOn::ResolvedPath => &mut w.resolved_path,
+            MatchOn::CommandPath => &mut w.command_path,
+            MatchOn::Domain => &mut w.domain,
+            MatchOn::ExactDomain => &mut w.exact_domain,
+        };
+        *slot = Some(m.pattern);
         w
     }
 }
@@ -328,17 +434,13 @@ impl HookPolicy {
                         .into(),
                 });
             }
-            if let Some(m) = rule.input_matchers.iter().find(|m| {
-                !m.is_regex() && crate::semantics::ClaudePattern::parse(&m.pattern).is_err()
-            }) {
-                return Err(PolicyError::InvalidRule {
-                    rule: rule.id.clone(),
-                    message: format!(
-                        "matcher on `{}`: {}",
-                        m.field,
-                        crate::semantics::ClaudePattern::parse(&m.pattern).unwrap_err()
-                    ),
-                });
+            for m in rule.input_matchers.iter().filter(|m| !m.is_regex()) {
+                if let Err(why) = m.search_regex() {
+                    return Err(PolicyError::InvalidRule {
+                        rule: rule.id.clone(),
+                        message: format!("matcher on `{}`: {why}", m.field),
+                    });
+                }
             }
             if rule.tools.iter().any(String::is_empty) {
                 return Err(PolicyError::InvalidRule {

@@ -10,7 +10,7 @@
 //!    "decision":"deny","reason":"live trading needs a human"}]}"#).unwrap();
 //! let eval = ReferenceEvaluator::new(&policy).unwrap();
 //! let input = serde_json::json!({"command": "trade --live"});
-//! let out = eval.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input });
+//! let out = eval.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input, places: Default::default() });
 //! assert_eq!(out.decision, Decision::Deny);
 //! assert_eq!(out.matched, ["no-live"]);
 //! ```
@@ -20,6 +20,7 @@ use regex::{Regex, RegexBuilder};
 use crate::policy::{Decision, HookPolicy, MatchOn};
 use crate::semantics::{self, Call, ClaudePattern, Outcome};
 use crate::shell;
+use crate::{paths, web};
 
 /// Compiled-regex size limit per matcher (the `regex` default is 10 MiB as well).
 const REGEX_SIZE_LIMIT: usize = 10 * (1 << 20);
@@ -85,14 +86,16 @@ impl<'p> ReferenceEvaluator<'p> {
                             field: m.field.clone(),
                             message,
                         };
-                        if m.is_regex() {
-                            compile_matcher_regex(&m.pattern)
-                                .map(Test::Regex)
-                                .map_err(|e| error(e.to_string()))
-                        } else {
-                            ClaudePattern::parse(&m.pattern)
+                        match m.on {
+                            MatchOn::Segment | MatchOn::Cover => ClaudePattern::parse(&m.pattern)
                                 .map(Test::Pattern)
-                                .map_err(error)
+                                .map_err(error),
+                            _ => {
+                                let (_, regex) = m.search_regex().map_err(&error)?;
+                                compile_matcher_regex(&regex)
+                                    .map(Test::Regex)
+                                    .map_err(|e| error(e.to_string()))
+                            }
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()
@@ -231,6 +234,25 @@ impl<'p> ReferenceEvaluator<'p> {
                                 .get(text)
                                 .generous_texts()
                                 .any(|segment| p.matches(segment)),
+                            (MatchOn::Path, Test::Regex(re)) => {
+                                paths::path_texts(text, call.places, paths::Spellings::All)
+                                    .iter()
+                                    .any(|t| re.is_match(t))
+                            }
+                            (MatchOn::ResolvedPath, Test::Regex(re)) => {
+                                paths::path_texts(text, call.places, paths::Spellings::Resolved)
+                                    .iter()
+                                    .any(|t| re.is_match(t))
+                            }
+                            (MatchOn::CommandPath, Test::Regex(re)) => paths::command_path_texts(
+                                analyses.get(text).generous_texts(),
+                                call.places,
+                            )
+                            .iter()
+                            .any(|t| re.is_match(t)),
+                            (MatchOn::Domain | MatchOn::ExactDomain, Test::Regex(re)) => {
+                                web::host_texts(text).iter().any(|t| re.is_match(t))
+                            }
                             _ => false,
                         })
                     })

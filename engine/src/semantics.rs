@@ -17,6 +17,8 @@ pub struct Call<'a> {
     pub tool_name: &'a str,
     /// The tool's arguments as the harness sent them.
     pub tool_input: &'a Value,
+    /// Where the call happens: the directories path rules are anchored to.
+    pub places: crate::paths::Places<'a>,
 }
 
 /// The result of deciding one call.

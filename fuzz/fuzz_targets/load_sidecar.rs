@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
             event: "PreToolUse",
             tool_name: "Bash",
             tool_input: &input,
+            places: Default::default(),
         });
     }
 });

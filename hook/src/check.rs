@@ -46,10 +46,21 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str), String> {
         .as_deref()
         .or(payload.hook_event_name.as_deref())
         .unwrap_or("PreToolUse");
+    let home = animus_hook::places::home_dir();
+    let cwd = payload.cwd.as_deref().filter(|c| c.starts_with('/'));
     let call = Call {
         event,
         tool_name: &payload.tool_name,
         tool_input: &payload.tool_input,
+        places: engine::Places {
+            cwd,
+            home: home.as_deref(),
+            project_root: args
+                .project_root
+                .as_deref()
+                .and_then(|p| p.to_str())
+                .or(cwd),
+        },
     };
     Ok((loaded.decide(call)?, loaded.evaluator()))
 }

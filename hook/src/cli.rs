@@ -23,9 +23,15 @@ USAGE:
       Compile the profile into <session-dir>, write the claude hooks settings there and print
       the launch arguments with `--settings <file>` inserted ahead of the prompt (one per line,
       or a JSON array with --json). ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
-  animus-hook check --policy <animus-policy.json> [--event <E>] [--json]
+  animus-hook check --policy <animus-policy.json> [--event <E>] [--project-root <dir>] [--json]
       Read one hook payload (Claude's PreToolUse/PermissionRequest shape) on stdin and print
-      the decision, the reason and every matched rule.
+      the decision, the reason and every matched rule. Path rules are anchored at the
+      payload's `cwd`, $HOME and the project root (default: the payload's `cwd`).
+  animus-hook import --claude-settings <file>... --agent <id> [--json]
+      Merge Claude settings files (lowest precedence first; JSON with comments) and print an
+      agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
+      entry lands in the profile or is reported on stderr with file:line:column; exit 1 when
+      an entry was left out, 2 on a usage error.
   animus-hook demo
       Compile the bundled example profiles and decide over bundled real Claude payloads.
   animus-hook --help | --version
@@ -51,6 +57,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 Some("compile") => Ok(crate::compile_cmd::run(parse_compile(&mut parser)?)),
                 Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
+                Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
                 Some("demo") => {
                     no_more(&mut parser)?;
                     Ok(crate::demo::run())
@@ -111,15 +118,17 @@ fn parse_compile(parser: &mut lexopt::Parser) -> Result<CompileArgs, UsageError>
 pub struct CheckArgs {
     pub policy: PathBuf,
     pub event: Option<String>,
+    pub project_root: Option<PathBuf>,
     pub json: bool,
 }
 
 fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
-    let (mut policy, mut event, mut json) = (None, None, false);
+    let (mut policy, mut event, mut json, mut project_root) = (None, None, false, None);
     while let Some(arg) = parser.next()? {
         match arg {
             Long("policy") => policy = Some(PathBuf::from(parser.value()?)),
             Long("event") => event = Some(parser.value()?.string()?),
+            Long("project-root") => project_root = Some(PathBuf::from(parser.value()?)),
             Long("json") => json = true,
             other => return Err(other.unexpected().into()),
         }
@@ -127,6 +136,37 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
     Ok(CheckArgs {
         policy: required(policy, "--policy")?,
         event,
+        project_root,
+        json,
+    })
+}
+
+pub struct ImportArgs {
+    pub claude_settings: Vec<PathBuf>,
+    pub agent: String,
+    pub json: bool,
+}
+
+fn parse_import(parser: &mut lexopt::Parser) -> Result<ImportArgs, UsageError> {
+    let (mut claude_settings, mut agent, mut json) = (Vec::new(), None, false);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("claude-settings") => {
+                for value in parser.values()? {
+                    claude_settings.push(PathBuf::from(value));
+                }
+            }
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Long("json") => json = true,
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    if claude_settings.is_empty() {
+        return Err(UsageError("missing required option --claude-settings <file>...".into()));
+    }
+    Ok(ImportArgs {
+        claude_settings,
+        agent: required(agent, "--agent")?,
         json,
     })
 }

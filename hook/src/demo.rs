@@ -108,6 +108,7 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
                 event,
                 tool_name: &payload.tool_name,
                 tool_input: &payload.tool_input,
+                places: Default::default(),
             };
             let outcome = match loaded.decide(call) {
                 Ok(outcome) => outcome,

@@ -9,6 +9,7 @@
 
 pub mod emit;
 pub mod payload;
+pub mod places;
 pub mod policy_source;
 pub mod record;
 pub mod sha256;

@@ -12,6 +12,9 @@ pub struct GatePayload {
     pub tool_name: String,
     #[serde(default)]
     pub tool_input: Value,
+    /// The working directory of the call (path rules made relative to it).
+    #[serde(default)]
+    pub cwd: Option<String>,
 }
 
 /// Parse a gate payload; the error says what is missing without echoing the input.

@@ -9,7 +9,7 @@
 //! let sidecar = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap();
 //! let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
 //! let input = serde_json::json!({"command": "trade --live"});
-//! let out = compiled.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input });
+//! let out = compiled.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input, places: Default::default() });
 //! assert_eq!(out.decision, Decision::Deny);
 //! ```
 //!
@@ -47,7 +47,6 @@ pub mod normalise;
 use std::collections::HashMap;
 
 use engine::policy::MatchOn;
-use engine::semantics::ClaudePattern;
 use engine::sidecar::{FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage};
 use engine::{HookPolicy, semantics};
 use regex_syntax::hir::{Dot, Hir, Look};
@@ -180,16 +179,10 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
             .iter()
             .map(|m| {
                 // The view the engine searches and the regex, as the pattern's kind lowers.
-                // The policy was validated: every Claude pattern parses.
-                let pattern = (!m.is_regex())
-                    .then(|| ClaudePattern::parse(&m.pattern).ok())
-                    .flatten();
-                let (view, regex) = match (m.on, &pattern) {
-                    (MatchOn::Segment, Some(p)) => p.deny_lowering(),
-                    (MatchOn::Cover, Some(p)) => (MatchOn::Cover, p.segment_regex()),
-                    (on, None) if m.is_regex() => (on, m.pattern.clone()),
-                    (on, _) => (on, "[^\\s\\S]".into()),
-                };
+                // The policy was validated: every pattern reads.
+                let (view, regex) = m
+                    .search_regex()
+                    .unwrap_or_else(|_| (m.on, "[^\\s\\S]".into()));
                 let key = (m.field.as_str(), view);
                 let field = *field_ids.entry(key).or_insert_with(|| {
                     fields.push(key);

@@ -67,6 +67,7 @@ pub fn decide(policy: &HookPolicy, event: &str, tool: &str, input: serde_json::V
         event,
         tool_name: tool,
         tool_input: &input,
+        places: Default::default(),
     })
 }
 

@@ -17,7 +17,7 @@
 //! use engine::{Call, CompiledPolicy, Decision};
 //! let policy = CompiledPolicy::load(&policy_path)?;
 //! let input = serde_json::json!({"command": "ls"});
-//! let outcome = policy.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input });
+//! let outcome = policy.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input, places: Default::default() });
 //! assert_eq!(outcome.decision, Decision::Defer);
 //! # Ok(()) }
 //! ```
@@ -83,6 +83,7 @@ use crate::sidecar::{
     FileIdentity, LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for,
     stamp_path_for,
 };
+use crate::{paths, web};
 
 /// A policy ready to decide: a verified sidecar, used in place.
 pub struct CompiledPolicy {
@@ -391,10 +392,30 @@ impl CompiledPolicy {
                                 self.match_field(id, &field, segment, &mut matchers)
                             })
                         }),
-                    _ => analyses.get(text).generous_texts().try_for_each(|segment| {
-                        shell::anchor_into(&mut anchored, segment);
-                        self.match_field(id, &field, &anchored, &mut matchers)
-                    }),
+                    MatchOn::Path | MatchOn::ResolvedPath => {
+                        let spellings = if view == MatchOn::Path {
+                            paths::Spellings::All
+                        } else {
+                            paths::Spellings::Resolved
+                        };
+                        paths::path_texts(text, call.places, spellings)
+                            .iter()
+                            .try_for_each(|t| self.match_field(id, &field, t, &mut matchers))
+                    }
+                    MatchOn::CommandPath => {
+                        paths::command_path_texts(analyses.get(text).generous_texts(), call.places)
+                            .iter()
+                            .try_for_each(|t| self.match_field(id, &field, t, &mut matchers))
+                    }
+                    MatchOn::Domain | MatchOn::ExactDomain => web::host_texts(text)
+                        .iter()
+                        .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),
+                    MatchOn::Segment | MatchOn::Cover => {
+                        analyses.get(text).generous_texts().try_for_each(|segment| {
+                            shell::anchor_into(&mut anchored, segment);
+                            self.match_field(id, &field, &anchored, &mut matchers)
+                        })
+                    }
                 };
                 match result {
                     Ok(()) => false,

@@ -12,7 +12,7 @@ use crate::policy::Decision;
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -144,28 +144,17 @@ pub const GLOB_WIDTH: usize = 2;
 /// [`view_code`]: which texts of the field its matchers search).
 pub const FIELD_WIDTH: usize = 8;
 
-/// The sidecar code of a field view.
+/// The sidecar code of a field view: its place in [`MatchOn::ALL`](crate::policy::MatchOn::ALL).
 pub fn view_code(on: crate::policy::MatchOn) -> u32 {
-    use crate::policy::MatchOn;
-    match on {
-        MatchOn::Text => 0,
-        MatchOn::TextAndSegments => 1,
-        MatchOn::Segment => 2,
-        MatchOn::Cover => 3,
-    }
+    crate::policy::MatchOn::ALL
+        .iter()
+        .position(|v| *v == on)
+        .expect("every view is in MatchOn::ALL") as u32
 }
 
 /// The field view of a sidecar code.
 pub fn view_of_code(code: u32) -> Option<crate::policy::MatchOn> {
-    use crate::policy::MatchOn;
-    [
-        MatchOn::Text,
-        MatchOn::TextAndSegments,
-        MatchOn::Segment,
-        MatchOn::Cover,
-    ]
-    .get(code as usize)
-    .copied()
+    crate::policy::MatchOn::ALL.get(code as usize).copied()
 }
 /// Literal group record: field, key length k, key (the first k bytes, little-endian, as a
 /// `u64`: low word, high word), first entry, entry count.

@@ -34,11 +34,12 @@
 //! JSON for the rules that fire, which halves a real-list sidecar); the matcher table (per
 //! matcher: field, kind, automaton, posting list of the rules using it); the field table (per
 //! field: dot path, which literal lengths it indexes, its scan automata, its always-matching
-//! matchers, and its *view* — format 5: which texts of the field its matchers search: the raw
+//! matchers, and its *view* — format 6: which texts of the field its matchers search: the raw
 //! text, the raw text and each normalised shell segment, each segment with
-//! [`SEGMENT_START`](crate::shell::SEGMENT_START) in front (deny and ask entries), or each
+//! [`SEGMENT_START`](crate::shell::SEGMENT_START) in front (deny and ask entries), each
 //! segment's strict texts one segment at a time (allow entries, which must cover every
-//! segment); a `(path, view)` pair is one field); the literal index (an open-addressing hash table keyed by `(field, length,
+//! segment), the tagged spellings of a file path ([`crate::paths::path_texts`]: all of them,
+//! or the resolved one), or a URL's host ([`crate::web::host_texts`]); a `(path, view)` pair is one field); the literal index (an open-addressing hash table keyed by `(field, length,
 //! first ≤ 8 bytes)`, its groups' literals sorted and searched by their next 8 bytes as an
 //! integer, behind a per-field prefilter — key lengths per hashed pair of first bytes, the
 //! set of one-byte literals, a set of hashed first trigrams — and a Bloom filter; an entry

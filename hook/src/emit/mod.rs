@@ -306,10 +306,13 @@ fn evaluate(
         evaluation.policy_digest = Some(loaded.digest());
         evaluation.evaluator = Some(loaded.evaluator());
         let started = Instant::now();
+        let home = crate::places::home_dir();
+        let project_root = args.project_root.as_deref().and_then(|p| p.to_str());
         let outcome = loaded.decide(Call {
             event,
             tool_name,
             tool_input,
+            places: crate::places::of_payload(payload, home.as_deref(), project_root),
         })?;
         evaluation.decide_us = Some(started.elapsed().as_micros());
         // The process ends right after recording: leave the two file maps to the kernel's

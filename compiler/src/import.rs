@@ -1,0 +1,369 @@
+//! `animus-hook import --claude-settings`: a user's Claude settings files as an agent profile.
+//!
+//! The files are read as Claude reads them (JSON with comments) and merged the way Claude merges
+//! its settings layers, lowest precedence first: the `permissions.allow`, `ask` and `deny` lists
+//! are concatenated (an entry listed again keeps its first place), and for the scalar
+//! `defaultMode` the highest layer wins. Every entry lands in the profile's `tool_policy` or is
+//! reported with its `file:line:column` and why; nothing is dropped silently:
+//!
+//! - an entry the compiler cannot model is an error and is left out (so the profile still
+//!   compiles, and `import` exits non-zero);
+//! - an entry that compiles with a caveat (a tool Claude does not have) is kept and warned about;
+//! - `defaultMode`, `additionalDirectories` and any other `permissions` key have no place in an
+//!   agent profile: each is reported, with what it would have meant.
+//!
+//! The profile it prints (YAML, or JSON) is accepted by `compile` unchanged.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use engine::Decision;
+
+use crate::diagnostic::{Diagnostic, Location};
+use crate::jsonc::{self, Node, Value};
+use crate::tool_policy::lower_entry;
+
+/// One settings file: its name as the user gave it, and its text.
+#[derive(Clone, Debug)]
+pub struct SettingsFile {
+    /// The name used in locations.
+    pub name: Arc<str>,
+    /// The file's text.
+    pub text: String,
+}
+
+/// An entry and where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedEntry {
+    /// The entry, as written.
+    pub entry: String,
+    /// Where it was first written.
+    pub from: Location,
+    /// Where it was written again (kept once).
+    pub repeated_at: Vec<Location>,
+}
+
+/// The merged permissions.
+#[derive(Clone, Debug, Default)]
+pub struct Import {
+    /// `permissions.allow`, merged.
+    pub allow: Vec<ImportedEntry>,
+    /// `permissions.ask`, merged.
+    pub ask: Vec<ImportedEntry>,
+    /// `permissions.deny`, merged.
+    pub deny: Vec<ImportedEntry>,
+    /// Errors (entries left out) and warnings, in file order.
+    pub reports: Vec<Diagnostic>,
+    /// The files, lowest precedence first.
+    pub files: Vec<Arc<str>>,
+}
+
+impl Import {
+    /// How many entries were left out (each reported as an error).
+    pub fn left_out(&self) -> usize {
+        self.reports
+            .iter()
+            .filter(|d| d.severity == crate::Severity::Error)
+            .count()
+    }
+}
+
+/// What each `permissions` key other than the three lists means, and why the profile has no
+/// place for it.
+fn unmodelled_key(key: &str) -> &'static str {
+    match key {
+        "defaultMode" => {
+            "is the permission mode the harness starts in; an agent profile has no place for it \
+             (launch claude with `--permission-mode` instead); the policy's own default is \
+             `deny` under an allowlist, else `defer`"
+        }
+        "additionalDirectories" => {
+            "widens where claude's own file tools may work without asking; an agent profile has \
+             no place for it (pass `--add-dir` to claude); it grants nothing the hook decides"
+        }
+        "disableBypassPermissionsMode" => {
+            "is a claude setting about its own bypass mode; an agent profile has no place for it"
+        }
+        _ => "is not a permission list claude's settings define; it is not imported",
+    }
+}
+
+/// Read and merge `files` (lowest precedence first). Errors about a whole file (unreadable
+/// JSONC, `permissions` of the wrong type) stop the import; problems with single entries are
+/// reports.
+pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diagnostic>> {
+    let mut import = Import {
+        files: files.iter().map(|f| f.name.clone()).collect(),
+        ..Import::default()
+    };
+    let mut fatal = Vec::new();
+    let mut default_mode: Option<(String, Location)> = None;
+    for file in files {
+        let at = |line: u32, column: u32| Location {
+            file: file.name.clone(),
+            line,
+            column,
+        };
+        let doc = match jsonc::parse(&file.text) {
+            Ok(doc) => doc,
+            Err(e) => {
+                fatal.push(Diagnostic::error(
+                    Some(at(e.line, e.column)),
+                    format!("not a settings file (JSON with comments): {}", e.message),
+                ));
+                continue;
+            }
+        };
+        if !matches!(doc.value, Value::Object(_)) {
+            fatal.push(Diagnostic::error(
+                Some(at(doc.line, doc.column)),
+                format!("a settings file is a JSON object, not {}", doc.type_name()),
+            ));
+            continue;
+        }
+        let Some(permissions) = doc.get("permissions") else {
+            import.reports.push(Diagnostic::warning(
+                Some(at(doc.line, doc.column)),
+                "has no `permissions`; nothing to import from it",
+            ));
+            continue;
+        };
+        let Value::Object(members) = &permissions.value else {
+            fatal.push(Diagnostic::error(
+                Some(at(permissions.line, permissions.column)),
+                format!(
+                    "`permissions` is an object, not {}",
+                    permissions.type_name()
+                ),
+            ));
+            continue;
+        };
+        for (key, node) in members {
+            let place = at(node.line, node.column);
+            let (list, decision) = match key.as_str() {
+                "allow" => (&mut import.allow, Decision::Allow),
+                "ask" => (&mut import.ask, Decision::Ask),
+                "deny" => (&mut import.deny, Decision::Deny),
+                "defaultMode" => {
+                    if let Value::String(mode) = &node.value {
+                        default_mode = Some((mode.clone(), place));
+                    } else {
+                        import.reports.push(Diagnostic::warning(
+                            Some(place),
+                            format!(
+                                "`permissions.defaultMode` is {}, not a string",
+                                node.type_name()
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                other => {
+                    import.reports.push(Diagnostic::warning(
+                        Some(place),
+                        format!(
+                            "`permissions.{other}` {} (value: {})",
+                            unmodelled_key(other),
+                            summary(node)
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let Value::Array(items) = &node.value else {
+                import.reports.push(Diagnostic::error(
+                    Some(place),
+                    format!(
+                        "`permissions.{key}` is {}, not an array of entries; nothing from it is \
+                         imported",
+                        node.type_name()
+                    ),
+                ));
+                continue;
+            };
+            for item in items {
+                let place = at(item.line, item.column);
+                let Value::String(entry) = &item.value else {
+                    import.reports.push(Diagnostic::error(
+                        Some(place),
+                        format!(
+                            "an entry of `permissions.{key}` is {}, not a string; it is left out",
+                            item.type_name()
+                        ),
+                    ));
+                    continue;
+                };
+                if let Some(seen) = list.iter_mut().find(|e| e.entry == *entry) {
+                    seen.repeated_at.push(place);
+                    continue;
+                }
+                match lower_entry(entry, decision) {
+                    Ok(lowered) => {
+                        if let Some(note) = lowered.note {
+                            import.reports.push(Diagnostic::warning(
+                                Some(place.clone()),
+                                format!("`permissions.{key}` entry `{entry}` {note}"),
+                            ));
+                        }
+                        list.push(ImportedEntry {
+                            entry: entry.clone(),
+                            from: place,
+                            repeated_at: Vec::new(),
+                        });
+                    }
+                    Err(why) => import.reports.push(Diagnostic::error(
+                        Some(place),
+                        format!("`permissions.{key}` entry `{entry}` {why}; it is left out"),
+                    )),
+                }
+            }
+        }
+    }
+    if let Some((mode, place)) = default_mode {
+        import.reports.push(Diagnostic::warning(
+            Some(place),
+            format!(
+                "`permissions.defaultMode` `{mode}` (the highest layer's) {}",
+                unmodelled_key("defaultMode")
+            ),
+        ));
+    }
+    if fatal.is_empty() {
+        Ok(import)
+    } else {
+        Err(fatal)
+    }
+}
+
+/// A short rendering of a value for a report.
+fn summary(node: &Node) -> String {
+    let text = match &node.value {
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(items) => format!("{} item(s)", items.len()),
+        Value::Object(members) => format!("{} key(s)", members.len()),
+        Value::Number(n) => n.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+    };
+    text.chars().take(80).collect()
+}
+
+fn lists(import: &Import) -> [(&'static str, &[ImportedEntry]); 3] {
+    [
+        ("allow", &import.allow),
+        ("ask", &import.ask),
+        ("deny", &import.deny),
+    ]
+}
+
+/// The profile as YAML: `agents.<agent>.tool_policy`, each entry followed by a comment naming
+/// where it was written.
+pub fn render_yaml(import: &Import, agent: &str) -> String {
+    let quote = |s: &str| serde_json::to_string(s).expect("a string serializes");
+    let mut out = String::from(
+        "# Imported by `animus-hook import --claude-settings` from (lowest precedence first):\n",
+    );
+    for file in &import.files {
+        let _ = writeln!(out, "#   {file}");
+    }
+    let _ = writeln!(out, "agents:\n  {}:\n    tool_policy:", quote(agent));
+    let mut empty = true;
+    for (name, entries) in lists(import) {
+        if entries.is_empty() {
+            continue;
+        }
+        empty = false;
+        let _ = writeln!(out, "      {name}:");
+        for e in entries {
+            let _ = write!(out, "        - {}  # {}", quote(&e.entry), e.from);
+            for again in &e.repeated_at {
+                let _ = write!(out, ", again at {again}");
+            }
+            out.push('\n');
+        }
+    }
+    if empty {
+        out.push_str("      {}\n");
+    }
+    out
+}
+
+/// The profile as JSON (`{"agents": {"<agent>": {"tool_policy": …}}}`).
+pub fn render_json(import: &Import, agent: &str) -> String {
+    let mut tool_policy = serde_json::Map::new();
+    for (name, entries) in lists(import) {
+        if !entries.is_empty() {
+            tool_policy.insert(
+                name.into(),
+                entries.iter().map(|e| e.entry.clone()).collect(),
+            );
+        }
+    }
+    let doc = serde_json::json!({"agents": {agent: {"tool_policy": tool_policy}}});
+    let mut text = serde_json::to_string_pretty(&doc).expect("JSON serializes");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> SettingsFile {
+        SettingsFile {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn layers_merge_and_every_entry_is_accounted_for() {
+        let user = file(
+            "user.json",
+            "{\"permissions\": {\"allow\": [\"Bash(ls:*)\", 3], \"defaultMode\": \"plan\"}}",
+        );
+        let project = file(
+            "project.json",
+            "// project\n{\"permissions\": {\n  \"allow\": [\"Bash(ls:*)\", \"Read\"],\n  \"deny\": [\"Read(./.env)\"],\n  \"defaultMode\": \"acceptEdits\",\n  \"additionalDirectories\": [\"../x\"],\n}}",
+        );
+        let import = import_claude_settings(&[user, project]).unwrap();
+        let allow: Vec<&str> = import.allow.iter().map(|e| e.entry.as_str()).collect();
+        assert_eq!(allow, ["Bash(ls:*)", "Read"]);
+        assert_eq!(
+            import.allow[0].repeated_at[0].to_string(),
+            "project.json:3:13"
+        );
+        assert_eq!(import.deny[0].from.to_string(), "project.json:4:12");
+        assert_eq!(import.left_out(), 1, "{:?}", import.reports);
+        let text: Vec<String> = import.reports.iter().map(|d| d.to_string()).collect();
+        assert!(
+            text.iter()
+                .any(|t| t.contains("user.json:1:42") && t.contains("not a string")),
+            "{text:?}"
+        );
+        assert!(text.iter().any(|t| t.contains("`acceptEdits`")), "{text:?}");
+        assert!(
+            text.iter().any(|t| t.contains("additionalDirectories")),
+            "{text:?}"
+        );
+        let yaml = render_yaml(&import, "me");
+        let profile = crate::load_profile_str(&yaml, "imported.yaml".into(), "me").unwrap();
+        crate::compile_profile(&profile).unwrap();
+        assert!(
+            yaml.contains("\"Read(./.env)\"  # project.json:4:12"),
+            "{yaml}"
+        );
+        let json = render_json(&import, "me");
+        crate::load_profile_str(&json, "imported.json".into(), "me").unwrap();
+    }
+
+    #[test]
+    fn a_broken_file_stops_the_import_with_its_place() {
+        let errors =
+            import_claude_settings(&[file("s.json", "{\n \"permissions\": [}")]).unwrap_err();
+        assert_eq!(
+            errors[0].location.as_ref().unwrap().to_string(),
+            "s.json:2:18"
+        );
+    }
+}

@@ -1,0 +1,658 @@
+//! File paths as Claude's `Read(…)`/`Edit(…)` rules see them, and the texts path matchers search.
+//!
+//! A path rule's argument is a gitignore-style glob with an anchor ([`PathGlob`]):
+//!
+//! | anchor | base directory | example |
+//! |---|---|---|
+//! | `//x` | the filesystem root | `Read(//etc/**)` |
+//! | `~/x` | the user's home | `Read(~/.ssh/**)` |
+//! | `/x` | the project root | `Edit(/src/**)` |
+//! | `./x`, `x` | the call's working directory | `Read(./.env)`, `Read(**/*.pem)` |
+//!
+//! Below its base the glob is read as gitignore reads it: a glob without a `/` (other than a
+//! trailing one) matches at any depth (`.env` is `**/.env`), `*` and `?` never cross a `/`,
+//! `**/` is any number of directories, a trailing `/**` everything inside, and a glob that
+//! matches a directory matches everything inside it.
+//!
+//! A path from a call is spelled several ways ([`path_texts`]): as given, made absolute
+//! against the call's working directory with `~` expanded and `.`/`..` collapsed, and with
+//! symlinks resolved. Each spelling is then written relative to every base it lies under,
+//! behind that base's tag character ([`ROOT_TAG`], [`HOME_TAG`], [`PROJECT_TAG`], [`CWD_TAG`]),
+//! and a glob becomes a regex over those texts ([`PathGlob::regex`]): `Read(~/.ssh/**)` is
+//! `\x03\.ssh/.*(?:/.*)?$`. Deny and ask rules match any spelling ([`Spellings::All`]), allow
+//! rules only the resolved one ([`Spellings::Resolved`]): `Read(./.env)` denies `.env`,
+//! `src/../.env` and a symlink to it; `Edit(src/**)` does not allow `src/../lib/x`.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The tag before a path written relative to the filesystem root (`//` rules).
+pub const ROOT_TAG: char = '\u{2}';
+/// The tag before a path written relative to the user's home (`~/` rules).
+pub const HOME_TAG: char = '\u{3}';
+/// The tag before a path written relative to the project root (`/` rules).
+pub const PROJECT_TAG: char = '\u{4}';
+/// The tag before a path written relative to the call's working directory (`./` and bare rules).
+pub const CWD_TAG: char = '\u{5}';
+
+/// Where a call happens: the directories path rules are anchored to. Any may be unknown; a
+/// base that is unknown anchors nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Places<'a> {
+    /// The call's working directory (the payload's `cwd`).
+    pub cwd: Option<&'a str>,
+    /// The user's home directory.
+    pub home: Option<&'a str>,
+    /// The project root (where the project's `.claude/settings.json` lives).
+    pub project_root: Option<&'a str>,
+}
+
+/// Which spellings of a path a matcher looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spellings {
+    /// As given, normalised and resolved (deny and ask: any spelling may be the one meant).
+    All,
+    /// Only the resolved path (allow: the file really reached).
+    Resolved,
+}
+
+/// The base directory a path glob is anchored to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// `//x`: the filesystem root.
+    Root,
+    /// `~/x`: the user's home.
+    Home,
+    /// `/x`: the project root.
+    Project,
+    /// `./x` or `x`: the call's working directory.
+    Cwd,
+}
+
+impl Anchor {
+    /// The tag character texts relative to this base carry.
+    pub fn tag(self) -> char {
+        match self {
+            Anchor::Root => ROOT_TAG,
+            Anchor::Home => HOME_TAG,
+            Anchor::Project => PROJECT_TAG,
+            Anchor::Cwd => CWD_TAG,
+        }
+    }
+}
+
+/// A path rule's argument, read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathGlob {
+    /// The base.
+    pub anchor: Anchor,
+    /// The glob below the base, without the anchor and without a trailing `/`.
+    pub glob: String,
+}
+
+impl PathGlob {
+    /// Read a rule argument (`~/.ssh/**`, `./.env`, `//etc/passwd`); the error is a sentence.
+    pub fn parse(argument: &str) -> Result<PathGlob, String> {
+        if argument.is_empty() {
+            return Err("the path pattern is empty".into());
+        }
+        if let Some(c) = argument.chars().find(|c| c.is_control()) {
+            return Err(format!(
+                "the path pattern contains the control character {}",
+                c.escape_unicode()
+            ));
+        }
+        let (anchor, rest) = if let Some(rest) = argument.strip_prefix("//") {
+            (Anchor::Root, rest)
+        } else if argument == "~" {
+            (Anchor::Home, "**")
+        } else if let Some(rest) = argument.strip_prefix("~/") {
+            (Anchor::Home, rest)
+        } else if let Some(rest) = argument.strip_prefix('/') {
+            (Anchor::Project, rest)
+        } else if let Some(rest) = argument.strip_prefix("./") {
+            (Anchor::Cwd, rest)
+        } else if argument == "." {
+            (Anchor::Cwd, "**")
+        } else {
+            (Anchor::Cwd, argument)
+        };
+        let glob = rest.strip_suffix('/').unwrap_or(rest);
+        let glob = if glob.is_empty() { "**" } else { glob };
+        Ok(PathGlob {
+            anchor,
+            glob: glob.to_string(),
+        })
+    }
+
+    /// Does the glob sit at a fixed place below its base (it holds a `/`), rather than match
+    /// at any depth?
+    pub fn is_rooted(&self) -> bool {
+        self.glob.contains('/')
+    }
+
+    /// The regex the evaluators search in a path's texts ([`path_texts`]).
+    pub fn regex(&self) -> String {
+        let mut out = String::new();
+        push_escaped_char(&mut out, self.anchor.tag());
+        if !self.is_rooted() {
+            out.push_str("(?:.*/)?");
+        }
+        let components: Vec<&str> = self.glob.split('/').collect();
+        let last = components.len() - 1;
+        for (i, component) in components.iter().enumerate() {
+            if *component == "**" {
+                out.push_str(if i == last { ".*" } else { "(?:.*/)?" });
+                continue;
+            }
+            glob_component(&mut out, component);
+            if i != last {
+                out.push('/');
+            }
+        }
+        out.push_str("(?:/.*)?$");
+        out
+    }
+
+    /// Does the glob match one path text (a tag, then a path relative to that base)? The
+    /// definition the regex is tested against: a straightforward gitignore matcher.
+    pub fn matches_text(&self, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix(self.anchor.tag()) else {
+            return false;
+        };
+        let path: Vec<&str> = rest.split('/').collect();
+        let glob: Vec<&str> = self.glob.split('/').collect();
+        // A match of the path or of any of its parent directories.
+        (1..=path.len()).any(|n| {
+            let prefix = &path[..n];
+            if self.is_rooted() {
+                components_match(&glob, prefix)
+            } else {
+                (0..n).any(|start| components_match(&glob, &prefix[start..]))
+            }
+        })
+    }
+}
+
+fn components_match(glob: &[&str], path: &[&str]) -> bool {
+    match glob.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => {
+            if rest.is_empty() {
+                // A trailing `**` matches everything inside, not the directory itself.
+                return !path.is_empty();
+            }
+            (0..=path.len()).any(|skip| components_match(rest, &path[skip..]))
+        }
+        Some((first, rest)) => path
+            .split_first()
+            .is_some_and(|(p, prest)| component_matches(first, p) && components_match(rest, prest)),
+    }
+}
+
+/// One glob component against one path component (`*`, `?`, `[…]`, `\\x`), directly.
+fn component_matches(glob: &str, name: &str) -> bool {
+    let glob: Vec<char> = glob.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    glob_chars_match(&glob, &name)
+}
+
+fn glob_chars_match(glob: &[char], name: &[char]) -> bool {
+    let Some((&first, rest)) = glob.split_first() else {
+        return name.is_empty();
+    };
+    match first {
+        '*' => (0..=name.len()).any(|k| glob_chars_match(rest, &name[k..])),
+        '?' => !name.is_empty() && glob_chars_match(rest, &name[1..]),
+        '\\' if !rest.is_empty() => {
+            name.first() == Some(&rest[0]) && glob_chars_match(&rest[1..], &name[1..])
+        }
+        '[' => match class_end(glob, 0) {
+            Some(end) => {
+                let Some(&c) = name.first() else {
+                    return false;
+                };
+                let mut body = &glob[1..end];
+                let negated = matches!(body.first(), Some('!' | '^'));
+                if negated {
+                    body = &body[1..];
+                }
+                let mut members = Vec::new();
+                let mut k = 0;
+                while k < body.len() {
+                    let mut lo = body[k];
+                    if lo == '\\' && k + 1 < body.len() {
+                        k += 1;
+                        lo = body[k];
+                    }
+                    if k + 2 < body.len() && body[k + 1] == '-' {
+                        let mut hi = body[k + 2];
+                        k += 2;
+                        if hi == '\\' && k + 1 < body.len() {
+                            k += 1;
+                            hi = body[k];
+                        }
+                        members.push((lo, hi));
+                    } else {
+                        members.push((lo, lo));
+                    }
+                    k += 1;
+                }
+                let inside = members.iter().any(|&(lo, hi)| lo <= c && c <= hi);
+                inside != negated && glob_chars_match(&glob[end + 1..], &name[1..])
+            }
+            None => name.first() == Some(&'[') && glob_chars_match(rest, &name[1..]),
+        },
+        c => name.first() == Some(&c) && glob_chars_match(rest, &name[1..]),
+    }
+}
+
+/// Translate one glob component (no `/`) into regex syntax.
+fn glob_component(out: &mut String, component: &str) {
+    let chars: Vec<char> = component.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => {
+                while i + 1 < chars.len() && chars[i + 1] == '*' {
+                    i += 1;
+                }
+                out.push_str("[^/]*");
+            }
+            '?' => out.push_str("[^/]"),
+            '\\' if i + 1 < chars.len() => {
+                i += 1;
+                push_escaped_char(out, chars[i]);
+            }
+            '[' => match class_end(&chars, i) {
+                Some(end) => {
+                    let mut body = &chars[i + 1..end];
+                    out.push('[');
+                    if let Some((&c, rest)) = body.split_first()
+                        && (c == '!' || c == '^')
+                    {
+                        out.push_str("^/");
+                        body = rest;
+                    }
+                    let mut k = 0;
+                    while k < body.len() {
+                        let c = body[k];
+                        if c == '\\' && k + 1 < body.len() {
+                            k += 1;
+                            push_class_char(out, body[k]);
+                        } else if c == '-' && k > 0 && k + 1 < body.len() {
+                            out.push('-');
+                        } else {
+                            push_class_char(out, c);
+                        }
+                        k += 1;
+                    }
+                    out.push(']');
+                    i = end;
+                }
+                None => push_escaped_char(out, '['),
+            },
+            c => push_escaped_char(out, c),
+        }
+        i += 1;
+    }
+}
+
+/// The index of the `]` closing the class opened at `open`, if any.
+fn class_end(chars: &[char], open: usize) -> Option<usize> {
+    let mut k = open + 1;
+    if k < chars.len() && (chars[k] == '!' || chars[k] == '^') {
+        k += 1;
+    }
+    if k < chars.len() && chars[k] == ']' {
+        k += 1;
+    }
+    while k < chars.len() {
+        match chars[k] {
+            '\\' => k += 2,
+            ']' => return Some(k),
+            _ => k += 1,
+        }
+    }
+    None
+}
+
+fn push_escaped_char(out: &mut String, c: char) {
+    if c.is_control() {
+        out.push_str(&format!("\\x{{{:x}}}", c as u32));
+    } else {
+        out.push_str(&crate::semantics::escape_literal(
+            c.encode_utf8(&mut [0; 4]),
+        ));
+    }
+}
+
+fn push_class_char(out: &mut String, c: char) {
+    if matches!(c, '[' | ']' | '\\' | '^' | '-' | '&' | '~') {
+        out.push('\\');
+    }
+    out.push(c);
+}
+
+/// Collapse `.` and `..` in an absolute path, lexically (`/a/b/../c` → `/a/c`; `..` at the
+/// root stays at the root).
+pub fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+        }
+    }
+    out
+}
+
+/// The path with symlinks resolved: the longest existing ancestor canonicalised, the rest
+/// appended (a file about to be written does not exist yet; its directory may be a link).
+pub fn resolve(normalised: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(normalised) {
+        return real;
+    }
+    let mut missing = Vec::new();
+    let mut existing = normalised.to_path_buf();
+    loop {
+        let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
+            return normalised.to_path_buf();
+        };
+        missing.push(name);
+        existing.pop();
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            let mut out = real;
+            for name in missing.iter().rev() {
+                out.push(name);
+            }
+            // What remains may hold `..` after a link: collapse it against the real parent.
+            return normalise(&out);
+        }
+    }
+}
+
+/// The spellings of a path value from a call, each absolute (except the as-given spelling of
+/// a relative path when the working directory is unknown), without duplicates.
+pub fn spellings(value: &str, places: Places<'_>, which: Spellings) -> Vec<String> {
+    let expanded: Option<PathBuf> = match (value.strip_prefix("~/"), places.home) {
+        (Some(rest), Some(home)) => Some(Path::new(home).join(rest)),
+        _ if value == "~" => places.home.map(PathBuf::from),
+        _ => None,
+    };
+    let given = expanded.clone().unwrap_or_else(|| PathBuf::from(value));
+    let absolute = if given.is_absolute() {
+        Some(given)
+    } else {
+        places
+            .cwd
+            .or(places.project_root)
+            .map(|cwd| Path::new(cwd).join(&given))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |p: String| {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    match absolute {
+        Some(absolute) => {
+            let normalised = normalise(&absolute);
+            let resolved = resolve(&normalised);
+            if which == Spellings::All {
+                push(absolute.to_string_lossy().into_owned());
+                push(normalised.to_string_lossy().into_owned());
+                if let Some(e) = &expanded {
+                    push(e.to_string_lossy().into_owned());
+                }
+            }
+            push(resolved.to_string_lossy().into_owned());
+        }
+        None if which == Spellings::All => push(value.to_string()),
+        None => {}
+    }
+    out
+}
+
+/// The base directories of one call, each as given and resolved, computed once per call.
+#[derive(Clone, Debug)]
+pub struct Bases {
+    which: Spellings,
+    places_cwd: Option<String>,
+    places_home: Option<String>,
+    places_project: Option<String>,
+    /// `(tag, base)` pairs, every spelling of every known base.
+    list: Vec<(char, String)>,
+}
+
+impl Bases {
+    /// The bases of `places` for matchers reading `which` spellings. Deny and ask matchers
+    /// ([`Spellings::All`]) also read a path relative to the project root as relative to the
+    /// working directory (a `./x` rule still protects the project's file after a `cd`).
+    pub fn new(places: Places<'_>, which: Spellings) -> Bases {
+        let mut list = Vec::new();
+        let pairs = [
+            (HOME_TAG, places.home),
+            (PROJECT_TAG, places.project_root),
+            (CWD_TAG, places.cwd),
+            (
+                CWD_TAG,
+                places.project_root.filter(|_| which == Spellings::All),
+            ),
+        ];
+        for (tag, base) in pairs {
+            for spelling in base_spellings(base) {
+                if !list.contains(&(tag, spelling.clone())) {
+                    list.push((tag, spelling));
+                }
+            }
+        }
+        Bases {
+            which,
+            places_cwd: places.cwd.map(String::from),
+            places_home: places.home.map(String::from),
+            places_project: places.project_root.map(String::from),
+            list,
+        }
+    }
+
+    fn places(&self) -> Places<'_> {
+        Places {
+            cwd: self.places_cwd.as_deref(),
+            home: self.places_home.as_deref(),
+            project_root: self.places_project.as_deref(),
+        }
+    }
+
+    /// Add the texts of one path value to `texts` (without duplicates).
+    pub fn texts_into(&self, value: &str, texts: &mut Vec<String>) {
+        let mut push = |tag: char, rel: &str| {
+            let mut text = String::with_capacity(rel.len() + 1);
+            text.push(tag);
+            text.extend(rel.chars().map(|c| if c.is_control() { '?' } else { c }));
+            if !texts.contains(&text) {
+                texts.push(text);
+            }
+        };
+        for spelling in spellings(value, self.places(), self.which) {
+            let Some(rooted) = spelling.strip_prefix('/') else {
+                // A relative path whose working directory is unknown: relative to the cwd.
+                push(CWD_TAG, &spelling);
+                continue;
+            };
+            push(ROOT_TAG, rooted);
+            for (tag, base) in &self.list {
+                if let Some(rel) = relative_to(&spelling, base) {
+                    push(*tag, rel);
+                }
+            }
+        }
+    }
+}
+
+/// The texts path matchers search for one path value: each spelling ([`spellings`]) written
+/// relative to every base it lies under, behind the base's tag. Control characters in a path
+/// become `?` so that no text holds a tag anywhere but at its start.
+pub fn path_texts(value: &str, places: Places<'_>, which: Spellings) -> Vec<String> {
+    let mut texts = Vec::new();
+    Bases::new(places, which).texts_into(value, &mut texts);
+    texts
+}
+
+/// The texts a deny or ask path rule searches in a shell command: every word of every generous
+/// segment text read as a path (an option's value after `=`, a redirection's target too), so
+/// `Read(./.env)` also stops `cat .env`, `grep KEY ./.env` and `cat < .env`. Options (`-x`) are
+/// skipped. There is no cap on the number of words: padding must not hide the last one (the
+/// hook's deadline bounds a pathological command, and a deadline denies).
+pub fn command_path_texts<'t>(
+    segment_texts: impl Iterator<Item = &'t str>,
+    places: Places<'_>,
+) -> Vec<String> {
+    let bases = Bases::new(places, Spellings::All);
+    let mut seen = std::collections::HashSet::new();
+    let mut texts = Vec::new();
+    for text in segment_texts {
+        for word in text.split_whitespace() {
+            let unredirected = word.trim_start_matches(|c: char| {
+                c.is_ascii_digit() || matches!(c, '<' | '>' | '&' | '|')
+            });
+            let candidates = [
+                Some(unredirected),
+                unredirected.split_once('=').map(|(_, value)| value),
+            ];
+            for candidate in candidates.into_iter().flatten() {
+                if candidate.is_empty() || candidate.starts_with('-') || !seen.insert(candidate) {
+                    continue;
+                }
+                bases.texts_into(candidate, &mut texts);
+            }
+        }
+    }
+    texts
+}
+
+/// A base directory as given and with symlinks resolved (a home or project reached through a
+/// link: resolved paths lie under the real directory).
+fn base_spellings(base: Option<&str>) -> Vec<String> {
+    let Some(base) = base.filter(|b| b.starts_with('/')) else {
+        return Vec::new();
+    };
+    let given = normalise(Path::new(base)).to_string_lossy().into_owned();
+    let mut out = vec![given];
+    if let Ok(real) = std::fs::canonicalize(base) {
+        let real = real.to_string_lossy().into_owned();
+        if !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    out
+}
+
+/// `path` relative to `base`, when it lies strictly inside it.
+fn relative_to<'p>(path: &'p str, base: &str) -> Option<&'p str> {
+    let base = base.trim_end_matches('/');
+    path.strip_prefix(base)?
+        .strip_prefix('/')
+        .filter(|rel| !rel.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places() -> Places<'static> {
+        Places {
+            cwd: Some("/p"),
+            home: Some("/h"),
+            project_root: Some("/p"),
+        }
+    }
+
+    fn denies(rule: &str, path: &str) -> bool {
+        let glob = PathGlob::parse(rule).unwrap();
+        let re = regex::Regex::new(&glob.regex()).unwrap();
+        let texts = path_texts(path, places(), Spellings::All);
+        let by_regex = texts.iter().any(|t| re.is_match(t));
+        let by_definition = texts.iter().any(|t| glob.matches_text(t));
+        assert_eq!(
+            by_regex,
+            by_definition,
+            "{rule} vs {path}: {texts:?} / {}",
+            glob.regex()
+        );
+        by_regex
+    }
+
+    #[test]
+    fn anchors_and_depth() {
+        assert!(denies("./.env", "/p/.env"));
+        assert!(denies("./.env", ".env"));
+        assert!(denies("./.env", "/p/src/../.env"));
+        assert!(denies(".env", "/p/sub/.env"));
+        assert!(!denies(".env", "/p/.envrc"));
+        assert!(denies("~/.ssh/**", "/h/.ssh/id_rsa"));
+        assert!(denies("~/.ssh/**", "~/.ssh/id_rsa"));
+        assert!(!denies("~/.ssh/**", "/p/.ssh/id_rsa"));
+        assert!(denies("//etc/**", "/etc/passwd"));
+        assert!(denies("/src/**", "/p/src/a/b.ts"));
+        assert!(!denies("/src/**", "/src/a.ts"));
+        assert!(denies("**/*.pem", "/p/a/b/c.pem"));
+        assert!(denies("*.pem", "/p/a/b/c.pem"));
+        assert!(denies("secrets", "/p/secrets/x"));
+        assert!(denies("secrets/", "/p/a/secrets/x"));
+        assert!(denies("src/*.ts", "/p/src/a.ts"));
+        assert!(!denies("src/*.ts", "/p/src/a/b.ts"));
+        assert!(!denies("src/*.ts", "/p/x/src/a.ts"));
+        assert!(denies("a[0-9].txt", "/p/a5.txt"));
+        assert!(!denies("a[!0-9].txt", "/p/a5.txt"));
+        assert!(denies(".env.*", "/p/.env.local"));
+        assert!(denies("//**/TODO.md", "/x/y/TODO.md"));
+        assert!(denies("/x\\(1\\)/**", "/p/x(1)/y"));
+    }
+
+    #[test]
+    fn allow_sees_only_the_resolved_path() {
+        let glob = PathGlob::parse("src/**").unwrap();
+        let re = regex::Regex::new(&glob.regex()).unwrap();
+        let covers = |path: &str| {
+            path_texts(path, places(), Spellings::Resolved)
+                .iter()
+                .any(|t| re.is_match(t))
+        };
+        assert!(covers("/p/src/a.rs"));
+        assert!(covers("src/a.rs"));
+        assert!(!covers("/p/src/../lib/x"));
+        assert!(!covers("src/../lib/x"));
+    }
+
+    #[test]
+    fn symlinks_resolve() {
+        let dir = std::env::temp_dir().join(format!("animus-paths-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("p/src")).unwrap();
+        std::fs::write(dir.join("p/.env"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/src/innocent")).unwrap();
+        std::os::unix::fs::symlink(dir.join("p"), dir.join("p/src/up")).unwrap();
+        let root = std::fs::canonicalize(dir.join("p")).unwrap();
+        let root = root.to_str().unwrap();
+        let places = Places {
+            cwd: Some(root),
+            home: None,
+            project_root: Some(root),
+        };
+        let glob = PathGlob::parse("./.env").unwrap();
+        let re = regex::Regex::new(&glob.regex()).unwrap();
+        for path in ["src/innocent", "src/up/.env", "src/up/new-file/../.env"] {
+            let texts = path_texts(path, places, Spellings::All);
+            assert!(texts.iter().any(|t| re.is_match(t)), "{path}: {texts:?}");
+        }
+        // Allow: a link inside src/ to a file outside it is not covered by `src/**`.
+        let src = PathGlob::parse("src/**").unwrap();
+        let re = regex::Regex::new(&src.regex()).unwrap();
+        let texts = path_texts("src/innocent", places, Spellings::Resolved);
+        assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,55 @@
+//! `animus-hook import --claude-settings FILE… --agent ID [--json]`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use compiler::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
+
+use crate::cli::ImportArgs;
+
+pub fn run(args: ImportArgs) -> ExitCode {
+    let mut files = Vec::new();
+    for path in &args.claude_settings {
+        match std::fs::read_to_string(path) {
+            Ok(text) => files.push(SettingsFile {
+                name: Arc::from(path.display().to_string()),
+                text,
+            }),
+            Err(e) => {
+                eprintln!("animus-hook import: cannot read `{}`: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let import = match import_claude_settings(&files) {
+        Ok(import) => import,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            eprintln!("animus-hook import: failed; nothing was printed");
+            return ExitCode::FAILURE;
+        }
+    };
+    for report in &import.reports {
+        eprintln!("{report}");
+    }
+    if args.json {
+        print!("{}", render_json(&import, &args.agent));
+    } else {
+        print!("{}", render_yaml(&import, &args.agent));
+    }
+    let kept = import.allow.len() + import.ask.len() + import.deny.len();
+    let left_out = import.left_out();
+    eprintln!(
+        "animus-hook import: {kept} entries imported ({} allow, {} ask, {} deny), {left_out} left out",
+        import.allow.len(),
+        import.ask.len(),
+        import.deny.len()
+    );
+    if left_out == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
