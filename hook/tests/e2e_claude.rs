@@ -46,7 +46,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use e2e::cases::{
-    decisions::*, fail_closed::*, mock_wire::*, recording::*, shell::*, tools::*, transport::*,
+    decisions::*, fail_closed::*, mock_wire::*, permissions::*, recording::*, shell::*, tools::*,
+    transport::*,
     wiring::*,
 };
 use e2e::driver::locate_claude;
@@ -101,7 +102,10 @@ const TESTS: &[Test] = tests![
     covered_command_runs_through_claudes_own_permissions,
     compound_command_with_an_uncovered_part_does_not_run,
     quoted_deny_does_not_run,
-    find_outside_project_is_refused_as_claude_refuses;
+    find_outside_project_is_refused_as_claude_refuses,
+    path_deny_reaches_every_spelling_of_the_file,
+    edit_allow_does_not_stretch_past_dotdot,
+    webfetch_domain_is_the_parsed_host_and_skills_match_by_name;
     offline:
     mock_streams_the_script_turn_by_turn,
     mock_answers_without_streaming_and_breaks_a_stream_once,
