@@ -1,5 +1,5 @@
 //! The automaton engine agrees with the reference evaluator on real material: every entry of
-//! `../shared/corpus-real/permission-lists/*.json` (`permissions.allow` and `.deny`) that the
+//! `../shared/corpus-real/permission-lists/*.json` (`permissions.allow`, `.ask` and `.deny`) that the
 //! compiler can lower, used once as deny rules and once as allow rules, evaluated over every
 //! real hook payload in `tool-calls/pretooluse-hook-inputs.jsonl` and every command in
 //! `commands/*.jsonl` (as a `Bash` call).
@@ -19,7 +19,7 @@ fn real_entries(shared: &Path) -> Vec<String> {
     for file in std::fs::read_dir(shared.join("corpus-real/permission-lists")).unwrap() {
         let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
         let list: Value = serde_json::from_str(&text).unwrap();
-        for key in ["allow", "deny"] {
+        for key in ["allow", "ask", "deny"] {
             if let Some(items) = list["permissions"][key].as_array() {
                 entries.extend(items.iter().filter_map(Value::as_str).map(String::from));
             }
@@ -60,8 +60,8 @@ fn policy_of(entries: &[String], decision: Decision) -> HookPolicy {
     }
 }
 
-/// `(tool_name, tool_input)` of every real call and command.
-fn real_calls(shared: &Path) -> Vec<(String, Value)> {
+/// `(tool_name, tool_input, cwd)` of every real call and command.
+fn real_calls(shared: &Path) -> Vec<(String, Value, String)> {
     let mut calls = Vec::new();
     let payloads =
         std::fs::read_to_string(shared.join("corpus-real/tool-calls/pretooluse-hook-inputs.jsonl"))
@@ -72,14 +72,23 @@ fn real_calls(shared: &Path) -> Vec<(String, Value)> {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        calls.push((tool, payload["tool_input"].clone()));
+        let cwd = payload["cwd"]
+            .as_str()
+            .filter(|c| c.starts_with('/'))
+            .unwrap_or("/home/user/project")
+            .to_string();
+        calls.push((tool, payload["tool_input"].clone(), cwd));
     }
     for file in ["nl2bash.jsonl", "tldr-examples.jsonl"] {
         let text = std::fs::read_to_string(shared.join("corpus-real/commands").join(file)).unwrap();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let record: Value = serde_json::from_str(line).unwrap();
             if let Some(command) = record["command"].as_str() {
-                calls.push(("Bash".to_string(), json!({ "command": command })));
+                calls.push((
+                    "Bash".to_string(),
+                    json!({ "command": command }),
+                    "/home/user/project".to_string(),
+                ));
             }
         }
     }
@@ -89,7 +98,7 @@ fn real_calls(shared: &Path) -> Vec<(String, Value)> {
 /// Each policy is decided by the reference evaluator and by the automaton engine on its own:
 /// the same entries mean different things as deny (any segment matches) and as allow (every
 /// segment covered).
-fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize {
+fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value, String)]) -> usize {
     let compiled: Vec<CompiledPolicy> = policies
         .iter()
         .map(|policy| {
@@ -108,12 +117,18 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value)]) -> usize 
         for chunk in calls.chunks(calls.len().div_ceil(2).max(1)) {
             let (compiled, references, counter) = (&compiled, &references, &with_input_matches);
             scope.spawn(move || {
-                for (tool, input) in chunk {
+                for (tool, input, cwd) in chunk {
+                    // Path rules anchor at the call's cwd (the payload's, else a project
+                    // directory), the home of its user and the project root.
                     let call = Call {
                         event: "PreToolUse",
                         tool_name: tool,
                         tool_input: input,
-                        places: Default::default(),
+                        places: engine::Places {
+                            cwd: Some(cwd),
+                            home: Some("/home/user"),
+                            project_root: Some(cwd),
+                        },
                     };
                     let matched = references[0].matching_rules(call);
                     if matched

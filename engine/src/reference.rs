@@ -20,7 +20,6 @@ use regex::{Regex, RegexBuilder};
 use crate::policy::{Decision, HookPolicy, MatchOn};
 use crate::semantics::{self, Call, ClaudePattern, Outcome};
 use crate::shell;
-use crate::{paths, web};
 
 /// Compiled-regex size limit per matcher (the `regex` default is 10 MiB as well).
 const REGEX_SIZE_LIMIT: usize = 10 * (1 << 20);
@@ -234,25 +233,17 @@ impl<'p> ReferenceEvaluator<'p> {
                                 .get(text)
                                 .generous_texts()
                                 .any(|segment| p.matches(segment)),
-                            (MatchOn::Path, Test::Regex(re)) => {
-                                paths::path_texts(text, call.places, paths::Spellings::All)
-                                    .iter()
-                                    .any(|t| re.is_match(t))
-                            }
-                            (MatchOn::ResolvedPath, Test::Regex(re)) => {
-                                paths::path_texts(text, call.places, paths::Spellings::Resolved)
-                                    .iter()
-                                    .any(|t| re.is_match(t))
-                            }
-                            (MatchOn::CommandPath, Test::Regex(re)) => paths::command_path_texts(
-                                analyses.get(text).generous_texts(),
-                                call.places,
-                            )
-                            .iter()
-                            .any(|t| re.is_match(t)),
-                            (MatchOn::Domain | MatchOn::ExactDomain, Test::Regex(re)) => {
-                                web::host_texts(text).iter().any(|t| re.is_match(t))
-                            }
+                            (
+                                MatchOn::Path
+                                | MatchOn::ResolvedPath
+                                | MatchOn::CommandPath
+                                | MatchOn::Domain
+                                | MatchOn::ExactDomain,
+                                Test::Regex(re),
+                            ) => analyses
+                                .view_texts(m.on, text, call.places)
+                                .iter()
+                                .any(|t| re.is_match(t)),
                             _ => false,
                         })
                     })

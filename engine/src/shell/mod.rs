@@ -159,9 +159,42 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
 #[derive(Default)]
 pub struct AnalysisCache {
     entries: Vec<(String, Analysis)>,
+    /// Texts of the path and domain views, per view and field text.
+    views: Vec<(crate::policy::MatchOn, String, Vec<String>)>,
 }
 
 impl AnalysisCache {
+    /// The texts a path or domain view offers for `text` ([`crate::paths::path_texts`],
+    /// [`crate::paths::command_path_texts`], [`crate::web::host_texts`]), made once per call:
+    /// they cost system calls (symlinks are resolved). Other views offer none.
+    pub fn view_texts(
+        &mut self,
+        view: crate::policy::MatchOn,
+        text: &str,
+        places: crate::paths::Places<'_>,
+    ) -> &[String] {
+        use crate::paths::{self, Spellings};
+        use crate::policy::MatchOn;
+        if let Some(i) = self
+            .views
+            .iter()
+            .position(|(v, t, _)| *v == view && t == text)
+        {
+            return &self.views[i].2;
+        }
+        let texts = match view {
+            MatchOn::Path => paths::path_texts(text, places, Spellings::All),
+            MatchOn::ResolvedPath => paths::path_texts(text, places, Spellings::Resolved),
+            MatchOn::CommandPath => {
+                paths::command_path_texts(self.get(text).generous_texts(), places)
+            }
+            MatchOn::Domain | MatchOn::ExactDomain => crate::web::host_texts(text),
+            _ => Vec::new(),
+        };
+        self.views.push((view, text.to_string(), texts));
+        &self.views[self.views.len() - 1].2
+    }
+
     /// The analysis of `text`.
     pub fn get(&mut self, text: &str) -> &Analysis {
         let index = match self.entries.iter().position(|(t, _)| t == text) {
