@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::e2e::driver::{Outcome, Sandbox, animus_hook, locate_claude, repo_root};
 use crate::e2e::mock_api::{MockApi, Script};
 
-const PROMPT: &str = "Run the scripted tool calls.";
+pub const PROMPT: &str = "Run the scripted tool calls.";
 
 pub fn claude() -> PathBuf {
     locate_claude()

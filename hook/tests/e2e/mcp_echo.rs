@@ -1,5 +1,6 @@
-//! A tiny stdio MCP server with one tool, `echo`, so the suite can put an MCP tool call
-//! (`mcp__e2e__echo`) in front of the gate. The suite's own test binary is the server: run with
+//! A tiny stdio MCP server with two tools, `echo` and `shout`, so the suite can put an MCP tool
+//! call (`mcp__e2e__echo`) in front of the gate (the oracle, `tests/claude_oracle.rs`, also
+//! needs a second tool on one server). The suite's own test binary is the server: run with
 //! `--mcp-echo-server <calls-file>`, it speaks newline-delimited JSON-RPC on stdin/stdout and
 //! appends the arguments of every `tools/call` it receives to `<calls-file>`, which is how a
 //! test tells that the tool really ran.
@@ -32,15 +33,23 @@ pub fn serve(calls_file: &Path) -> io::Result<()> {
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "e2e", "version": "1.0.0"},
             }}),
-            "tools/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{
-                "name": "echo",
-                "description": "Echo the given text back.",
-                "inputSchema": {
-                    "type": "object",
-                    "properties": {"text": {"type": "string"}},
-                    "required": ["text"],
-                },
-            }]}}),
+            "tools/list" => {
+                let tool = |name: &str, description: &str| {
+                    json!({
+                        "name": name,
+                        "description": description,
+                        "inputSchema": {
+                            "type": "object",
+                            "properties": {"text": {"type": "string"}},
+                            "required": ["text"],
+                        },
+                    })
+                };
+                json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                    tool("echo", "Echo the given text back."),
+                    tool("shout", "Echo the given text back in capitals."),
+                ]}})
+            }
             "tools/call" => {
                 let arguments = &message["params"]["arguments"];
                 let mut calls = OpenOptions::new()
@@ -49,8 +58,12 @@ pub fn serve(calls_file: &Path) -> io::Result<()> {
                     .open(calls_file)?;
                 writeln!(calls, "{arguments}")?;
                 let text = arguments["text"].as_str().unwrap_or_default();
+                let text = match message["params"]["name"].as_str() {
+                    Some("shout") => format!("shout: {}", text.to_uppercase()),
+                    _ => format!("echo: {text}"),
+                };
                 json!({"jsonrpc": "2.0", "id": id, "result": {
-                    "content": [{"type": "text", "text": format!("echo: {text}")}],
+                    "content": [{"type": "text", "text": text}],
                 }})
             }
             "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),

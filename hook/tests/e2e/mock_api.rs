@@ -76,6 +76,7 @@ pub struct Script {
     turns: Vec<Vec<Block>>,
     final_text: String,
     break_first_stream: bool,
+    main_prompt: Option<String>,
 }
 
 impl Script {
@@ -84,6 +85,7 @@ impl Script {
             turns: Vec::new(),
             final_text: "all done".to_owned(),
             break_first_stream: false,
+            main_prompt: None,
         }
     }
 
@@ -105,7 +107,21 @@ impl Script {
         self
     }
 
+    /// Script only the conversation whose first user message holds `prompt`: any other (a
+    /// subagent's, which starts from the prompt the `Agent` call gave it) gets the final text
+    /// at once instead of replaying the script's tool calls.
+    #[allow(dead_code)] // used by tests/claude_oracle.rs
+    pub fn main_session_only(mut self, prompt: &str) -> Self {
+        self.main_prompt = Some(prompt.to_owned());
+        self
+    }
+
     fn reply_for(&self, request: &Value) -> &[Block] {
+        if let Some(prompt) = &self.main_prompt
+            && !content_text(&request["messages"][0]["content"]).contains(prompt.as_str())
+        {
+            return &[];
+        }
         let assistant_turns = request["messages"].as_array().map_or(0, |messages| {
             messages.iter().filter(|m| m["role"] == "assistant").count()
         });
