@@ -267,7 +267,10 @@ pub fn claude_settings(
     for event in observers {
         hooks.insert(event.to_string(), entry(event, false));
     }
-    Ok(json!({ "hooks": hooks, "permissions": claude_permissions(&profile.tool_policy) }))
+    Ok(json!({
+        "hooks": hooks,
+        "permissions": claude_permissions(&profile.tool_policy, Some(project_root)),
+    }))
 }
 
 /// Claude's built-in tools, what a seed-only `*` in `tool_policy.allow` stands for (Claude
@@ -301,9 +304,14 @@ pub const CLAUDE_BUILTIN_TOOLS: &[&str] = &[
 /// - other allow entries whose tool part is a glob Claude does not accept in an allow list
 ///   (a `*` anywhere but after a literal `mcp__<server>__`) are left out: Claude then
 ///   prompts for those calls, which is stricter, never looser.
-pub fn claude_permissions(tool_policy: &crate::profile::ToolPolicy) -> Value {
+pub fn claude_permissions(
+    tool_policy: &crate::profile::ToolPolicy,
+    project_root: Option<&Path>,
+) -> Value {
     let entries = |list: &[crate::profile::Located<String>]| -> Vec<String> {
-        list.iter().map(|l| l.value.clone()).collect()
+        list.iter()
+            .map(|l| anchored_at_project(&l.value, project_root))
+            .collect()
     };
     let mut allow = Vec::new();
     for entry in &tool_policy.allow {
@@ -312,7 +320,7 @@ pub fn claude_permissions(tool_policy: &crate::profile::ToolPolicy) -> Value {
         if tool == "*" && !entry.contains('(') {
             allow.extend(CLAUDE_BUILTIN_TOOLS.iter().map(|t| t.to_string()));
         } else if !tool.contains('*') || claude_accepts_allow_glob(tool) {
-            allow.push(entry.to_string());
+            allow.push(anchored_at_project(entry, project_root));
         }
     }
     allow.dedup();
@@ -323,12 +331,42 @@ pub fn claude_permissions(tool_policy: &crate::profile::ToolPolicy) -> Value {
     })
 }
 
-/// Does Claude accept `glob` as the tool part of an allow entry: `*` only after a literal
-/// `mcp__<server>__`?
-fn claude_accepts_allow_glob(glob: &str) -> bool {
-    glob.strip_prefix("mcp__")
-        .and_then(|rest| rest.split_once("__"))
-        .is_some_and(|(server, _)| !server.is_empty() && !server.contains('*'))
+use crate::tool_policy::claude_accepts_allow_glob;
+
+/// The tools whose argument is a path glob, where `/x` means "below the project root".
+const PATH_RULE_TOOLS: &[&str] = &[
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Grep",
+    "Glob",
+    "LS",
+];
+
+/// `Read(/src/**)` as `Read(//<project root>/src/**)`: claude anchors a `/x` path rule at the
+/// directory of the settings file that holds it (measured on 2.1.328 for `--settings`), and
+/// the session's settings file lives in the session directory, not the project. Written
+/// absolute (`//`), the entry means for claude what it means to the hook: below the project
+/// root. Any other entry is returned as written.
+fn anchored_at_project(entry: &str, project_root: Option<&Path>) -> String {
+    let Some(root) = project_root.and_then(Path::to_str) else {
+        return entry.to_string();
+    };
+    let Some((tool, argument)) = entry
+        .split_once('(')
+        .and_then(|(tool, rest)| Some((tool, rest.strip_suffix(')')?)))
+    else {
+        return entry.to_string();
+    };
+    match argument.strip_prefix('/') {
+        Some(rest) if PATH_RULE_TOOLS.contains(&tool) && !rest.starts_with('/') => {
+            format!("{tool}(/{}/{rest})", root.trim_end_matches('/'))
+        }
+        _ => entry.to_string(),
+    }
 }
 
 /// The file name of the lean twin of `animus-hook` that runs only `emit`.

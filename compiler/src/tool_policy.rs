@@ -204,16 +204,49 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         }],
         note,
     };
+    let inert = |why: String| Lowered {
+        parts: Vec::new(),
+        note: Some(why),
+    };
+    // Claude accepts a tool glob in an allow list only after a literal `mcp__<server>__`
+    // (`mcp__*` grants nothing there): such an allow grants nothing here either.
+    if decision == Decision::Allow
+        && tool.contains('*')
+        && tool != "*"
+        && !claude_accepts_allow_glob(tool)
+    {
+        return Ok(inert(format!(
+            "is a tool glob claude {CLAUDE_VERSION} does not accept in an allow list (it grants \
+             nothing there); it compiles to no rule (list the tools, or `mcp__<server>`)"
+        )));
+    }
     let Some(argument) = argument else {
         return Ok(bare(tools, note));
     };
     if argument.is_empty() {
-        return Err(
-            "has an empty argument `()`; write the tool name alone to match every call".into(),
-        );
+        // Measured on claude 2.1.328 (corpus/claude-oracle): `Bash()`, `TodoRead()` and
+        // `WebSearch()` match no call, in allow and deny alike.
+        return Ok(inert(format!(
+            "has an empty argument `()`: claude {CLAUDE_VERSION} matches no call with it, so it \
+             compiles to no rule (write `{tool}` alone to match every call)"
+        )));
     }
-    // `Tool(*)` and `Tool(**)` are the bare tool, whatever the tool.
-    if argument.chars().all(|c| c == '*') {
+    // Claude reads file edits through `Edit(…)` rules only: a `Write(…)`, `MultiEdit(…)` or
+    // `NotebookEdit(…)` allow grants nothing in claude (measured), so it grants nothing here.
+    // (As a deny or ask it is read as the `Edit(…)` it resembles: more generous.)
+    if decision == Decision::Allow && matches!(tool, "Write" | "MultiEdit" | "NotebookEdit") {
+        return Ok(inert(format!(
+            "grants nothing in claude {CLAUDE_VERSION}, whose file-edit grants are `Edit(…)` \
+             entries (they cover Write and NotebookEdit too); it compiles to no rule (write \
+             `Edit({argument})`)"
+        )));
+    }
+    // `Tool(*)` and `Tool(**)` are the bare tool, except for an allow on a file tool: there
+    // claude reads them as path globs below the working directory (`Read(**)` does not
+    // reach the home directory).
+    let path_allow =
+        decision == Decision::Allow && matches!(argument_of(tool), Some(Argument::Path(_)));
+    if argument.chars().all(|c| c == '*') && !path_allow {
         return Ok(bare(tools, note));
     }
     // A tool claude does not have (`Search(pattern:*)`, `:(Skill*)`): no call ever names it,
@@ -258,8 +291,15 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
             engine::paths::PathGlob::parse(argument)?;
             // Deny and ask reach every tool of the family; an allow only the tool it names
             // (and, for `Edit`, the tools Claude documents it for: every file-editing tool).
+            // A Read deny or ask also stops the file tools that edit (claude refuses to edit
+            // a file a Read deny covers).
             let reached: Vec<(&str, &str)> = family
                 .iter()
+                .chain(if generous && family == READ_FAMILY {
+                    EDIT_FAMILY
+                } else {
+                    &[]
+                })
                 .filter(|(t, _)| generous || *t == tool || tool == "Edit")
                 .copied()
                 .collect();
@@ -355,13 +395,23 @@ fn name_regex(argument: &str, generous: bool) -> String {
         Some(name) => (name, true),
         None => (argument, false),
     };
-    let case = if generous { "(?i)" } else { "" };
+    // A deny or ask also matches the name with a leading `/` (claude strips it: `/beta` is
+    // the skill `beta`) and in any letter case.
+    let lead = if generous { "(?i)^/?" } else { "^" };
     let name = engine::semantics::escape_literal(name);
     if prefix {
-        format!("{case}^{name}")
+        format!("{lead}{name}")
     } else {
-        format!("{case}^{name}$")
+        format!("{lead}{name}$")
     }
+}
+
+/// Does Claude accept `glob` as the tool part of an allow entry: `*` only after a literal
+/// `mcp__<server>__`?
+pub fn claude_accepts_allow_glob(glob: &str) -> bool {
+    glob.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .is_some_and(|(server, _)| !server.is_empty() && !server.contains('*'))
 }
 
 #[cfg(test)]
@@ -421,7 +471,11 @@ mod tests {
             })
             .collect();
         assert_eq!(fields[0].1, "file_path");
-        assert_eq!(fields[0].0, ["Read"]);
+        assert_eq!(fields[0].0[0], "Read");
+        assert!(
+            fields[0].0.contains(&"Edit".to_string()),
+            "claude refuses to edit what a Read deny covers"
+        );
         let (bash, files) = fields.split_last().unwrap();
         assert!(files.iter().all(|f| f.2 == MatchOn::Path));
         assert_eq!(
@@ -451,6 +505,8 @@ mod tests {
         );
         let m = matcher("Skill(commit:*)", Decision::Allow).unwrap();
         assert_eq!((m.field.as_str(), m.pattern.as_str()), ("skill", "^commit"));
+        let m = matcher("Skill(beta)", Decision::Deny).unwrap();
+        assert_eq!(m.pattern, "(?i)^/?beta$");
     }
 
     #[test]
@@ -484,11 +540,10 @@ mod tests {
                 .unwrap_err()
                 .contains("`)`")
         );
-        assert!(
-            lower_entry("Bash()", Decision::Deny)
-                .unwrap_err()
-                .contains("empty argument")
-        );
+        for decision in [Decision::Allow, Decision::Deny] {
+            let inert = lower_entry("Bash()", decision).unwrap();
+            assert!(inert.parts.is_empty() && inert.note.unwrap().contains("no call"));
+        }
         assert!(
             lower_entry("", Decision::Deny)
                 .unwrap_err()
@@ -499,5 +554,38 @@ mod tests {
                 .unwrap_err()
                 .contains("control character")
         );
+    }
+
+    /// What claude 2.1.328 was measured to do (corpus/claude-oracle) with entries that look
+    /// like grants but are not.
+    #[test]
+    fn entries_claude_ignores_grant_nothing() {
+        assert!(
+            lower_entry("Write(out/**)", Decision::Allow)
+                .unwrap()
+                .parts
+                .is_empty()
+        );
+        assert!(
+            !lower_entry("Write(out/**)", Decision::Deny)
+                .unwrap()
+                .parts
+                .is_empty()
+        );
+        assert!(
+            lower_entry("mcp__*", Decision::Allow)
+                .unwrap()
+                .parts
+                .is_empty()
+        );
+        assert_eq!(parts("mcp__*", Decision::Deny)[0].tools, ["mcp__*"]);
+        // `Read(**)` allowed is a path glob (claude's does not reach the home directory).
+        assert_eq!(
+            matcher("Read(**)", Decision::Allow).unwrap().on,
+            MatchOn::ResolvedPath
+        );
+        assert_eq!(matcher("Read(**)", Decision::Deny), None);
+        let m = matcher("Skill(beta)", Decision::Deny).unwrap();
+        assert_eq!(m.pattern, "(?i)^/?beta$");
     }
 }

@@ -432,10 +432,15 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
             "*Edit",
             "mcp__fs",
         ]),
-        deny: located(&["Bash(rm:*)", "mcp__*"]),
-        ask: located(&["Bash(git push:*)"]),
+        deny: located(&[
+            "Bash(rm:*)",
+            "mcp__*",
+            "Read(/secrets/**)",
+            "Read(//etc/**)",
+        ]),
+        ask: located(&["Bash(git push:*)", "Edit(/src/**)", "Bash(/bin/x:*)"]),
     };
-    let p = compiler::inject::claude_permissions(&policy);
+    let p = compiler::inject::claude_permissions(&policy, Some(std::path::Path::new("/work/p")));
     let allow: Vec<&str> = p["allow"]
         .as_array()
         .unwrap()
@@ -447,6 +452,23 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
     assert!(allow.contains(&"mcp__github__get_*") && allow.contains(&"mcp__fs"));
     // Claude skips these in an allow list: left out (Claude then prompts: stricter).
     assert!(!allow.contains(&"mcp__*") && !allow.contains(&"*Edit"));
-    assert_eq!(p["deny"], serde_json::json!(["Bash(rm:*)", "mcp__*"]));
-    assert_eq!(p["ask"], serde_json::json!(["Bash(git push:*)"]));
+    // `/x` path rules are anchored at the project root for claude too (it reads them below
+    // the settings file's directory, the session dir); `//x` and Bash stay as written.
+    assert_eq!(
+        p["deny"],
+        serde_json::json!([
+            "Bash(rm:*)",
+            "mcp__*",
+            "Read(//work/p/secrets/**)",
+            "Read(//etc/**)"
+        ])
+    );
+    assert_eq!(
+        p["ask"],
+        serde_json::json!([
+            "Bash(git push:*)",
+            "Edit(//work/p/src/**)",
+            "Bash(/bin/x:*)"
+        ])
+    );
 }

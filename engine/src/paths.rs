@@ -130,11 +130,14 @@ impl PathGlob {
         self.glob.contains('/')
     }
 
-    /// The regex the evaluators search in a path's texts ([`path_texts`]).
-    pub fn regex(&self) -> String {
+    /// The regex the evaluators search in a path's texts ([`path_texts`]). `generous` (deny,
+    /// ask): a glob relative to the working directory matches at any depth below it even when
+    /// it holds a `/` (claude denies `sub/secrets/x` under `Read(secrets/**)`); an allow keeps
+    /// gitignore's reading, where such a glob sits at the working directory.
+    pub fn regex(&self, generous: bool) -> String {
         let mut out = String::new();
         push_escaped_char(&mut out, self.anchor.tag());
-        if !self.is_rooted() {
+        if !self.is_rooted() || (generous && self.anchor == Anchor::Cwd) {
             out.push_str("(?:.*/)?");
         }
         let components: Vec<&str> = self.glob.split('/').collect();
@@ -155,16 +158,17 @@ impl PathGlob {
 
     /// Does the glob match one path text (a tag, then a path relative to that base)? The
     /// definition the regex is tested against: a straightforward gitignore matcher.
-    pub fn matches_text(&self, text: &str) -> bool {
+    pub fn matches_text(&self, text: &str, generous: bool) -> bool {
         let Some(rest) = text.strip_prefix(self.anchor.tag()) else {
             return false;
         };
         let path: Vec<&str> = rest.split('/').collect();
         let glob: Vec<&str> = self.glob.split('/').collect();
+        let anywhere = !self.is_rooted() || (generous && self.anchor == Anchor::Cwd);
         // A match of the path or of any of its parent directories.
         (1..=path.len()).any(|n| {
             let prefix = &path[..n];
-            if self.is_rooted() {
+            if !anywhere {
                 components_match(&glob, prefix)
             } else {
                 (0..n).any(|start| components_match(&glob, &prefix[start..]))
@@ -376,6 +380,22 @@ pub fn resolve(normalised: &Path) -> PathBuf {
 
 /// The spellings of a path value from a call, each absolute (except the as-given spelling of
 /// a relative path when the working directory is unknown), without duplicates.
+/// The path made absolute against the working directory (or project root), `~` expanded, `.`
+/// and `..` collapsed; `None` for a relative path when neither is known.
+fn absolute_normalised(value: &str, places: Places<'_>) -> Option<PathBuf> {
+    let given = match (value.strip_prefix("~/"), places.home) {
+        (Some(rest), Some(home)) => Path::new(home).join(rest),
+        _ if value == "~" => PathBuf::from(places.home?),
+        _ => PathBuf::from(value),
+    };
+    let absolute = if given.is_absolute() {
+        given
+    } else {
+        Path::new(places.cwd.or(places.project_root)?).join(&given)
+    };
+    Some(normalise(&absolute))
+}
+
 pub fn spellings(value: &str, places: Places<'_>, which: Spellings) -> Vec<String> {
     let expanded: Option<PathBuf> = match (value.strip_prefix("~/"), places.home) {
         (Some(rest), Some(home)) => Some(Path::new(home).join(rest)),
@@ -466,8 +486,35 @@ impl Bases {
         }
     }
 
-    /// Add the texts of one path value to `texts` (without duplicates).
+    /// Add the texts of one path value to `texts` (without duplicates). For
+    /// [`Spellings::Resolved`] a text is offered only when the path as written (normalised)
+    /// and the resolved path both have it: an allow must hold for the path the call names and
+    /// for the file it reaches (claude asks for a link inside an allowed tree to a file outside
+    /// it, and for a link outside to a file inside).
     pub fn texts_into(&self, value: &str, texts: &mut Vec<String>) {
+        if self.which == Spellings::Resolved {
+            let Some(normalised) = absolute_normalised(value, self.places()) else {
+                return;
+            };
+            let resolved = resolve(&normalised);
+            let mut of_normalised = Vec::new();
+            self.relative_texts(&normalised.to_string_lossy(), &mut of_normalised);
+            let mut of_resolved = Vec::new();
+            self.relative_texts(&resolved.to_string_lossy(), &mut of_resolved);
+            for text in of_normalised {
+                if of_resolved.contains(&text) && !texts.contains(&text) {
+                    texts.push(text);
+                }
+            }
+            return;
+        }
+        for spelling in spellings(value, self.places(), self.which) {
+            self.relative_texts(&spelling, texts);
+        }
+    }
+
+    /// The texts of one spelling: relative to each base it lies under, behind its tag.
+    fn relative_texts(&self, spelling: &str, texts: &mut Vec<String>) {
         let mut push = |tag: char, rel: &str| {
             let mut text = String::with_capacity(rel.len() + 1);
             text.push(tag);
@@ -476,17 +523,15 @@ impl Bases {
                 texts.push(text);
             }
         };
-        for spelling in spellings(value, self.places(), self.which) {
-            let Some(rooted) = spelling.strip_prefix('/') else {
-                // A relative path whose working directory is unknown: relative to the cwd.
-                push(CWD_TAG, &spelling);
-                continue;
-            };
-            push(ROOT_TAG, rooted);
-            for (tag, base) in &self.list {
-                if let Some(rel) = relative_to(&spelling, base) {
-                    push(*tag, rel);
-                }
+        let Some(rooted) = spelling.strip_prefix('/') else {
+            // A relative path whose working directory is unknown: relative to the cwd.
+            push(CWD_TAG, spelling);
+            return;
+        };
+        push(ROOT_TAG, rooted);
+        for (tag, base) in &self.list {
+            if let Some(rel) = relative_to(spelling, base) {
+                push(*tag, rel);
             }
         }
     }
@@ -572,15 +617,15 @@ mod tests {
 
     fn denies(rule: &str, path: &str) -> bool {
         let glob = PathGlob::parse(rule).unwrap();
-        let re = regex::Regex::new(&glob.regex()).unwrap();
+        let re = regex::Regex::new(&glob.regex(true)).unwrap();
         let texts = path_texts(path, places(), Spellings::All);
         let by_regex = texts.iter().any(|t| re.is_match(t));
-        let by_definition = texts.iter().any(|t| glob.matches_text(t));
+        let by_definition = texts.iter().any(|t| glob.matches_text(t, true));
         assert_eq!(
             by_regex,
             by_definition,
             "{rule} vs {path}: {texts:?} / {}",
-            glob.regex()
+            glob.regex(true)
         );
         by_regex
     }
@@ -604,7 +649,10 @@ mod tests {
         assert!(denies("secrets/", "/p/a/secrets/x"));
         assert!(denies("src/*.ts", "/p/src/a.ts"));
         assert!(!denies("src/*.ts", "/p/src/a/b.ts"));
-        assert!(!denies("src/*.ts", "/p/x/src/a.ts"));
+        // A deny relative to the cwd reaches any depth, as claude's does.
+        assert!(denies("src/*.ts", "/p/x/src/a.ts"));
+        assert!(denies("secrets/**", "/p/sub/secrets/z.txt"));
+        assert!(!denies("/src/**", "/p/x/src/a.ts"));
         assert!(denies("a[0-9].txt", "/p/a5.txt"));
         assert!(!denies("a[!0-9].txt", "/p/a5.txt"));
         assert!(denies(".env.*", "/p/.env.local"));
@@ -615,7 +663,11 @@ mod tests {
     #[test]
     fn allow_sees_only_the_resolved_path() {
         let glob = PathGlob::parse("src/**").unwrap();
-        let re = regex::Regex::new(&glob.regex()).unwrap();
+        let re = regex::Regex::new(&glob.regex(false)).unwrap();
+        assert!(
+            !re.is_match(&format!("{CWD_TAG}x/src/a.rs")),
+            "an allow stays anchored"
+        );
         let covers = |path: &str| {
             path_texts(path, places(), Spellings::Resolved)
                 .iter()
@@ -643,16 +695,23 @@ mod tests {
             project_root: Some(root),
         };
         let glob = PathGlob::parse("./.env").unwrap();
-        let re = regex::Regex::new(&glob.regex()).unwrap();
+        let re = regex::Regex::new(&glob.regex(true)).unwrap();
         for path in ["src/innocent", "src/up/.env", "src/up/new-file/../.env"] {
             let texts = path_texts(path, places, Spellings::All);
             assert!(texts.iter().any(|t| re.is_match(t)), "{path}: {texts:?}");
         }
         // Allow: a link inside src/ to a file outside it is not covered by `src/**`.
         let src = PathGlob::parse("src/**").unwrap();
-        let re = regex::Regex::new(&src.regex()).unwrap();
+        let re = regex::Regex::new(&src.regex(false)).unwrap();
         let texts = path_texts("src/innocent", places, Spellings::Resolved);
         assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+        // Nor a link outside `src/` to a file inside it, nor through a linked directory.
+        std::fs::write(dir.join("p/src/real.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.join("p/src/real.txt"), dir.join("p/outer")).unwrap();
+        let texts = path_texts("outer", places, Spellings::Resolved);
+        assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+        let texts = path_texts("src/real.txt", places, Spellings::Resolved);
+        assert!(texts.iter().any(|t| re.is_match(t)), "{texts:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

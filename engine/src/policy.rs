@@ -219,7 +219,8 @@ impl InputMatcher {
             ),
             MatchOn::Path | MatchOn::ResolvedPath | MatchOn::CommandPath => (
                 self.on,
-                crate::paths::PathGlob::parse(&self.pattern)?.regex(),
+                crate::paths::PathGlob::parse(&self.pattern)?
+                    .regex(self.on != MatchOn::ResolvedPath),
             ),
             MatchOn::Domain | MatchOn::ExactDomain => (
                 self.on,
