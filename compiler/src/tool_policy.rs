@@ -244,8 +244,10 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
     // `Tool(*)` and `Tool(**)` are the bare tool, except for an allow on a file tool: there
     // claude reads them as path globs below the working directory (`Read(**)` does not
     // reach the home directory).
-    let path_allow =
-        decision == Decision::Allow && matches!(argument_of(tool), Some(Argument::Path(_)));
+    // (`Edit(*)` allowed is the bare `Edit`, which claude applies to Edit alone, not Write.)
+    let path_allow = decision == Decision::Allow
+        && tool != "Edit"
+        && matches!(argument_of(tool), Some(Argument::Path(_)));
     if argument.chars().all(|c| c == '*') && !path_allow {
         return Ok(bare(tools, note));
     }
@@ -585,6 +587,10 @@ mod tests {
             MatchOn::ResolvedPath
         );
         assert_eq!(matcher("Read(**)", Decision::Deny), None);
+        assert_eq!(
+            parts("Edit(*)", Decision::Allow),
+            parts("Edit", Decision::Allow)
+        );
         let m = matcher("Skill(beta)", Decision::Deny).unwrap();
         assert_eq!(m.pattern, "(?i)^/?beta$");
     }

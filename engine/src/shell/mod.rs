@@ -106,8 +106,25 @@ pub fn analyse(command: &str) -> Analysis {
             }
         }
     }
+    // Claude grants an exact entry (`Bash(mkdir made)`) only when it is the whole command as
+    // written (measured on 2.1.328: not `mkdir  made`, nor `mkdir made` inside a compound).
+    // A strict text that is not the whole trimmed command gets [`NOT_WHOLE`] after a space: a
+    // prefix (`mkdir:*`, `mkdir *`) or a pattern ending in `*` still covers it, an exact one no
+    // longer does.
+    let whole = command.trim();
+    for segment in &mut analysis.segments {
+        for text in &mut segment.strict {
+            if text != whole {
+                text.push(' ');
+                text.push(NOT_WHOLE);
+            }
+        }
+    }
     analysis
 }
+
+/// Ends the strict text of a segment that is not the whole command ([`analyse`]).
+pub const NOT_WHOLE: char = '\u{2}';
 
 /// The segments of a command that did not parse: its raw text split at every shell operator
 /// character (`;`, `&`, `|`, `(`, `)`, `{`, `}`, `` ` ``, `<`, `>`, newlines), each piece with
@@ -312,8 +329,14 @@ mod tests {
 
     #[test]
     fn redirections() {
-        assert_eq!(strict("git status 2>&1"), [vec!["git status"]]);
-        assert_eq!(strict("git status >/dev/null 2>&1"), [vec!["git status"]]);
+        // Not the whole command as written: an exact entry does not cover it (prefixes do).
+        assert_eq!(strict("git status 2>&1"), [vec!["git status \u{2}"]]);
+        assert_eq!(
+            strict("git status >/dev/null 2>&1"),
+            [vec!["git status \u{2}"]]
+        );
+        assert_eq!(strict("  git status "), [vec!["git status"]]);
+        assert_eq!(strict("mkdir  made"), [vec!["mkdir made \u{2}"]]);
         assert_eq!(strict("git status > out.txt"), [Vec::<String>::new()]);
         assert_eq!(strict("echo x >> ~/.bashrc"), [Vec::<String>::new()]);
         assert_eq!(strict("{ ls; } > f"), [Vec::<String>::new()]);
