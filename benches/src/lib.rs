@@ -148,7 +148,7 @@ pub fn word_pair_policy(n: usize) -> HookPolicy {
             rule(
                 format!("pair-{i}"),
                 &["Bash"],
-                lowered.input_matchers,
+                lowered.parts[0].input_matchers.clone(),
                 Decision::Deny,
             )
         })
@@ -228,22 +228,28 @@ pub fn real_list_policy(n: usize) -> HookPolicy {
         let Ok(lowered) = compiler::tool_policy::lower_entry(&entry, decision) else {
             continue;
         };
-        let tools: Vec<&str> = lowered.tools.iter().map(String::as_str).collect();
-        // Ids and reasons exactly as `compiler::compile_tool_policy` writes them.
-        let mut kernel_rule = rule(
-            format!("tool_policy.{decision}:{entry}"),
-            &tools,
-            lowered.input_matchers,
-            decision,
-        );
-        kernel_rule.reason = match decision {
+        let reason = match decision {
             Decision::Deny => format!("Denied by tool_policy.deny entry `{entry}`."),
             _ => format!(
                 "Covered by tool_policy.allow entry `{entry}`; the grant is left to the \
                  harness's own permission rules, which carry the same entries."
             ),
         };
-        rules.push(kernel_rule);
+        // Ids and reasons exactly as `compiler::compile_tool_policy` writes them.
+        for (part_index, part) in lowered.parts.into_iter().enumerate() {
+            if rules.len() == n {
+                break;
+            }
+            let tools: Vec<&str> = part.tools.iter().map(String::as_str).collect();
+            let id = if part_index == 0 {
+                format!("tool_policy.{decision}:{entry}")
+            } else {
+                format!("tool_policy.{decision}:{entry} #{}", part_index + 1)
+            };
+            let mut kernel_rule = rule(id, &tools, part.input_matchers, decision);
+            kernel_rule.reason = reason.clone();
+            rules.push(kernel_rule);
+        }
     }
     policy(Decision::Deny, rules)
 }

@@ -133,7 +133,11 @@ mod tests {
         }
         assert!(matches("evil.com", true, "https://%65vil.com/"));
         assert!(matches("evil.com", true, "https://evil\u{3002}com/"));
-        assert!(matches("evil.com", true, "https://example.com\\@evil.com/") == false);
+        assert!(!matches(
+            "evil.com",
+            true,
+            "https://example.com\\@evil.com/"
+        ));
         assert!(matches(
             "example.com",
             true,

@@ -162,7 +162,9 @@ fn parse_import(parser: &mut lexopt::Parser) -> Result<ImportArgs, UsageError> {
         }
     }
     if claude_settings.is_empty() {
-        return Err(UsageError("missing required option --claude-settings <file>...".into()));
+        return Err(UsageError(
+            "missing required option --claude-settings <file>...".into(),
+        ));
     }
     Ok(ImportArgs {
         claude_settings,

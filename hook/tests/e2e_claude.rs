@@ -47,8 +47,7 @@ use std::process::ExitCode;
 
 use e2e::cases::{
     decisions::*, fail_closed::*, mock_wire::*, permissions::*, recording::*, shell::*, tools::*,
-    transport::*,
-    wiring::*,
+    transport::*, wiring::*,
 };
 use e2e::driver::locate_claude;
 use e2e::runner::{self, Test};
