@@ -104,8 +104,21 @@ pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diag
             line,
             column,
         };
-        let doc = match jsonc::parse(&file.text) {
-            Ok(doc) => doc,
+        let doc = match jsonc::parse_noting(&file.text) {
+            Ok((doc, extension)) => {
+                if let Some(e) = extension {
+                    import.reports.push(Diagnostic::warning(
+                        Some(at(e.line, e.column)),
+                        format!(
+                            "{} is not strict JSON: claude reads settings with JSON.parse and \
+                             ignores this whole file, so none of its permissions apply in \
+                             claude today; they are imported (the hook enforces them)",
+                            e.what
+                        ),
+                    ));
+                }
+                doc
+            }
             Err(e) => {
                 fatal.push(Diagnostic::error(
                     Some(at(e.line, e.column)),

@@ -84,13 +84,30 @@ impl std::fmt::Display for SyntaxError {
 /// How deep arrays and objects may nest (a settings file nests about four levels).
 const MAX_DEPTH: usize = 128;
 
+/// Where a document first leaves strict JSON (a comment or a trailing comma), and how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extension {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// `a comment` or `a trailing comma`.
+    pub what: &'static str,
+}
+
 /// Read one JSONC document.
 pub fn parse(text: &str) -> Result<Node, SyntaxError> {
+    parse_noting(text).map(|(node, _)| node)
+}
+
+/// Read one JSONC document, and say where it first uses what strict JSON does not allow.
+pub fn parse_noting(text: &str) -> Result<(Node, Option<Extension>), SyntaxError> {
     let mut reader = Reader {
         chars: text.chars().collect(),
         at: 0,
         line: 1,
         column: 1,
+        extension: None,
     };
     // A byte-order mark is not part of the document.
     if reader.peek() == Some('\u{feff}') {
@@ -99,7 +116,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     let node = reader.value(0)?;
     reader.skip_space()?;
     match reader.peek() {
-        None => Ok(node),
+        None => Ok((node, reader.extension)),
         Some(c) => Err(reader.error(format!(
             "unexpected `{}` after the document's value",
             c.escape_debug()
@@ -112,6 +129,7 @@ struct Reader {
     at: usize,
     line: u32,
     column: u32,
+    extension: Option<Extension>,
 }
 
 impl Reader {
@@ -131,6 +149,16 @@ impl Reader {
         Some(c)
     }
 
+    fn note(&mut self, what: &'static str) {
+        if self.extension.is_none() {
+            self.extension = Some(Extension {
+                line: self.line,
+                column: self.column,
+                what,
+            });
+        }
+    }
+
     fn error(&self, message: String) -> SyntaxError {
         SyntaxError {
             line: self.line,
@@ -147,11 +175,13 @@ impl Reader {
                 }
                 Some('/') => match self.chars.get(self.at + 1) {
                     Some('/') => {
+                        self.note("a comment");
                         while self.peek().is_some_and(|c| c != '\n') {
                             self.bump();
                         }
                     }
                     Some('*') => {
+                        self.note("a comment");
                         let (line, column) = (self.line, self.column);
                         self.bump();
                         self.bump();
@@ -311,9 +341,13 @@ impl Reader {
     fn array(&mut self, depth: usize) -> Result<Value, SyntaxError> {
         self.bump();
         let mut items = Vec::new();
+        let mut after_comma = false;
         loop {
             self.skip_space()?;
             if self.peek() == Some(']') {
+                if after_comma {
+                    self.note("a trailing comma");
+                }
                 self.bump();
                 return Ok(Value::Array(items));
             }
@@ -322,8 +356,9 @@ impl Reader {
             match self.peek() {
                 Some(',') => {
                     self.bump();
+                    after_comma = true;
                 }
-                Some(']') => {}
+                Some(']') => after_comma = false,
                 _ => return Err(self.error("expected `,` or `]` after an array item".into())),
             }
         }
@@ -332,10 +367,14 @@ impl Reader {
     fn object(&mut self, depth: usize) -> Result<Value, SyntaxError> {
         self.bump();
         let mut members = Vec::new();
+        let mut after_comma = false;
         loop {
             self.skip_space()?;
             match self.peek() {
                 Some('}') => {
+                    if after_comma {
+                        self.note("a trailing comma");
+                    }
                     self.bump();
                     return Ok(Value::Object(members));
                 }
@@ -354,8 +393,9 @@ impl Reader {
             match self.peek() {
                 Some(',') => {
                     self.bump();
+                    after_comma = true;
                 }
-                Some('}') => {}
+                Some('}') => after_comma = false,
                 _ => return Err(self.error("expected `,` or `}` after an object member".into())),
             }
         }
@@ -392,6 +432,9 @@ mod tests {
             panic!()
         };
         assert_eq!((items[0].line, items[0].column), (3, 5));
+        let (_, extension) = parse_noting("{\"a\": [1,],}").unwrap();
+        assert_eq!(extension.unwrap().what, "a trailing comma");
+        assert_eq!(parse_noting("{\"a\": [1]}").unwrap().1, None);
     }
 
     #[test]

@@ -93,6 +93,7 @@ const READ_FAMILY: &[(&str, &str)] = &[
     ("NotebookRead", "notebook_path"),
     ("Grep", "path"),
     ("Glob", "path"),
+    ("Glob", "pattern"),
     ("LS", "path"),
 ];
 const EDIT_FAMILY: &[(&str, &str)] = &[
@@ -244,12 +245,25 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
     // `Tool(*)` and `Tool(**)` are the bare tool, except for an allow on a file tool: there
     // claude reads them as path globs below the working directory (`Read(**)` does not
     // reach the home directory).
-    // (`Edit(*)` allowed is the bare `Edit`, which claude applies to Edit alone, not Write.)
-    let path_allow = decision == Decision::Allow
-        && tool != "Edit"
-        && matches!(argument_of(tool), Some(Argument::Path(_)));
+    let path_allow =
+        decision == Decision::Allow && matches!(argument_of(tool), Some(Argument::Path(_)));
     if argument.chars().all(|c| c == '*') && !path_allow {
         return Ok(bare(tools, note));
+    }
+    // `Edit(*)` allowed: claude applies it to Edit alone (Write is still asked), inside the
+    // working directory.
+    if argument == "*" && tool == "Edit" && decision == Decision::Allow {
+        return Ok(Lowered {
+            parts: vec![LoweredEntry {
+                tools,
+                input_matchers: vec![InputMatcher {
+                    field: "file_path".into(),
+                    on: MatchOn::ResolvedPath,
+                    pattern: "**".into(),
+                }],
+            }],
+            note,
+        });
     }
     // A tool claude does not have (`Search(pattern:*)`, `:(Skill*)`): no call ever names it,
     // so its argument decides nothing; the rule is the bare tool, and the note says so.
@@ -270,6 +284,19 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         ));
     };
     let generous = decision != Decision::Allow;
+    // Claude's generic `key:value` form (deny and ask only): any tool, matched on its input
+    // key `key` with a `*` glob (`Grep(pattern:*password*)`, `Agent(subagent_type:Explore)`).
+    let generic = generous
+        .then(|| generic_key_value(tool, argument, &tools))
+        .flatten();
+    // WebSearch has no argument field in claude: `WebSearch(query)` matches nothing there, so
+    // an allow grants nothing (a deny or ask is read generously, on `query`).
+    if tool == "WebSearch" && decision == Decision::Allow {
+        return Ok(inert(format!(
+            "grants nothing in claude {CLAUDE_VERSION}, where only the bare `WebSearch` \
+             matches; it compiles to no rule"
+        )));
+    }
     let parts = match form {
         Argument::Command(field) => {
             let pattern = ClaudePattern::parse(argument)?;
@@ -383,7 +410,83 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
             }]
         }
     };
+    let mut parts = parts;
+    parts.extend(generic);
     Ok(Lowered { parts, note })
+}
+
+/// The field each tool's own argument form reads, which claude's generic `key:value` form
+/// skips.
+fn content_field(tool: &str) -> &'static str {
+    match tool {
+        "Bash" | "PowerShell" | "Monitor" => "command",
+        "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
+        "NotebookEdit" | "NotebookRead" => "notebook_path",
+        "Glob" | "Grep" | "LS" => "path",
+        "WebFetch" => "url",
+        "LSP" => "filePath",
+        _ => "",
+    }
+}
+
+/// The input keys of claude's built-in tools (2.1.328), where the generic `key:value` form
+/// can match; `None` for any other tool (an MCP tool's keys are its own).
+fn input_keys(tool: &str) -> Option<&'static [&'static str]> {
+    Some(match tool {
+        "Bash" | "Monitor" => &[
+            "description",
+            "timeout",
+            "run_in_background",
+            "dangerouslyDisableSandbox",
+        ],
+        "Read" => &["offset", "limit", "pages"],
+        "Edit" => &["old_string", "new_string", "replace_all"],
+        "Write" => &["content"],
+        "Glob" => &["pattern"],
+        "Grep" => &[
+            "pattern",
+            "glob",
+            "type",
+            "output_mode",
+            "multiline",
+            "head_limit",
+        ],
+        "WebFetch" => &["prompt"],
+        "WebSearch" => &["query", "allowed_domains", "blocked_domains"],
+        "Agent" | "Task" => &["description", "prompt", "subagent_type", "model"],
+        "Skill" => &["skill", "args"],
+        "NotebookEdit" => &["cell_id", "new_source", "cell_type", "edit_mode"],
+        _ => return None,
+    })
+}
+
+/// The rule of claude's generic `key:value` deny/ask form, when `argument` is one: split at
+/// the first `:`, both sides trimmed and non-empty, the key a plain input name other than the
+/// tool's own argument field. The value is a `*` glob over the whole (trimmed) input value.
+fn generic_key_value(tool: &str, argument: &str, tools: &[String]) -> Option<LoweredEntry> {
+    let (key, value) = argument.split_once(':')?;
+    let (key, value) = (key.trim(), value.trim());
+    if key.is_empty()
+        || value.is_empty()
+        || key == content_field(tool)
+        || !key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        || input_keys(tool).is_some_and(|keys| !keys.contains(&key))
+    {
+        return None;
+    }
+    let body: Vec<String> = value
+        .split('*')
+        .map(engine::semantics::escape_literal)
+        .collect();
+    Some(LoweredEntry {
+        tools: tools.to_vec(),
+        input_matchers: vec![InputMatcher::regex(
+            key,
+            format!("^\\s*{}\\s*$", body.join(".*")),
+        )],
+    })
 }
 
 /// The claude version whose tools and rule forms this module follows.
@@ -587,9 +690,35 @@ mod tests {
             MatchOn::ResolvedPath
         );
         assert_eq!(matcher("Read(**)", Decision::Deny), None);
+        let edit_star = parts("Edit(*)", Decision::Allow);
+        assert_eq!(edit_star.len(), 1);
         assert_eq!(
-            parts("Edit(*)", Decision::Allow),
-            parts("Edit", Decision::Allow)
+            edit_star[0].tools,
+            ["Edit"],
+            "claude's Edit(*) is not applied to Write"
+        );
+        assert!(
+            lower_entry("WebSearch(claude ai)", Decision::Allow)
+                .unwrap()
+                .parts
+                .is_empty()
+        );
+        // Claude's generic `key:value` deny form.
+        let generic = parts("Grep(pattern:*password*)", Decision::Deny);
+        let m = &generic.last().unwrap().input_matchers[0];
+        assert_eq!(
+            (m.field.as_str(), m.pattern.as_str()),
+            ("pattern", "^\\s*.*password.*\\s*$")
+        );
+        let agent = parts("Agent(subagent_type:Explore)", Decision::Deny);
+        assert_eq!(
+            agent.last().unwrap().input_matchers[0].field,
+            "subagent_type"
+        );
+        assert_eq!(
+            parts("Bash(git:*)", Decision::Deny).len(),
+            1,
+            "no `git` input key"
         );
         let m = matcher("Skill(beta)", Decision::Deny).unwrap();
         assert_eq!(m.pattern, "(?i)^/?beta$");

@@ -135,7 +135,8 @@ impl PathGlob {
     /// it holds a `/` (claude denies `sub/secrets/x` under `Read(secrets/**)`); an allow keeps
     /// gitignore's reading, where such a glob sits at the working directory.
     pub fn regex(&self, generous: bool) -> String {
-        let mut out = String::new();
+        // A deny or ask ignores letter case, as claude's path rules do; an allow does not.
+        let mut out = String::from(if generous { "(?i)" } else { "" });
         push_escaped_char(&mut out, self.anchor.tag());
         if !self.is_rooted() || (generous && self.anchor == Anchor::Cwd) {
             out.push_str("(?:.*/)?");
@@ -162,8 +163,13 @@ impl PathGlob {
         let Some(rest) = text.strip_prefix(self.anchor.tag()) else {
             return false;
         };
+        let (rest, own_glob) = if generous {
+            (rest.to_lowercase(), self.glob.to_lowercase())
+        } else {
+            (rest.to_string(), self.glob.clone())
+        };
         let path: Vec<&str> = rest.split('/').collect();
-        let glob: Vec<&str> = self.glob.split('/').collect();
+        let glob: Vec<&str> = own_glob.split('/').collect();
         let anywhere = !self.is_rooted() || (generous && self.anchor == Anchor::Cwd);
         // A match of the path or of any of its parent directories.
         (1..=path.len()).any(|n| {
@@ -552,10 +558,25 @@ pub fn path_texts(value: &str, places: Places<'_>, which: Spellings) -> Vec<Stri
 /// skipped. There is no cap on the number of words: padding must not hide the last one (the
 /// hook's deadline bounds a pathological command, and a deadline denies).
 pub fn command_path_texts<'t>(
-    segment_texts: impl Iterator<Item = &'t str>,
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
     places: Places<'_>,
 ) -> Vec<String> {
     let bases = Bases::new(places, Spellings::All);
+    // The directories a `cd` in the command moves to: a relative word is also read from each
+    // (`cd src && cat ../.env` reads the project's `.env`).
+    let mut directories: Vec<String> = places.cwd.map(String::from).into_iter().collect();
+    for text in segment_texts.clone() {
+        let mut words = text.split_whitespace();
+        if matches!(words.next(), Some("cd" | "pushd"))
+            && let Some(target) = words.find(|w| !w.starts_with('-'))
+        {
+            for spelling in spellings(target, places, Spellings::All) {
+                if spelling.starts_with('/') && !directories.contains(&spelling) {
+                    directories.push(spelling);
+                }
+            }
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     let mut texts = Vec::new();
     for text in segment_texts {
@@ -572,10 +593,78 @@ pub fn command_path_texts<'t>(
                     continue;
                 }
                 bases.texts_into(candidate, &mut texts);
+                let relative = !candidate.starts_with('/') && !candidate.starts_with('~');
+                for directory in directories.iter().skip(1).filter(|_| relative) {
+                    let joined = format!("{directory}/{candidate}");
+                    bases.texts_into(&joined, &mut texts);
+                }
+                // A word the shell would expand as a glob (`cat .e*`): the files it names now.
+                if candidate.contains(['*', '?', '[']) {
+                    for directory in &directories {
+                        for path in expand_glob(candidate, directory) {
+                            bases.texts_into(&path, &mut texts);
+                        }
+                    }
+                }
             }
         }
     }
     texts
+}
+
+/// Most paths one glob word expands to in [`expand_glob`].
+pub const MAX_GLOB_EXPANSION: usize = 4096;
+
+/// The existing paths a shell glob word names, relative to `directory` unless absolute (`~/`
+/// expanded by the caller's spellings, not here): each `/`-separated component matched
+/// against the entries of the directories reached so far, as the shell does (a leading `.`
+/// matched only by a component starting with `.`, as bash does by default). At most
+/// [`MAX_GLOB_EXPANSION`] paths.
+pub fn expand_glob(word: &str, directory: &str) -> Vec<String> {
+    let (mut reached, rest) = match word.strip_prefix('/') {
+        Some(rest) => (vec![String::from("/")], rest),
+        None => (vec![directory.trim_end_matches('/').to_string()], word),
+    };
+    for component in rest.split('/').filter(|c| !c.is_empty()) {
+        let mut next = Vec::new();
+        for dir in &reached {
+            let join = |name: &str| {
+                if dir == "/" {
+                    format!("/{name}")
+                } else {
+                    format!("{dir}/{name}")
+                }
+            };
+            if !component.contains(['*', '?', '[']) {
+                next.push(join(component));
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else {
+                    continue;
+                };
+                if name.starts_with('.') && !component.starts_with('.') {
+                    continue;
+                }
+                if component_matches(component, name) {
+                    next.push(join(name));
+                    if next.len() >= MAX_GLOB_EXPANSION {
+                        break;
+                    }
+                }
+            }
+        }
+        reached = next;
+        if reached.is_empty() {
+            break;
+        }
+    }
+    reached.retain(|p| Path::new(p).exists());
+    reached
 }
 
 /// A base directory as given and with symlinks resolved (a home or project reached through a
@@ -637,6 +726,10 @@ mod tests {
         assert!(denies("./.env", "/p/src/../.env"));
         assert!(denies(".env", "/p/sub/.env"));
         assert!(!denies(".env", "/p/.envrc"));
+        assert!(
+            denies(".env", "/p/.ENV"),
+            "a deny ignores letter case, as claude's does"
+        );
         assert!(denies("~/.ssh/**", "/h/.ssh/id_rsa"));
         assert!(denies("~/.ssh/**", "~/.ssh/id_rsa"));
         assert!(!denies("~/.ssh/**", "/p/.ssh/id_rsa"));
@@ -712,6 +805,38 @@ mod tests {
         assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
         let texts = path_texts("src/real.txt", places, Spellings::Resolved);
         assert!(texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn command_words_are_read_as_the_shell_would() {
+        let dir = std::env::temp_dir().join(format!("animus-words-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("p/src")).unwrap();
+        std::fs::write(dir.join("p/.env"), "x").unwrap();
+        let root = std::fs::canonicalize(dir.join("p")).unwrap();
+        let root = root.to_str().unwrap();
+        let places = Places {
+            cwd: Some(root),
+            home: Some("/nonexistent-home"),
+            project_root: Some(root),
+        };
+        let glob = PathGlob::parse("./.env").unwrap();
+        let re = regex::Regex::new(&glob.regex(true)).unwrap();
+        let denied = |command: &str| {
+            let analysis = crate::shell::analyse(command);
+            command_path_texts(analysis.generous_texts(), places)
+                .iter()
+                .any(|t| re.is_match(t))
+        };
+        assert!(denied("cat .env"));
+        assert!(denied("cat < .env"));
+        assert!(denied("grep --file=.env x"));
+        assert!(denied("cat .e*"), "a glob the shell expands to .env");
+        assert!(denied("cat .en?"));
+        assert!(denied("cd src && cat ../.env"), "relative to the cd target");
+        assert!(!denied("cat .envrc README"));
+        assert!(!denied("cat src/*"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -54,7 +54,7 @@ impl Analysis {
     }
 
     /// Every generous text of every segment.
-    pub fn generous_texts(&self) -> impl Iterator<Item = &str> {
+    pub fn generous_texts(&self) -> impl Iterator<Item = &str> + Clone {
         self.segments
             .iter()
             .flat_map(|s| s.generous.iter().map(String::as_str))
