@@ -10,7 +10,7 @@
 //! let doc = parse("// settings\n{\"permissions\": {\"allow\": [\"Bash(ls:*)\",]}}").unwrap();
 //! let allow = doc.get("permissions").unwrap().get("allow").unwrap();
 //! let Value::Array(items) = &allow.value else { panic!() };
-//! assert_eq!((items[0].line, items[0].column), (2, 27));
+//! assert_eq!((items[0].line, items[0].column), (2, 28));
 //! ```
 
 /// A value and where it starts (1-based line and column, counted in characters).
