@@ -404,9 +404,14 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
                     tools = vec!["Agent".into(), "Task".into()];
                 }
             }
+            engine::semantics::name_regex(argument)?;
             vec![LoweredEntry {
                 tools,
-                input_matchers: vec![InputMatcher::regex(field, name_regex(argument, generous))],
+                input_matchers: vec![InputMatcher {
+                    field: field.to_string(),
+                    on: MatchOn::Name,
+                    pattern: argument.to_string(),
+                }],
             }]
         }
     };
@@ -491,25 +496,6 @@ fn generic_key_value(tool: &str, argument: &str, tools: &[String]) -> Option<Low
 
 /// The claude version whose tools and rule forms this module follows.
 pub const CLAUDE_VERSION: &str = "2.1.328";
-
-/// The regex for a name argument (`Skill(commit)`, `Skill(commit:*)`, `Agent(Explore)`): the
-/// whole value, or with a trailing `:*` the name and anything after it. A deny or ask also
-/// matches the name in any letter case.
-fn name_regex(argument: &str, generous: bool) -> String {
-    let (name, prefix) = match argument.strip_suffix(":*") {
-        Some(name) => (name, true),
-        None => (argument, false),
-    };
-    // A deny or ask also matches the name with a leading `/` (claude strips it: `/beta` is
-    // the skill `beta`) and in any letter case.
-    let lead = if generous { "(?i)^/?" } else { "^" };
-    let name = engine::semantics::escape_literal(name);
-    if prefix {
-        format!("{lead}{name}")
-    } else {
-        format!("{lead}{name}$")
-    }
-}
 
 /// Does Claude accept `glob` as the tool part of an allow entry: `*` only after a literal
 /// `mcp__<server>__`?
@@ -609,9 +595,12 @@ mod tests {
             ("url", MatchOn::Domain, "example.com")
         );
         let m = matcher("Skill(commit:*)", Decision::Allow).unwrap();
-        assert_eq!((m.field.as_str(), m.pattern.as_str()), ("skill", "^commit"));
+        assert_eq!(
+            (m.field.as_str(), m.on, m.pattern.as_str()),
+            ("skill", MatchOn::Name, "commit:*")
+        );
         let m = matcher("Skill(beta)", Decision::Deny).unwrap();
-        assert_eq!(m.pattern, "(?i)^/?beta$");
+        assert_eq!(m.search_regex().unwrap().1, "\\x01beta$");
     }
 
     #[test]
@@ -721,6 +710,6 @@ mod tests {
             "no `git` input key"
         );
         let m = matcher("Skill(beta)", Decision::Deny).unwrap();
-        assert_eq!(m.pattern, "(?i)^/?beta$");
+        assert_eq!(m.search_regex().unwrap().1, "\\x01beta$");
     }
 }

@@ -135,42 +135,89 @@ impl PathGlob {
     /// it holds a `/` (claude denies `sub/secrets/x` under `Read(secrets/**)`); an allow keeps
     /// gitignore's reading, where such a glob sits at the working directory.
     pub fn regex(&self, generous: bool) -> String {
-        // A deny or ask ignores letter case, as claude's path rules do; an allow does not.
-        let mut out = String::from(if generous { "(?i)" } else { "" });
+        // Texts are slash-wrapped (`\x05/sub/.env/`), so a component is a literal between
+        // two `/`, a match of a directory covers what is inside (the text goes on after its
+        // `/`), and most globs become plain literal chains the automaton finds without a DFA.
+        let anywhere = !self.is_rooted() || (generous && self.anchor == Anchor::Cwd);
+        let mut out = String::new();
         push_escaped_char(&mut out, self.anchor.tag());
-        if !self.is_rooted() || (generous && self.anchor == Anchor::Cwd) {
-            out.push_str("(?:.*/)?");
+        out.push_str(if anywhere { ".*/" } else { "/" });
+        if generous {
+            // A deny or ask ignores letter case, as claude's path rules do (its texts are
+            // lower case, see [`Spellings::All`]), and is read generously: `*` and `?` may
+            // cross a `/`, `**` is any run, and a directory glob also matches the directory.
+            let glob = self.glob.to_lowercase();
+            let mut components: Vec<&str> = glob.split('/').collect();
+            while components.first() == Some(&"**") && components.len() > 1 {
+                components.remove(0);
+                if !anywhere {
+                    out.push_str(".*");
+                }
+            }
+            while components.last() == Some(&"**") && components.len() > 1 {
+                components.pop();
+            }
+            let last = components.len() - 1;
+            for (i, component) in components.iter().enumerate() {
+                if *component == "**" {
+                    out.push_str(".*");
+                    continue;
+                }
+                generous_component(&mut out, component);
+                if i != last || *component != "**" {
+                    out.push('/');
+                }
+            }
+            return out;
         }
-        let components: Vec<&str> = self.glob.split('/').collect();
+        // An allow reads the glob exactly as gitignore does, except that a trailing `/**`
+        // also matches the directory itself (claude rewrites `x/**` to the directory `x`).
+        let mut components: Vec<&str> = self.glob.split('/').collect();
+        if components.len() > 1 && components[0] == "**" {
+            // A leading `**/` is "at any depth" (written so the automaton finds a literal).
+            components.remove(0);
+            if !anywhere {
+                out.pop();
+                out.push_str(".*/");
+            }
+        }
         let last = components.len() - 1;
         for (i, component) in components.iter().enumerate() {
             if *component == "**" {
-                out.push_str(if i == last { ".*" } else { "(?:.*/)?" });
+                // Inner: any number of directories; trailing: anything inside.
+                if i != last {
+                    out.push_str("(?:.*/)?");
+                } else if components.len() == 1 {
+                    out.push_str(".*");
+                }
                 continue;
             }
-            glob_component(&mut out, component);
-            if i != last {
-                out.push('/');
+            // `.*/` and a component starting with `*`: the `*` is part of the run (no `/`
+            // can separate them), so the regex stays a literal chain.
+            match component.strip_prefix('*') {
+                Some(rest) if i == 0 && out.ends_with(".*/") && !rest.starts_with('*') => {
+                    out.pop();
+                    glob_component(&mut out, rest);
+                }
+                _ => glob_component(&mut out, component),
             }
+            out.push('/');
         }
-        out.push_str("(?:/.*)?$");
         out
     }
 
     /// Does the glob match one path text (a tag, then a path relative to that base)? The
     /// definition the regex is tested against: a straightforward gitignore matcher.
-    pub fn matches_text(&self, text: &str, generous: bool) -> bool {
+    pub fn matches_text(&self, text: &str) -> bool {
         let Some(rest) = text.strip_prefix(self.anchor.tag()) else {
             return false;
         };
-        let (rest, own_glob) = if generous {
-            (rest.to_lowercase(), self.glob.to_lowercase())
-        } else {
-            (rest.to_string(), self.glob.clone())
-        };
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let own_glob = &self.glob;
         let path: Vec<&str> = rest.split('/').collect();
         let glob: Vec<&str> = own_glob.split('/').collect();
-        let anywhere = !self.is_rooted() || (generous && self.anchor == Anchor::Cwd);
+        let anywhere = !self.is_rooted();
         // A match of the path or of any of its parent directories.
         (1..=path.len()).any(|n| {
             let prefix = &path[..n];
@@ -188,8 +235,9 @@ fn components_match(glob: &[&str], path: &[&str]) -> bool {
         None => path.is_empty(),
         Some((&"**", rest)) => {
             if rest.is_empty() {
-                // A trailing `**` matches everything inside, not the directory itself.
-                return !path.is_empty();
+                // A trailing `**` matches everything inside, and (claude rewrites `x/**` to
+                // the directory `x`) the directory itself.
+                return true;
             }
             (0..=path.len()).any(|skip| components_match(rest, &path[skip..]))
         }
@@ -253,6 +301,37 @@ fn glob_chars_match(glob: &[char], name: &[char]) -> bool {
             None => name.first() == Some(&'[') && glob_chars_match(rest, &name[1..]),
         },
         c => name.first() == Some(&c) && glob_chars_match(rest, &name[1..]),
+    }
+}
+
+/// Translate one glob component generously: `*` is any run and `?` any character (either may
+/// cross a `/`: a deny may match more), classes as written, the rest literal.
+fn generous_component(out: &mut String, component: &str) {
+    let chars: Vec<char> = component.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => {
+                while i + 1 < chars.len() && chars[i + 1] == '*' {
+                    i += 1;
+                }
+                out.push_str(".*");
+            }
+            '?' => out.push('.'),
+            '\\' if i + 1 < chars.len() => {
+                i += 1;
+                push_escaped_char(out, chars[i]);
+            }
+            '[' if class_end(&chars, i).is_some() => {
+                let end = class_end(&chars, i).expect("checked");
+                let mut sub = String::new();
+                glob_component(&mut sub, &chars[i..=end].iter().collect::<String>());
+                out.push_str(&sub);
+                i = end;
+            }
+            c => push_escaped_char(out, c),
+        }
+        i += 1;
     }
 }
 
@@ -521,10 +600,22 @@ impl Bases {
 
     /// The texts of one spelling: relative to each base it lies under, behind its tag.
     fn relative_texts(&self, spelling: &str, texts: &mut Vec<String>) {
+        // Deny and ask texts are lower case: those matchers ignore letter case.
+        let fold = self.which == Spellings::All;
         let mut push = |tag: char, rel: &str| {
-            let mut text = String::with_capacity(rel.len() + 1);
+            let mut text = String::with_capacity(rel.len() + 3);
             text.push(tag);
-            text.extend(rel.chars().map(|c| if c.is_control() { '?' } else { c }));
+            text.push('/');
+            for c in rel.chars() {
+                if c.is_control() {
+                    text.push('?');
+                } else if fold {
+                    text.extend(c.to_lowercase());
+                } else {
+                    text.push(c);
+                }
+            }
+            text.push('/');
             if !texts.contains(&text) {
                 texts.push(text);
             }
@@ -708,15 +799,64 @@ mod tests {
         let glob = PathGlob::parse(rule).unwrap();
         let re = regex::Regex::new(&glob.regex(true)).unwrap();
         let texts = path_texts(path, places(), Spellings::All);
-        let by_regex = texts.iter().any(|t| re.is_match(t));
-        let by_definition = texts.iter().any(|t| glob.matches_text(t, true));
-        assert_eq!(
-            by_regex,
-            by_definition,
-            "{rule} vs {path}: {texts:?} / {}",
-            glob.regex(true)
-        );
-        by_regex
+        texts.iter().any(|t| re.is_match(t))
+    }
+
+    /// The allow regex is exactly the gitignore definition ([`PathGlob::matches_text`]).
+    #[test]
+    fn the_strict_regex_is_the_definition() {
+        let globs = [
+            ".env",
+            "./.env",
+            "src/**",
+            "src/*.ts",
+            "*.ts",
+            "**/*.pem",
+            "a/**/b",
+            "~/.ssh/**",
+            "//etc/passwd",
+            "/src/**",
+            "secrets",
+            "a[0-9].txt",
+            "a?c",
+            "**",
+            "*",
+            "x/y/",
+        ];
+        let paths = [
+            "/p/.env",
+            "/p/sub/.env",
+            "/p/src/a.ts",
+            "/p/src/a/b.ts",
+            "/p/x/src/a.ts",
+            "/p/a/b",
+            "/p/a/x/y/b",
+            "/p/a/xb",
+            "/h/.ssh/id",
+            "/etc/passwd",
+            "/etc/passwd/x",
+            "/p/secrets/k",
+            "/p/a5.txt",
+            "/p/abc",
+            "/p/a/c",
+            "/p/x/y/z",
+            "/p/k.pem",
+            "/src/a",
+        ];
+        for g in globs {
+            let glob = PathGlob::parse(g).unwrap();
+            let re = regex::Regex::new(&glob.regex(false)).unwrap();
+            for p in paths {
+                for text in path_texts(p, places(), Spellings::Resolved) {
+                    assert_eq!(
+                        re.is_match(&text),
+                        glob.matches_text(&text),
+                        "{g} on {text:?}: {}",
+                        glob.regex(false)
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -741,7 +881,10 @@ mod tests {
         assert!(denies("secrets", "/p/secrets/x"));
         assert!(denies("secrets/", "/p/a/secrets/x"));
         assert!(denies("src/*.ts", "/p/src/a.ts"));
-        assert!(!denies("src/*.ts", "/p/src/a/b.ts"));
+        assert!(
+            denies("src/*.ts", "/p/src/a/b.ts"),
+            "a deny's * may cross a /: more generous"
+        );
         // A deny relative to the cwd reaches any depth, as claude's does.
         assert!(denies("src/*.ts", "/p/x/src/a.ts"));
         assert!(denies("secrets/**", "/p/sub/secrets/z.txt"));

@@ -109,6 +109,7 @@ pub struct HookPolicyRule {
 /// | `{"field","path"}` | [`MatchOn::Path`] | any spelling of the field's file path matches the Claude path glob (deny/ask `Read(…)`, `Edit(…)`) |
 /// | `{"field","resolved_path"}` | [`MatchOn::ResolvedPath`] | the path with symlinks resolved matches the glob (allow `Read(…)`, `Edit(…)`) |
 /// | `{"field","command_path"}` | [`MatchOn::CommandPath`] | some word of the shell command, read as a path, matches the glob (deny/ask `Read(…)`, `Edit(…)` on `Bash`) |
+/// | `{"field","name"}` | [`MatchOn::Name`] | the whole value (a leading `/` aside) is the name, or with `name:*` starts with it (`Skill(…)`, `Agent(…)`) |
 /// | `{"field","domain"}` | [`MatchOn::Domain`] | the URL's host is the domain or one below it (deny/ask `WebFetch(domain:…)`) |
 /// | `{"field","exact_domain"}` | [`MatchOn::ExactDomain`] | the URL's host matches the domain as Claude matches it (allow) |
 ///
@@ -150,6 +151,9 @@ pub enum MatchOn {
     /// ([`crate::paths::command_path_texts`]): a `Read(…)` or `Edit(…)` deny also stops
     /// `cat .env` (deny and ask).
     CommandPath,
+    /// A Claude name (`Skill(commit)`, `Skill(commit:*)`, `Agent(Explore)`): the field's whole
+    /// value, a leading `/` aside, is the name, or (`name:*`) starts with it.
+    Name,
     /// A Claude domain ([`crate::web::DomainPattern`]), matched against the host of the
     /// field's URL and the domains it lies below (deny and ask).
     Domain,
@@ -159,7 +163,7 @@ pub enum MatchOn {
 
 impl MatchOn {
     /// Every view, in sidecar code order.
-    pub const ALL: [MatchOn; 9] = [
+    pub const ALL: [MatchOn; 10] = [
         MatchOn::Text,
         MatchOn::TextAndSegments,
         MatchOn::Segment,
@@ -167,6 +171,7 @@ impl MatchOn {
         MatchOn::Path,
         MatchOn::ResolvedPath,
         MatchOn::CommandPath,
+        MatchOn::Name,
         MatchOn::Domain,
         MatchOn::ExactDomain,
     ];
@@ -180,6 +185,7 @@ impl MatchOn {
             MatchOn::Path => "path",
             MatchOn::ResolvedPath => "resolved_path",
             MatchOn::CommandPath => "command_path",
+            MatchOn::Name => "name",
             MatchOn::Domain => "domain",
             MatchOn::ExactDomain => "exact_domain",
         }
@@ -222,6 +228,7 @@ impl InputMatcher {
                 crate::paths::PathGlob::parse(&self.pattern)?
                     .regex(self.on != MatchOn::ResolvedPath),
             ),
+            MatchOn::Name => (MatchOn::Name, crate::semantics::name_regex(&self.pattern)?),
             MatchOn::Domain | MatchOn::ExactDomain => (
                 self.on,
                 crate::web::DomainPattern::parse(&self.pattern)?.regex(self.on == MatchOn::Domain),
@@ -250,6 +257,8 @@ struct WireMatcher {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     command_path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     domain: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     exact_domain: Option<String>,
@@ -265,6 +274,7 @@ impl TryFrom<WireMatcher> for InputMatcher {
             (MatchOn::Path, w.path),
             (MatchOn::ResolvedPath, w.resolved_path),
             (MatchOn::CommandPath, w.command_path),
+            (MatchOn::Name, w.name),
             (MatchOn::Domain, w.domain),
             (MatchOn::ExactDomain, w.exact_domain),
         ]
@@ -272,7 +282,7 @@ impl TryFrom<WireMatcher> for InputMatcher {
         .filter_map(|(on, pattern)| pattern.map(|p| (on, p)))
         .collect();
         let keys = "`regex`, `segment`, `covers`, `path`, `resolved_path`, `command_path`, \
-                    `domain`, `exact_domain`";
+                    `name`, `domain`, `exact_domain`";
         if present.len() != 1 {
             return Err(format!(
                 "input matcher on `{}` must have exactly one of {keys}, found {}",
@@ -309,6 +319,7 @@ impl From<InputMatcher> for WireMatcher {
             path: None,
             resolved_path: None,
             command_path: None,
+            name: None,
             domain: None,
             exact_domain: None,
         };
@@ -319,6 +330,7 @@ impl From<InputMatcher> for WireMatcher {
             MatchOn::Path => &mut w.path,
             MatchOn::ResolvedPath => &mut w.resolved_path,
             MatchOn::CommandPath => &mut w.command_path,
+            MatchOn::Name => &mut w.name,
             MatchOn::Domain => &mut w.domain,
             MatchOn::ExactDomain => &mut w.exact_domain,
         };

@@ -237,6 +237,7 @@ impl<'p> ReferenceEvaluator<'p> {
                                 MatchOn::Path
                                 | MatchOn::ResolvedPath
                                 | MatchOn::CommandPath
+                                | MatchOn::Name
                                 | MatchOn::Domain
                                 | MatchOn::ExactDomain,
                                 Test::Regex(re),

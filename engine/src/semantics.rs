@@ -210,6 +210,45 @@ impl ClaudePattern {
     }
 }
 
+/// The regex a [`MatchOn::Name`](crate::policy::MatchOn::Name) matcher searches in
+/// [`name_texts`]: `commit` → `\x01commit$` (the whole name), `commit:*` → `\x01commit` (any
+/// name starting with it, as claude's plain prefix). The error is a sentence.
+pub fn name_regex(pattern: &str) -> Result<String, String> {
+    let (name, prefix) = match pattern.strip_suffix(":*") {
+        Some(name) => (name, true),
+        None => (pattern, false),
+    };
+    if name.is_empty() {
+        return Err("the name is empty".into());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "the name contains the control character {}",
+            c.escape_unicode()
+        ));
+    }
+    let name = escape_literal(name.strip_prefix('/').unwrap_or(name));
+    Ok(if prefix {
+        format!("\\x01{name}")
+    } else {
+        format!("\\x01{name}$")
+    })
+}
+
+/// The texts a name matcher searches: the value behind
+/// [`SEGMENT_START`](crate::shell::SEGMENT_START), and without one leading `/` (claude reads
+/// the skill `/beta` as `beta`). A value holding a control character offers none.
+pub fn name_texts(value: &str) -> Vec<String> {
+    if value.chars().any(char::is_control) {
+        return Vec::new();
+    }
+    let mut texts = vec![format!("\u{1}{value}")];
+    if let Some(bare) = value.strip_prefix('/') {
+        texts.push(format!("\u{1}{bare}"));
+    }
+    texts
+}
+
 /// Escape the characters special in a regex outside a character class, and only those, so the
 /// regex reads like the pattern it came from.
 pub fn escape_literal(text: &str) -> String {

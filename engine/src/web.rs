@@ -57,17 +57,19 @@ impl DomainPattern {
     /// or any host below it, compared without case. Otherwise (allow) as Claude compares:
     /// the host exactly, or for `*.domain` a host below the domain.
     pub fn regex(&self, generous: bool) -> String {
-        let start = format!("\\x{:02x}", HOST_START as u32);
+        // Host texts are `\x01.` and the host ([`host_texts`]): a domain and every host below
+        // it are the texts ending in `.domain`, and every regex is a plain literal or chain.
+        let start = format!("\\x{:02x}\\.", HOST_START as u32);
         if self.domain.is_empty() {
-            return format!("{start}.+$");
+            return start;
         }
         if generous {
             let domain = crate::semantics::escape_literal(&self.domain.to_ascii_lowercase());
-            return format!("{start}(?:.*\\.)?{domain}$");
+            return format!("\\.{domain}$");
         }
         let domain = crate::semantics::escape_literal(&self.domain);
         if self.subdomains {
-            format!("{start}.+\\.{domain}$")
+            format!("{start}.*\\.{domain}$")
         } else {
             format!("{start}{domain}$")
         }
@@ -84,11 +86,11 @@ pub fn host_texts(value: &str) -> Vec<String> {
     let Some(host) = url.host_str() else {
         return Vec::new();
     };
-    let mut texts = vec![format!("{HOST_START}{host}")];
+    let mut texts = vec![format!("{HOST_START}.{host}")];
     if let Some(bare) = host.strip_suffix('.')
         && !bare.is_empty()
     {
-        texts.push(format!("{HOST_START}{bare}"));
+        texts.push(format!("{HOST_START}.{bare}"));
     }
     texts
 }

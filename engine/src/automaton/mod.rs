@@ -407,6 +407,9 @@ impl CompiledPolicy {
                             .iter()
                             .try_for_each(|t| self.match_field(id, &field, t, &mut matchers))
                     }
+                    MatchOn::Name => semantics::name_texts(text)
+                        .iter()
+                        .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),
                     MatchOn::Domain | MatchOn::ExactDomain => web::host_texts(text)
                         .iter()
                         .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),

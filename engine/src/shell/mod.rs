@@ -206,6 +206,7 @@ impl AnalysisCache {
                 paths::command_path_texts(self.get(text).generous_texts(), places)
             }
             MatchOn::Domain | MatchOn::ExactDomain => crate::web::host_texts(text),
+            MatchOn::Name => crate::semantics::name_texts(text),
             _ => Vec::new(),
         };
         self.views.push((view, text.to_string(), texts));
