@@ -307,36 +307,16 @@ fn glob_chars_match(glob: &[char], name: &[char]) -> bool {
 /// Translate one glob component generously: `*` is any run and `?` any character (either may
 /// cross a `/`: a deny may match more), classes as written, the rest literal.
 fn generous_component(out: &mut String, component: &str) {
-    let chars: Vec<char> = component.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '*' => {
-                while i + 1 < chars.len() && chars[i + 1] == '*' {
-                    i += 1;
-                }
-                out.push_str(".*");
-            }
-            '?' => out.push('.'),
-            '\\' if i + 1 < chars.len() => {
-                i += 1;
-                push_escaped_char(out, chars[i]);
-            }
-            '[' if class_end(&chars, i).is_some() => {
-                let end = class_end(&chars, i).expect("checked");
-                let mut sub = String::new();
-                glob_component(&mut sub, &chars[i..=end].iter().collect::<String>());
-                out.push_str(&sub);
-                i = end;
-            }
-            c => push_escaped_char(out, c),
-        }
-        i += 1;
-    }
+    translate_component(out, component, (".*", "."));
 }
 
 /// Translate one glob component (no `/`) into regex syntax.
 fn glob_component(out: &mut String, component: &str) {
+    translate_component(out, component, ("[^/]*", "[^/]"));
+}
+
+/// [`glob_component`] and [`generous_component`]: `*` and `?` become `wildcards`.
+fn translate_component(out: &mut String, component: &str, wildcards: (&str, &str)) {
     let chars: Vec<char> = component.chars().collect();
     let mut i = 0;
     while i < chars.len() {
@@ -345,9 +325,9 @@ fn glob_component(out: &mut String, component: &str) {
                 while i + 1 < chars.len() && chars[i + 1] == '*' {
                     i += 1;
                 }
-                out.push_str("[^/]*");
+                out.push_str(wildcards.0);
             }
-            '?' => out.push_str("[^/]"),
+            '?' => out.push_str(wildcards.1),
             '\\' if i + 1 < chars.len() => {
                 i += 1;
                 push_escaped_char(out, chars[i]);
