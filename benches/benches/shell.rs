@@ -66,6 +66,15 @@ fn shell(c: &mut Criterion) {
     let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
     let mut decide = c.benchmark_group("shell-decide/real-lists-10k");
     decide.measurement_time(Duration::from_secs(3));
+    // The call happens somewhere real: path rules (`Read(./.env)` denies read every word of
+    // a command as a path) resolve each word against this directory, with system calls.
+    let cwd = std::env::current_dir().unwrap();
+    let home = std::env::temp_dir();
+    let places = engine::Places {
+        cwd: cwd.to_str(),
+        home: home.to_str(),
+        project_root: cwd.to_str(),
+    };
     for (name, command) in [("200B", REALISTIC.to_string()), ("4KB-40-segments", long)] {
         let input = serde_json::json!({ "command": command });
         decide.bench_function(name, |b| {
@@ -74,7 +83,7 @@ fn shell(c: &mut Criterion) {
                     event: "PreToolUse",
                     tool_name: "Bash",
                     tool_input: &input,
-                    places: Default::default(),
+                    places,
                 }))
             })
         });

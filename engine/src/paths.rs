@@ -421,26 +421,55 @@ pub fn normalise(path: &Path) -> PathBuf {
 /// The path with symlinks resolved: the longest existing ancestor canonicalised, the rest
 /// appended (a file about to be written does not exist yet; its directory may be a link).
 pub fn resolve(normalised: &Path) -> PathBuf {
-    if let Ok(real) = std::fs::canonicalize(normalised) {
-        return real;
-    }
+    // The deepest existing ancestor, found with one `lstat` a level (cheaper than a
+    // `realpath` a level), then canonicalised once.
     let mut missing = Vec::new();
     let mut existing = normalised.to_path_buf();
-    loop {
+    while std::fs::symlink_metadata(&existing).is_err() {
         let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
             return normalised.to_path_buf();
         };
         missing.push(name);
         existing.pop();
-        if let Ok(real) = std::fs::canonicalize(&existing) {
-            let mut out = real;
-            for name in missing.iter().rev() {
-                out.push(name);
-            }
-            // What remains may hold `..` after a link: collapse it against the real parent.
-            return normalise(&out);
+    }
+    let Ok(mut out) = std::fs::canonicalize(&existing) else {
+        // A dangling link (or a loop): what it names cannot be read; keep the path as given.
+        return normalised.to_path_buf();
+    };
+    if missing.is_empty() {
+        return out;
+    }
+    for name in missing.iter().rev() {
+        out.push(name);
+    }
+    // What remains may hold `..` after a link: collapse it against the real parent.
+    normalise(&out)
+}
+
+/// [`resolve`], cheaply for a path below a directory known to be free of links (`real_bases`:
+/// the call's directories, canonicalised once per call): one `lstat` per component below it,
+/// stopping at the first that does not exist; a full [`resolve`] only when a component is a
+/// link (or the path lies below none of them).
+pub fn resolve_from(normalised: &Path, real_bases: &[String]) -> PathBuf {
+    let text = normalised.to_string_lossy();
+    let Some((base, rest)) = real_bases
+        .iter()
+        .filter_map(|b| relative_to(&text, b).map(|rest| (b, rest)))
+        .max_by_key(|(b, _)| b.len())
+    else {
+        return resolve(normalised);
+    };
+    let mut current = PathBuf::from(base);
+    for component in rest.split('/').filter(|c| !c.is_empty()) {
+        current.push(component);
+        match std::fs::symlink_metadata(&current) {
+            Ok(metadata) if metadata.file_type().is_symlink() => return resolve(normalised),
+            Ok(_) => {}
+            // Nothing below exists, so nothing below is a link: the path is its own resolution.
+            Err(_) => break,
         }
     }
+    normalised.to_path_buf()
 }
 
 /// The spellings of a path value from a call, each absolute (except the as-given spelling of
@@ -461,7 +490,12 @@ fn absolute_normalised(value: &str, places: Places<'_>) -> Option<PathBuf> {
     Some(normalise(&absolute))
 }
 
-pub fn spellings(value: &str, places: Places<'_>, which: Spellings) -> Vec<String> {
+pub fn spellings(
+    value: &str,
+    places: Places<'_>,
+    which: Spellings,
+    real_bases: &[String],
+) -> Vec<String> {
     let expanded: Option<PathBuf> = match (value.strip_prefix("~/"), places.home) {
         (Some(rest), Some(home)) => Some(Path::new(home).join(rest)),
         _ if value == "~" => places.home.map(PathBuf::from),
@@ -485,7 +519,7 @@ pub fn spellings(value: &str, places: Places<'_>, which: Spellings) -> Vec<Strin
     match absolute {
         Some(absolute) => {
             let normalised = normalise(&absolute);
-            let resolved = resolve(&normalised);
+            let resolved = resolve_from(&normalised, real_bases);
             if which == Spellings::All {
                 push(absolute.to_string_lossy().into_owned());
                 push(normalised.to_string_lossy().into_owned());
@@ -510,6 +544,8 @@ pub struct Bases {
     places_project: Option<String>,
     /// `(tag, base)` pairs, every spelling of every known base.
     list: Vec<(char, String)>,
+    /// The bases with symlinks resolved (for [`resolve_from`]).
+    real: Vec<String>,
 }
 
 impl Bases {
@@ -517,6 +553,32 @@ impl Bases {
     /// ([`Spellings::All`]) also read a path relative to the project root as relative to the
     /// working directory (a `./x` rule still protects the project's file after a `cd`).
     pub fn new(places: Places<'_>, which: Spellings) -> Bases {
+        // Each distinct base is canonicalised once.
+        let mut canonical: Vec<(&str, Option<String>)> = Vec::new();
+        for base in [places.cwd, places.home, places.project_root]
+            .into_iter()
+            .flatten()
+            .filter(|b| b.starts_with('/'))
+        {
+            if !canonical.iter().any(|(b, _)| *b == base) {
+                let resolved = std::fs::canonicalize(base)
+                    .ok()
+                    .and_then(|r| r.to_str().map(String::from));
+                canonical.push((base, resolved));
+            }
+        }
+        let spellings_of = |base: Option<&str>| -> Vec<String> {
+            let Some(base) = base.filter(|b| b.starts_with('/')) else {
+                return Vec::new();
+            };
+            let mut out = vec![normalise(Path::new(base)).to_string_lossy().into_owned()];
+            if let Some((_, Some(resolved))) = canonical.iter().find(|(b, _)| *b == base)
+                && !out.contains(resolved)
+            {
+                out.push(resolved.clone());
+            }
+            out
+        };
         let mut list = Vec::new();
         let pairs = [
             (HOME_TAG, places.home),
@@ -528,14 +590,23 @@ impl Bases {
             ),
         ];
         for (tag, base) in pairs {
-            for spelling in base_spellings(base) {
+            for spelling in spellings_of(base) {
                 if !list.contains(&(tag, spelling.clone())) {
                     list.push((tag, spelling));
                 }
             }
         }
+        let mut real: Vec<String> = Vec::new();
+        for (_, resolved) in &canonical {
+            if let Some(resolved) = resolved
+                && !real.contains(resolved)
+            {
+                real.push(resolved.clone());
+            }
+        }
         Bases {
             which,
+            real,
             places_cwd: places.cwd.map(String::from),
             places_home: places.home.map(String::from),
             places_project: places.project_root.map(String::from),
@@ -561,7 +632,7 @@ impl Bases {
             let Some(normalised) = absolute_normalised(value, self.places()) else {
                 return;
             };
-            let resolved = resolve(&normalised);
+            let resolved = resolve_from(&normalised, &self.real);
             let mut of_normalised = Vec::new();
             self.relative_texts(&normalised.to_string_lossy(), &mut of_normalised);
             let mut of_resolved = Vec::new();
@@ -573,7 +644,7 @@ impl Bases {
             }
             return;
         }
-        for spelling in spellings(value, self.places(), self.which) {
+        for spelling in spellings(value, self.places(), self.which, &self.real) {
             self.relative_texts(&spelling, texts);
         }
     }
@@ -641,7 +712,7 @@ pub fn command_path_texts<'t>(
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
         {
-            for spelling in spellings(target, places, Spellings::All) {
+            for spelling in spellings(target, places, Spellings::All, &bases.real) {
                 if spelling.starts_with('/') && !directories.contains(&spelling) {
                     directories.push(spelling);
                 }
@@ -736,23 +807,6 @@ pub fn expand_glob(word: &str, directory: &str) -> Vec<String> {
     }
     reached.retain(|p| Path::new(p).exists());
     reached
-}
-
-/// A base directory as given and with symlinks resolved (a home or project reached through a
-/// link: resolved paths lie under the real directory).
-fn base_spellings(base: Option<&str>) -> Vec<String> {
-    let Some(base) = base.filter(|b| b.starts_with('/')) else {
-        return Vec::new();
-    };
-    let given = normalise(Path::new(base)).to_string_lossy().into_owned();
-    let mut out = vec![given];
-    if let Ok(real) = std::fs::canonicalize(base) {
-        let real = real.to_string_lossy().into_owned();
-        if !out.contains(&real) {
-            out.push(real);
-        }
-    }
-    out
 }
 
 /// `path` relative to `base`, when it lies strictly inside it.
