@@ -30,6 +30,52 @@ pub struct SettingsFile {
     pub name: Arc<str>,
     /// The file's text.
     pub text: String,
+    /// Claude's user settings (`~/.claude/settings.json`, `settings.local.json` beside it),
+    /// where a `/x` path rule means `~/.claude/x` rather than the project's `x`.
+    pub user_settings: bool,
+}
+
+impl SettingsFile {
+    /// Read `path`: its text, its name as given, and whether it is the user's own settings
+    /// (its directory is `$HOME/.claude`).
+    pub fn read(path: &std::path::Path) -> std::io::Result<SettingsFile> {
+        let text = std::fs::read_to_string(path)?;
+        let dir = std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.parent().map(std::path::Path::to_path_buf));
+        let user_dir = std::env::var_os("HOME")
+            .map(|h| std::path::Path::new(&h).join(".claude"))
+            .and_then(|d| std::fs::canonicalize(d).ok());
+        Ok(SettingsFile {
+            name: Arc::from(path.display().to_string()),
+            text,
+            user_settings: dir.is_some() && dir == user_dir,
+        })
+    }
+}
+
+/// The tools whose argument is a path glob.
+const PATH_RULE_TOOLS: &[&str] = &[
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Grep",
+    "Glob",
+    "LS",
+];
+
+/// In the user's settings, claude anchors `/x` at `~/.claude` (the settings file's directory):
+/// `Read(/secrets/**)` there is `Read(~/.claude/secrets/**)`. `None` for any other entry.
+fn user_anchored(entry: &str) -> Option<String> {
+    let (tool, rest) = entry.split_once('(')?;
+    let argument = rest.strip_suffix(')')?;
+    let relative = argument.strip_prefix('/').filter(|r| !r.starts_with('/'))?;
+    PATH_RULE_TOOLS
+        .contains(&tool)
+        .then(|| format!("{tool}(~/.claude/{relative})"))
 }
 
 /// An entry and where it was written.
@@ -206,6 +252,19 @@ pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diag
                     ));
                     continue;
                 };
+                let written = entry;
+                let rewritten = file.user_settings.then(|| user_anchored(entry)).flatten();
+                let entry = rewritten.as_ref().unwrap_or(entry);
+                if let Some(rewritten) = &rewritten {
+                    import.reports.push(Diagnostic::warning(
+                        Some(place.clone()),
+                        format!(
+                            "`permissions.{key}` entry `{written}` is imported as `{rewritten}`: \
+                             in the user's settings claude anchors `/x` at `~/.claude`, and in a \
+                             profile `/x` is the project root"
+                        ),
+                    ));
+                }
                 if let Some(seen) = list.iter_mut().find(|e| e.entry == *entry) {
                     seen.repeated_at.push(place);
                     continue;
@@ -326,7 +385,33 @@ mod tests {
         SettingsFile {
             name: name.into(),
             text: text.into(),
+            user_settings: false,
         }
+    }
+
+    #[test]
+    fn user_settings_anchor_slash_rules_at_dot_claude() {
+        let mut user = file(
+            "settings.json",
+            "{\"permissions\": {\"deny\": [\"Read(/secrets/**)\", \"Read(//etc/x)\", \"Bash(/bin/x:*)\"]}}",
+        );
+        user.user_settings = true;
+        let import = import_claude_settings(&[user]).unwrap();
+        let deny: Vec<&str> = import.deny.iter().map(|e| e.entry.as_str()).collect();
+        assert_eq!(
+            deny,
+            [
+                "Read(~/.claude/secrets/**)",
+                "Read(//etc/x)",
+                "Bash(/bin/x:*)"
+            ]
+        );
+        assert!(
+            import
+                .reports
+                .iter()
+                .any(|d| d.message.contains("imported as"))
+        );
     }
 
     #[test]

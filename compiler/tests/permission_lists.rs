@@ -39,6 +39,7 @@ fn every_real_permission_list_imports_and_compiles_whole() {
         let import = import_claude_settings(&[SettingsFile {
             name: Arc::from(name.as_str()),
             text: text.clone(),
+            user_settings: false,
         }])
         .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let yaml = render_yaml(&import, "x");

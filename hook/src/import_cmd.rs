@@ -1,7 +1,6 @@
 //! `animus-hook import --claude-settings FILE… --agent ID [--json]`.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use compiler::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
 
@@ -10,11 +9,8 @@ use crate::cli::ImportArgs;
 pub fn run(args: ImportArgs) -> ExitCode {
     let mut files = Vec::new();
     for path in &args.claude_settings {
-        match std::fs::read_to_string(path) {
-            Ok(text) => files.push(SettingsFile {
-                name: Arc::from(path.display().to_string()),
-                text,
-            }),
+        match SettingsFile::read(path) {
+            Ok(file) => files.push(file),
             Err(e) => {
                 eprintln!("animus-hook import: cannot read `{}`: {e}", path.display());
                 return ExitCode::FAILURE;
