@@ -1,24 +1,34 @@
 //! Lowering `tool_policy` entries (claude permission syntax) into rule parts.
 //!
-//! | entry                   | list        | tools            | input matcher                                  |
-//! |-------------------------|-------------|------------------|------------------------------------------------|
-//! | `Bash`, `Bash(*)`       | allow       | `Bash`           | —                                              |
-//! | `Bash`, `Bash(*)`       | deny, ask   | `Bash`, `Monitor`| —                                              |
-//! | `Bash(git push:*)`      | deny, ask   | `Bash`, `Monitor`| `command`, `segment: "git push:*"` (any segment) |
-//! | `Bash(git status:*)`    | allow       | `Bash`           | `command`, `covers: "git status:*"` (every segment) |
-//! | `mcp__github__*`        | any         | `mcp__github__*` | —                                              |
-//! | `mcp__github`           | any         | `mcp__github__*` | —                                              |
-//! | `*`                     | any         | (every tool)     | —                                              |
+//! | entry                   | list        | tools                                   | input matcher |
+//! |-------------------------|-------------|-----------------------------------------|---------------|
+//! | `Bash`, `Bash(*)`       | allow       | `Bash`                                  | — |
+//! | `Bash`, `Bash(*)`       | deny, ask   | `Bash`, `Monitor`                       | — |
+//! | `Bash(git push:*)`      | deny, ask   | `Bash`, `Monitor`                       | `command`, `segment` (any segment) |
+//! | `Bash(git status:*)`    | allow       | `Bash`                                  | `command`, `covers` (every segment) |
+//! | `Read(./.env)`          | deny, ask   | Read, NotebookRead, Grep, Glob, LS, the edit tools; Bash, Monitor, PowerShell | `file_path`/`notebook_path`/`path`/`pattern`: `path`; `command`: `command_path` |
+//! | `Read(src/**)`          | allow       | `Read`                                  | `file_path`, `resolved_path` |
+//! | `Edit(src/**)`          | any         | Edit, Write, MultiEdit, NotebookEdit (and Bash words for deny, ask) | `path` / `resolved_path` |
+//! | `WebFetch(domain:x.io)` | deny, ask / allow | `WebFetch`                        | `url`, `domain` / `exact_domain` |
+//! | `Skill(commit:*)`, `Agent(Explore)` | any | `Skill`; `Agent` (and `Task` for deny, ask) | `skill` / `subagent_type`, `name` |
+//! | `Grep(pattern:*pw*)`    | deny, ask   | `Grep`                                  | `pattern`, regex (claude's generic `key:value`) |
+//! | `mcp__github__*`        | any         | `mcp__github__*`                        | — |
+//! | `mcp__github`           | any         | `mcp__github__*`                        | — |
+//! | `*`                     | any         | (every tool)                            | — |
 //!
 //! A `Bash(P)` argument is a Claude pattern ([`engine::semantics::ClaudePattern`]): a
 //! trailing `:*` or ` *` is a prefix ending at a word boundary, `*` elsewhere any run, no `*`
 //! the whole segment. It is matched against the command's segments ([`engine::shell`]), never
 //! against the raw text: a deny matches when any segment does (generously: wrappers peeled,
 //! program basenames), an allow covers a call only when every segment is covered (strictly).
-//! A bare `mcp__<server>` names every tool of that server, as in claude.
+//! Path globs are [`engine::paths`], domains [`engine::web`]. A bare `mcp__<server>` names every
+//! tool of that server, as in claude.
 //!
-//! An argument form on any tool whose argument field is not modelled yet (`Read(./.env)`,
-//! `WebFetch(domain:x)`, `Agent(model:opus)`) is an error, never a rule that cannot match.
+//! What claude 2.1.328 was measured (`corpus/claude-oracle`) to read as matching or granting
+//! nothing compiles to no rule, with a note: `Tool()`, `Write(…)`/`MultiEdit(…)`/
+//! `NotebookEdit(…)`/`WebSearch(q)` allows, a tool glob such as `mcp__*` in an allow. A name
+//! claude has no tool for compiles with a note. An argument form that cannot be modelled
+//! (`WebFetch(https://…)`, `mcp__x__y(arg)`) is an error, never a rule that cannot match.
 
 use engine::Decision;
 use engine::InputMatcher;
