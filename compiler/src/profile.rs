@@ -139,8 +139,12 @@ struct RawRule {
     input_matchers: Option<Vec<Spanned<RawMatcher>>>,
     decision: Decision,
     #[serde(default)]
-    reason: Option<String>,
+    reason: Option<Spanned<String>>,
 }
+
+/// The longest reason a rule may give, in bytes: it is shown to the model or the user on every
+/// call the rule decides.
+pub const MAX_REASON_BYTES: usize = 1024;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -493,13 +497,28 @@ impl Converter<'_> {
                 engine::InputMatcher::regex(field.value, regex.value)
             })
             .collect();
+        if let Some(reason) = &r.reason
+            && reason.value.len() > MAX_REASON_BYTES
+        {
+            let l = self.loc(reason);
+            let start: String = reason.value.chars().take(60).collect();
+            self.error(
+                l,
+                format!(
+                    "rule `{id}`: the reason is {} bytes, over the {MAX_REASON_BYTES}-byte limit \
+                     (it starts `{start}…`)",
+                    reason.value.len()
+                ),
+                Some("a reason is shown on every call the rule decides: say why in a sentence or two"),
+            );
+        }
         (self.errors.len() == before).then_some(AuthorRule {
             id,
             events,
             tools,
             input_matchers,
             decision: r.decision,
-            reason: r.reason,
+            reason: r.reason.map(|r| r.value),
             location,
         })
     }

@@ -190,3 +190,27 @@ fn json_configs_get_the_same_locations() {
     assert!(e.starts_with("cfg.yaml:4:"), "{e}");
     assert!(e.contains("unknown field `oops`"), "{e}");
 }
+
+#[test]
+fn an_overlong_reason_is_an_error_at_its_place() {
+    let long = "x".repeat(1025);
+    let yaml = format!(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: r\n          decision: deny\n          reason: {long}\n"
+    );
+    let e = error_of(&yaml, "a");
+    assert!(
+        e.starts_with("cfg.yaml:7:19: error: rule `r`: the reason is 1025 bytes"),
+        "{e}"
+    );
+    assert!(
+        e.len() < 600,
+        "the error quotes only the start of the reason: {e}"
+    );
+    let ok = format!(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: r\n          decision: deny\n          reason: {}\n",
+        "x".repeat(1024)
+    );
+    load_profile_str(&ok, "cfg.yaml".into(), "a")
+        .and_then(|p| compiler::compile_profile(&p))
+        .unwrap();
+}

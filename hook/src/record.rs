@@ -68,11 +68,22 @@ pub fn repo_scope(project_root: &Path) -> Result<String, String> {
 
 /// The state root: `$ANIMUS_CONFIG_DIR`, else `$HOME/.animus`.
 pub fn state_root() -> Result<PathBuf, String> {
+    // A relative root would resolve against whatever directory the harness runs the hook in.
+    let absolute = |name: &str, dir: PathBuf| -> Result<PathBuf, String> {
+        if dir.is_absolute() {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "{name} is `{}`, not an absolute path",
+                dir.display()
+            ))
+        }
+    };
     if let Some(dir) = std::env::var_os("ANIMUS_CONFIG_DIR").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(dir));
+        return absolute("ANIMUS_CONFIG_DIR", PathBuf::from(dir));
     }
     match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        Some(home) => Ok(PathBuf::from(home).join(".animus")),
+        Some(home) => Ok(absolute("HOME", PathBuf::from(home))?.join(".animus")),
         None => Err("neither ANIMUS_CONFIG_DIR nor HOME is set".into()),
     }
 }

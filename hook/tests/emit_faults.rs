@@ -65,6 +65,16 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
             ..f("state dir unwritable", &good, Some(status.clone()), "cannot record this call")
         },
         Fault {
+            env: vec![("ANIMUS_CONFIG_DIR", "relative/state".into())],
+            ..f("state dir relative", &good, Some(status.clone()), "not an absolute path")
+        },
+        f(
+            "hook_event_name not a string",
+            &good,
+            Some(br#"{"hook_event_name":7,"tool_name":"Bash","tool_input":{"command":"ls"}}"#.to_vec()),
+            "`hook_event_name` is not a string",
+        ),
+        Fault {
             env: vec![("ANIMUS_HOOK_DEADLINE_MS", "700".into())],
             ..f("stdin never closed", &good, None, "no decision within 700 ms")
         },
@@ -298,4 +308,62 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out.sort();
     out
+}
+
+/// `--event` misspelled (`Pretooluse`) with `--policy` does not silently turn the gate into an
+/// observer: the hook answers as the gate event it names, with a deny saying what to fix.
+#[test]
+fn a_misspelled_gate_event_denies_instead_of_observing() {
+    let dir = temp_dir("misspelled-event");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let state = dir.join("state");
+    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let status = payload("PreToolUse.Bash.git-status.json");
+    for (given, gate) in [
+        ("Pretooluse", "PreToolUse"),
+        ("permission_request", "PermissionRequest"),
+    ] {
+        let args = [
+            "emit",
+            "--event",
+            given,
+            "--session",
+            "misspelled",
+            "--project-root",
+            project.to_str().unwrap(),
+            "--policy",
+            policy.to_str().unwrap(),
+        ];
+        let run = run_emit_both(
+            &args,
+            Some(&status),
+            &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
+        );
+        assert_eq!(run.code, Some(0), "{given}: {}", run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{given}: {e}: {:?}", run.stdout));
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], gate, "{given}");
+        let text = v.to_string();
+        assert!(text.contains("deny"), "{given}: {text}");
+        assert!(text.contains("is not a gate event"), "{given}: {text}");
+    }
+    // A name no gate resembles stays an observer: it records and prints nothing.
+    let args = [
+        "emit",
+        "--event",
+        "PostToolUse",
+        "--session",
+        "misspelled",
+        "--project-root",
+        project.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+    ];
+    let run = run_emit_both(
+        &args,
+        Some(&status),
+        &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""));
 }

@@ -132,9 +132,29 @@ fn parse_args(args: Vec<OsString>) -> EmitArgs {
 fn role_of(args: &EmitArgs) -> Role {
     match (&args.policy, args.event.as_deref()) {
         (Some(_), Some(event)) if GATE_EVENTS.contains(&event) => Role::Gate(event.to_string()),
+        // A mistyped gate event (`Pretooluse`) with a policy must not silently become an
+        // observer: it answers as the gate it names, with a deny (see `evaluate`).
+        (Some(_), Some(event)) => match gate_event_like(event) {
+            Some(gate) => Role::Gate(gate.to_string()),
+            None => Role::Observer,
+        },
         (Some(_), None) => Role::Gate("PreToolUse".into()),
         _ => Role::Observer,
     }
+}
+
+/// The gate event `event` is a misspelling of: equal but for letter case, `_` and `-`.
+fn gate_event_like(event: &str) -> Option<&'static str> {
+    let folded = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    GATE_EVENTS
+        .iter()
+        .copied()
+        .find(|gate| folded(gate) == folded(event))
 }
 
 fn deadline() -> Duration {
@@ -284,13 +304,26 @@ fn evaluate(
         if let Some(problem) = args.problems.first() {
             return Err(format!("invalid arguments ({problem})"));
         }
-        if args.event.is_none() {
-            return Err("missing --event".into());
+        match args.event.as_deref() {
+            None => return Err("missing --event".into()),
+            Some(given) if given != event => {
+                return Err(format!(
+                    "`--event {given}` is not a gate event (did you mean `{event}`?); fix the \
+                     hook's settings"
+                ));
+            }
+            Some(_) => {}
         }
         if let Some(e) = payload_error {
             return Err(e);
         }
         let payload = payload.ok_or("no payload")?;
+        if payload
+            .get("hook_event_name")
+            .is_some_and(|v| !v.is_string() && !v.is_null())
+        {
+            return Err("the payload's `hook_event_name` is not a string".into());
+        }
         if let Some(sent) = payload.get("hook_event_name").and_then(Value::as_str)
             && sent != event
         {
