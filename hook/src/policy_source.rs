@@ -1,6 +1,7 @@
-//! Loading a compiled policy for deciding: the sidecar fast path, or — when no sidecar sits
-//! beside the JSON — the JSON compiled in-process by the reference evaluator (correct, slower,
-//! and said so in the event record).
+//! Loading a compiled policy for deciding: the sidecar fast path, or — for `check` and `demo`
+//! only, when no sidecar sits beside the JSON — the JSON compiled in-process by the reference
+//! evaluator (correct, slower, and said so). The hook itself ([`LoadedPolicy::load_for_hook`])
+//! denies without a sidecar.
 
 use std::path::Path;
 
@@ -26,6 +27,25 @@ impl LoadedPolicy {
         match CompiledPolicy::load(path) {
             Ok(compiled) => Ok(LoadedPolicy::Compiled(Box::new(compiled))),
             Err(LoadError::SidecarMissing { .. }) => Self::load_without_sidecar(path),
+            Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
+        }
+    }
+
+    /// Load the policy at `path` for the hook: the sidecar or nothing. A missing sidecar is an
+    /// error naming the fix; compiling the JSON in-process would cost every call milliseconds
+    /// (seconds at 100k rules), so the hook's hot path never does it.
+    pub fn load_for_hook(path: &Path) -> Result<LoadedPolicy, String> {
+        match CompiledPolicy::load(path) {
+            Ok(compiled) => Ok(LoadedPolicy::Compiled(Box::new(compiled))),
+            Err(LoadError::SidecarMissing { .. }) => Err(format!(
+                "policy `{}` has no sidecar beside it (`{}`); run `animus-hook compile` to \
+                 write the pair",
+                path.display(),
+                engine::sidecar::sidecar_path_for(path)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            )),
             Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
         }
     }

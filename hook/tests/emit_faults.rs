@@ -39,16 +39,18 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         env: Vec::new(),
         cause,
     };
+    // A hand-written JSON policy without its sidecar is refused before it is read: the hook
+    // never compiles a policy in-process (`check` still does).
     let mut v = vec![
         f("policy missing", dir.join("missing.json").to_str().unwrap(), Some(bash.clone()), "cannot read policy"),
-        f("policy not json", &write("garbage.json", b"{not json"), Some(bash.clone()), "invalid policy"),
-        f("policy unknown field", &write("unknown.json", br#"{"version":1,"default_decision":"defer","rules":[],"x":1}"#), Some(bash.clone()), "unknown field `x`"),
-        f("policy version", &write("v2.json", br#"{"version":2,"default_decision":"defer","rules":[]}"#), Some(bash.clone()), "unsupported policy version 2"),
+        f("policy not json", &write("garbage.json", b"{not json"), Some(bash.clone()), "has no sidecar beside it"),
+        f("policy unknown field", &write("unknown.json", br#"{"version":1,"default_decision":"defer","rules":[],"x":1}"#), Some(bash.clone()), "has no sidecar beside it"),
+        f("policy version", &write("v2.json", br#"{"version":2,"default_decision":"defer","rules":[]}"#), Some(bash.clone()), "has no sidecar beside it"),
         f(
             "policy bad regex",
             &write("regex.json", br#"{"version":1,"default_decision":"defer","rules":[{"id":"r","tools":[],"input_matchers":[{"field":"command","regex":"a("}],"decision":"deny","reason":"r"}]}"#),
             Some(bash.clone()),
-            "invalid policy",
+            "has no sidecar beside it",
         ),
         f("stdin not json", &good, Some(b"trade --live".to_vec()), "the payload is not JSON"),
         f("stdin empty", &good, Some(Vec::new()), "the payload is not JSON"),
@@ -112,6 +114,17 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
     let not_sidecar = pair("sidecar-garbage", &|_, sidecar| {
         std::fs::write(sidecar, b"hello").unwrap()
     });
+    // No sidecar at all: the hook does not compile the JSON in-process, it denies.
+    let missing = pair("sidecar-missing", &|json, sidecar| {
+        std::fs::remove_file(sidecar).unwrap();
+        let _ = std::fs::remove_file(engine::sidecar::stamp_path_for(json));
+    });
+    v.push(f(
+        "sidecar missing",
+        &missing,
+        Some(status.clone()),
+        "has no sidecar beside it",
+    ));
     v.push(f(
         "sidecar corrupt",
         &flip,

@@ -335,7 +335,7 @@ fn evaluate(
         let null = Value::Null;
         let tool_input = payload.get("tool_input").unwrap_or(&null);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
-        let loaded = LoadedPolicy::load(policy_path)?;
+        let loaded = LoadedPolicy::load_for_hook(policy_path)?;
         evaluation.policy_digest = Some(loaded.digest());
         evaluation.evaluator = Some(loaded.evaluator());
         let started = Instant::now();
