@@ -141,6 +141,7 @@ pub fn inject_harness_hooks_with_env(
         )));
     }
     let hook_binary = lean_emit_binary(resolve_hook_binary(request.hook_binary, env)?);
+    verify_hook_binary(&hook_binary)?;
     // The hook resolves the same root for every event; a missing one would make every gate deny.
     let project_root = std::fs::canonicalize(request.project_root).map_err(|e| {
         error(format!(
@@ -366,6 +367,73 @@ fn anchored_at_project(entry: &str, project_root: Option<&Path>) -> String {
             format!("{tool}(/{}/{rest})", root.trim_end_matches('/'))
         }
         _ => entry.to_string(),
+    }
+}
+
+/// Run `binary --version` once and accept only this project's hook of this version: its first
+/// line is `animus-hook <version>` or `animus-hook-emit <version>`. A binary that answers
+/// anything else (`/bin/true` answers nothing) would make every gate a no-op, or speak another
+/// protocol; a wrapper must pass `--version` through. Bounded by a 5 s deadline.
+pub fn verify_hook_binary(binary: &Path) -> Result<(), Errors> {
+    let error = |why: String| {
+        Errors::one(
+            Diagnostic::error(
+                None,
+                format!(
+                    "the hook binary `{}` is not animus-hook {}: {why}",
+                    binary.display(),
+                    env!("CARGO_PKG_VERSION")
+                ),
+            )
+            .with_help(
+                "name the animus-hook built from this checkout (scripts/build-hook.sh), or a \
+                 wrapper that passes `--version` through to it",
+            ),
+        )
+    };
+    let mut child = std::process::Command::new(binary)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| error(format!("it cannot be run ({e})")))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5))
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(error("`--version` did not answer within 5 s".into()));
+            }
+            Err(e) => return Err(error(format!("it cannot be waited for ({e})"))),
+        }
+    };
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        use std::io::Read;
+        let _ = stdout.take(4096).read_to_string(&mut out);
+    }
+    let first = out.lines().next().unwrap_or("").trim();
+    let version = env!("CARGO_PKG_VERSION");
+    let accepted = [
+        format!("animus-hook {version}"),
+        format!("animus-hook-emit {version}"),
+    ];
+    if status.success() && accepted.iter().any(|a| a == first) {
+        Ok(())
+    } else {
+        Err(error(format!(
+            "`--version` answered {:?} (exit {})",
+            first.chars().take(80).collect::<String>(),
+            status
+                .code()
+                .map_or_else(|| "by a signal".to_string(), |c| c.to_string())
+        )))
     }
 }
 

@@ -29,9 +29,17 @@ impl Drop for Cleanup {
 fn fake_hook(dir: &Path) -> PathBuf {
     let path = dir.join("bin/animus-hook");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(&path, fake_hook_script("animus-hook")).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
+}
+
+/// A stand-in for the hook that answers `--version` as the real one does.
+fn fake_hook_script(name: &str) -> String {
+    format!(
+        "#!/bin/sh\n[ \"$1\" = --version ] && echo \"{name} {}\"\nexit 0\n",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 fn trader() -> compiler::AgentProfile {
@@ -325,7 +333,7 @@ fn the_lean_emit_twin_beside_animus_hook_is_preferred() {
         (hook_binary, command)
     };
     // Not executable: ignored.
-    std::fs::write(&lean, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(&lean, fake_hook_script("animus-hook-emit")).unwrap();
     assert_eq!(wired(&request).0, setup.hook);
     // Executable: the harness runs the twin, with the same arguments.
     std::fs::set_permissions(&lean, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -471,4 +479,44 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
             "Bash(/bin/x:*)"
         ])
     );
+}
+
+#[test]
+fn a_hook_binary_that_is_not_animus_hook_is_refused() {
+    let setup = Setup::new("impostor");
+    let launch = args(&["-p", "hi"]);
+    let impostors = [
+        ("true", "#!/bin/sh\nexit 0\n".to_string()),
+        (
+            "other",
+            "#!/bin/sh\necho \"animus-hook 999.0.0\"\n".to_string(),
+        ),
+        (
+            "fails",
+            format!(
+                "#!/bin/sh\necho \"animus-hook {}\"\nexit 3\n",
+                env!("CARGO_PKG_VERSION")
+            ),
+        ),
+    ];
+    for (name, script) in impostors {
+        let path = setup.dir.join(format!("impostor-{name}"));
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut request = setup.request("s", &launch, Some(1));
+        request.hook_binary = Some(&path);
+        let e = inject_harness_hooks_with_env(&request, &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not animus-hook"), "{name}: {e}");
+        assert!(
+            !setup.session_dir.exists(),
+            "{name}: a refused injection writes nothing"
+        );
+    }
+    // The real binary passes the same check.
+    let real = common::repo_root().join("target/debug/animus-hook");
+    if real.is_file() {
+        compiler::inject::verify_hook_binary(&real).unwrap();
+    }
 }

@@ -138,6 +138,7 @@ impl HookTee {
             &binary,
             format!(
                 "#!/bin/sh\n\
+                 [ \"$1\" = --version ] && exec '{real}' --version\n\
                  call=$(mktemp -d '{calls}/call.XXXXXX') || exit 1\n\
                  cat > \"$call/payload\"\n\
                  '{real}' \"$@\" < \"$call/payload\" > \"$call/stdout\"\n\
