@@ -414,7 +414,7 @@ pub fn verify_hook_binary(binary: &Path) -> Result<(), Errors> {
         }
     };
     let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
+    if let Some(stdout) = child.stdout.take() {
         use std::io::Read;
         let _ = stdout.take(4096).read_to_string(&mut out);
     }
