@@ -15,7 +15,8 @@
 //!   `animus-hook emit --event <E> --session <id> --project-root <root> --policy <policy>` with
 //!   `"onFailure": "block"`: claude otherwise fails **open** when a hook crashes, times out or
 //!   is missing (measured on 2.1.328).
-//! - `PostToolUse`, `Stop`, `SessionStart`, `SessionEnd` and every author observer event run the
+//! - `PostToolUse`, `PostToolUseFailure`, `PermissionDenied`, `Stop`, `SessionStart`,
+//!   `SessionEnd` and every author observer event run the
 //!   same without `--policy` (record-only, never a gate, no `onFailure`).
 //! - Every entry uses the exec form (`command` + `args`): no path or id is ever shell-parsed.
 //!   Tool events match every tool (`"matcher": "*"`).
@@ -50,8 +51,16 @@ pub const HOOK_BINARY_ENV: &str = "ANIMUS_HOOK_BIN";
 pub const GATE_TIMEOUT_SECS: u64 = 30;
 /// Seconds claude gives a record-only hook.
 pub const OBSERVER_TIMEOUT_SECS: u64 = 15;
-/// Observability events always wired.
-pub const KERNEL_OBSERVER_EVENTS: [&str; 4] = ["PostToolUse", "Stop", "SessionStart", "SessionEnd"];
+/// Observability events always wired: a failed call (`PostToolUseFailure`) and one the harness
+/// refused (`PermissionDenied`) leave a trace too, not only their gate record.
+pub const KERNEL_OBSERVER_EVENTS: [&str; 6] = [
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "Stop",
+    "SessionStart",
+    "SessionEnd",
+];
 /// Events whose hook matcher selects tools.
 const TOOL_EVENTS: [&str; 5] = [
     "PreToolUse",
