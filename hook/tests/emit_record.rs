@@ -120,6 +120,15 @@ fn records_carry_what_the_issue_asks_for() {
     assert!(r["ts"].as_str().unwrap().ends_with('Z'));
     assert_eq!(r["payload"]["tool_input"]["command"], "trade --live");
     assert_eq!(r["payload_truncated"], false);
+    // The exact bytes the decision was made on: their length and SHA-256.
+    let sent = payload("PreToolUse.Bash.trade-live.json");
+    assert_eq!(r["payload_bytes"], sent.len());
+    assert_eq!(
+        r["payload_sha256"].as_str().unwrap().len(),
+        64,
+        "{}",
+        r["payload_sha256"]
+    );
     let w = &records[1];
     assert_eq!(
         (
@@ -130,11 +139,13 @@ fn records_carry_what_the_issue_asks_for() {
         (Some("PostToolUse"), true, Some(false))
     );
     assert_eq!(w["payload_truncated"], true);
+    let cut = w["payload"]["tool_input"]["content"].as_str().unwrap();
+    assert!(cut.contains("…[truncated"), "{cut}");
+    // A cut says the full length and carries the full string's digest.
     assert!(
-        w["payload"]["tool_input"]["content"]
-            .as_str()
-            .unwrap()
-            .contains("…[truncated")
+        cut.contains(" bytes, sha256 "),
+        "{}",
+        &cut[cut.len() - 120..]
     );
     assert!(
         w["payload"]["tool_input"]["content"]

@@ -227,7 +227,7 @@ fn handle(args: &EmitArgs, role: &Role) {
     if std::env::var_os("ANIMUS_HOOK_FAULT").is_some_and(|v| v == "panic") {
         panic!("injected fault");
     }
-    let payload = read_payload();
+    let (payload, facts) = read_payload();
     let (payload_value, payload_error) = match payload {
         Ok(value) => (Some(value), None),
         Err(e) => (None, Some(e)),
@@ -239,7 +239,14 @@ fn handle(args: &EmitArgs, role: &Role) {
             ..Evaluation::default()
         },
     };
-    let recorded = record_event(args, role, payload_value.as_ref(), &evaluation, started);
+    let recorded = record_event(
+        args,
+        role,
+        payload_value.as_ref(),
+        facts.as_ref(),
+        &evaluation,
+        started,
+    );
     match role {
         Role::Observer => {
             if let Err(e) = recorded {
@@ -271,26 +278,50 @@ fn handle(args: &EmitArgs, role: &Role) {
     }
 }
 
-/// Read stdin once, at most [`MAX_PAYLOAD_BYTES`], and parse it as a JSON object.
-fn read_payload() -> Result<Value, String> {
+/// What the record says of the exact bytes read: their length and SHA-256, so a record whose
+/// strings were cut still identifies the payload the decision was made on.
+struct PayloadFacts {
+    bytes: usize,
+    sha256: String,
+}
+
+/// Read stdin once, at most [`MAX_PAYLOAD_BYTES`], and parse it as a JSON object. The facts of
+/// the bytes read are returned whenever stdin could be read.
+fn read_payload() -> (Result<Value, String>, Option<PayloadFacts>) {
     let mut bytes = Vec::new();
-    std::io::stdin()
+    if let Err(e) = std::io::stdin()
         .lock()
         .take(MAX_PAYLOAD_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read the payload from stdin ({e})"))?;
+    {
+        return (
+            Err(format!("cannot read the payload from stdin ({e})")),
+            None,
+        );
+    }
+    let facts = PayloadFacts {
+        bytes: bytes.len(),
+        sha256: crate::sha256::hex(&crate::sha256::sha256(&bytes)),
+    };
     if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
-        return Err(format!(
-            "the payload exceeds the {} MiB cap",
-            MAX_PAYLOAD_BYTES / (1024 * 1024)
-        ));
+        return (
+            Err(format!(
+                "the payload exceeds the {} MiB cap",
+                MAX_PAYLOAD_BYTES / (1024 * 1024)
+            )),
+            Some(facts),
+        );
     }
-    let value: Value =
-        serde_json::from_slice(&bytes).map_err(|e| format!("the payload is not JSON ({e})"))?;
-    if !value.is_object() {
-        return Err("the payload is not a JSON object".into());
-    }
-    Ok(value)
+    let parsed = serde_json::from_slice::<Value>(&bytes)
+        .map_err(|e| format!("the payload is not JSON ({e})"))
+        .and_then(|value| {
+            if value.is_object() {
+                Ok(value)
+            } else {
+                Err("the payload is not a JSON object".into())
+            }
+        });
+    (parsed, Some(facts))
 }
 
 fn evaluate(
@@ -376,6 +407,10 @@ struct EventRecord<'a> {
     left_to_harness: bool,
     matched_rules: &'a [String],
     payload: &'a Value,
+    /// The length of the exact stdin bytes.
+    payload_bytes: Option<usize>,
+    /// Their SHA-256, hex.
+    payload_sha256: Option<&'a str>,
     payload_truncated: bool,
     pid: u32,
     policy: Option<String>,
@@ -391,6 +426,7 @@ fn record_event(
     args: &EmitArgs,
     role: &Role,
     payload: Option<&Value>,
+    facts: Option<&PayloadFacts>,
     evaluation: &Evaluation,
     started: Instant,
 ) -> Result<(), String> {
@@ -446,6 +482,8 @@ fn record_event(
         elapsed_us: started.elapsed().as_micros(),
         payload_truncated: truncated,
         payload: payload_recorded,
+        payload_bytes: facts.map(|f| f.bytes),
+        payload_sha256: facts.map(|f| f.sha256.as_str()),
         pid: std::process::id(),
     };
     let mut line =
