@@ -380,3 +380,70 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
     );
     assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""));
 }
+
+/// A parent that hands the hook SIGALRM blocked (the mask survives exec) and never closes
+/// stdin still gets a deny when the deadline passes: the hook unblocks the signal it relies on.
+#[test]
+fn the_deadline_fires_even_when_the_parent_blocked_sigalrm() {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = temp_dir("sigalrm");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    for bin in [bin(), lean_bin()] {
+        let mut cmd = Command::new(bin);
+        cmd.args([
+            "emit",
+            "--event",
+            "PreToolUse",
+            "--session",
+            "sigalrm",
+            "--project-root",
+            project.to_str().unwrap(),
+            "--policy",
+            policy.to_str().unwrap(),
+        ])
+        .env("ANIMUS_CONFIG_DIR", dir.join("state"))
+        .env("ANIMUS_HOOK_DEADLINE_MS", "500")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+        // SAFETY: sigprocmask is async-signal-safe, as pre_exec requires.
+        unsafe {
+            cmd.pre_exec(|| {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigaddset(&mut set, libc::SIGALRM);
+                libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap(); // held open, never written
+        let started = Instant::now();
+        let finished = loop {
+            if child.try_wait().unwrap().is_some() {
+                break true;
+            }
+            if started.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let output = child.wait_with_output().unwrap();
+        drop(stdin);
+        assert!(
+            finished,
+            "{bin}: no answer within 10 s with SIGALRM blocked"
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains("\"permissionDecision\":\"deny\"")
+                && stdout.contains("no decision within 500 ms"),
+            "{bin}: {stdout}"
+        );
+    }
+}

@@ -49,6 +49,14 @@ pub fn arm(deadline: Duration, stdout_line: Option<String>, stderr_line: String)
         if libc::sigaction(libc::SIGALRM, &action, std::ptr::null_mut()) != 0 {
             return false;
         }
+        // A parent may hand the hook SIGALRM blocked (the mask is inherited across exec):
+        // then the deadline would never fire and a never-closed stdin would never be answered.
+        let mut alarm: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut alarm);
+        libc::sigaddset(&mut alarm, libc::SIGALRM);
+        if libc::pthread_sigmask(libc::SIG_UNBLOCK, &alarm, std::ptr::null_mut()) != 0 {
+            return false;
+        }
         let timer = libc::itimerval {
             it_interval: libc::timeval {
                 tv_sec: 0,
