@@ -54,28 +54,11 @@ impl SettingsFile {
     }
 }
 
-/// The tools whose argument is a path glob.
-const PATH_RULE_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "NotebookRead",
-    "Grep",
-    "Glob",
-    "LS",
-];
-
 /// In the user's settings, claude anchors `/x` at `~/.claude` (the settings file's directory):
 /// `Read(/secrets/**)` there is `Read(~/.claude/secrets/**)`. `None` for any other entry.
 fn user_anchored(entry: &str) -> Option<String> {
-    let (tool, rest) = entry.split_once('(')?;
-    let argument = rest.strip_suffix(')')?;
-    let relative = argument.strip_prefix('/').filter(|r| !r.starts_with('/'))?;
-    PATH_RULE_TOOLS
-        .contains(&tool)
-        .then(|| format!("{tool}(~/.claude/{relative})"))
+    let (tool, relative) = crate::tool_policy::root_relative_path_entry(entry)?;
+    Some(format!("{tool}(~/.claude/{relative})"))
 }
 
 /// An entry and where it was written.

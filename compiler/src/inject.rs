@@ -343,19 +343,6 @@ pub fn claude_permissions(
 
 use crate::tool_policy::claude_accepts_allow_glob;
 
-/// The tools whose argument is a path glob, where `/x` means "below the project root".
-const PATH_RULE_TOOLS: &[&str] = &[
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "NotebookRead",
-    "Grep",
-    "Glob",
-    "LS",
-];
-
 /// `Read(/src/**)` as `Read(//<project root>/src/**)`: claude anchors a `/x` path rule at the
 /// directory of the settings file that holds it (measured on 2.1.328 for `--settings`), and
 /// the session's settings file lives in the session directory, not the project. Written
@@ -365,17 +352,9 @@ fn anchored_at_project(entry: &str, project_root: Option<&Path>) -> String {
     let Some(root) = project_root.and_then(Path::to_str) else {
         return entry.to_string();
     };
-    let Some((tool, argument)) = entry
-        .split_once('(')
-        .and_then(|(tool, rest)| Some((tool, rest.strip_suffix(')')?)))
-    else {
-        return entry.to_string();
-    };
-    match argument.strip_prefix('/') {
-        Some(rest) if PATH_RULE_TOOLS.contains(&tool) && !rest.starts_with('/') => {
-            format!("{tool}(/{}/{rest})", root.trim_end_matches('/'))
-        }
-        _ => entry.to_string(),
+    match crate::tool_policy::root_relative_path_entry(entry) {
+        Some((tool, relative)) => format!("{tool}(/{}/{relative})", root.trim_end_matches('/')),
+        None => entry.to_string(),
     }
 }
 

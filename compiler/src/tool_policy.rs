@@ -178,6 +178,18 @@ fn split_entry(entry: &str) -> Result<(&str, Option<&str>), String> {
     }
 }
 
+/// A path entry anchored at its settings' root, `/x` (`Read(/src/**)`): its tool and the glob
+/// below that root (`src/**`). `None` for any other entry (`//x`, `~/x`, `./x`, not a file
+/// tool). Claude's root differs by where the entry is written ([`crate::import`],
+/// [`crate::inject`]); in a profile it is the project root.
+pub fn root_relative_path_entry(entry: &str) -> Option<(&str, &str)> {
+    let (tool, argument) = split_entry(entry).ok()?;
+    let relative = argument?
+        .strip_prefix('/')
+        .filter(|r| !r.starts_with('/'))?;
+    matches!(argument_of(tool), Some(Argument::Path(_))).then_some((tool, relative))
+}
+
 /// Lower one entry of the list whose decision is `decision`; the error is a sentence about
 /// the entry.
 pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
