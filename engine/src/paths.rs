@@ -472,30 +472,10 @@ pub fn resolve_from(normalised: &Path, real_bases: &[String]) -> PathBuf {
     normalised.to_path_buf()
 }
 
-/// The spellings of a path value from a call, each absolute (except the as-given spelling of
-/// a relative path when the working directory is unknown), without duplicates.
-/// The path made absolute against the working directory (or project root), `~` expanded, `.`
-/// and `..` collapsed; `None` for a relative path when neither is known.
-fn absolute_normalised(value: &str, places: Places<'_>) -> Option<PathBuf> {
-    let given = match (value.strip_prefix("~/"), places.home) {
-        (Some(rest), Some(home)) => Path::new(home).join(rest),
-        _ if value == "~" => PathBuf::from(places.home?),
-        _ => PathBuf::from(value),
-    };
-    let absolute = if given.is_absolute() {
-        given
-    } else {
-        Path::new(places.cwd.or(places.project_root)?).join(&given)
-    };
-    Some(normalise(&absolute))
-}
-
-pub fn spellings(
-    value: &str,
-    places: Places<'_>,
-    which: Spellings,
-    real_bases: &[String],
-) -> Vec<String> {
+/// The path as given with `~` expanded (when it starts with one and the home is known), and
+/// the path made absolute against the working directory (or project root): `None` for a
+/// relative path when neither is known.
+fn expand(value: &str, places: Places<'_>) -> (Option<PathBuf>, Option<PathBuf>) {
     let expanded: Option<PathBuf> = match (value.strip_prefix("~/"), places.home) {
         (Some(rest), Some(home)) => Some(Path::new(home).join(rest)),
         _ if value == "~" => places.home.map(PathBuf::from),
@@ -510,6 +490,27 @@ pub fn spellings(
             .or(places.project_root)
             .map(|cwd| Path::new(cwd).join(&given))
     };
+    (expanded, absolute)
+}
+
+/// The path made absolute ([`expand`]) with `.` and `..` collapsed; `None` for a relative path
+/// when no base is known, and for `~` when the home is not.
+fn absolute_normalised(value: &str, places: Places<'_>) -> Option<PathBuf> {
+    if value == "~" && places.home.is_none() {
+        return None;
+    }
+    expand(value, places).1.map(|absolute| normalise(&absolute))
+}
+
+/// The spellings of a path value from a call, each absolute (except the as-given spelling of
+/// a relative path when the working directory is unknown), without duplicates.
+pub fn spellings(
+    value: &str,
+    places: Places<'_>,
+    which: Spellings,
+    real_bases: &[String],
+) -> Vec<String> {
+    let (expanded, absolute) = expand(value, places);
     let mut out: Vec<String> = Vec::new();
     let mut push = |p: String| {
         if !out.contains(&p) {
@@ -537,22 +538,20 @@ pub fn spellings(
 
 /// The base directories of one call, each as given and resolved, computed once per call.
 #[derive(Clone, Debug)]
-pub struct Bases {
+pub struct Bases<'a> {
     which: Spellings,
-    places_cwd: Option<String>,
-    places_home: Option<String>,
-    places_project: Option<String>,
+    places: Places<'a>,
     /// `(tag, base)` pairs, every spelling of every known base.
     list: Vec<(char, String)>,
     /// The bases with symlinks resolved (for [`resolve_from`]).
     real: Vec<String>,
 }
 
-impl Bases {
+impl<'a> Bases<'a> {
     /// The bases of `places` for matchers reading `which` spellings. Deny and ask matchers
     /// ([`Spellings::All`]) also read a path relative to the project root as relative to the
     /// working directory (a `./x` rule still protects the project's file after a `cd`).
-    pub fn new(places: Places<'_>, which: Spellings) -> Bases {
+    pub fn new(places: Places<'a>, which: Spellings) -> Bases<'a> {
         // Each distinct base is canonicalised once.
         let mut canonical: Vec<(&str, Option<String>)> = Vec::new();
         for base in [places.cwd, places.home, places.project_root]
@@ -607,18 +606,8 @@ impl Bases {
         Bases {
             which,
             real,
-            places_cwd: places.cwd.map(String::from),
-            places_home: places.home.map(String::from),
-            places_project: places.project_root.map(String::from),
+            places,
             list,
-        }
-    }
-
-    fn places(&self) -> Places<'_> {
-        Places {
-            cwd: self.places_cwd.as_deref(),
-            home: self.places_home.as_deref(),
-            project_root: self.places_project.as_deref(),
         }
     }
 
@@ -629,7 +618,7 @@ impl Bases {
     /// it, and for a link outside to a file inside).
     pub fn texts_into(&self, value: &str, texts: &mut Vec<String>) {
         if self.which == Spellings::Resolved {
-            let Some(normalised) = absolute_normalised(value, self.places()) else {
+            let Some(normalised) = absolute_normalised(value, self.places) else {
                 return;
             };
             let resolved = resolve_from(&normalised, &self.real);
@@ -644,7 +633,7 @@ impl Bases {
             }
             return;
         }
-        for spelling in spellings(value, self.places(), self.which, &self.real) {
+        for spelling in spellings(value, self.places, self.which, &self.real) {
             self.relative_texts(&spelling, texts);
         }
     }

@@ -83,7 +83,6 @@ use crate::sidecar::{
     FileIdentity, LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for,
     stamp_path_for,
 };
-use crate::{paths, web};
 
 /// A policy ready to decide: a verified sidecar, used in place.
 pub struct CompiledPolicy {
@@ -392,25 +391,15 @@ impl CompiledPolicy {
                                 self.match_field(id, &field, segment, &mut matchers)
                             })
                         }),
-                    MatchOn::Path | MatchOn::ResolvedPath => {
-                        let spellings = if view == MatchOn::Path {
-                            paths::Spellings::All
-                        } else {
-                            paths::Spellings::Resolved
-                        };
-                        paths::path_texts(text, call.places, spellings)
-                            .iter()
-                            .try_for_each(|t| self.match_field(id, &field, t, &mut matchers))
-                    }
-                    MatchOn::CommandPath => {
-                        paths::command_path_texts(analyses.get(text).generous_texts(), call.places)
-                            .iter()
-                            .try_for_each(|t| self.match_field(id, &field, t, &mut matchers))
-                    }
-                    MatchOn::Name => semantics::name_texts(text)
-                        .iter()
-                        .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),
-                    MatchOn::Domain | MatchOn::ExactDomain => web::host_texts(text)
+                    // Path, domain and name views: their texts as the reference evaluator
+                    // makes them (`shell::AnalysisCache::view_texts`, the one definition).
+                    MatchOn::Path
+                    | MatchOn::ResolvedPath
+                    | MatchOn::CommandPath
+                    | MatchOn::Name
+                    | MatchOn::Domain
+                    | MatchOn::ExactDomain => analyses
+                        .view_texts(view, text, call.places)
                         .iter()
                         .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),
                     MatchOn::Segment | MatchOn::Cover => {
