@@ -684,10 +684,9 @@ pub fn path_texts(value: &str, places: Places<'_>, which: Spellings) -> Vec<Stri
 }
 
 /// The texts a deny or ask path rule searches in a shell command: every word of every generous
-/// segment text but its program read as a path (an option's value after `=`, a redirection's
-/// target too), so
-/// `Read(./.env)` also stops `cat .env`, `grep KEY ./.env` and `cat < .env`. Options (`-x`) are
-/// skipped. There is no cap on the number of words: padding must not hide the last one (the
+/// segment text read as a path, the program included (an option's value after `=`, a
+/// redirection's target too), so `Read(./.env)` also stops `./.env`, `cat .env`,
+/// `grep KEY ./.env` and `cat < .env`. Options (`-x`) are skipped. There is no cap on the number of words: padding must not hide the last one (the
 /// hook's deadline bounds a pathological command, and a deadline denies).
 pub fn command_path_texts<'t>(
     segment_texts: impl Iterator<Item = &'t str> + Clone,
@@ -712,9 +711,8 @@ pub fn command_path_texts<'t>(
     let mut seen = std::collections::HashSet::new();
     let mut texts = Vec::new();
     for text in segment_texts {
-        // The program itself is not read as a path: it is run, not read (`cat`, `sudo`), and
-        // each wrapper's program is the first word of its own text.
-        for word in text.split_whitespace().skip(1) {
+        // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
+        for word in text.split_whitespace() {
             let unredirected = word.trim_start_matches(|c: char| {
                 c.is_ascii_digit() || matches!(c, '<' | '>' | '&' | '|')
             });
@@ -999,6 +997,7 @@ mod tests {
                 .any(|t| re.is_match(t))
         };
         assert!(denied("cat .env"));
+        assert!(denied("./.env"), "running the file reads it");
         assert!(denied("cat < .env"));
         assert!(denied("grep --file=.env x"));
         assert!(denied("cat .e*"), "a glob the shell expands to .env");
