@@ -13,6 +13,9 @@
 //!
 //! Directories are created `0700`, the log `0600`. The session id comes from outside and is
 //! validated (`compiler::session::validate_session_id`) before it becomes a path component.
+//! The path is walked with `openat` and `O_NOFOLLOW` from the state root, and every step must be
+//! this user's and writable by nobody else ([`open_session_log`]): a symbolic link, hard link,
+//! FIFO or foreign file planted in the state directory is refused, never written through.
 //!
 //! ## Atomicity
 //!
@@ -20,8 +23,9 @@
 //! an exclusive advisory lock (`flock`) on that file, so hooks the harness runs in parallel
 //! never interleave, tear or lose a line.
 
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -88,40 +92,207 @@ pub fn state_root() -> Result<PathBuf, String> {
     }
 }
 
-/// The session log path for `session` in `project_root` (validating the id first).
-pub fn session_log_path(project_root: &Path, session: &str) -> Result<PathBuf, String> {
+/// The session log for `session` in `project_root`, opened for appending (the id validated
+/// first), and the path it was reached by, for messages.
+///
+/// Every step is checked, because the agent the log watches runs as the same user and can
+/// plant files in the state directory:
+///
+/// - the state root ([`state_root`], created `0700` when missing) is opened once and must be a
+///   directory owned by this user and writable by nobody else;
+/// - `<repo-scope>` and `sessions` are reached from it with `openat(O_DIRECTORY|O_NOFOLLOW)`
+///   (created `0700` when missing) and must be directories of the same kind: a symbolic link
+///   planted at either is refused, never followed;
+/// - the log is opened with `O_NOFOLLOW|O_NONBLOCK` (a link is refused; a FIFO cannot block)
+///   and must be a regular file owned by this user, writable by nobody else, with no other
+///   hard link (a link to `~/.bashrc` would make every record a line of shell).
+///
+/// Anything else is an error naming the path: a gate then denies, an observer stays silent.
+pub fn open_session_log(project_root: &Path, session: &str) -> Result<(File, PathBuf), String> {
     validate_session_id(session)?;
-    Ok(state_root()?
-        .join(repo_scope(project_root)?)
-        .join("sessions")
-        .join(format!("{session}.jsonl")))
+    let root = state_root()?;
+    let scope = repo_scope(project_root)?;
+    let file_name = format!("{session}.jsonl");
+    let path = root.join(&scope).join("sessions").join(&file_name);
+    let root_dir = open_root(&root)?;
+    let scope_dir = open_subdir(&root_dir, &root.join(&scope), &scope)?;
+    let sessions = open_subdir(&scope_dir, &root.join(&scope).join("sessions"), "sessions")?;
+    let log = open_log(&sessions, &path, &file_name)?;
+    Ok((log, path))
 }
 
-/// Append one line (a serialized record ending in `\n`) to the session log under an
-/// exclusive lock, creating the log's directories (`0700`) the first time.
-pub fn append_line(path: &Path, line: &[u8]) -> Result<(), String> {
+/// This process's effective user id.
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Refuse `metadata` of `path` unless it is owned by this user and writable by nobody else.
+fn check_owned(metadata: &fs::Metadata, path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    if metadata.uid() != euid() {
+        return Err(format!(
+            "`{}` is owned by uid {}, not by this user (uid {}); the session log is kept only \
+             where nobody else can change it",
+            path.display(),
+            metadata.uid(),
+            euid()
+        ));
+    }
+    if metadata.mode() & 0o022 != 0 {
+        return Err(format!(
+            "`{}` is writable by {} (mode {:o}); run `chmod go-w` on it",
+            path.display(),
+            if metadata.mode() & 0o002 != 0 {
+                "others"
+            } else {
+                "its group"
+            },
+            metadata.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+/// Open the state root as a directory, creating it (and missing parents) `0700` first if it
+/// is not there. The root itself may be a symbolic link the user made (`~/.animus` kept
+/// elsewhere); what it leads to must be a directory this user owns, writable by nobody else.
+fn open_root(root: &Path) -> Result<File, String> {
     let open = || {
         OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(path)
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+            .open(root)
     };
-    // The directories exist after a session's first event: try the file first.
-    let mut file = match open() {
+    let dir = match open() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if let Some(dir) = path.parent() {
-                fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(dir)
-                    .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-            }
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(root)
+                .map_err(|e| format!("cannot create `{}`: {e}", root.display()))?;
             open()
         }
         other => other,
     }
-    .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    .map_err(|e| format!("cannot open the state directory `{}`: {e}", root.display()))?;
+    let metadata = dir
+        .metadata()
+        .map_err(|e| format!("cannot inspect `{}`: {e}", root.display()))?;
+    check_owned(&metadata, root)?;
+    Ok(dir)
+}
+
+/// `name` inside `parent`, opened as a directory without following a symbolic link, created
+/// `0700` when missing; `path` is its full path, for messages.
+fn open_subdir(parent: &File, path: &Path, name: &str) -> Result<File, String> {
+    let c_name = c_string(name, path)?;
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let mut fd = openat(parent, &c_name, flags, 0);
+    if matches!(&fd, Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+        // SAFETY: a valid directory descriptor and a NUL-terminated name.
+        let made = unsafe { libc::mkdirat(parent.as_raw_fd(), c_name.as_ptr(), 0o700) };
+        if made != 0 {
+            let e = std::io::Error::last_os_error();
+            // Another hook of the same session may have made it first.
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                return Err(format!("cannot create `{}`: {e}", path.display()));
+            }
+        }
+        fd = openat(parent, &c_name, flags, 0);
+    }
+    let dir = fd.map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) | Some(libc::ENOTDIR) => format!(
+            "`{}` is not a directory (a symbolic link or another file is in its place); \
+             refusing to follow it",
+            path.display()
+        ),
+        _ => format!("cannot open `{}`: {e}", path.display()),
+    })?;
+    let metadata = dir
+        .metadata()
+        .map_err(|e| format!("cannot inspect `{}`: {e}", path.display()))?;
+    check_owned(&metadata, path)?;
+    Ok(dir)
+}
+
+/// The log `name` in `sessions`, opened to append (created `0600`), checked as described at
+/// [`open_session_log`].
+fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let c_name = c_string(name, path)?;
+    let flags = libc::O_WRONLY
+        | libc::O_APPEND
+        | libc::O_CREAT
+        | libc::O_NOFOLLOW
+        | libc::O_NONBLOCK
+        | libc::O_CLOEXEC;
+    let log = openat(sessions, &c_name, flags, 0o600).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => format!(
+            "`{}` is a symbolic link; refusing to follow it (records would land wherever it \
+             points)",
+            path.display()
+        ),
+        // O_NONBLOCK on a FIFO nobody reads.
+        Some(libc::ENXIO) => format!("`{}` is not a regular file", path.display()),
+        _ => format!("cannot open `{}`: {e}", path.display()),
+    })?;
+    let metadata = log
+        .metadata()
+        .map_err(|e| format!("cannot inspect `{}`: {e}", path.display()))?;
+    let kind = metadata.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!(
+            "`{}` is {what}, not a regular file; refusing to write records to it",
+            path.display()
+        ));
+    }
+    check_owned(&metadata, path)?;
+    if metadata.nlink() != 1 {
+        return Err(format!(
+            "`{}` has {} hard links; a session log has exactly one (another name for it could \
+             be any file of this user)",
+            path.display(),
+            metadata.nlink()
+        ));
+    }
+    Ok(log)
+}
+
+fn c_string(name: &str, path: &Path) -> Result<std::ffi::CString, String> {
+    std::ffi::CString::new(name)
+        .map_err(|_| format!("`{}`: a name holds a NUL byte", path.display()))
+}
+
+/// `openat(2)`, the descriptor owned.
+fn openat(
+    dir: &File,
+    name: &std::ffi::CStr,
+    flags: libc::c_int,
+    mode: libc::mode_t,
+) -> std::io::Result<File> {
+    // SAFETY: a valid directory descriptor, a NUL-terminated name; the returned descriptor is
+    // fresh and owned by the File alone.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, mode as libc::c_uint) };
+    if fd < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+}
+
+/// Append one line (a serialized record ending in `\n`) to the open session log under an
+/// exclusive lock; `path` names it in messages.
+pub fn append_line(mut file: File, path: &Path, line: &[u8]) -> Result<(), String> {
     file.lock()
         .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
     // One write of the whole line; `write_all` only loops on a short write, which the lock

@@ -435,7 +435,7 @@ fn record_event(
         .project_root
         .as_deref()
         .ok_or("missing --project-root")?;
-    let path = record::session_log_path(project_root, session)?;
+    let (log, path) = record::open_session_log(project_root, session)?;
     // Copied only when something must be cut (rare): the common payload is written as read.
     let bounded = payload.and_then(record::bounded_payload);
     let (payload_recorded, truncated) = match (&bounded, payload) {
@@ -489,5 +489,5 @@ fn record_event(
     let mut line =
         serde_json::to_vec(&record).map_err(|e| format!("cannot serialize the record: {e}"))?;
     line.push(b'\n');
-    record::append_line(&path, &line)
+    record::append_line(log, &path, &line)
 }
