@@ -38,6 +38,10 @@ impl Staged {
             .write(true)
             .create_new(true)
             .open(&staged.tmp)?;
+        // Readable by all, writable by the owner alone, whatever the umask: the hook refuses a
+        // policy file its group or others could rewrite (a `002` umask would otherwise make
+        // every compiled policy unusable).
+        file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
         file.write_all(bytes)?;
         file.sync_all()?;
         Ok(staged)

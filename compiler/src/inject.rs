@@ -158,12 +158,7 @@ pub fn inject_harness_hooks_with_env(
             request.project_root.display()
         ))
     })?;
-    std::fs::create_dir_all(request.session_dir).map_err(|e| {
-        error(format!(
-            "cannot create session dir `{}`: {e}",
-            request.session_dir.display()
-        ))
-    })?;
+    prepare_session_dir(request.session_dir).map_err(error)?;
     let session_dir =
         std::path::absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
 
@@ -195,6 +190,28 @@ pub fn inject_harness_hooks_with_env(
         hook_binary,
         warnings: compiled.warnings,
     })
+}
+
+/// Create the session directory `0700` (with any missing parents), or check an existing one:
+/// it holds the policy every hook of the session reads, so it must be a directory this user
+/// owns that neither its group nor others may write (they could swap the policy for theirs).
+fn prepare_session_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create session dir `{}`: {e}", dir.display()))?;
+    let metadata = std::fs::metadata(dir)
+        .map_err(|e| format!("cannot inspect session dir `{}`: {e}", dir.display()))?;
+    if !metadata.is_dir() {
+        return Err(format!(
+            "session dir `{}` is not a directory",
+            dir.display()
+        ));
+    }
+    engine::ownership::check_owner_and_mode(&metadata, dir, false)
+        .map_err(|e| format!("refusing the session dir: {e}"))
 }
 
 /// The `hooks` settings block for claude.

@@ -36,6 +36,7 @@
 //! `[^\n]` where a pattern must stay on one line.
 
 pub mod automaton;
+pub mod ownership;
 pub mod paths;
 pub mod policy;
 #[cfg(feature = "reference")]

@@ -121,37 +121,10 @@ pub fn open_session_log(project_root: &Path, session: &str) -> Result<(File, Pat
     Ok((log, path))
 }
 
-/// This process's effective user id.
-fn euid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
-}
-
-/// Refuse `metadata` of `path` unless it is owned by this user and writable by nobody else.
+/// Refuse `metadata` of `path` unless it is this user's and writable by nobody else.
 fn check_owned(metadata: &fs::Metadata, path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::MetadataExt;
-    if metadata.uid() != euid() {
-        return Err(format!(
-            "`{}` is owned by uid {}, not by this user (uid {}); the session log is kept only \
-             where nobody else can change it",
-            path.display(),
-            metadata.uid(),
-            euid()
-        ));
-    }
-    if metadata.mode() & 0o022 != 0 {
-        return Err(format!(
-            "`{}` is writable by {} (mode {:o}); run `chmod go-w` on it",
-            path.display(),
-            if metadata.mode() & 0o002 != 0 {
-                "others"
-            } else {
-                "its group"
-            },
-            metadata.mode() & 0o7777
-        ));
-    }
-    Ok(())
+    engine::ownership::check_owner_and_mode(metadata, path, false)
+        .map_err(|e| format!("{e}; the session log is kept only where nobody else can change it"))
 }
 
 /// Open the state root as a directory, creating it (and missing parents) `0700` first if it

@@ -149,6 +149,74 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         Some(status.clone()),
         "cannot be used",
     ));
+    // The policy's three files are checked before a byte is read: a FIFO answers at once (it
+    // used to block for the whole deadline), and a file its group or others may write, or one
+    // owned by another user, is refused (they could rewrite what the hook allows).
+    let fifo = pair("policy-fifo", &|json, _| {
+        std::fs::remove_file(json).unwrap();
+        let c = std::ffi::CString::new(json.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    });
+    v.push(f(
+        "policy is a FIFO",
+        &fifo,
+        Some(status.clone()),
+        "it is a FIFO, not a regular file",
+    ));
+    v.push(f(
+        "policy is a device",
+        "/dev/zero",
+        Some(status.clone()),
+        "it is a device",
+    ));
+    let chmod = |path: &Path, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    let loose_policy = pair("policy-0666", &|json, _| chmod(json, 0o666));
+    v.push(f(
+        "policy writable by others",
+        &loose_policy,
+        Some(status.clone()),
+        "is writable by others (mode 666)",
+    ));
+    let loose_sidecar = pair("sidecar-0664", &|_, sidecar| chmod(sidecar, 0o664));
+    v.push(f(
+        "sidecar writable by its group",
+        &loose_sidecar,
+        Some(status.clone()),
+        "is writable by its group (mode 664)",
+    ));
+    let loose_stamp = pair("stamp-0646", &|json, _| {
+        let stamp = engine::sidecar::stamp_path_for(json);
+        std::fs::copy(engine::sidecar::stamp_path_for(good_policy), &stamp).unwrap();
+        chmod(&stamp, 0o646);
+    });
+    v.push(f(
+        "stamp writable by others",
+        &loose_stamp,
+        Some(status.clone()),
+        "animus-policy.stamp` is writable by others",
+    ));
+    // Another user's sidecar (only root can hand a file to another user).
+    let foreign = pair("sidecar-foreign", &|_, sidecar| {
+        let _ = std::os::unix::fs::chown(sidecar, Some(4242), None);
+    });
+    {
+        use std::os::unix::fs::MetadataExt;
+        let sidecar = engine::sidecar::sidecar_path_for(Path::new(&foreign));
+        if std::fs::metadata(&sidecar).unwrap().uid() == 4242 {
+            v.push(f(
+                "sidecar owned by another user",
+                &foreign,
+                Some(status.clone()),
+                "is owned by uid 4242",
+            ));
+        } else {
+            println!("SKIPPED (not root): the foreign-owner sidecar fault");
+        }
+    }
     let mut unknown_flag = f(
         "unknown flag",
         &good,

@@ -78,7 +78,7 @@ use crate::sidecar::format::{
     SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot, prefilter_trigram,
     tail_word, view_of_code,
 };
-use crate::sidecar::load::{PolicyBinding, VerifiedLayout, verify};
+use crate::sidecar::load::{OpenFault, PolicyBinding, VerifiedLayout, open_trusted, verify};
 use crate::sidecar::{
     FileIdentity, LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for,
     stamp_path_for,
@@ -209,12 +209,20 @@ impl CompiledPolicy {
             path: policy_path.to_path_buf(),
             error,
         };
-        let file = std::fs::File::open(policy_path).map_err(unreadable)?;
-        let metadata = file.metadata().map_err(unreadable)?;
+        let (file, metadata) = open_trusted(policy_path).map_err(|fault| match fault {
+            OpenFault::Io(error) => unreadable(error),
+            OpenFault::Untrusted(e) => e,
+        })?;
         let (bytes, sidecar_identity) = SidecarBytes::map(&sidecar_path_for(policy_path))?;
         let json = read_policy_json(policy_path, file, metadata.len())?;
-        let stamp = Stamp::read(&stamp_path_for(policy_path))
-            .filter(|stamp| stamp.vouches_for(&sidecar_identity, &FileIdentity::of(&metadata)));
+        // No stamp, or one that cannot be read, only means hashing both files; a stamp that is
+        // there but untrusted is refused like the other two files.
+        let stamp = match open_trusted(&stamp_path_for(policy_path)) {
+            Ok((file, _)) => Stamp::read_from(file),
+            Err(OpenFault::Io(_)) => None,
+            Err(OpenFault::Untrusted(e)) => return Err(e),
+        }
+        .filter(|stamp| stamp.vouches_for(&sidecar_identity, &FileIdentity::of(&metadata)));
         CompiledPolicy::from_verified(bytes, json, stamp)
     }
 

@@ -84,6 +84,15 @@ pub enum LoadError {
         /// What is inconsistent.
         what: String,
     },
+    /// The policy, its sidecar or its stamp is not a file the hook may trust: not a regular
+    /// file (a FIFO, a device, a directory), owned by neither this user nor root, or writable
+    /// by its group or by others. Refused before a byte of it is read.
+    Untrusted {
+        /// The file.
+        path: PathBuf,
+        /// Why, and the fix.
+        why: String,
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -135,6 +144,9 @@ impl fmt::Display for LoadError {
             LoadError::Malformed { what } => {
                 write!(f, "sidecar is malformed: {what}; {RECOMPILE}")
             }
+            LoadError::Untrusted { path, why } => {
+                write!(f, "refusing to read `{}`: {why}", path.display())
+            }
         }
     }
 }
@@ -147,6 +159,53 @@ impl std::error::Error for LoadError {
             _ => None,
         }
     }
+}
+
+/// Why [`open_trusted`] did not hand back a file.
+pub(crate) enum OpenFault {
+    /// The OS refused the open or the `fstat` (missing, unreadable, …).
+    Io(std::io::Error),
+    /// It opened, but it is not a file the hook may trust: see [`LoadError::Untrusted`].
+    Untrusted(LoadError),
+}
+
+/// Open one of a policy's three files for reading and check it before a byte is read: a
+/// regular file (the open does not block, so a FIFO is refused at once, not at the deadline),
+/// owned by this user or by root, writable by neither its group nor others. Anyone who can
+/// rewrite the policy can rewrite what the hook allows; the compiler writes all three `0644`.
+pub(crate) fn open_trusted(path: &Path) -> Result<(File, std::fs::Metadata), OpenFault> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(OpenFault::Io)?;
+    let metadata = file.metadata().map_err(OpenFault::Io)?;
+    let untrusted = |why: String| {
+        OpenFault::Untrusted(LoadError::Untrusted {
+            path: path.to_path_buf(),
+            why,
+        })
+    };
+    let kind = metadata.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(untrusted(format!("it is {what}, not a regular file")));
+    }
+    crate::ownership::check_owner_and_mode(&metadata, path, true).map_err(|why| {
+        untrusted(format!(
+            "{why}; anyone who can rewrite a policy can rewrite what the hook allows"
+        ))
+    })?;
+    Ok((file, metadata))
 }
 
 /// The sidecar's bytes, 8-byte aligned so the DFAs inside can be used in place: a read-only
@@ -186,13 +245,15 @@ impl SidecarBytes {
             path: path.to_path_buf(),
             error,
         };
-        let mut file = File::open(path).map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => LoadError::SidecarMissing {
-                path: path.to_path_buf(),
-            },
-            _ => unreadable(error),
+        let (mut file, metadata) = open_trusted(path).map_err(|fault| match fault {
+            OpenFault::Io(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                LoadError::SidecarMissing {
+                    path: path.to_path_buf(),
+                }
+            }
+            OpenFault::Io(error) => unreadable(error),
+            OpenFault::Untrusted(e) => e,
         })?;
-        let metadata = file.metadata().map_err(unreadable)?;
         let identity = FileIdentity::of(&metadata);
         let len = metadata.len();
         if len < HEADER_LEN as u64 {

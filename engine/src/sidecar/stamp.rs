@@ -193,12 +193,15 @@ impl Stamp {
 
     /// Read the stamp at `path`: `None` if there is none or it is not intact.
     pub fn read(path: &Path) -> Option<Stamp> {
+        Stamp::read_from(std::fs::File::open(path).ok()?)
+    }
+
+    /// Read the stamp from an open `file`: `None` if it is not intact.
+    pub fn read_from(file: std::fs::File) -> Option<Stamp> {
         use std::io::Read;
         // One byte more than a stamp: a longer file is not a stamp.
         let mut bytes = Vec::with_capacity(STAMP_LEN + 1);
-        std::fs::File::open(path)
-            .ok()?
-            .take(STAMP_LEN as u64 + 1)
+        file.take(STAMP_LEN as u64 + 1)
             .read_to_end(&mut bytes)
             .ok()?;
         Stamp::decode(&bytes)

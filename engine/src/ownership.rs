@@ -1,0 +1,55 @@
+//! Who may change a file the guard trusts: the one definition the hook's policy loader, its
+//! session log and `inject`'s session directory share.
+//!
+//! The agent the guard watches runs as the same user, so ownership cannot keep it out (the
+//! built-in self-protection rules do that); these checks keep out everyone else: a file or
+//! directory another user owns, or one its group or others may write, could be replaced under
+//! the guard by someone the user never trusted.
+
+use std::fs::Metadata;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// This process's effective user id.
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Who besides the owner may write a file of this `mode`: `Some("others")`,
+/// `Some("its group")`, or `None`.
+pub fn writable_by_others(mode: u32) -> Option<&'static str> {
+    if mode & 0o002 != 0 {
+        Some("others")
+    } else if mode & 0o020 != 0 {
+        Some("its group")
+    } else {
+        None
+    }
+}
+
+/// Refuse `metadata` of `path` unless its owner is this user (or root, when `root_too`) and
+/// neither its group nor others may write it. The error names the path, the fault and the fix.
+pub fn check_owner_and_mode(
+    metadata: &Metadata,
+    path: &Path,
+    root_too: bool,
+) -> Result<(), String> {
+    let euid = effective_uid();
+    let owner = metadata.uid();
+    if owner != euid && !(root_too && owner == 0) {
+        return Err(format!(
+            "`{}` is owned by uid {owner}, not by this user (uid {euid}){}",
+            path.display(),
+            if root_too { " nor root" } else { "" }
+        ));
+    }
+    if let Some(who) = writable_by_others(metadata.mode()) {
+        return Err(format!(
+            "`{}` is writable by {who} (mode {:o}); run `chmod go-w` on it",
+            path.display(),
+            metadata.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
