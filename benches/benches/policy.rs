@@ -71,6 +71,7 @@ fn decide_and_load(c: &mut Criterion) {
             let compiled = compiler::Compiled {
                 policy,
                 warnings: Vec::new(),
+                locations: Vec::new(),
             };
             let path = compiler::write_policy_artifacts(&dir, &compiled).unwrap();
             assert_eq!(

@@ -21,7 +21,7 @@ use engine::policy::MatchOn;
 use engine::policy::POLICY_VERSION;
 use engine::{Decision, HookPolicy, HookPolicyRule};
 
-use crate::diagnostic::{Diagnostic, Errors};
+use crate::diagnostic::{Diagnostic, Errors, Location, quote};
 use crate::profile::{AgentProfile, AuthorRule, Located, ToolPolicy};
 use crate::tool_policy::lower_entry;
 
@@ -35,15 +35,22 @@ pub struct Compiled {
     pub policy: HookPolicy,
     /// Downgraded or dropped author rules, duplicate entries, ….
     pub warnings: Vec<Diagnostic>,
+    /// Where each rule of `policy` was written (`locations[i]` for `policy.rules[i]`): the
+    /// `tool_policy` entry or the author rule. Lowering names it when a rule's automaton
+    /// cannot be built. Empty for a policy that did not come from a profile.
+    pub locations: Vec<Location>,
 }
 
 /// Compile a whole profile.
 pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     let mut warnings = Vec::new();
-    let (default_decision, mut rules) = compile_tool_policy(&profile.tool_policy, &mut warnings)?;
+    let (default_decision, located) =
+        compile_tool_policy_located(&profile.tool_policy, &mut warnings)?;
+    let (mut rules, mut locations): (Vec<_>, Vec<_>) = located.into_iter().unzip();
     for author in &profile.policy_rules {
         if let Some(rule) = tighten_author_rule(author, default_decision, &mut warnings) {
             rules.push(rule);
+            locations.push(author.location.clone());
         }
     }
     let policy = HookPolicy {
@@ -59,13 +66,26 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
             format!("internal: compiled policy invalid: {e}"),
         )
     })?;
+    // A matcher the regex compiler refuses (over its size limit, which a long entry of many
+    // `*` can reach) is the entry's error, at the entry.
     engine::reference::ReferenceEvaluator::new(&policy).map_err(|e| {
+        let at = policy.rules.iter().position(|rule| rule.id == e.rule);
         Diagnostic::error(
-            Some(profile.location.clone()),
-            format!("internal: compiled regex invalid: {e}"),
+            Some(at.map_or(&profile.location, |i| &locations[i]).clone()),
+            format!(
+                "rule `{}`, matcher on `{}`: cannot be compiled: {}",
+                quote(&e.rule),
+                quote(&e.field),
+                quote(&e.message)
+            ),
         )
+        .with_help("simplify the entry or regex, or split it into several")
     })?;
-    Ok(Compiled { policy, warnings })
+    Ok(Compiled {
+        policy,
+        warnings,
+        locations,
+    })
 }
 
 /// Lower `tool_policy` to its default decision and kernel rules (deny rules first). Every
@@ -74,6 +94,18 @@ pub fn compile_tool_policy(
     tool_policy: &ToolPolicy,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Decision, Vec<HookPolicyRule>), Errors> {
+    let (default_decision, rules) = compile_tool_policy_located(tool_policy, warnings)?;
+    Ok((
+        default_decision,
+        rules.into_iter().map(|(rule, _)| rule).collect(),
+    ))
+}
+
+/// [`compile_tool_policy`], each rule with the location of its entry.
+fn compile_tool_policy_located(
+    tool_policy: &ToolPolicy,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<(Decision, Vec<(HookPolicyRule, Location)>), Errors> {
     let default_decision = if tool_policy.allow.is_empty() {
         Decision::Defer
     } else {
@@ -95,7 +127,7 @@ pub fn compile_tool_policy(
             if !seen.insert(entry.as_str()) {
                 warnings.push(Diagnostic::warning(
                     Some(location.clone()),
-                    format!("tool_policy.{list} entry `{entry}` is listed more than once; the duplicate is ignored"),
+                    format!("tool_policy.{list} entry `{}` is listed more than once; the duplicate is ignored", quote(entry)),
                 ));
                 continue;
             }
@@ -104,7 +136,11 @@ pub fn compile_tool_policy(
                     if let Some(note) = lowered.note {
                         warnings.push(Diagnostic::warning(
                             Some(location.clone()),
-                            format!("tool_policy.{list} entry `{entry}` {note}"),
+                            format!(
+                                "tool_policy.{list} entry `{}` {}",
+                                quote(entry),
+                                bounded(&note)
+                            ),
                         ));
                     }
                     let reason = match decision {
@@ -125,19 +161,26 @@ pub fn compile_tool_policy(
                         } else {
                             format!("{KERNEL_ID_PREFIX}{list}:{entry} #{}", i + 1)
                         };
-                        rules.push(HookPolicyRule {
-                            id,
-                            events: Vec::new(),
-                            tools: part.tools,
-                            input_matchers: part.input_matchers,
-                            decision,
-                            reason: reason.clone(),
-                        });
+                        rules.push((
+                            HookPolicyRule {
+                                id,
+                                events: Vec::new(),
+                                tools: part.tools,
+                                input_matchers: part.input_matchers,
+                                decision,
+                                reason: reason.clone(),
+                            },
+                            location.clone(),
+                        ));
                     }
                 }
                 Err(why) => errors.push(Diagnostic::error(
                     Some(location.clone()),
-                    format!("tool_policy.{list} entry `{entry}` {why}"),
+                    format!(
+                        "tool_policy.{list} entry `{}` {}",
+                        quote(entry),
+                        bounded(&why)
+                    ),
                 )),
             }
         }
@@ -218,4 +261,19 @@ fn tighten_author_rule(
         decision,
         reason,
     })
+}
+
+/// A lowering note or error as a diagnostic carries it: the notes quote parts of the entry
+/// (its tool, its argument), which may be up to [`crate::profile::MAX_ENTRY_BYTES`] long. The
+/// longest note written in full is a few hundred bytes; anything longer is cut.
+fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    const MAX_NOTE_BYTES: usize = 1024;
+    if text.len() <= MAX_NOTE_BYTES {
+        return text.into();
+    }
+    let mut cut = MAX_NOTE_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… [{} bytes]", &text[..cut], text.len()).into()
 }

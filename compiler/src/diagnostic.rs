@@ -125,3 +125,28 @@ impl From<Diagnostic> for Errors {
         Errors::one(d)
     }
 }
+
+/// The most bytes of an offending input a diagnostic quotes. A profile entry or regex may be
+/// up to [`crate::profile::MAX_ENTRY_BYTES`] long (and a hostile file far longer): a message
+/// that echoed it whole would bury the location and flood the terminal or a CI log.
+pub const MAX_QUOTE_BYTES: usize = 200;
+
+/// `text` as a diagnostic quotes it: whole when it is at most [`MAX_QUOTE_BYTES`] long, else
+/// its first bytes (cut on a character boundary), `…`, and how long it is in all.
+///
+/// ```
+/// use compiler::diagnostic::quote;
+/// assert_eq!(quote("Bash(rm:*)"), "Bash(rm:*)");
+/// let long = "x".repeat(70_000);
+/// assert_eq!(quote(&long), format!("{}… [70000 bytes]", "x".repeat(200)));
+/// ```
+pub fn quote(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= MAX_QUOTE_BYTES {
+        return text.into();
+    }
+    let mut cut = MAX_QUOTE_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… [{} bytes]", &text[..cut], text.len()).into()
+}

@@ -87,7 +87,11 @@ pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<Pat
         ))
     };
     // Lower first: a policy that cannot be lowered writes nothing at all.
-    let image = lower::lower_policy(&compiled.policy, &lower::Budgets::default())?;
+    let image = lower::lower_policy_located(
+        &compiled.policy,
+        &lower::Budgets::default(),
+        &compiled.locations,
+    )?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);

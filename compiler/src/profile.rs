@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::diagnostic::{Diagnostic, Errors, Location};
+use crate::diagnostic::{Diagnostic, Errors, Location, quote};
 use crate::events::CLAUDE_HOOK_EVENTS;
 use crate::regex_check::check_matcher_regex;
 
@@ -146,6 +146,24 @@ struct RawRule {
 /// call the rule decides.
 pub const MAX_REASON_BYTES: usize = 1024;
 
+/// The longest config file [`load_profile_file`] and [`load_profile_str`] read, in bytes
+/// (64 MiB). A real permission list of 100,000 entries is ~4 MB and 100,000 author rules with
+/// a matcher each ~15 MB; the cap bounds what a hostile or mistaken file can make the parser
+/// hold (its node and event budgets scale with the input, see [`parse_budget`]).
+pub const MAX_CONFIG_BYTES: usize = 64 << 20;
+
+/// The longest `tool_policy` entry, tool glob or matcher field, in bytes (64 KiB). Unbounded,
+/// a 50 MB entry took 19 s and 5 GB to fail deep inside the regex compiler; real entries are a
+/// few dozen bytes.
+pub const MAX_ENTRY_BYTES: usize = 64 << 10;
+
+/// The longest author matcher regex, in bytes (64 KiB): checked before the regex is parsed.
+pub const MAX_REGEX_BYTES: usize = 64 << 10;
+
+/// The longest author rule id, in bytes: an id names the rule in every decision record and
+/// diagnostic, so it is a name, not a document.
+pub const MAX_ID_BYTES: usize = 1024;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMatcher {
@@ -230,20 +248,56 @@ impl Drop for SelectionGuard {
 
 // ---------------------------------------------------------------------------------------------
 
-/// Read `path` and load profile `agent_id` from it.
+/// Read `path` and load profile `agent_id` from it. A file over [`MAX_CONFIG_BYTES`] is an
+/// error before it is read (or, for a file that grows or a pipe, as soon as it passes the cap).
 pub fn load_profile_file(path: &Path, agent_id: &str) -> Result<AgentProfile, Errors> {
+    use std::io::Read;
     let name: Arc<str> = path.display().to_string().into();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Diagnostic::error(
-            Some(Location {
-                file: name.clone(),
-                line: 0,
-                column: 0,
-            }),
-            format!("cannot read config: {e}"),
-        )
-    })?;
+    let whole_file = Location {
+        file: name.clone(),
+        line: 0,
+        column: 0,
+    };
+    let unreadable = |e: std::io::Error| {
+        Diagnostic::error(Some(whole_file.clone()), format!("cannot read config: {e}"))
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    if len > MAX_CONFIG_BYTES as u64 {
+        return Err(config_too_large(whole_file, len).into());
+    }
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(unreadable)?;
     load_profile_str(&text, name, agent_id)
+}
+
+fn config_too_large(location: Location, len: u64) -> Diagnostic {
+    Diagnostic::error(
+        Some(location),
+        format!(
+            "the config is {len} bytes, over the {MAX_CONFIG_BYTES}-byte ({} MiB) limit",
+            MAX_CONFIG_BYTES >> 20
+        ),
+    )
+    .with_help("a profile's tool_policy and hooks fit in far less; split the file or drop what the agent does not use")
+}
+
+/// serde-saphyr's default budget (250,000 nodes, 1,000,000 events) is sized for configs of a
+/// few hundred kilobytes: a profile of 100,000 author rules (~15 nodes each) exceeded it. A
+/// node or an event pair needs at least one byte of input (`[a,b]`, `{a,b}`), so budgets of
+/// the input's length in nodes and twice it in events never reject a file for its size alone,
+/// and stay bounded because the input is ([`MAX_CONFIG_BYTES`]). Aliases, anchors and depth
+/// keep serde-saphyr's defaults: those bound expansion, not size.
+fn parse_budget(input_len: usize) -> serde_saphyr::Budget {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = budget.max_nodes.max(input_len.saturating_add(64));
+    budget.max_events = budget
+        .max_events
+        .max(input_len.saturating_mul(2).saturating_add(64));
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(input_len);
+    budget
 }
 
 /// Load profile `agent_id` from config text; `file` names the source in diagnostics.
@@ -257,9 +311,14 @@ pub fn load_profile_str(
         line,
         column,
     };
+    if text.len() > MAX_CONFIG_BYTES {
+        return Err(config_too_large(at(0, 0), text.len() as u64).into());
+    }
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(parse_budget(text.len()));
     let raw: RawConfig = {
         let _guard = SelectionGuard::set(agent_id);
-        serde_saphyr::from_str(text).map_err(|e| {
+        serde_saphyr::from_str_with_options(text, options).map_err(|e| {
             let (line, column) = e
                 .location()
                 .map_or((0, 0), |l| (l.line() as u32, l.column() as u32));
@@ -275,7 +334,7 @@ pub fn load_profile_str(
     ] {
         if let Some(map) = map {
             let map = map.value;
-            known.extend(map.ids.iter().map(|id| format!("{section}.{id}")));
+            known.extend(map.ids.iter().map(|id| format!("{section}.{}", quote(id))));
             if let Some(profile) = map.selected {
                 found.push((section, profile));
             }
@@ -329,7 +388,8 @@ fn describe_parse_error(e: &serde_saphyr::Error) -> String {
         "" => "invalid YAML/JSON".to_string(),
         "expected sequence start" => "wrong type: expected a list here".to_string(),
         "expected mapping start" => "wrong type: expected a mapping (key: value) here".to_string(),
-        other => other.to_string(),
+        // The message may name an unknown key or a value, which the input can make any length.
+        other => quote(other).into_owned(),
     }
 }
 
@@ -355,23 +415,50 @@ impl Converter<'_> {
         self.errors.push(d);
     }
 
+    /// An error when `value` is over `limit` bytes, naming `what`, its size and its start;
+    /// `true` when it is within the limit.
+    fn within(&mut self, what: &str, value: &str, limit: usize, location: Location) -> bool {
+        if value.len() <= limit {
+            return true;
+        }
+        self.error(
+            location,
+            format!(
+                "{what} is {} bytes, over the {limit}-byte limit (it starts `{}`)",
+                value.len(),
+                quote(value)
+            ),
+            Some("shorten it; split a long list of alternatives into several entries or rules"),
+        );
+        false
+    }
+
     fn profile(mut self, agent_id: &str, raw: Spanned<RawProfile>) -> Result<AgentProfile, Errors> {
         let location = self.loc(&raw);
         let RawProfile { tool_policy, hooks } = raw.value;
         let tool_policy = tool_policy.map(|tp| {
-            let located = |v: Option<Vec<Spanned<String>>>, this: &Self| {
+            let mut located = |list: &str, v: Option<Vec<Spanned<String>>>| {
                 v.unwrap_or_default()
                     .into_iter()
-                    .map(|s| Located {
-                        location: this.loc(&s),
-                        value: s.value,
+                    .filter_map(|s| {
+                        let location = self.loc(&s);
+                        self.within(
+                            &format!("tool_policy.{list} entry"),
+                            &s.value,
+                            MAX_ENTRY_BYTES,
+                            location.clone(),
+                        )
+                        .then_some(Located {
+                            location,
+                            value: s.value,
+                        })
                     })
                     .collect()
             };
             ToolPolicy {
-                allow: located(tp.value.allow, &self),
-                deny: located(tp.value.deny, &self),
-                ask: located(tp.value.ask, &self),
+                allow: located("allow", tp.value.allow),
+                deny: located("deny", tp.value.deny),
+                ask: located("ask", tp.value.ask),
             }
         });
         let (mut policy_rules, mut observers) = (Vec::new(), Vec::new());
@@ -414,7 +501,11 @@ impl Converter<'_> {
         let before = self.errors.len();
         let id_loc = self.loc(&r.id);
         let id = r.id.value;
-        if id.trim().is_empty() {
+        // Every message below names the rule; an overlong id is named by its start.
+        let shown = quote(&id).into_owned();
+        if !self.within("rule `id`", &id, MAX_ID_BYTES, id_loc.clone()) {
+            // Reported; the checks below would quote it again.
+        } else if id.trim().is_empty() {
             self.error(
                 id_loc.clone(),
                 "rule `id` is empty".into(),
@@ -424,13 +515,13 @@ impl Converter<'_> {
             self.error(
                 id_loc.clone(),
                 format!(
-                    "rule id `{id}` uses the reserved prefix `{}`",
+                    "rule id `{shown}` uses the reserved prefix `{}`",
                     crate::compile::KERNEL_ID_PREFIX
                 ),
                 Some("that prefix names rules compiled from tool_policy; pick another id"),
             );
         } else if let Some(first) = ids.get(&id) {
-            let msg = format!("duplicate rule id `{id}` (first defined at {first})");
+            let msg = format!("duplicate rule id `{shown}` (first defined at {first})");
             self.error(
                 id_loc.clone(),
                 msg,
@@ -444,7 +535,7 @@ impl Converter<'_> {
             if events.value.is_empty() {
                 self.error(
                     list_loc,
-                    format!("rule `{id}`: `events` is empty, so the rule could never apply"),
+                    format!("rule `{shown}`: `events` is empty, so the rule could never apply"),
                     Some("list gate events (PreToolUse, PermissionRequest), or omit `events` to apply to both"),
                 );
             }
@@ -456,7 +547,7 @@ impl Converter<'_> {
                         let l = self.loc(&e);
                         self.error(
                             l,
-                            format!("rule `{id}`: `{}` is not a gate event; expected one of {}", e.value, GATE_EVENTS.join(", ")),
+                            format!("rule `{shown}`: `{}` is not a gate event; expected one of {}", quote(&e.value), GATE_EVENTS.join(", ")),
                             Some("policy rules decide gate events only; use `observers` to record other events"),
                         );
                     }
@@ -469,9 +560,19 @@ impl Converter<'_> {
             .unwrap_or_default()
             .into_iter()
             .map(|t| {
-                if let Err(why) = crate::tool_policy::check_tool_glob(&t.value) {
-                    let l = self.loc(&t);
-                    self.error(l, format!("rule `{id}`: tool `{}` {why}", t.value), None);
+                let l = self.loc(&t);
+                if self.within(
+                    &format!("rule `{shown}`: a tool glob"),
+                    &t.value,
+                    MAX_ENTRY_BYTES,
+                    l.clone(),
+                ) && let Err(why) = crate::tool_policy::check_tool_glob(&t.value)
+                {
+                    self.error(
+                        l,
+                        format!("rule `{shown}`: tool `{}` {why}", quote(&t.value)),
+                        None,
+                    );
                 }
                 t.value
             })
@@ -482,17 +583,23 @@ impl Converter<'_> {
             .into_iter()
             .map(|m| {
                 let RawMatcher { field, regex } = m.value;
-                if !engine::semantics::is_valid_field_path(&field.value) {
-                    let l = self.loc(&field);
+                let l = self.loc(&field);
+                if self.within(&format!("rule `{shown}`: a matcher `field`"), &field.value, MAX_ENTRY_BYTES, l.clone())
+                    && !engine::semantics::is_valid_field_path(&field.value)
+                {
                     self.error(
                         l,
-                        format!("rule `{id}`: `field: {}` is not a dot path into tool_input", field.value),
+                        format!("rule `{shown}`: `field: {}` is not a dot path into tool_input", quote(&field.value)),
                         Some("write a field name such as `command` or `file_path`, nested names joined by `.`"),
                     );
                 }
-                if let Err(why) = check_matcher_regex(&regex.value) {
-                    let l = self.loc(&regex);
-                    self.error(l, format!("rule `{id}`: invalid regex `{}`: {why}", regex.value), None);
+                // The length first: parsing and compiling a huge regex is what took seconds
+                // and gigabytes.
+                let l = self.loc(&regex);
+                if self.within(&format!("rule `{shown}`: a matcher `regex`"), &regex.value, MAX_REGEX_BYTES, l.clone())
+                    && let Err(why) = check_matcher_regex(&regex.value)
+                {
+                    self.error(l, format!("rule `{shown}`: invalid regex `{}`: {}", quote(&regex.value), quote(&why)), None);
                 }
                 engine::InputMatcher::regex(field.value, regex.value)
             })
@@ -505,7 +612,7 @@ impl Converter<'_> {
             self.error(
                 l,
                 format!(
-                    "rule `{id}`: the reason is {} bytes, over the {MAX_REASON_BYTES}-byte limit \
+                    "rule `{shown}`: the reason is {} bytes, over the {MAX_REASON_BYTES}-byte limit \
                      (it starts `{start}…`)",
                     reason.value.len()
                 ),
@@ -543,7 +650,7 @@ impl Converter<'_> {
                     let l = self.loc(&e);
                     self.error(
                         l,
-                        format!("observer event `{}` is not a harness hook event", e.value.escape_debug()),
+                        format!("observer event `{}` is not a harness hook event", quote(&e.value).escape_debug()),
                         Some("use an event name such as UserPromptSubmit, Notification, SubagentStop or PreCompact"),
                     );
                 }

@@ -35,6 +35,8 @@ use engine::InputMatcher;
 use engine::policy::MatchOn;
 use engine::semantics::ClaudePattern;
 
+use crate::diagnostic::quote;
+
 /// One rule one entry lowers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoweredEntry {
@@ -198,8 +200,9 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
     let is_mcp = tool.starts_with("mcp__");
     let note = (tool != "*" && !is_mcp && !CLAUDE_TOOLS.contains(&tool)).then(|| {
         format!(
-            "names `{tool}`, which is not a tool claude {} has (a tool is matched by its exact \
+            "names `{}`, which is not a tool claude {} has (a tool is matched by its exact \
              name): the rule is kept, and matches only a tool of that name",
+            quote(tool),
             CLAUDE_VERSION
         )
     });
@@ -251,7 +254,8 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         // `WebSearch()` match no call, in allow and deny alike.
         return Ok(inert(format!(
             "has an empty argument `()`: claude {CLAUDE_VERSION} matches no call with it, so it \
-             compiles to no rule (write `{tool}` alone to match every call)"
+             compiles to no rule (write `{}` alone to match every call)",
+            quote(tool)
         )));
     }
     // Claude reads file edits through `Edit(…)` rules only: a `Write(…)`, `MultiEdit(…)` or
@@ -261,7 +265,8 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         return Ok(inert(format!(
             "grants nothing in claude {CLAUDE_VERSION}, whose file-edit grants are `Edit(…)` \
              entries (they cover Write and NotebookEdit too); it compiles to no rule (write \
-             `Edit({argument})`)"
+             `Edit({})`)",
+            quote(argument)
         )));
     }
     // `Tool(*)` and `Tool(**)` are the bare tool, except for an allow on a file tool: there
@@ -291,18 +296,21 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
     // so its argument decides nothing; the rule is the bare tool, and the note says so.
     if argument_of(tool).is_none() && tool != "*" && !is_mcp && !CLAUDE_TOOLS.contains(&tool) {
         let note = format!(
-            "names `{tool}`, which is not a tool claude {CLAUDE_VERSION} has (a tool is matched \
-             by its exact name); its argument `{argument}` is not read: the rule matches any \
-             call to a tool of that name, and claude makes none"
+            "names `{}`, which is not a tool claude {CLAUDE_VERSION} has (a tool is matched \
+             by its exact name); its argument `{}` is not read: the rule matches any \
+             call to a tool of that name, and claude makes none",
+            quote(tool),
+            quote(argument)
         );
         return Ok(bare(tools, Some(note)));
     }
     let Some(form) = argument_of(tool) else {
         return Err(format!(
-            "uses an argument form, but the argument of `{tool}` is not modelled (only \
+            "uses an argument form, but the argument of `{}` is not modelled (only \
              Bash, PowerShell, Read, Edit, Write, MultiEdit, NotebookEdit, Grep, Glob, LS, \
              WebFetch, WebSearch, Skill, Task, Agent and SlashCommand take one); a rule that \
-             cannot match would silently weaken the policy"
+             cannot match would silently weaken the policy",
+            quote(tool)
         ));
     };
     let generous = decision != Decision::Allow;
@@ -401,8 +409,9 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         Argument::Domain(field) => {
             let Some(domain) = argument.strip_prefix("domain:") else {
                 return Err(format!(
-                    "has the argument `{argument}`; claude's WebFetch rules take \
-                     `domain:<host>` (as in `WebFetch(domain:example.com)`)"
+                    "has the argument `{}`; claude's WebFetch rules take \
+                     `domain:<host>` (as in `WebFetch(domain:example.com)`)",
+                    quote(argument)
                 ));
             };
             engine::web::DomainPattern::parse(domain)?;

@@ -229,3 +229,60 @@ fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_em
         refused.stdout
     );
 }
+
+/// Issue 12, compile limits as the user sees them: an overlong entry and an automaton too
+/// large are errors at `file:line:column` that quote at most the start of the input, and
+/// nothing is written.
+#[test]
+fn compile_limits_are_errors_at_the_place_quoting_only_the_start() {
+    let out = temp_dir("limits");
+    let cases: Vec<(&str, String, String)> = vec![
+        (
+            "entry.yaml",
+            // 2 MB: the whole entry echoed made the terminal useless.
+            format!(
+                "agents:\n  a:\n    tool_policy:\n      deny:\n        - Read\n        - Bash(echo {})\n",
+                "x".repeat(2 << 20)
+            ),
+            format!(
+                "entry.yaml:6:11: error: tool_policy.deny entry is {} bytes, over the 65536-byte limit",
+                (2 << 20) + 11
+            ),
+        ),
+        (
+            "regex.yaml",
+            format!(
+                "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: r\n          decision: deny\n          input_matchers: [{{field: command, regex: '{}'}}]\n",
+                "a|".repeat(40_000)
+            ),
+            "regex.yaml:7:52: error: rule `r`: a matcher `regex` is 80000 bytes, over the 65536-byte limit"
+                .to_string(),
+        ),
+        (
+            "dfa.yaml",
+            "agents:\n  a:\n    tool_policy:\n      deny: [Read]\n    hooks:\n      policy_rules:\n        - id: too-big\n          decision: deny\n          input_matchers: [{field: command, regex: '[ab]*a[ab]{20}'}]\n"
+                .to_string(),
+            "dfa.yaml:7:11: error: rule `too-big`, matcher on `command`: regex `[ab]*a[ab]{20}` is too complex"
+                .to_string(),
+        ),
+    ];
+    for (name, text, expected) in &cases {
+        let config = out.join(name);
+        std::fs::write(&config, text).unwrap();
+        let fresh = out.join(format!("out-{name}"));
+        let result = compile(&config, "a", &fresh);
+        let stderr = result.stderr.clone();
+        assert_eq!(result.code, Some(1), "{name}: {stderr:.2000}");
+        assert!(
+            stderr.starts_with(&format!("{}/{expected}", out.display())),
+            "{name}: {stderr:.2000}"
+        );
+        assert!(
+            stderr.len() < 1500,
+            "{name}: stderr echoes the input ({} bytes): {stderr:.2000}",
+            stderr.len()
+        );
+        assert!(stderr.contains("nothing was written"), "{name}: {stderr}");
+        assert!(!fresh.join("animus-policy.json").exists(), "{name}");
+    }
+}

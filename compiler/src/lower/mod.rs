@@ -57,7 +57,7 @@ use automata::{
 };
 use normalise::{Lowered, classify, has_unbounded_repetition, normalise, parse};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Location, quote};
 
 /// Lower `policy` and encode it as the sidecar of `policy_json`, the exact bytes that will be
 /// written as `animus-policy.json`.
@@ -140,6 +140,8 @@ fn choose_chain_literals(matchers: &mut [MatcherImage]) {
 
 /// A matcher being lowered, with the first rule that uses it (for error messages).
 struct PendingMatcher<'p> {
+    /// The index of that rule in the policy.
+    rule: usize,
     field: u32,
     /// The regex the engine searches: the author's, or a Claude pattern's
     /// [`ClaudePattern::segment_regex`].
@@ -149,25 +151,44 @@ struct PendingMatcher<'p> {
     rule_id: &'p str,
 }
 
-/// Lower `policy` to a [`SidecarImage`].
+/// Lower `policy` to a [`SidecarImage`]. An error names the rule (and for a matcher its field
+/// and regex); [`lower_policy_located`] also gives its place in the profile.
 pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarImage, Diagnostic> {
-    policy
-        .validate()
-        .map_err(|e| Diagnostic::error(None, format!("the policy is invalid: {e}")))?;
+    lower_policy_located(policy, budgets, &[])
+}
+
+/// [`lower_policy`] for a policy compiled from a profile: `locations[i]` is where
+/// `policy.rules[i]` was written ([`crate::Compiled::locations`]), and an automaton that
+/// cannot be built is an error there, `file:line:column`. Rules without a location (a shorter
+/// or empty `locations`) are named by id alone.
+pub fn lower_policy_located(
+    policy: &HookPolicy,
+    budgets: &Budgets,
+    locations: &[Location],
+) -> Result<SidecarImage, Diagnostic> {
+    policy.validate().map_err(|e| {
+        Diagnostic::error(
+            None,
+            format!("the policy is invalid: {}", quote(&e.to_string())),
+        )
+    })?;
     let mut glob_ids: HashMap<&str, u32> = HashMap::new();
     let mut globs: Vec<&str> = Vec::new();
+    // The first rule naming each glob, for error messages.
+    let mut glob_rules: Vec<usize> = Vec::new();
     let mut field_ids: HashMap<(&str, MatchOn), u32> = HashMap::new();
     let mut fields: Vec<(&str, MatchOn)> = Vec::new();
     let mut matcher_ids: HashMap<(u32, String), u32> = HashMap::new();
     let mut pending: Vec<PendingMatcher> = Vec::new();
     let mut rules = Vec::with_capacity(policy.rules.len());
-    for rule in &policy.rules {
+    for (rule_index, rule) in policy.rules.iter().enumerate() {
         let mut rule_globs: Vec<u32> = rule
             .tools
             .iter()
             .map(|glob| {
                 *glob_ids.entry(glob).or_insert_with(|| {
                     globs.push(glob);
+                    glob_rules.push(rule_index);
                     globs.len() as u32 - 1
                 })
             })
@@ -194,6 +215,7 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
                     .entry((field, regex.clone()))
                     .or_insert_with(|| {
                         pending.push(PendingMatcher {
+                            rule: rule_index,
                             field,
                             regex,
                             pattern: &m.pattern,
@@ -215,13 +237,16 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
         });
     }
 
+    // Ids, fields and patterns are quoted: a kernel rule's id is its whole entry.
     let matcher_error = |target: u32, message: String| {
         let m = &pending[target as usize];
         Diagnostic::error(
-            None,
+            locations.get(m.rule).cloned(),
             format!(
                 "rule `{}`, matcher on `{}`: regex `{}` {message}",
-                m.rule_id, fields[m.field as usize].0, m.pattern
+                quote(m.rule_id),
+                quote(fields[m.field as usize].0),
+                quote(m.pattern)
             ),
         )
     };
@@ -364,11 +389,13 @@ pub fn lower_policy(policy: &HookPolicy, budgets: &Budgets) -> Result<SidecarIma
     let mut tool_automata = Vec::new();
     for automaton in build_anchored_groups(&glob_patterns, budgets.tool_dfa_bytes, budgets)
         .map_err(|PatternFailure { target, failure }| {
+            let rule = glob_rules[target as usize];
             Diagnostic::error(
-                None,
+                locations.get(rule).cloned(),
                 format!(
-                    "tool glob `{}` {}",
-                    globs[target as usize],
+                    "rule `{}`: tool glob `{}` {}",
+                    quote(&policy.rules[rule].id),
+                    quote(globs[target as usize]),
                     failure_message(&failure)
                 ),
             )
