@@ -67,7 +67,14 @@ impl LoadedPolicy {
     /// Decide one call.
     pub fn decide(&self, call: Call<'_>) -> Result<Outcome, String> {
         match self {
-            LoadedPolicy::Compiled(compiled) => Ok(compiled.decide(call)),
+            LoadedPolicy::Compiled(compiled) => {
+                let outcome = compiled.decide(call);
+                // A decision read through maps of files rewritten meanwhile is not the policy's.
+                compiled
+                    .unchanged_since_load()
+                    .map_err(|e| format!("policy cannot be used: {e}"))?;
+                Ok(outcome)
+            }
             LoadedPolicy::Reference { policy, .. } => {
                 let evaluator =
                     ReferenceEvaluator::new(policy).map_err(|e| format!("invalid policy: {e}"))?;

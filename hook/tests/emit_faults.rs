@@ -429,7 +429,8 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
         assert!(text.contains("deny"), "{given}: {text}");
         assert!(text.contains("is not a gate event"), "{given}: {text}");
     }
-    // A name no gate resembles stays an observer: it records and prints nothing.
+    // A name no gate resembles stays an observer: it records and prints nothing, but
+    // `--policy` there is a settings mistake, said on stderr with exit 1.
     let args = [
         "emit",
         "--event",
@@ -446,7 +447,218 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
         Some(&status),
         &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
     );
-    assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""));
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (Some(1), ""),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("`--policy` is only read by the gate events"),
+        "{}",
+        run.stderr
+    );
+    // Recorded all the same: two binaries, two gate runs each above, and these two.
+    let scope = std::fs::read_dir(&state)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let log = std::fs::read_to_string(scope.join("sessions/misspelled.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 6, "{log}");
+    assert!(
+        log.lines()
+            .last()
+            .unwrap()
+            .contains("\"event\":\"PostToolUse\"")
+    );
+}
+
+/// A copy of the compiled pair (and stamp) of `good` in `dir`; returns the policy path.
+fn copy_pair(good: &Path, dir: &Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let json = dir.join("animus-policy.json");
+    std::fs::copy(good, &json).unwrap();
+    for f in [
+        engine::sidecar::sidecar_path_for,
+        engine::sidecar::stamp_path_for,
+    ] {
+        std::fs::copy(f(good), f(&json)).unwrap();
+    }
+    // Written an hour ago: a write now is a change of time whatever the clock's tick.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for path in [json.clone(), engine::sidecar::sidecar_path_for(&json)] {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+    json
+}
+
+/// A sidecar truncated under the hook's map raised SIGBUS: an empty answer, which the harness
+/// reads as a hook error and lets the call run, and no record. A sidecar rewritten in place
+/// under the map (a `cp` over it; the compiler renames) was read as it changed, after it was
+/// verified. Now both make the gate deny, and the log has the call. The call is one the policy
+/// defers (`git status`), so the previous code answered nothing.
+#[test]
+fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
+    let dir = temp_dir("sigbus");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let good = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let state = dir.join("state");
+    let status = payload("PreToolUse.Bash.git-status.json");
+    for (fault, says, stderr_says) in [
+        (
+            "truncate-sidecar",
+            "crashed on a fatal signal",
+            "crashed on SIGBUS",
+        ),
+        (
+            "rewrite-sidecar",
+            "was changed in place while this call was decided",
+            "",
+        ),
+    ] {
+        for (i, bin) in [bin(), lean_bin()].into_iter().enumerate() {
+            let policy = copy_pair(&good, &dir.join(format!("{fault}-{i}")));
+            let session = format!("{fault}-{i}");
+            let run = run_bin(
+                bin,
+                &[
+                    "emit",
+                    "--event",
+                    "PreToolUse",
+                    "--session",
+                    &session,
+                    "--project-root",
+                    project.to_str().unwrap(),
+                    "--policy",
+                    policy.to_str().unwrap(),
+                ],
+                Some(&status),
+                &[
+                    ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
+                    ("ANIMUS_HOOK_FAULT", fault),
+                ],
+            );
+            let name = format!("{fault} {bin}");
+            assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+            assert!(run.stderr.contains(stderr_says), "{name}: {}", run.stderr);
+            let v: serde_json::Value = serde_json::from_str(&run.stdout)
+                .unwrap_or_else(|e| panic!("{name}: {e}: {:?}", run.stdout));
+            assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+            let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap();
+            assert!(reason.contains(says), "{name}: {reason}");
+            let scope = std::fs::read_dir(&state)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path();
+            let log =
+                std::fs::read_to_string(scope.join(format!("sessions/{session}.jsonl"))).unwrap();
+            assert_eq!(log.lines().count(), 1, "{name}: {log}");
+            let record: serde_json::Value = serde_json::from_str(log.trim()).unwrap();
+            assert_eq!(record["decision"], "deny", "{name}");
+            assert_eq!(record["gate"], true);
+            assert_eq!(record["tool_name"], "Bash");
+            assert!(
+                record["error"].as_str().unwrap().contains(says),
+                "{name}: {record}"
+            );
+            assert_eq!(record["payload_bytes"], status.len());
+        }
+    }
+}
+
+/// Hooks running while another process rewrites the sidecar in place (truncating it, then
+/// writing it back, as `cp` over it does): every run answers exactly one decision line, never an
+/// empty answer (SIGBUS) and never a silent defer (a decision read from a half-written page).
+/// The rewrites are 10 ms apart: a file's times have a clock tick's resolution, so two writes
+/// within one tick of the hook's load could leave it no trace (see the note at
+/// `CompiledPolicy::unchanged_since_load`).
+#[test]
+fn hooks_racing_an_in_place_rewrite_always_answer() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = temp_dir("rewrite-race");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let good = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let policy = copy_pair(&good, &dir.join("pair"));
+    let sidecar = engine::sidecar::sidecar_path_for(&policy);
+    let bytes = std::fs::read(&sidecar).unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, sidecar, bytes) = (stop.clone(), sidecar.clone(), bytes.clone());
+        std::thread::spawn(move || {
+            let mut rounds = 0u32;
+            while !stop.load(Ordering::SeqCst) {
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&sidecar)
+                    .unwrap();
+                f.set_len(64).unwrap();
+                f.write_all(&bytes).unwrap();
+                rounds += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            rounds
+        })
+    };
+    let state = dir.join("state");
+    let mut denies = 0;
+    let mut crashes = 0;
+    let mut changed = 0;
+    for i in 0..40 {
+        let run = run_bin(
+            if i % 2 == 0 { bin() } else { lean_bin() },
+            &[
+                "emit",
+                "--event",
+                "PreToolUse",
+                "--session",
+                "race",
+                "--project-root",
+                project.to_str().unwrap(),
+                "--policy",
+                policy.to_str().unwrap(),
+            ],
+            Some(&payload("PreToolUse.Bash.trade-live.json")),
+            &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert_eq!(
+            run.stdout.lines().count(),
+            1,
+            "run {i}: {:?} {}",
+            run.stdout,
+            run.stderr
+        );
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        // The call is denied by the policy itself, or fail closed: never anything else.
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+        denies += 1;
+        crashes += usize::from(run.stderr.contains("crashed on SIGBUS"));
+        changed += usize::from(run.stdout.contains("changed in place"));
+    }
+    stop.store(true, Ordering::SeqCst);
+    let rounds = writer.join().unwrap();
+    assert_eq!(denies, 40);
+    assert!(rounds > 0);
+    println!(
+        "40 runs against {rounds} in-place rewrites: {crashes} answered a SIGBUS with a deny, \
+         {changed} a change under the map"
+    );
 }
 
 /// A parent that hands the hook SIGALRM blocked (the mask survives exec) and never closes

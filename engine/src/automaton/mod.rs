@@ -95,6 +95,16 @@ pub struct CompiledPolicy {
     field_count: usize,
     tool_automata: (usize, usize),
     universal_rules: (usize, usize),
+    /// The two files as they were when loaded, for [`CompiledPolicy::unchanged_since_load`]
+    /// (`None` for a policy loaded from bytes).
+    files: Option<Box<[LoadedFile; 2]>>,
+}
+
+/// A file a loaded policy reads through a map: kept open, with its identity at load.
+struct LoadedFile {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+    identity: FileIdentity,
 }
 
 /// A table index that points outside its table: only a forged sidecar (one that passes the
@@ -177,7 +187,7 @@ impl PolicyBytes {
 
 fn read_policy_json(
     policy_path: &Path,
-    mut file: std::fs::File,
+    mut file: &std::fs::File,
     len: u64,
 ) -> Result<PolicyBytes, LoadError> {
     let unreadable = |error| LoadError::PolicyUnreadable {
@@ -189,7 +199,7 @@ fn read_policy_json(
     {
         // SAFETY: read-only private map of the file whose identity was just taken; the
         // compiler replaces the policy by rename, never in place.
-        if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(len).map(&file) } {
+        if let Ok(map) = unsafe { memmap2::MmapOptions::new().len(len).map(file) } {
             return Ok(PolicyBytes::Mapped(map));
         }
     }
@@ -213,8 +223,9 @@ impl CompiledPolicy {
             OpenFault::Io(error) => unreadable(error),
             OpenFault::Untrusted(e) => e,
         })?;
-        let (bytes, sidecar_identity) = SidecarBytes::map(&sidecar_path_for(policy_path))?;
-        let json = read_policy_json(policy_path, file, metadata.len())?;
+        let sidecar_path = sidecar_path_for(policy_path);
+        let (bytes, sidecar_file, sidecar_identity) = SidecarBytes::map(&sidecar_path)?;
+        let json = read_policy_json(policy_path, &file, metadata.len())?;
         // No stamp, or one that cannot be read, only means hashing both files; a stamp that is
         // there but untrusted is refused like the other two files.
         let stamp = match open_trusted(&stamp_path_for(policy_path)) {
@@ -223,7 +234,38 @@ impl CompiledPolicy {
             Err(OpenFault::Untrusted(e)) => return Err(e),
         }
         .filter(|stamp| stamp.vouches_for(&sidecar_identity, &FileIdentity::of(&metadata)));
-        CompiledPolicy::from_verified(bytes, json, stamp)
+        let mut policy = CompiledPolicy::from_verified(bytes, json, stamp)?;
+        policy.files = Some(Box::new([
+            LoadedFile {
+                path: sidecar_path,
+                file: sidecar_file,
+                identity: sidecar_identity,
+            },
+            LoadedFile {
+                path: policy_path.to_path_buf(),
+                file,
+                identity: FileIdentity::of(&metadata),
+            },
+        ]));
+        Ok(policy)
+    }
+
+    /// Whether both files are still as they were when loaded. The maps read the files as they
+    /// are now: a file rewritten in place (a `cp` over it; the compiler renames) changes the
+    /// bytes under a decision after they were verified, which can make it miss a rule. Such
+    /// a write changes the file's size or times, which this `fstat`s; a decision taken across
+    /// one must be discarded (the hook denies). A truncation raises `SIGBUS` instead, which the
+    /// hook answers too.
+    pub fn unchanged_since_load(&self) -> Result<(), LoadError> {
+        for loaded in self.files.iter().flat_map(|files| files.iter()) {
+            let now = loaded.file.metadata().map(|m| FileIdentity::of(&m));
+            if now.as_ref().ok() != Some(&loaded.identity) {
+                return Err(LoadError::ChangedWhileReading {
+                    path: loaded.path.clone(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Load from in-memory bytes (both copied once; both hashed).
@@ -259,6 +301,7 @@ impl CompiledPolicy {
             field_count: 0,
             tool_automata: (0, 0),
             universal_rules: (0, 0),
+            files: None,
         };
         let malformed = |what: &str| LoadError::Malformed { what: what.into() };
         let globals = policy

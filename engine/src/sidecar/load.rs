@@ -84,6 +84,12 @@ pub enum LoadError {
         /// What is inconsistent.
         what: String,
     },
+    /// The sidecar or the policy changed (size or times) between loading and deciding: the
+    /// decision read bytes that were not the verified ones.
+    ChangedWhileReading {
+        /// The file.
+        path: PathBuf,
+    },
     /// The policy, its sidecar or its stamp is not a file the hook may trust: not a regular
     /// file (a FIFO, a device, a directory), owned by neither this user nor root, or writable
     /// by its group or by others. Refused before a byte of it is read.
@@ -144,6 +150,13 @@ impl fmt::Display for LoadError {
             LoadError::Malformed { what } => {
                 write!(f, "sidecar is malformed: {what}; {RECOMPILE}")
             }
+            LoadError::ChangedWhileReading { path } => write!(
+                f,
+                "`{}` was changed in place while this call was decided; compile with \
+                 `animus-hook compile` (it replaces the files by rename) instead of copying \
+                 over them",
+                path.display()
+            ),
             LoadError::Untrusted { path, why } => {
                 write!(f, "refusing to read `{}`: {why}", path.display())
             }
@@ -239,8 +252,9 @@ impl SidecarBytes {
         }
     }
 
-    /// Map the file at `path`; also its identity, for [`Stamp::vouches_for`].
-    pub fn map(path: &Path) -> Result<(SidecarBytes, FileIdentity), LoadError> {
+    /// Map the file at `path`; also the open file and its identity, for [`Stamp::vouches_for`]
+    /// and to tell later whether it changed.
+    pub fn map(path: &Path) -> Result<(SidecarBytes, File, FileIdentity), LoadError> {
         let unreadable = |error| LoadError::SidecarUnreadable {
             path: path.to_path_buf(),
             error,
@@ -260,15 +274,16 @@ impl SidecarBytes {
             // Too short to hold a header: read it (it is tiny) to say precisely what is wrong.
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(&mut file, &mut bytes).map_err(unreadable)?;
-            return Ok((SidecarBytes::copy_from(&bytes), identity));
+            return Ok((SidecarBytes::copy_from(&bytes), file, identity));
         }
         let len = usize::try_from(len)
             .map_err(|_| unreadable(std::io::Error::other("the sidecar does not fit in memory")))?;
-        // SAFETY: the map is read-only and private. The one hazard of a file map, another
-        // process truncating the file while it is mapped, does not arise with our writer,
-        // which replaces the file by rename.
+        // SAFETY: the map is read-only and private, and only ever read as bytes. Our writer
+        // replaces the file by rename; another process writing in place can change the bytes
+        // under the map (`CompiledPolicy::unchanged_since_load` then discards the decision) or
+        // truncate it (a read past the end raises SIGBUS, which the hook answers with a deny).
         let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }.map_err(unreadable)?;
-        Ok((SidecarBytes::Mapped(map), identity))
+        Ok((SidecarBytes::Mapped(map), file, identity))
     }
 
     /// The bytes.

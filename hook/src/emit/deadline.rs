@@ -1,24 +1,78 @@
-//! The run's deadline: a one-shot `SIGALRM` timer that answers for the main path if it has not
-//! answered in time, then exits.
+//! The run's last words: a one-shot `SIGALRM` timer that answers for the main path if it has
+//! not answered in time, and handlers for the fatal signals (`SIGBUS`, `SIGSEGV`, `SIGILL`,
+//! `SIGFPE`, `SIGABRT`) that answer deny instead of dying with an empty answer — which the
+//! harness reads as a hook error and lets the call run.
 //!
-//! A signal rather than a watchdog thread: arming costs two system calls, where a thread costs a
-//! clone, a stack and a malloc arena on every tool call. The handler only does what is
-//! async-signal-safe — an atomic swap, one `write(2)` of a line formatted before arming, and
-//! `_exit(2)`.
+//! `SIGBUS` is the one a user meets: the policy and its sidecar are mapped, and a file
+//! truncated or rewritten in place under the map faults on the next page read. Reading the
+//! files instead would cost a copy of megabytes on every call at 10k rules, so the maps stay
+//! and the fault is answered. A stack overflow (Rust's guard page) lands here too: the handlers
+//! run on the alternate signal stack the Rust runtime sets up for the main thread.
+//!
+//! A signal rather than a watchdog thread: arming costs a few system calls, where a thread
+//! costs a clone, a stack and a malloc arena on every tool call. The handlers only do what is
+//! async-signal-safe — an atomic swap, `flock(2)` and `write(2)` of lines formatted before
+//! arming, and `_exit(2)`.
 //!
 //! Who answers is decided by one atomic flag ([`claim`]): the main path claims it just before
-//! printing its decision; the handler claims it before printing the deadline's deny. If the main
-//! path has claimed it, the handler returns and lets the main path finish its write (system
-//! calls restart), so a decision can never be cut off half-printed.
+//! printing its decision; a handler claims it before printing its deny. If the main path has
+//! claimed it, the deadline handler returns and lets the main path finish its write (system
+//! calls restart), so a decision can never be cut off half-printed; a fatal signal cannot
+//! return, so its handler then exits without printing.
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 use std::time::Duration;
 
+/// A byte string leaked for a handler to write: set once before the handler can run.
+struct Prepared {
+    ptr: AtomicPtr<u8>,
+    len: AtomicUsize,
+}
+
+impl Prepared {
+    const fn new() -> Prepared {
+        Prepared {
+            ptr: AtomicPtr::new(std::ptr::null_mut()),
+            len: AtomicUsize::new(0),
+        }
+    }
+
+    fn set(&self, text: Vec<u8>) {
+        let bytes: &'static mut [u8] = Box::leak(text.into_boxed_slice());
+        // Length first at zero, so a handler running in between writes nothing rather than a
+        // mismatched pair.
+        self.len.store(0, Ordering::SeqCst);
+        self.ptr.store(bytes.as_mut_ptr(), Ordering::SeqCst);
+        self.len.store(bytes.len(), Ordering::SeqCst);
+    }
+
+    /// Write it to `fd` (async-signal-safe).
+    fn write_to(&self, fd: libc::c_int) {
+        let ptr = self.ptr.load(Ordering::SeqCst);
+        let len = self.len.load(Ordering::SeqCst);
+        if !ptr.is_null() {
+            write_all(fd, ptr, len);
+        }
+    }
+}
+
+static DEADLINE_OUT: Prepared = Prepared::new();
+static DEADLINE_ERR: Prepared = Prepared::new();
+static CRASH_OUT: Prepared = Prepared::new();
+/// A record for the session log, and the log's descriptor (-1: none yet).
+static CRASH_RECORD: Prepared = Prepared::new();
+static CRASH_LOG_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// The fatal signals answered.
+const FATAL: [libc::c_int; 5] = [
+    libc::SIGBUS,
+    libc::SIGSEGV,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+];
+
 static ANSWERED: AtomicBool = AtomicBool::new(false);
-static STDOUT_PTR: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
-static STDOUT_LEN: AtomicUsize = AtomicUsize::new(0);
-static STDERR_PTR: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
-static STDERR_LEN: AtomicUsize = AtomicUsize::new(0);
 
 /// Take the right to answer; `true` for exactly one caller per process.
 pub fn claim() -> bool {
@@ -29,16 +83,8 @@ pub fn claim() -> bool {
 /// `stderr_line`, and exit 0 — unless the main path has claimed the answer by then. Returns
 /// whether the timer is armed.
 pub fn arm(deadline: Duration, stdout_line: Option<String>, stderr_line: String) -> bool {
-    fn leak(text: String) -> (*mut u8, usize) {
-        let bytes: &'static mut [u8] = Box::leak(text.into_bytes().into_boxed_slice());
-        (bytes.as_mut_ptr(), bytes.len())
-    }
-    let (out, out_len) = leak(stdout_line.unwrap_or_default());
-    let (err, err_len) = leak(stderr_line);
-    STDOUT_PTR.store(out, Ordering::SeqCst);
-    STDOUT_LEN.store(out_len, Ordering::SeqCst);
-    STDERR_PTR.store(err, Ordering::SeqCst);
-    STDERR_LEN.store(err_len, Ordering::SeqCst);
+    DEADLINE_OUT.set(stdout_line.unwrap_or_default().into_bytes());
+    DEADLINE_ERR.set(stderr_line.into_bytes());
     // SAFETY: plain libc calls with valid, initialised arguments; the handler below is
     // async-signal-safe.
     unsafe {
@@ -76,30 +122,81 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
         // The main path is answering: let it finish.
         return;
     }
-    // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffers were leaked before the
-    // timer was armed and are never freed.
+    DEADLINE_OUT.write_to(1);
+    DEADLINE_ERR.write_to(2);
+    // SAFETY: _exit(2) is async-signal-safe.
+    unsafe { libc::_exit(0) }
+}
+
+/// On a fatal signal, print `stdout_line` (the gate's deny, or nothing for an observer), append
+/// the record set by [`set_crash_record`] if any, say which signal on stderr, and exit 0.
+/// Returns whether every handler is installed.
+pub fn arm_crash(stdout_line: Option<String>) -> bool {
+    CRASH_OUT.set(stdout_line.unwrap_or_default().into_bytes());
+    let mut installed = true;
+    // SAFETY: plain libc calls with valid, initialised arguments; the handler below is
+    // async-signal-safe.
     unsafe {
-        for (ptr, len, fd) in [
-            (
-                STDOUT_PTR.load(Ordering::SeqCst),
-                STDOUT_LEN.load(Ordering::SeqCst),
-                1,
-            ),
-            (
-                STDERR_PTR.load(Ordering::SeqCst),
-                STDERR_LEN.load(Ordering::SeqCst),
-                2,
-            ),
-        ] {
-            let mut written = 0;
-            while written < len {
-                let n = libc::write(fd, ptr.add(written).cast(), len - written);
-                if n <= 0 {
-                    break;
-                }
-                written += n as usize;
-            }
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_fatal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // On the alternate stack (a stack overflow leaves none), once: a second fault inside
+        // the handler takes the default action.
+        action.sa_flags = libc::SA_ONSTACK | libc::SA_RESETHAND;
+        libc::sigemptyset(&mut action.sa_mask);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in FATAL {
+            installed &= libc::sigaction(signal, &action, std::ptr::null_mut()) == 0;
+            libc::sigaddset(&mut set, signal);
         }
-        libc::_exit(0);
+        // As with SIGALRM: a blocked synchronous fault would kill the process unanswered.
+        installed &= libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) == 0;
+    }
+    installed
+}
+
+/// The line a fatal signal appends to the session log through `fd`, which stays open until the
+/// process exits (the main path appends its own record through its own descriptor).
+pub fn set_crash_record(fd: libc::c_int, line: Vec<u8>) {
+    CRASH_RECORD.set(line);
+    CRASH_LOG_FD.store(fd, Ordering::SeqCst);
+}
+
+extern "C" fn on_fatal(signal: libc::c_int) {
+    if claim() {
+        CRASH_OUT.write_to(1);
+    }
+    let fd = CRASH_LOG_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: flock(2) is a plain system call on a descriptor this process keeps open.
+        unsafe { libc::flock(fd, libc::LOCK_EX) };
+        CRASH_RECORD.write_to(fd);
+    }
+    let name: &[u8] = match signal {
+        libc::SIGBUS => b"SIGBUS (a mapped policy file changed under the hook)",
+        libc::SIGSEGV => b"SIGSEGV",
+        libc::SIGILL => b"SIGILL",
+        libc::SIGFPE => b"SIGFPE",
+        libc::SIGABRT => b"SIGABRT",
+        _ => b"a fatal signal",
+    };
+    let note: &[u8] = b"animus-hook emit: crashed on ";
+    write_all(2, note.as_ptr(), note.len());
+    write_all(2, name.as_ptr(), name.len());
+    write_all(2, b"\n".as_ptr(), 1);
+    // SAFETY: _exit(2) is async-signal-safe; returning would re-run the faulting instruction.
+    unsafe { libc::_exit(0) }
+}
+
+/// `write(2)` all of `len` bytes at `ptr` to `fd`, giving up on an error (async-signal-safe).
+fn write_all(fd: libc::c_int, ptr: *const u8, len: usize) {
+    let mut written = 0;
+    while written < len {
+        // SAFETY: `ptr` points at `len` readable bytes that are never freed.
+        let n = unsafe { libc::write(fd, ptr.add(written).cast(), len - written) };
+        if n <= 0 {
+            break;
+        }
+        written += n as usize;
     }
 }

@@ -5,7 +5,9 @@
 //! ```
 //!
 //! With `--policy` and a gate event (`PreToolUse`, `PermissionRequest`) it decides and prints
-//! the harness's decision line; otherwise it only records. It always exits 0.
+//! the harness's decision line; otherwise it only records. It exits 0, except for `--policy`
+//! given to an event that is not a gate (a settings mistake: exit 1 with an error, after
+//! recording). A fatal signal (a policy file changed under its map) answers deny too.
 //!
 //! ## Fail closed
 //!
@@ -84,6 +86,19 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 &fail_closed_reason(&format!("internal error ({what})")),
             ));
         }
+    }
+    // `--policy` on an event that gates nothing is a mistake in the hook's settings (the
+    // policy is never read): the event is recorded, and the harness shows the error.
+    if role == Role::Observer
+        && args.policy.is_some()
+        && let Some(event) = &args.event
+    {
+        eprintln!(
+            "animus-hook emit: `--policy` is only read by the gate events ({}); `--event \
+             {event}` records without deciding, so drop `--policy` from this hook's settings",
+            GATE_EVENTS.join(", ")
+        );
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }
@@ -185,6 +200,13 @@ fn start_deadline(role: &Role, deadline: Duration) {
             ),
         ),
     };
+    let crash_line = match role {
+        Role::Gate(event) => harness_line(event, Decision::Deny, &fail_closed_reason(CRASHED)),
+        Role::Observer => None,
+    };
+    if !deadline::arm_crash(crash_line) {
+        eprintln!("animus-hook emit: could not install the fatal-signal handlers");
+    }
     if !deadline::arm(deadline, line, note) {
         // Without the timer the main path still answers; only a hang would go unanswered, and
         // the harness entry's own timeout with `onFailure: block` covers that.
@@ -205,6 +227,10 @@ fn answer(line: Option<String>) -> bool {
     }
     true
 }
+
+/// The cause a fatal signal's deny and record give.
+const CRASHED: &str = "the hook crashed on a fatal signal (SIGBUS: a mapped policy file was \
+                       changed in place under it)";
 
 fn fail_closed_reason(cause: &str) -> String {
     format!("animus-hook could not evaluate this call, so it is denied (fail closed): {cause}.")
@@ -232,6 +258,27 @@ fn handle(args: &EmitArgs, role: &Role) {
         Ok(value) => (Some(value), None),
         Err(e) => (None, Some(e)),
     };
+    // The log is opened before deciding, so that a fatal signal while deciding still leaves
+    // a record (prepared here) beside its deny.
+    let log = open_log(args);
+    if let Ok((file, _)) = &log {
+        let crash = Evaluation {
+            error: Some(CRASHED.into()),
+            ..Evaluation::default()
+        };
+        let record = event_record(
+            args,
+            role,
+            payload_value.as_ref(),
+            facts.as_ref(),
+            &crash,
+            started,
+            true,
+        );
+        if let Ok(line) = record {
+            deadline::set_crash_record(std::os::fd::AsRawFd::as_raw_fd(file), line);
+        }
+    }
     let evaluation = match role {
         Role::Gate(event) => evaluate(args, event, payload_value.as_ref(), payload_error.clone()),
         Role::Observer => Evaluation {
@@ -239,14 +286,20 @@ fn handle(args: &EmitArgs, role: &Role) {
             ..Evaluation::default()
         },
     };
-    let recorded = record_event(
-        args,
-        role,
-        payload_value.as_ref(),
-        facts.as_ref(),
-        &evaluation,
-        started,
-    );
+    let recorded = log.and_then(|(file, path)| {
+        let line = event_record(
+            args,
+            role,
+            payload_value.as_ref(),
+            facts.as_ref(),
+            &evaluation,
+            started,
+            false,
+        )?;
+        // From here the real record is written: a crash after it must not add a second one.
+        deadline::set_crash_record(-1, Vec::new());
+        record::append_line(file, &path, &line)
+    });
     match role {
         Role::Observer => {
             if let Err(e) = recorded {
@@ -367,6 +420,8 @@ fn evaluate(
         let tool_input = payload.get("tool_input").unwrap_or(&null);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
         let loaded = LoadedPolicy::load_for_hook(policy_path)?;
+        #[cfg(debug_assertions)]
+        change_sidecar_under_the_map(policy_path);
         evaluation.policy_digest = Some(loaded.digest());
         evaluation.evaluator = Some(loaded.evaluator());
         let started = Instant::now();
@@ -389,6 +444,26 @@ fn evaluate(
         Err(e) => evaluation.error = Some(e),
     }
     evaluation
+}
+
+/// Fault injection for the fault tests (debug builds only): between loading the policy and
+/// deciding, `ANIMUS_HOOK_FAULT=truncate-sidecar` truncates the mapped sidecar (the next read
+/// of a page past the end raises SIGBUS) and `rewrite-sidecar` writes its bytes back in place
+/// (as a `cp` over it does), changing the file under the map.
+#[cfg(debug_assertions)]
+fn change_sidecar_under_the_map(policy: &std::path::Path) {
+    let fault = std::env::var("ANIMUS_HOOK_FAULT").unwrap_or_default();
+    let sidecar = engine::sidecar::sidecar_path_for(policy);
+    let open = || std::fs::OpenOptions::new().write(true).open(&sidecar);
+    match fault.as_str() {
+        "truncate-sidecar" => {
+            let _ = open().and_then(|f| f.set_len(0));
+        }
+        "rewrite-sidecar" => {
+            let _ = std::fs::read(&sidecar).and_then(|bytes| open()?.write_all(&bytes));
+        }
+        _ => {}
+    }
 }
 
 /// One line of the session log. Keys in alphabetical order (the order the log has always had).
@@ -422,23 +497,34 @@ struct EventRecord<'a> {
     ts: String,
 }
 
-fn record_event(
+/// The session log this run appends to (see [`record::open_session_log`]).
+fn open_log(args: &EmitArgs) -> Result<(std::fs::File, PathBuf), String> {
+    let session = args.session.as_deref().ok_or("missing --session")?;
+    let project_root = args
+        .project_root
+        .as_deref()
+        .ok_or("missing --project-root")?;
+    record::open_session_log(project_root, session)
+}
+
+/// The record of this run, one serialized line ending in `\n`. `without_payload` leaves the
+/// payload itself out (its length and digest stay): the record a fatal signal writes.
+fn event_record(
     args: &EmitArgs,
     role: &Role,
     payload: Option<&Value>,
     facts: Option<&PayloadFacts>,
     evaluation: &Evaluation,
     started: Instant,
-) -> Result<(), String> {
+    without_payload: bool,
+) -> Result<Vec<u8>, String> {
     let session = args.session.as_deref().ok_or("missing --session")?;
-    let project_root = args
-        .project_root
-        .as_deref()
-        .ok_or("missing --project-root")?;
-    let (log, path) = record::open_session_log(project_root, session)?;
     // Copied only when something must be cut (rare): the common payload is written as read.
-    let bounded = payload.and_then(record::bounded_payload);
+    let bounded = payload
+        .filter(|_| !without_payload)
+        .and_then(record::bounded_payload);
     let (payload_recorded, truncated) = match (&bounded, payload) {
+        (_, Some(_)) if without_payload => (&Value::Null, false),
         (Some(copy), _) => (copy, true),
         (None, Some(original)) => (original, false),
         (None, None) => (&Value::Null, false),
@@ -489,5 +575,5 @@ fn record_event(
     let mut line =
         serde_json::to_vec(&record).map_err(|e| format!("cannot serialize the record: {e}"))?;
     line.push(b'\n');
-    record::append_line(log, &path, &line)
+    Ok(line)
 }
