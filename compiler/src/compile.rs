@@ -25,6 +25,10 @@ use crate::diagnostic::{Diagnostic, Errors, Location, quote};
 use crate::profile::{AgentProfile, AuthorRule, Located, ToolPolicy};
 use crate::tool_policy::lower_entry;
 
+/// At most this many duplicate entries of one list are each named in a warning; the rest are
+/// counted in one (a generated list can repeat an entry millions of times).
+const MAX_DUPLICATE_WARNINGS: usize = 100;
+
 /// Rule ids starting with this are compiled from `tool_policy`; authors may not use it.
 pub const KERNEL_ID_PREFIX: &str = "tool_policy.";
 
@@ -119,16 +123,23 @@ fn compile_tool_policy_located(
         ("allow", &tool_policy.allow, Decision::Allow),
     ] {
         let mut seen = HashSet::new();
+        let mut duplicates = 0usize;
+        let mut unnamed_from = None;
         for Located {
             value: entry,
             location,
         } in entries
         {
             if !seen.insert(entry.as_str()) {
-                warnings.push(Diagnostic::warning(
-                    Some(location.clone()),
-                    format!("tool_policy.{list} entry `{}` is listed more than once; the duplicate is ignored", quote(entry)),
-                ));
+                duplicates += 1;
+                if duplicates <= MAX_DUPLICATE_WARNINGS {
+                    warnings.push(Diagnostic::warning(
+                        Some(location.clone()),
+                        format!("tool_policy.{list} entry `{}` is listed more than once; the duplicate is ignored", quote(entry)),
+                    ));
+                } else if unnamed_from.is_none() {
+                    unnamed_from = Some(location.clone());
+                }
                 continue;
             }
             match lower_entry(entry, decision) {
@@ -183,6 +194,15 @@ fn compile_tool_policy_located(
                     ),
                 )),
             }
+        }
+        if let Some(location) = unnamed_from {
+            warnings.push(Diagnostic::warning(
+                Some(location),
+                format!(
+                    "tool_policy.{list} lists {} more duplicate entries from here on, also ignored",
+                    duplicates - MAX_DUPLICATE_WARNINGS
+                ),
+            ));
         }
     }
     if errors.is_empty() {

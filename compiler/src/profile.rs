@@ -148,8 +148,8 @@ pub const MAX_REASON_BYTES: usize = 1024;
 
 /// The longest config file [`load_profile_file`] and [`load_profile_str`] read, in bytes
 /// (64 MiB). A real permission list of 100,000 entries is ~4 MB and 100,000 author rules with
-/// a matcher each ~15 MB; the cap bounds what a hostile or mistaken file can make the parser
-/// hold (its node and event budgets scale with the input, see [`parse_budget`]).
+/// a matcher each ~16 MB in block style. With [`MAX_CONFIG_NODES`] it bounds what a hostile or
+/// mistaken file can make the parser and the compiler hold.
 pub const MAX_CONFIG_BYTES: usize = 64 << 20;
 
 /// The longest `tool_policy` entry, tool glob or matcher field, in bytes (64 KiB). Unbounded,
@@ -284,19 +284,22 @@ fn config_too_large(location: Location, len: u64) -> Diagnostic {
     .with_help("a profile's tool_policy and hooks fit in far less; split the file or drop what the agent does not use")
 }
 
+/// The most YAML nodes (scalars, lists, mappings) a config may hold: 4,000,000. 100,000
+/// author rules written out in block style are 1.5 million nodes and 16 MB; 4 million 1-byte
+/// entries (`[a,a,…]`, 8 MB) already take ~1.5 GB to hold and lower, and the 64 MiB size cap
+/// alone would admit 33 million of them (measured: 11.5 GB).
+pub const MAX_CONFIG_NODES: usize = 4_000_000;
+
 /// serde-saphyr's default budget (250,000 nodes, 1,000,000 events) is sized for configs of a
 /// few hundred kilobytes: a profile of 100,000 author rules (~15 nodes each) exceeded it. A
-/// node or an event pair needs at least one byte of input (`[a,b]`, `{a,b}`), so budgets of
-/// the input's length in nodes and twice it in events never reject a file for its size alone,
-/// and stay bounded because the input is ([`MAX_CONFIG_BYTES`]). Aliases, anchors and depth
-/// keep serde-saphyr's defaults: those bound expansion, not size.
+/// node takes at least two bytes of input in any layout (`a,`, `- `), so the budget grows
+/// with the input, one node per two bytes and two events per node, up to
+/// [`MAX_CONFIG_NODES`]. Aliases, anchors and depth keep serde-saphyr's defaults: those bound
+/// expansion, not size.
 fn parse_budget(input_len: usize) -> serde_saphyr::Budget {
     let mut budget = serde_saphyr::Budget::default();
-    budget.max_nodes = budget.max_nodes.max(input_len.saturating_add(64));
-    budget.max_events = budget
-        .max_events
-        .max(input_len.saturating_mul(2).saturating_add(64));
-    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(input_len);
+    budget.max_nodes = (input_len / 2).clamp(budget.max_nodes, MAX_CONFIG_NODES);
+    budget.max_events = budget.max_events.max(2 * budget.max_nodes + 64);
     budget
 }
 
@@ -375,6 +378,13 @@ pub fn load_profile_str(
 /// serde-saphyr renders `error: line L column C: <message>` plus a source excerpt; we print
 /// the location ourselves, so keep only the message, phrased for a config author.
 fn describe_parse_error(e: &serde_saphyr::Error) -> String {
+    if let serde_saphyr::Error::Budget { breach, .. } = e.without_snippet() {
+        return format!(
+            "the config is beyond what the parser accepts (budget breached: {breach:?}): at most \
+             {MAX_CONFIG_NODES} YAML nodes (values, lists and mappings), nested at most 64 deep, \
+             with at most 50,000 aliases"
+        );
+    }
     let text = e.to_string();
     let mut first = text.lines().next().unwrap_or("").trim();
     first = first.strip_prefix("error:").unwrap_or(first).trim();
@@ -511,14 +521,20 @@ impl Converter<'_> {
                 "rule `id` is empty".into(),
                 Some("give every rule a short, unique id"),
             );
-        } else if id.starts_with(crate::compile::KERNEL_ID_PREFIX) {
+        } else if let Some(prefix) = [
+            crate::compile::KERNEL_ID_PREFIX,
+            crate::self_protection::SELF_PROTECTION_ID_PREFIX,
+        ]
+        .into_iter()
+        .find(|prefix| id.starts_with(prefix))
+        {
             self.error(
                 id_loc.clone(),
-                format!(
-                    "rule id `{shown}` uses the reserved prefix `{}`",
-                    crate::compile::KERNEL_ID_PREFIX
+                format!("rule id `{shown}` uses the reserved prefix `{prefix}`"),
+                Some(
+                    "that prefix names rules the compiler writes (tool_policy, built-in \
+                     self-protection); pick another id",
                 ),
-                Some("that prefix names rules compiled from tool_policy; pick another id"),
             );
         } else if let Some(first) = ids.get(&id) {
             let msg = format!("duplicate rule id `{shown}` (first defined at {first})");
@@ -662,5 +678,39 @@ impl Converter<'_> {
             action,
             location,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parse_budget_grows_with_the_input_up_to_the_node_cap() {
+        let default = serde_saphyr::Budget::default();
+        assert_eq!(parse_budget(1000).max_nodes, default.max_nodes);
+        // 100,000 author rules in block style: 16 MB, 1.5 million nodes, 3 million events.
+        let rules = parse_budget(16_077_860);
+        assert!(rules.max_nodes >= 1_500_000 && rules.max_events >= 3_000_000);
+        let capped = parse_budget(MAX_CONFIG_BYTES);
+        assert_eq!(capped.max_nodes, MAX_CONFIG_NODES);
+        assert_eq!(capped.max_events, 2 * MAX_CONFIG_NODES + 64);
+    }
+
+    #[test]
+    fn a_breached_budget_is_a_located_error_in_words() {
+        // Nesting deeper than the default 64 levels.
+        let yaml = format!(
+            "agents:\n  a:\n    x: {}{}\n",
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        let error = load_profile_str(&yaml, "deep.yaml".into(), "a")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("deep.yaml:3:") && error.contains("beyond what the parser accepts"),
+            "{error}"
+        );
     }
 }

@@ -244,3 +244,25 @@ fn a_profile_over_the_parsers_default_budget_compiles() {
         started.elapsed()
     );
 }
+
+#[test]
+fn duplicates_are_counted_not_each_named() {
+    // 1,000 copies of one entry: 100 warnings name theirs, one counts the rest.
+    let yaml = format!(
+        "agents:\n  a:\n    tool_policy:\n      deny: [{}Read]\n",
+        "Read, ".repeat(1000)
+    );
+    let compiled =
+        compile_profile(&load_profile_str(&yaml, "cfg.yaml".into(), "a").unwrap()).unwrap();
+    assert_eq!(compiled.policy.rules.len(), 1);
+    assert_eq!(
+        compiled.warnings.len(),
+        101,
+        "{:?}",
+        compiled.warnings.last()
+    );
+    assert_eq!(
+        compiled.warnings[100].to_string(),
+        "cfg.yaml:4:620: warning: tool_policy.deny lists 900 more duplicate entries from here on, also ignored"
+    );
+}
