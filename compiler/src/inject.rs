@@ -163,7 +163,8 @@ pub fn inject_harness_hooks_with_env(
         std::path::absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
 
     let compiled = crate::compile_profile(request.profile)?;
-    let policy_path = crate::write_policy_artifacts(&session_dir, &compiled)?;
+    let policy_path =
+        crate::write_policy_artifacts_protecting(&session_dir, &compiled, &[&hook_binary])?;
     let settings = claude_settings(
         &hook_binary,
         request.session_id,

@@ -37,6 +37,7 @@ pub mod lower;
 pub mod profile;
 pub mod providers;
 pub mod regex_check;
+pub mod self_protection;
 pub mod session;
 pub mod tool_policy;
 
@@ -78,22 +79,42 @@ pub fn compile_to_dir(
 /// hashing both files while they keep the identity they had when the compiler re-read them; a
 /// file system whose clock does not tick within [`artifact::STAMP_CLOCK_WAIT`] gets no stamp,
 /// and the hook then hashes both files on every load (correct, slower).
+///
+/// Every policy written carries the built-in self-protection rules ([`self_protection`]) for
+/// `out_dir`, the state directory, the hook binaries and claude's settings, ahead of the
+/// profile's own: no profile can remove them.
 pub fn write_policy_artifacts(out_dir: &Path, compiled: &Compiled) -> Result<PathBuf, Errors> {
-    let json = compiled.policy.to_json();
+    write_policy_artifacts_protecting(out_dir, compiled, &[])
+}
+
+/// [`write_policy_artifacts`], also protecting `hook_binaries` (the binary `inject` wires).
+pub fn write_policy_artifacts_protecting(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+) -> Result<PathBuf, Errors> {
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
             None,
             format!("cannot {what} `{}`: {e}", path.display()),
         ))
     };
-    // Lower first: a policy that cannot be lowered writes nothing at all.
-    let image = lower::lower_policy_located(
-        &compiled.policy,
-        &lower::Budgets::default(),
-        &compiled.locations,
-    )?;
+    // Created first: the protected directory is named by its canonical path.
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
+    let protected =
+        self_protection::protected(out_dir, hook_binaries, &|name| std::env::var_os(name));
+    let (mut rules, mut locations): (Vec<_>, Vec<_>) =
+        self_protection::rules(&protected).into_iter().unzip();
+    rules.extend(compiled.policy.rules.iter().cloned());
+    locations.extend(compiled.locations.iter().cloned());
+    let policy = engine::HookPolicy {
+        rules,
+        ..compiled.policy.clone()
+    };
+    let json = policy.to_json();
+    // Lower first: a policy that cannot be lowered writes nothing at all.
+    let image = lower::lower_policy_located(&policy, &lower::Budgets::default(), &locations)?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
     let sidecar = image.encode(json.as_bytes()).map_err(|e| {
         Errors::one(Diagnostic::error(

@@ -1,0 +1,245 @@
+//! The guard cannot be edited by the agent it guards: every compiled policy carries built-in
+//! deny rules for the policy's own directory, the state directory, the hook binaries and
+//! claude's settings, whatever the profile allows. Before them, a profile allowing Write and
+//! Bash let the agent rewrite its policy, its log or its settings and run unguarded.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+struct Setup {
+    _dir: TempDir,
+    project: PathBuf,
+    home: PathBuf,
+    state: PathBuf,
+    run: PathBuf,
+    policy: PathBuf,
+}
+
+/// A profile that allows every call of the file and shell tools (left to claude's own
+/// permissions), compiled with `ANIMUS_CONFIG_DIR` and `HOME` of the test.
+fn setup(name: &str) -> Setup {
+    let dir = temp_dir(name);
+    let project = dir.join("project");
+    let home = dir.join("home");
+    let state = dir.join("state");
+    let run = dir.join("run");
+    for d in [
+        &project,
+        &home,
+        &project.join(".claude"),
+        &home.join(".claude"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let profile = dir.join("everything.yaml");
+    std::fs::write(
+        &profile,
+        "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write, MultiEdit, NotebookEdit]\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .args(["compile", "--config"])
+        .arg(&profile)
+        .args(["--agent", "yolo", "--out-dir"])
+        .arg(&run)
+        .env("ANIMUS_CONFIG_DIR", &state)
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Setup {
+        policy: run.join("animus-policy.json"),
+        project,
+        home,
+        state,
+        run,
+        _dir: dir,
+    }
+}
+
+/// The gate's answer to `tool` with `input` (cwd: the project): `None` when it leaves the call
+/// to claude (the profile's allow), else the deny reason.
+fn decide(s: &Setup, tool: &str, input: serde_json::Value) -> Option<String> {
+    let payload = serde_json::json!({
+        "session_id": "sp",
+        "hook_event_name": "PreToolUse",
+        "cwd": s.project,
+        "tool_name": tool,
+        "tool_input": input,
+    });
+    let run = run_emit_both(
+        &[
+            "emit",
+            "--event",
+            "PreToolUse",
+            "--session",
+            "sp",
+            "--project-root",
+            s.project.to_str().unwrap(),
+            "--policy",
+            s.policy.to_str().unwrap(),
+        ],
+        Some(payload.to_string().as_bytes()),
+        &[
+            ("ANIMUS_CONFIG_DIR", s.state.to_str().unwrap()),
+            ("HOME", s.home.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    if run.stdout.is_empty() {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    Some(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+fn write(path: &Path) -> serde_json::Value {
+    serde_json::json!({"file_path": path, "content": "{}"})
+}
+
+fn bash(command: &str) -> serde_json::Value {
+    serde_json::json!({ "command": command })
+}
+
+#[test]
+fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
+    let s = setup("self-protection");
+    let exe = std::fs::canonicalize(bin()).unwrap();
+    let lean = std::fs::canonicalize(lean_bin()).unwrap();
+    let p = |path: &Path| path.to_str().unwrap().to_string();
+    let denied: Vec<(&str, serde_json::Value, &str)> = vec![
+        ("Write", write(&s.policy), "compiled policy"),
+        (
+            "Edit",
+            serde_json::json!({"file_path": s.run.join("animus-policy.sidecar"), "old_string": "a", "new_string": "b"}),
+            "compiled policy",
+        ),
+        (
+            "Write",
+            write(&s.project.join(".claude/settings.json")),
+            "claude's settings",
+        ),
+        (
+            "MultiEdit",
+            serde_json::json!({"file_path": s.project.join(".claude/settings.local.json"), "edits": []}),
+            "claude's settings",
+        ),
+        (
+            "Write",
+            write(&s.home.join(".claude/settings.json")),
+            "claude's settings",
+        ),
+        (
+            "Write",
+            write(&s.state.join("x/sessions/sp.jsonl")),
+            "state directory",
+        ),
+        (
+            "Write",
+            write(&s.home.join(".animus/x/sessions/sp.jsonl")),
+            "state directory",
+        ),
+        ("Write", write(&exe), "binary"),
+        (
+            "Bash",
+            bash("echo '{}' > .claude/settings.json"),
+            "claude's settings",
+        ),
+        ("Bash", bash("mv .claude/settings.json .claude/old.json"), "claude's settings"),
+        (
+            "Bash",
+            bash("cat ~/.claude/settings.json | sed s/deny/allow/ | tee ~/.claude/settings.json"),
+            "claude's settings",
+        ),
+        (
+            "Bash",
+            bash(&format!("sed -i s/deny/allow/ {}", p(&s.policy))),
+            "compiled policy",
+        ),
+        (
+            "Bash",
+            bash(&format!("cd {} && rm animus-policy.sidecar", p(&s.run))),
+            "compiled policy",
+        ),
+        (
+            "Bash",
+            bash(&format!("true; rm -rf \"{}\"", p(&s.state))),
+            "state directory",
+        ),
+        (
+            "Bash",
+            bash("ln -sf /dev/null ~/.animus/x/sessions/sp.jsonl"),
+            "state directory",
+        ),
+        (
+            "Bash",
+            bash(&format!("cp /bin/true {}", p(&lean))),
+            "binary",
+        ),
+        ("Bash", bash(&format!("truncate -s0 {}", p(&exe))), "binary"),
+    ];
+    for (tool, input, says) in denied {
+        let reason = decide(&s, tool, input.clone())
+            .unwrap_or_else(|| panic!("{tool} {input} was left to claude"));
+        assert!(
+            reason.contains("protects its own guard"),
+            "{tool} {input}: {reason}"
+        );
+        assert!(reason.contains(says), "{tool} {input}: {reason}");
+    }
+    // The profile still allows ordinary work in the project.
+    for (tool, input) in [
+        ("Write", write(&s.project.join("src/main.rs"))),
+        (
+            "Edit",
+            serde_json::json!({"file_path": s.project.join("README.md"), "old_string": "a", "new_string": "b"}),
+        ),
+        ("Bash", bash("cargo build && ls src > files.txt")),
+        ("Bash", bash("git add -A && git commit -m wip")),
+        (
+            "Write",
+            write(&s.project.join(".claude/commands/review.md")),
+        ),
+    ] {
+        assert_eq!(decide(&s, tool, input.clone()), None, "{tool} {input}");
+    }
+}
+
+#[test]
+fn no_profile_can_name_a_rule_as_built_in() {
+    let dir = temp_dir("self-protection-id");
+    let profile = dir.join("p.yaml");
+    std::fs::write(
+        &profile,
+        "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .args(["compile", "--config"])
+        .arg(&profile)
+        .args(["--agent", "a", "--out-dir"])
+        .arg(dir.join("run"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("reserved prefix `animus.self_protection:`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("p.yaml:5:15:"), "{stderr}");
+}
