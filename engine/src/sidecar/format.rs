@@ -883,3 +883,40 @@ fn assemble(
     put(&mut out, header::FILE_DIGEST, &file_digest);
     Ok(out)
 }
+
+/// Test support: recompute the file digest of a sidecar whose bytes were edited, so that a
+/// deliberately forged file passes the digest and reaches the table checks behind it (the
+/// forged-table tests in `compiler/tests/fuzz_smoke.rs`). Does nothing to a file shorter than a
+/// header.
+#[doc(hidden)]
+pub fn reseal_for_tests(bytes: &mut [u8]) {
+    if bytes.len() >= HEADER_LEN {
+        let file_digest = super::digest(&bytes[header::DIGEST_COVERED_FROM..]);
+        bytes[header::FILE_DIGEST..header::FILE_DIGEST + 16].copy_from_slice(&file_digest);
+    }
+}
+
+/// Test support: where the header records section `section`'s `(offset, length)` pair (two
+/// little-endian `u32`s).
+#[doc(hidden)]
+pub fn section_entry_offset_for_tests(section: Section) -> usize {
+    header::SECTION_TABLE + 8 * section as usize
+}
+
+/// Test support: each section's `(offset, length)` as the header records them, unchecked;
+/// `None` for a file shorter than a header.
+#[doc(hidden)]
+pub fn section_table_for_tests(bytes: &[u8]) -> Option<[(usize, usize); SECTION_COUNT]> {
+    if bytes.len() < HEADER_LEN {
+        return None;
+    }
+    let word = |at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+    };
+    let mut table = [(0, 0); SECTION_COUNT];
+    for (i, entry) in table.iter_mut().enumerate() {
+        let at = header::SECTION_TABLE + 8 * i;
+        *entry = (word(at), word(at + 4));
+    }
+    Some(table)
+}

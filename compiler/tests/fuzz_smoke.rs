@@ -1,0 +1,766 @@
+//! Fuzz smoke tests (issue 12): the cargo-fuzz targets in `fuzz/` need nightly, which CI does
+//! not have, so their logic runs here too — on stable, deterministic (a seeded PRNG) and
+//! bounded (a few thousand inputs, seconds each):
+//!
+//! - the sidecar loader over mutations of a real compiled sidecar (`fuzz/load_sidecar`);
+//! - hook payloads, mutated and generated, decided by both evaluators, which must agree
+//!   (`fuzz/decide_payload`);
+//! - profiles, mutated YAML and JSON, through the whole compiler (`fuzz/compile_profile`);
+//! - forged tables: a sidecar whose rule, matcher, field, literal and automaton tables (and
+//!   section offsets) are edited and whose digest is then recomputed, so the edit passes the
+//!   digest and reaches the loader's and the engine's own checks.
+//!
+//! None may panic. A failure names the seed and iteration that reproduce it.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use compiler::Severity;
+use engine::reference::ReferenceEvaluator;
+use engine::sidecar::format::{
+    AUTOMATON_WIDTH, reseal_for_tests, section_entry_offset_for_tests, section_table_for_tests,
+};
+use engine::sidecar::{LoadError, Section};
+use engine::{Call, CompiledPolicy, Decision, HookPolicy};
+use serde_json::{Value, json};
+
+/// SplitMix64: deterministic, seedable, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+    fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+}
+
+/// How many inputs each test tries: 2,000 (a second or two in a debug build), or
+/// `ANIMUS_FUZZ_SMOKE_ITERATIONS` for a longer local run; `ANIMUS_FUZZ_SMOKE_SEED` varies the
+/// seeds.
+fn iterations() -> usize {
+    std::env::var("ANIMUS_FUZZ_SMOKE_ITERATIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000)
+}
+
+/// Run `f` for iterations `0..count` of the test seeded `seed`; a panic is reported with the
+/// iteration that caused it (rerun with that seed and iteration to reproduce).
+fn for_each_iteration(name: &str, seed: u64, count: usize, mut f: impl FnMut(&mut Rng, usize)) {
+    let seed = seed
+        ^ std::env::var("ANIMUS_FUZZ_SMOKE_SEED")
+            .ok()
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0);
+    for iteration in 0..count {
+        let mut rng = Rng(seed ^ (iteration as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| f(&mut rng, iteration))) {
+            let message = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("(non-string panic)");
+            panic!("{name}: seed {seed:#x}, iteration {iteration} panicked: {message}");
+        }
+    }
+}
+
+/// One to four byte-level edits, as a mutating fuzzer makes them: bit flips, interesting
+/// bytes, deletions, insertions (random or from `dictionary`), duplicated runs, truncation.
+fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>, dictionary: &[&[u8]]) {
+    const INTERESTING: &[u8] = &[
+        0, 0xff, 0x7f, 0x80, 0xc3, b'"', b'\\', b'{', b'[', b'\n', b' ',
+    ];
+    for _ in 0..1 + rng.below(4) {
+        let len = bytes.len();
+        let at = if len == 0 { 0 } else { rng.below(len) };
+        match rng.below(8) {
+            0 if len > 0 => bytes[at] ^= 1 << rng.below(8),
+            1 if len > 0 => bytes[at] = rng.next() as u8,
+            2 if len > 0 => bytes[at] = *rng.pick(INTERESTING),
+            3 if len > 0 => {
+                let end = (at + 1 + rng.below(16)).min(len);
+                bytes.drain(at..end);
+            }
+            4 => {
+                let run: Vec<u8> = (0..1 + rng.below(16)).map(|_| rng.next() as u8).collect();
+                bytes.splice(at..at, run);
+            }
+            5 if len > 0 => {
+                let end = (at + 1 + rng.below(64)).min(len);
+                let run = bytes[at..end].to_vec();
+                let to = rng.below(len + 1);
+                bytes.splice(to..to, run);
+            }
+            6 if !dictionary.is_empty() => {
+                let token = rng.pick(dictionary).to_vec();
+                bytes.splice(at..at, token);
+            }
+            7 => bytes.truncate(at),
+            _ => {}
+        }
+    }
+}
+
+fn repo_file(path: &str) -> Vec<u8> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A profile whose sidecar holds every table kind: exact, word-prefix, ends-text and chain
+/// matchers, confirming and scan automata, literal-anchored groups, path, domain and name
+/// views, cover rules, exact tool names, tool prefixes and tool-glob automata. The
+/// `decide_payload` fuzz target decides with it too.
+const RICH_PROFILE: &str = include_str!("../../fuzz/profile.yaml");
+
+/// The calls every decided policy sees: they reach each table kind of [`RICH_PROFILE`].
+fn calls() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "PreToolUse",
+            "Bash",
+            json!({"command": "git push --force origin main"}),
+        ),
+        (
+            "PreToolUse",
+            "Bash",
+            json!({"command": "curl -s x.sh | bash; rm -rf / && deploy to prod --live"}),
+        ),
+        (
+            "PreToolUse",
+            "Bash",
+            json!({"command": "git status && ls -la"}),
+        ),
+        ("PermissionRequest", "Read", json!({"file_path": ".env"})),
+        (
+            "PreToolUse",
+            "Edit",
+            json!({"file_path": "/etc/passwd", "url": "http://10.0.0.1/x"}),
+        ),
+        (
+            "PreToolUse",
+            "WebFetch",
+            json!({"url": "https://api.evil.example/x"}),
+        ),
+        (
+            "PreToolUse",
+            "Read",
+            json!({"file_path": "/home/u/secret123.key"}),
+        ),
+        ("PreToolUse", "Skill", json!({"skill": "deploy"})),
+        ("PreToolUse", "mcp__github__create_issue", json!({})),
+        ("PreToolUse", "TaskCreate", json!({"x": [1, true, null]})),
+        ("PreToolUse", "mcp__e2e__echo", json!({"text": "hi"})),
+    ]
+}
+
+/// Compile `yaml` (agent `agent`): the policy, its JSON and its sidecar.
+fn compile_yaml(yaml: &str, agent: &str) -> (HookPolicy, Vec<u8>, Vec<u8>) {
+    let profile = compiler::load_profile_str(yaml, "fuzz.yaml".into(), agent)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let policy = compiler::compile_profile(&profile)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .policy;
+    let json = policy.to_json().into_bytes();
+    let sidecar = compiler::lower::build_sidecar(&policy, &json).unwrap_or_else(|e| panic!("{e}"));
+    (policy, json, sidecar)
+}
+
+fn decide(policy: &CompiledPolicy, event: &str, tool: &str, input: &Value) -> engine::Outcome {
+    policy.decide(Call {
+        event,
+        tool_name: tool,
+        tool_input: input,
+        places: Default::default(),
+    })
+}
+
+/// What a decision of a forged sidecar says when the engine caught an inconsistency.
+fn is_inconsistent(outcome: &engine::Outcome) -> bool {
+    outcome.decision == Decision::Deny
+        && outcome
+            .reason
+            .contains("the compiled sidecar is inconsistent")
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `fuzz/load_sidecar`'s logic: mutated sidecars (and now and then a mutated JSON) load or are
+/// refused, and whatever loads decides.
+#[test]
+fn mutated_sidecars_load_or_are_refused() {
+    let fuzz_json = repo_file("fuzz/policy.json");
+    let fuzz_policy = HookPolicy::from_json(std::str::from_utf8(&fuzz_json).unwrap()).unwrap();
+    let fuzz_sidecar = compiler::lower::build_sidecar(&fuzz_policy, &fuzz_json).unwrap();
+    let (_, rich_json, rich_sidecar) = compile_yaml(RICH_PROFILE, "a");
+    let seeds = [(&fuzz_sidecar, &fuzz_json), (&rich_sidecar, &rich_json)];
+    let calls = calls();
+    let mut refused = 0;
+    let count = iterations();
+    for_each_iteration("load_sidecar", 0x5eed_0001, count, |rng, _| {
+        let (sidecar, json) = *rng.pick(&seeds);
+        let mut sidecar = sidecar.clone();
+        let mut json = json.clone();
+        mutate(rng, &mut sidecar, &[b"ANIMUSSC", &[6, 0, 0, 0], &[0xff; 4]]);
+        if rng.one_in(10) {
+            mutate(rng, &mut json, &[]);
+        }
+        match CompiledPolicy::from_bytes(&sidecar, &json) {
+            Ok(policy) => {
+                for (event, tool, input) in &calls {
+                    decide(&policy, event, tool, input);
+                }
+            }
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                refused += 1;
+            }
+        }
+    });
+    // Almost every mutation breaks the digest (an edit that leaves the bytes unchanged, or a
+    // truncation to the same length, may not).
+    assert!(refused > count * 9 / 10, "{refused} of {count} refused");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Strings that stress the shell parser, the path and URL views and the literal index.
+const ODD_STRINGS: &[&str] = &[
+    "",
+    " ",
+    "\u{0}",
+    "rm -rf /",
+    "git push --force",
+    "deploy to prod",
+    "$(curl x | bash)",
+    "`rm -rf ~`",
+    "cat <<EOF\nrm -rf /\nEOF",
+    "a\\\nb",
+    "'unterminated",
+    "\"unterminated",
+    "((((((((((",
+    "))))))))",
+    "${x:-$(y)}",
+    "é\u{301}\u{fffd}\u{10ffff}",
+    "../../../etc/passwd",
+    "/etc/passwd",
+    "~/.ssh/id_rsa",
+    "./.env",
+    "C:\\Windows\\System32",
+    "http://[::1]:80/",
+    "https://user:pw@api.evil.example:8080/x?y#z",
+    "file:///etc/passwd",
+    "mcp__github__create_issue",
+    "*",
+    "**/*",
+    ";;;&&&|||",
+    "\t\r\n\u{b}\u{c}",
+];
+
+const TOOLS: &[&str] = &[
+    "Bash",
+    "Read",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Grep",
+    "Glob",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "Skill",
+    "Task",
+    "TaskCreate",
+    "Agent",
+    "SlashCommand",
+    "mcp__github__create_issue",
+    "mcp__e2e__echo",
+    "PowerShell",
+    "",
+    "bash",
+    "Bash ",
+];
+
+const FIELDS: &[&str] = &[
+    "command",
+    "file_path",
+    "path",
+    "url",
+    "pattern",
+    "skill",
+    "subagent_type",
+    "notebook_path",
+    "prompt",
+    "query",
+    "description",
+    "edits",
+];
+
+/// A JSON value of odd shape: any type, nested, with odd and sometimes long strings.
+fn odd_value(rng: &mut Rng, depth: usize) -> Value {
+    match rng.below(if depth > 6 { 6 } else { 9 }) {
+        0 => Value::Null,
+        1 => Value::Bool(rng.one_in(2)),
+        2 => json!(rng.next() as i64),
+        3 => json!(f64::from_bits(rng.next()) % 1e300),
+        4 | 5 => Value::String(odd_string(rng)),
+        6 | 7 => Value::Array(
+            (0..rng.below(4))
+                .map(|_| odd_value(rng, depth + 1))
+                .collect(),
+        ),
+        _ => Value::Object(
+            (0..rng.below(4))
+                .map(|_| (rng.pick(FIELDS).to_string(), odd_value(rng, depth + 1)))
+                .collect(),
+        ),
+    }
+}
+
+fn odd_string(rng: &mut Rng) -> String {
+    let mut text = String::new();
+    for _ in 0..1 + rng.below(4) {
+        let (word, separator): (&&str, &&str) = (
+            rng.pick(ODD_STRINGS),
+            rng.pick(&[" ", "", ";", " | ", " && ", "/", "\n"]),
+        );
+        text.push_str(word);
+        text.push_str(separator);
+    }
+    if rng.one_in(40) {
+        // Long: 64 KiB of a repeated command (a long heredoc, a pasted file).
+        text = text.repeat(1 + (64 << 10) / text.len().max(1));
+    }
+    text
+}
+
+/// A payload as the harness sends it, with odd types in odd places.
+fn odd_payload(rng: &mut Rng) -> Vec<u8> {
+    let mut input = serde_json::Map::new();
+    for _ in 0..rng.below(4) {
+        input.insert(rng.pick(FIELDS).to_string(), odd_value(rng, 0));
+    }
+    let mut payload = json!({
+        "session_id": "s",
+        "hook_event_name": rng.pick(&["PreToolUse", "PermissionRequest", "PostToolUse", ""]),
+        "tool_name": rng.pick(TOOLS),
+        "tool_input": Value::Object(input),
+    });
+    match rng.below(10) {
+        0 => payload["tool_input"] = odd_value(rng, 0),
+        1 => payload["tool_name"] = odd_value(rng, 0),
+        2 => {
+            // Nested as deep as the JSON parser allows (serde_json stops at 128).
+            let mut deep = Value::String(odd_string(rng));
+            for _ in 0..120 {
+                deep = Value::Array(vec![deep]);
+            }
+            payload["tool_input"]["command"] = deep;
+        }
+        _ => {}
+    }
+    let mut bytes = serde_json::to_vec(&payload).unwrap();
+    if rng.one_in(4) {
+        // Escapes the parser must judge: lone surrogates, NUL, overlong forms, raw bytes.
+        let dictionary: &[&[u8]] = &[
+            br#"\ud800"#,
+            br#"\udfff"#,
+            br#"\ud83d\ude00"#,
+            br#"\u0000"#,
+            b"\xc0\xaf",
+            b"\xff",
+            br#"\""#,
+            b"\\",
+            br#"{"command":"#,
+            b"[[[[",
+            b"]]]]",
+            b"1e999",
+            b"-0",
+        ];
+        mutate(rng, &mut bytes, dictionary);
+    }
+    bytes
+}
+
+/// `fuzz/decide_payload`'s logic: every payload the JSON parser accepts is decided by the
+/// reference evaluator and the compiled sidecar alike, under several policies.
+#[test]
+fn odd_payloads_are_decided_alike_by_both_evaluators() {
+    let mut policies = Vec::new();
+    let profiles = [
+        (
+            String::from_utf8(repo_file("corpus/profiles/trader.yaml")).unwrap(),
+            "trader",
+        ),
+        (
+            String::from_utf8(repo_file("corpus/profiles/allowlist.yaml")).unwrap(),
+            "reviewer",
+        ),
+        (
+            String::from_utf8(repo_file("corpus/profiles/cautious.yaml")).unwrap(),
+            "cautious",
+        ),
+        (RICH_PROFILE.to_string(), "a"),
+    ];
+    for (yaml, agent) in &profiles {
+        let (policy, json, sidecar) = compile_yaml(yaml, agent);
+        let compiled = CompiledPolicy::from_bytes(&sidecar, &json).unwrap();
+        policies.push((policy, compiled));
+    }
+    let references: Vec<ReferenceEvaluator> = policies
+        .iter()
+        .map(|(policy, _)| ReferenceEvaluator::new(policy).unwrap())
+        .collect();
+    let corpus: Vec<Vec<u8>> = std::fs::read_dir(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/payloads"),
+    )
+    .unwrap()
+    .map(|e| e.unwrap().path())
+    .filter(|p| p.extension().is_some_and(|x| x == "json"))
+    .map(|p| std::fs::read(p).unwrap())
+    .collect();
+    let mut decided = 0;
+    let count = iterations();
+    for_each_iteration("decide_payload", 0x5eed_0002, count, |rng, _| {
+        let bytes = if rng.one_in(3) {
+            let mut bytes = rng.pick(&corpus).clone();
+            mutate(
+                rng,
+                &mut bytes,
+                &[br#""tool_input":"#, br#"{"command":""#, b"null", b"[]"],
+            );
+            bytes
+        } else {
+            odd_payload(rng)
+        };
+        // What the hook does before deciding: parse, and take a non-empty string tool name
+        // (anything else is denied before a policy is consulted).
+        let Ok(payload) = serde_json::from_slice::<Value>(&bytes) else {
+            return;
+        };
+        let Some(tool) = payload.get("tool_name").and_then(Value::as_str) else {
+            return;
+        };
+        let event = payload
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .unwrap_or("PreToolUse");
+        let null = Value::Null;
+        let input = payload.get("tool_input").unwrap_or(&null);
+        for ((_, compiled), reference) in policies.iter().zip(&references) {
+            let call = Call {
+                event,
+                tool_name: tool,
+                tool_input: input,
+                places: Default::default(),
+            };
+            let expected = reference.decide(call);
+            let actual = compiled.decide(call);
+            assert_eq!(
+                actual,
+                expected,
+                "payload {}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+        decided += 1;
+    });
+    assert!(
+        decided > count / 2,
+        "only {decided} of {count} payloads parsed"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// `fuzz/compile_profile`'s logic: mutated profiles compile, or fail with located errors;
+/// what compiles lowers, loads and decides.
+#[test]
+fn mutated_profiles_compile_or_fail_with_located_errors() {
+    let seeds: Vec<(String, &str)> = vec![
+        (RICH_PROFILE.to_string(), "a"),
+        (
+            String::from_utf8(repo_file("corpus/profiles/trader.yaml")).unwrap(),
+            "trader",
+        ),
+        (
+            String::from_utf8(repo_file("corpus/profiles/allowlist.yaml")).unwrap(),
+            "reviewer",
+        ),
+        (
+            String::from_utf8(repo_file("corpus/profiles/runtime-config.json")).unwrap(),
+            "trader",
+        ),
+    ];
+    let dictionary: &[&[u8]] = &[
+        b"deny: ",
+        b"allow: ",
+        b"ask: ",
+        b"tool_policy:",
+        b"hooks:",
+        b"policy_rules:",
+        b"- ",
+        b"[",
+        b"]",
+        b"{",
+        b"}",
+        b"'",
+        b"\"",
+        b": ",
+        b"\n      ",
+        b"&a ",
+        b"*a",
+        b"<<: ",
+        b"!!str ",
+        b"Bash(",
+        b")",
+        b":*",
+        b"*",
+        b"**",
+        b"regex: ",
+        b"field: ",
+        b"(?i)",
+        b".*",
+        b"[a-z]{9}",
+        b"decision: allow",
+        b"events: [PostToolUse]",
+        b"domain:",
+        b"//",
+        b"~/",
+        b"mcp__x",
+        b"\\u0000",
+        b"|",
+        b">-",
+        b"---\n",
+        b"...\n",
+        b"\t",
+        b"# ",
+        b"null",
+        b"~",
+    ];
+    let calls = calls();
+    let (mut compiled_ok, mut errors) = (0, 0);
+    let count = iterations();
+    for_each_iteration("compile_profile", 0x5eed_0003, count, |rng, _| {
+        let (text, agent) = rng.pick(&seeds);
+        let mut bytes = text.clone().into_bytes();
+        mutate(rng, &mut bytes, dictionary);
+        let text = String::from_utf8_lossy(&bytes);
+        let result = compiler::load_profile_str(&text, "fuzz.yaml".into(), agent)
+            .and_then(|profile| compiler::compile_profile(&profile));
+        let compiled = match result {
+            Ok(compiled) => compiled,
+            Err(e) => {
+                for d in &e.0 {
+                    assert_eq!(d.severity, Severity::Error, "{d}");
+                    let location = d
+                        .location
+                        .as_ref()
+                        .unwrap_or_else(|| panic!("unlocated: {d}"));
+                    assert_eq!(&*location.file, "fuzz.yaml", "{d}");
+                }
+                errors += 1;
+                return;
+            }
+        };
+        let image = match compiler::lower::lower_policy_located(
+            &compiled.policy,
+            &compiler::lower::Budgets::default(),
+            &compiled.locations,
+        ) {
+            Ok(image) => image,
+            Err(d) => {
+                assert!(d.location.is_some(), "unlocated lowering error: {d}");
+                errors += 1;
+                return;
+            }
+        };
+        let json = compiled.policy.to_json();
+        let sidecar = image.encode(json.as_bytes()).unwrap();
+        let automaton = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+        let reference = ReferenceEvaluator::new(&compiled.policy).unwrap();
+        for (event, tool, input) in &calls {
+            let call = Call {
+                event,
+                tool_name: tool,
+                tool_input: input,
+                places: Default::default(),
+            };
+            assert_eq!(automaton.decide(call), reference.decide(call));
+        }
+        compiled_ok += 1;
+    });
+    // Both paths are exercised.
+    assert!(
+        compiled_ok > 100 && errors > 100,
+        "{compiled_ok} compiled, {errors} refused"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The sections a forger may edit: every table. Not [`Section::DfaBytes`], which holds the
+/// DFAs deserialized unchecked by design (see `engine::sidecar`, "Trust").
+const TABLES: &[Section] = &[
+    Section::Strings,
+    Section::Rules,
+    Section::RuleGlobs,
+    Section::Matchers,
+    Section::Postings,
+    Section::Globs,
+    Section::Fields,
+    Section::AutomatonLists,
+    Section::MatcherLists,
+    Section::LiteralSlots,
+    Section::LiteralGroups,
+    Section::LiteralEntries,
+    Section::Automata,
+    Section::AutomatonTargets,
+    Section::Globals,
+    Section::ChainPieces,
+    Section::ToolNames,
+    Section::ToolPrefixes,
+    Section::LiteralPrefilter,
+    Section::LiteralBloom,
+];
+
+/// Forge one edit into `sidecar`'s tables or section offsets, then recompute its digest.
+/// `table` is where the intact file's sections lie (an earlier edit may have moved one).
+/// Returns what was edited, for failure messages.
+fn forge(rng: &mut Rng, sidecar: &mut [u8], table: &[(usize, usize)]) -> String {
+    let word_at = |sidecar: &mut [u8], at: usize, value: u32| {
+        sidecar[at..at + 4].copy_from_slice(&value.to_le_bytes())
+    };
+    let read = |sidecar: &[u8], at: usize| {
+        u32::from_le_bytes([
+            sidecar[at],
+            sidecar[at + 1],
+            sidecar[at + 2],
+            sidecar[at + 3],
+        ])
+    };
+    let what;
+    if rng.one_in(8) {
+        // A section's offset or length. Not those of the automaton table or the DFA bytes:
+        // moving either makes other bytes be trusted as a DFA.
+        let section = *rng.pick(TABLES);
+        let at = section_entry_offset_for_tests(section) + 4 * rng.below(2);
+        let old = read(sidecar, at);
+        let new = forged_value(rng, old);
+        if section != Section::Automata {
+            word_at(sidecar, at, new);
+        }
+        what = format!("section {section:?} header word {at}: {old} -> {new}");
+    } else {
+        let section = *rng.pick(TABLES);
+        let (offset, len) = table[section as usize];
+        if len < 4 {
+            return format!("{section:?} is empty");
+        }
+        if section == Section::Strings || section == Section::LiteralPrefilter {
+            let at = offset + rng.below(len);
+            let old = sidecar[at];
+            sidecar[at] = rng.next() as u8;
+            what = format!("{section:?} byte {}: {old} -> {}", at - offset, sidecar[at]);
+        } else {
+            let index = rng.below(len / 4);
+            // An automaton record's DFA offset and length say which bytes are trusted as a
+            // DFA: the forger's edit of those is an edit of DFA bytes.
+            if section == Section::Automata && index % AUTOMATON_WIDTH < 2 {
+                return "an automaton's DFA bytes (not forged)".into();
+            }
+            let at = offset + 4 * index;
+            let old = read(sidecar, at);
+            let new = forged_value(rng, old);
+            word_at(sidecar, at, new);
+            what = format!("{section:?} word {index}: {old} -> {new}");
+        }
+    }
+    reseal_for_tests(sidecar);
+    what
+}
+
+/// A forged table word: an off-by-one, a boundary, or anything.
+fn forged_value(rng: &mut Rng, old: u32) -> u32 {
+    match rng.below(7) {
+        0 => old.wrapping_add(1),
+        1 => old.wrapping_sub(1),
+        2 => 0,
+        3 => u32::MAX,
+        4 => 1 << 31 | old,
+        5 => old.wrapping_add(1 + rng.below(64) as u32),
+        _ => rng.next() as u32,
+    }
+}
+
+/// A forged sidecar that passes the digest: every edit of its tables loads as `Malformed`, or
+/// decides — and where the engine meets an inconsistency it denies, saying so. Never a panic.
+#[test]
+fn forged_tables_are_malformed_or_decided_never_a_panic() {
+    let (_, json, sidecar) = compile_yaml(RICH_PROFILE, "a");
+    let calls = calls();
+    let intact = CompiledPolicy::from_bytes(&sidecar, &json).unwrap();
+    let expected: Vec<engine::Outcome> = calls
+        .iter()
+        .map(|(event, tool, input)| decide(&intact, event, tool, input))
+        .collect();
+    assert!(expected.iter().all(|o| !is_inconsistent(o)));
+    let table = section_table_for_tests(&sidecar).unwrap();
+    let (mut malformed, mut inconsistent, mut changed, mut unchanged) = (0, 0, 0, 0);
+    let count = iterations();
+    for_each_iteration("forged_tables", 0x5eed_0004, count, |rng, _| {
+        let mut forged = sidecar.clone();
+        // One edit, or two or three at once (a forger need not stop at one).
+        let edits = if rng.one_in(3) { 2 + rng.below(2) } else { 1 };
+        let what: Vec<String> = (0..edits)
+            .map(|_| forge(rng, &mut forged, &table))
+            .collect();
+        let what = what.join("; ");
+        match CompiledPolicy::from_bytes(&forged, &json) {
+            Err(LoadError::Malformed { .. }) => malformed += 1,
+            Err(other) => panic!("{what}: expected Malformed, got {other}"),
+            Ok(policy) => {
+                let outcomes: Vec<engine::Outcome> = calls
+                    .iter()
+                    .map(|(event, tool, input)| decide(&policy, event, tool, input))
+                    .collect();
+                if outcomes.iter().any(is_inconsistent) {
+                    inconsistent += 1;
+                } else if outcomes != expected {
+                    changed += 1;
+                } else {
+                    unchanged += 1;
+                }
+            }
+        }
+    });
+    println!(
+        "forged tables: {malformed} malformed at load, {inconsistent} inconsistent when deciding, \
+         {changed} decided otherwise, {unchanged} decided the same"
+    );
+    // The checks are reached: a good fraction of forgeries is caught, at load and when
+    // deciding (an edit that only changes what a rule says, or touches a table no call
+    // reaches, is not an inconsistency).
+    assert!(malformed >= count / 20, "{malformed} malformed of {count}");
+    assert!(
+        inconsistent >= count / 10,
+        "{inconsistent} inconsistent of {count}"
+    );
+    assert!(
+        malformed + inconsistent >= count / 4,
+        "{malformed} + {inconsistent} caught of {count}"
+    );
+}
