@@ -266,3 +266,28 @@ fn duplicates_are_counted_not_each_named() {
         "cfg.yaml:4:620: warning: tool_policy.deny lists 900 more duplicate entries from here on, also ignored"
     );
 }
+
+#[test]
+fn an_entry_the_regex_compiler_refuses_is_an_error_at_the_entry() {
+    // A path glob of 32,000 `*` under the entry limit: its regex is over the regex compiler's
+    // 10 MiB limit. This was "internal: compiled regex invalid" at the profile, quoting the
+    // whole entry.
+    let entry = format!("Read(/{})", "a*".repeat(32_000));
+    let yaml = format!(
+        "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - '{entry}'\n"
+    );
+    let error = compile_error(&yaml).expect("the regex is too large");
+    assert!(
+        error.starts_with("cfg.yaml:6:11: error: rule `tool_policy.deny:Read(/a*a*a*"),
+        "{error}"
+    );
+    assert!(
+        error.contains(&format!(
+            "… [{} bytes]`, matcher on `file_path`: cannot be compiled: ",
+            entry.len() + "tool_policy.deny:".len()
+        )),
+        "{error}"
+    );
+    assert!(!error.contains("internal"), "{error}");
+    assert_short(&error);
+}
