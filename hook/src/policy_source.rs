@@ -1,7 +1,7 @@
 //! Loading a compiled policy for deciding: the sidecar fast path, or — for `check` and `demo`
 //! only, when no sidecar sits beside the JSON — the JSON compiled in-process by the reference
-//! evaluator (correct, slower, and said so). The hook itself ([`LoadedPolicy::load_for_hook`])
-//! denies without a sidecar.
+//! evaluator (correct, slower, and said so). The hook itself ([`load_for_hook`]) denies
+//! without a sidecar.
 
 use std::path::Path;
 
@@ -31,25 +31,6 @@ impl LoadedPolicy {
         }
     }
 
-    /// Load the policy at `path` for the hook: the sidecar or nothing. A missing sidecar is an
-    /// error naming the fix; compiling the JSON in-process would cost every call milliseconds
-    /// (seconds at 100k rules), so the hook's hot path never does it.
-    pub fn load_for_hook(path: &Path) -> Result<LoadedPolicy, String> {
-        match CompiledPolicy::load(path) {
-            Ok(compiled) => Ok(LoadedPolicy::Compiled(Box::new(compiled))),
-            Err(LoadError::SidecarMissing { .. }) => Err(format!(
-                "policy `{}` has no sidecar beside it (`{}`); run `animus-hook compile` to \
-                 write the pair",
-                path.display(),
-                engine::sidecar::sidecar_path_for(path)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            )),
-            Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
-        }
-    }
-
     /// Parse the JSON policy and decide with the reference evaluator.
     pub fn load_without_sidecar(path: &Path) -> Result<LoadedPolicy, String> {
         let bytes = std::fs::read(path)
@@ -67,14 +48,7 @@ impl LoadedPolicy {
     /// Decide one call.
     pub fn decide(&self, call: Call<'_>) -> Result<Outcome, String> {
         match self {
-            LoadedPolicy::Compiled(compiled) => {
-                let outcome = compiled.decide(call);
-                // A decision read through maps of files rewritten meanwhile is not the policy's.
-                compiled
-                    .unchanged_since_load()
-                    .map_err(|e| format!("policy cannot be used: {e}"))?;
-                Ok(outcome)
-            }
+            LoadedPolicy::Compiled(compiled) => decide(compiled, call),
             LoadedPolicy::Reference { policy, .. } => {
                 let evaluator =
                     ReferenceEvaluator::new(policy).map_err(|e| format!("invalid policy: {e}"))?;
@@ -86,7 +60,7 @@ impl LoadedPolicy {
     /// A digest of the policy used, for the event record (`<algorithm>:<hex>`).
     pub fn digest(&self) -> String {
         match self {
-            LoadedPolicy::Compiled(compiled) => format!("xxh3-128:{}", compiled.policy_digest()),
+            LoadedPolicy::Compiled(compiled) => digest(compiled),
             LoadedPolicy::Reference { digest, .. } => digest.clone(),
         }
     }
@@ -95,11 +69,54 @@ impl LoadedPolicy {
     /// compiler's stamp, or hashing both files), for the event record.
     pub fn evaluator(&self) -> &'static str {
         match self {
-            LoadedPolicy::Compiled(compiled) => match compiled.verification() {
-                engine::sidecar::Verification::Stamp => "sidecar (verified by stamp)",
-                engine::sidecar::Verification::Digest => "sidecar (verified by digest)",
-            },
+            LoadedPolicy::Compiled(compiled) => evaluator(compiled),
             LoadedPolicy::Reference { .. } => "reference (no sidecar: policy compiled in-process)",
         }
+    }
+}
+
+// The hook's path: the sidecar only. These free functions are all `emit` calls, so the
+// in-process fallback above (the reference evaluator and the `regex` crate behind it) is not
+// reachable from `animus-hook-emit` and the linker leaves it out.
+
+/// Load the policy at `path` for the hook: the sidecar or nothing. A missing sidecar is an
+/// error naming the fix; compiling the JSON in-process would cost every call milliseconds
+/// (seconds at 100k rules), so the hook's hot path never does it.
+pub fn load_for_hook(path: &Path) -> Result<CompiledPolicy, String> {
+    match CompiledPolicy::load(path) {
+        Ok(compiled) => Ok(compiled),
+        Err(LoadError::SidecarMissing { .. }) => Err(format!(
+            "policy `{}` has no sidecar beside it (`{}`); run `animus-hook compile` to write \
+             the pair",
+            path.display(),
+            engine::sidecar::sidecar_path_for(path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        )),
+        Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
+    }
+}
+
+/// Decide one call with a compiled policy; a decision read through maps of files rewritten
+/// meanwhile is not the policy's, and is an error.
+pub fn decide(compiled: &CompiledPolicy, call: Call<'_>) -> Result<Outcome, String> {
+    let outcome = compiled.decide(call);
+    compiled
+        .unchanged_since_load()
+        .map_err(|e| format!("policy cannot be used: {e}"))?;
+    Ok(outcome)
+}
+
+/// The compiled policy's digest for the event record (`xxh3-128:<hex>`).
+pub fn digest(compiled: &CompiledPolicy) -> String {
+    format!("xxh3-128:{}", compiled.policy_digest())
+}
+
+/// How the sidecar's integrity was established, for the event record.
+pub fn evaluator(compiled: &CompiledPolicy) -> &'static str {
+    match compiled.verification() {
+        engine::sidecar::Verification::Stamp => "sidecar (verified by stamp)",
+        engine::sidecar::Verification::Digest => "sidecar (verified by digest)",
     }
 }

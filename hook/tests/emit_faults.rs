@@ -111,6 +111,11 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
             .replace("\"deny\"", "\"allow\"");
         std::fs::write(json, text).unwrap();
     });
+    // The JSON damaged after compiling (cut short) is said as damaged, not as stale.
+    let damaged = pair("policy-damaged", &|json, _| {
+        let bytes = std::fs::read(json).unwrap();
+        std::fs::write(json, &bytes[..bytes.len() / 2]).unwrap();
+    });
     let not_sidecar = pair("sidecar-garbage", &|_, sidecar| {
         std::fs::write(sidecar, b"hello").unwrap()
     });
@@ -142,6 +147,12 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         &stale,
         Some(status.clone()),
         "sidecar is stale",
+    ));
+    v.push(f(
+        "policy damaged",
+        &damaged,
+        Some(status.clone()),
+        "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
     ));
     v.push(f(
         "sidecar not a sidecar",

@@ -79,6 +79,12 @@ pub enum LoadError {
     },
     /// The sidecar was compiled from a different `animus-policy.json` than the one beside it.
     Stale,
+    /// `animus-policy.json` is not the one the sidecar was compiled from, and is not even valid
+    /// JSON: it was damaged after compiling.
+    PolicyDamaged {
+        /// The JSON parser's error (line and column).
+        error: String,
+    },
     /// The digest matched but the tables are inconsistent (a forged or mis-built file).
     Malformed {
         /// What is inconsistent.
@@ -141,6 +147,11 @@ impl fmt::Display for LoadError {
                 f,
                 "sidecar automata were serialized by regex-automata {found}, this animus-hook uses \
                  {REGEX_AUTOMATA_VERSION}; {RECOMPILE} with this animus-hook"
+            ),
+            LoadError::PolicyDamaged { error } => write!(
+                f,
+                "animus-policy.json is damaged: it is not valid JSON ({error}) and not the \
+                 policy its sidecar was compiled from; {RECOMPILE}"
             ),
             LoadError::Stale => write!(
                 f,
@@ -400,7 +411,17 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
         });
     }
     if !vouched && super::digest(policy.json) != policy_digest {
-        return Err(LoadError::Stale);
+        // Said apart: a JSON that no longer parses was damaged after compiling (a partial
+        // write, an editor); one that parses was compiled again, or edited by hand, without
+        // its sidecar. Parsed only on this failure path.
+        return Err(
+            match serde_json::from_slice::<serde::de::IgnoredAny>(policy.json) {
+                Err(e) => LoadError::PolicyDamaged {
+                    error: e.to_string(),
+                },
+                Ok(_) => LoadError::Stale,
+            },
+        );
     }
     let malformed = |what: String| LoadError::Malformed { what };
     if read_u32(bytes, header::FILE_LEN) as u64 != found

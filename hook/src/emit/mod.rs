@@ -38,7 +38,7 @@ use std::time::{Duration, Instant, SystemTime};
 use engine::{Call, Decision, GATE_EVENTS, Outcome};
 use serde_json::Value;
 
-use crate::policy_source::LoadedPolicy;
+use crate::policy_source;
 use crate::record;
 
 pub use output::harness_line;
@@ -419,20 +419,23 @@ fn evaluate(
         let null = Value::Null;
         let tool_input = payload.get("tool_input").unwrap_or(&null);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
-        let loaded = LoadedPolicy::load_for_hook(policy_path)?;
+        let loaded = policy_source::load_for_hook(policy_path)?;
         #[cfg(debug_assertions)]
         change_sidecar_under_the_map(policy_path);
-        evaluation.policy_digest = Some(loaded.digest());
-        evaluation.evaluator = Some(loaded.evaluator());
+        evaluation.policy_digest = Some(policy_source::digest(&loaded));
+        evaluation.evaluator = Some(policy_source::evaluator(&loaded));
         let started = Instant::now();
         let home = crate::places::home_dir();
         let project_root = args.project_root.as_deref().and_then(|p| p.to_str());
-        let outcome = loaded.decide(Call {
-            event,
-            tool_name,
-            tool_input,
-            places: crate::places::of_payload(payload, home.as_deref(), project_root),
-        })?;
+        let outcome = policy_source::decide(
+            &loaded,
+            Call {
+                event,
+                tool_name,
+                tool_input,
+                places: crate::places::of_payload(payload, home.as_deref(), project_root),
+            },
+        )?;
         evaluation.decide_us = Some(started.elapsed().as_micros());
         // The process ends right after recording: leave the two file maps to the kernel's
         // teardown at exit instead of unmapping them now (two `munmap`s and TLB flushes).
