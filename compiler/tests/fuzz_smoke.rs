@@ -347,6 +347,21 @@ fn odd_string(rng: &mut Rng) -> String {
     text
 }
 
+/// Working, home and project directories: real, missing, relative, odd.
+const DIRECTORIES: &[&str] = &[
+    "/home/user/project",
+    "/tmp",
+    "/",
+    "",
+    "relative/dir",
+    "/nonexistent/a/../b",
+    "/tmp/\u{0}x",
+    "C:\\Users\\x",
+    "//",
+    "/proc/self/cwd",
+    "/tmp/./../tmp//",
+];
+
 /// A payload as the harness sends it, with odd types in odd places.
 fn odd_payload(rng: &mut Rng) -> Vec<u8> {
     let mut input = serde_json::Map::new();
@@ -355,6 +370,7 @@ fn odd_payload(rng: &mut Rng) -> Vec<u8> {
     }
     let mut payload = json!({
         "session_id": "s",
+        "cwd": rng.pick(DIRECTORIES),
         "hook_event_name": rng.pick(&["PreToolUse", "PermissionRequest", "PostToolUse", ""]),
         "tool_name": rng.pick(TOOLS),
         "tool_input": Value::Object(input),
@@ -460,12 +476,18 @@ fn odd_payloads_are_decided_alike_by_both_evaluators() {
             .unwrap_or("PreToolUse");
         let null = Value::Null;
         let input = payload.get("tool_input").unwrap_or(&null);
+        // Where the call runs, as the hook takes it from the payload and the environment.
+        let places = engine::paths::Places {
+            cwd: payload.get("cwd").and_then(Value::as_str),
+            home: (!rng.one_in(4)).then(|| *rng.pick(DIRECTORIES)),
+            project_root: (!rng.one_in(4)).then(|| *rng.pick(DIRECTORIES)),
+        };
         for ((_, compiled), reference) in policies.iter().zip(&references) {
             let call = Call {
                 event,
                 tool_name: tool,
                 tool_input: input,
-                places: Default::default(),
+                places,
             };
             let expected = reference.decide(call);
             let actual = compiled.decide(call);

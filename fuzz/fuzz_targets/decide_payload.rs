@@ -56,7 +56,11 @@ fuzz_target!(|data: &[u8]| {
         event,
         tool_name,
         tool_input,
-        places: Default::default(),
+        // Path rules resolve against the payload's working directory, as in the hook.
+        places: engine::paths::Places {
+            cwd: payload.get("cwd").and_then(Value::as_str),
+            ..Default::default()
+        },
     };
     assert_eq!(compiled.decide(call), reference.decide(call));
 });
