@@ -44,13 +44,21 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let json = compiled.policy.to_json();
-    let sidecar = image.encode(json.as_bytes()).expect("a lowered image encodes");
+    let sidecar = image
+        .encode(json.as_bytes())
+        .expect("a lowered image encodes");
     let automaton = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).expect("it loads");
     let reference = ReferenceEvaluator::new(&compiled.policy).expect("it compiled");
     for (tool_name, input) in [
-        ("Bash", serde_json::json!({"command": "git push --force && deploy to prod"})),
+        (
+            "Bash",
+            serde_json::json!({"command": "git push --force && deploy to prod"}),
+        ),
         ("Read", serde_json::json!({"file_path": "/etc/passwd"})),
-        ("WebFetch", serde_json::json!({"url": "https://evil.example/x"})),
+        (
+            "WebFetch",
+            serde_json::json!({"url": "https://evil.example/x"}),
+        ),
     ] {
         let call = Call {
             event: "PreToolUse",
