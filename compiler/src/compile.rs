@@ -67,7 +67,10 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     policy.validate().map_err(|e| {
         Diagnostic::error(
             Some(profile.location.clone()),
-            format!("internal: compiled policy invalid: {e}"),
+            format!(
+                "internal: compiled policy invalid: {}",
+                quote(&e.to_string())
+            ),
         )
     })?;
     // A matcher the regex compiler refuses (over its size limit, which a long entry of many
