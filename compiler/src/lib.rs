@@ -65,8 +65,8 @@ pub fn compile_to_dir(
 ) -> Result<(PathBuf, Compiled), Errors> {
     let profile = load_profile_file(config, agent_id)?;
     let compiled = compile_profile(&profile)?;
-    let path = write_policy_artifacts(out_dir, &compiled)?;
-    Ok((path, compiled))
+    // The policy as written: the built-in self-protection rules ahead of the profile's.
+    write_protected(out_dir, &compiled, &[])
 }
 
 /// Lower `compiled` to its sidecar and atomically write both artifacts into `out_dir` (created
@@ -93,6 +93,15 @@ pub fn write_policy_artifacts_protecting(
     compiled: &Compiled,
     hook_binaries: &[&Path],
 ) -> Result<PathBuf, Errors> {
+    write_protected(out_dir, compiled, hook_binaries).map(|(path, _)| path)
+}
+
+/// Write `compiled` with the built-in rules; returns the JSON's path and the policy written.
+fn write_protected(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+) -> Result<(PathBuf, Compiled), Errors> {
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
             None,
@@ -108,13 +117,18 @@ pub fn write_policy_artifacts_protecting(
         self_protection::rules(&protected).into_iter().unzip();
     rules.extend(compiled.policy.rules.iter().cloned());
     locations.extend(compiled.locations.iter().cloned());
-    let policy = engine::HookPolicy {
-        rules,
-        ..compiled.policy.clone()
+    let written = Compiled {
+        policy: engine::HookPolicy {
+            rules,
+            ..compiled.policy.clone()
+        },
+        warnings: compiled.warnings.clone(),
+        locations,
     };
+    let (policy, locations) = (&written.policy, &written.locations);
     let json = policy.to_json();
     // Lower first: a policy that cannot be lowered writes nothing at all.
-    let image = lower::lower_policy_located(&policy, &lower::Budgets::default(), &locations)?;
+    let image = lower::lower_policy_located(policy, &lower::Budgets::default(), locations)?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
     let sidecar = image.encode(json.as_bytes()).map_err(|e| {
         Errors::one(Diagnostic::error(
@@ -131,5 +145,5 @@ pub fn write_policy_artifacts_protecting(
     artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
     artifact::write_stamp(&path, json.as_bytes(), &sidecar_path, &sidecar)
         .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
-    Ok(path)
+    Ok((path, written))
 }

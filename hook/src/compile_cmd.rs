@@ -10,8 +10,17 @@ pub fn run(args: CompileArgs) -> ExitCode {
             for warning in &compiled.warnings {
                 eprintln!("{warning}");
             }
+            let built_in = compiled
+                .policy
+                .rules
+                .iter()
+                .filter(|r| {
+                    r.id.starts_with(compiler::self_protection::SELF_PROTECTION_ID_PREFIX)
+                })
+                .count();
             eprintln!(
-                "compiled agent `{}`: {} rules, default {} -> {}",
+                "compiled agent `{}`: {} rules ({built_in} of them built-in self-protection), \
+                 default {} -> {}",
                 args.agent,
                 compiled.policy.rules.len(),
                 compiled.policy.default_decision,

@@ -50,10 +50,13 @@ fn setup(name: &str) -> Setup {
         .env("HOME", &home)
         .output()
         .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The count says the built-in rules are there: one profile rule per allowed tool, and the
+    // rest the compiler's own.
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.contains("of them built-in self-protection"),
+        "{stderr}"
     );
     Setup {
         policy: run.join("animus-policy.json"),
@@ -159,7 +162,11 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
             bash("echo '{}' > .claude/settings.json"),
             "claude's settings",
         ),
-        ("Bash", bash("mv .claude/settings.json .claude/old.json"), "claude's settings"),
+        (
+            "Bash",
+            bash("mv .claude/settings.json .claude/old.json"),
+            "claude's settings",
+        ),
         (
             "Bash",
             bash("cat ~/.claude/settings.json | sed s/deny/allow/ | tee ~/.claude/settings.json"),
