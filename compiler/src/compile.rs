@@ -51,6 +51,27 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     let (default_decision, located) =
         compile_tool_policy_located(&profile.tool_policy, &mut warnings)?;
     let (mut rules, mut locations): (Vec<_>, Vec<_>) = located.into_iter().unzip();
+    // Enabled packs: kernel rules, after tool_policy's and before the authors' (order never
+    // changes a decision). Their examples are checked here: a pack whose examples fail does
+    // not compile.
+    if !profile.packs.is_empty() {
+        let catalogue = crate::packs::catalogue()?;
+        let mut failures = Vec::new();
+        for pack in crate::packs::resolve(&catalogue, &profile.packs)? {
+            if let Err(e) = crate::packs::check_examples(pack) {
+                failures.extend(e.0);
+            }
+            for rule in &pack.rules {
+                for (r, location) in crate::packs::lower_rule(pack, rule) {
+                    rules.push(r);
+                    locations.push(location);
+                }
+            }
+        }
+        if !failures.is_empty() {
+            return Err(Errors(failures));
+        }
+    }
     for author in &profile.policy_rules {
         if let Some(rule) = tighten_author_rule(author, default_decision, &mut warnings) {
             rules.push(rule);

@@ -34,6 +34,7 @@ pub mod import;
 pub mod inject;
 pub mod jsonc;
 pub mod lower;
+pub mod packs;
 pub mod profile;
 pub mod providers;
 pub mod regex_check;

@@ -45,6 +45,9 @@ pub struct AgentProfile {
     pub policy_rules: Vec<AuthorRule>,
     /// `hooks.observers`: extra events routed to `animus-hook emit` (record-only).
     pub observers: Vec<Observer>,
+    /// `packs`: built-in protection packs (or categories of them) to enable, as written; the
+    /// names are resolved when compiling ([`crate::packs`]).
+    pub packs: Vec<Located<String>>,
 }
 
 /// `tool_policy`: claude permission-rule entries.
@@ -103,6 +106,8 @@ pub enum ObserverAction {
 struct RawProfile {
     #[serde(default)]
     tool_policy: Option<Spanned<RawToolPolicy>>,
+    #[serde(default)]
+    packs: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     hooks: Option<Spanned<RawHooks>>,
 }
@@ -445,7 +450,19 @@ impl Converter<'_> {
 
     fn profile(mut self, agent_id: &str, raw: Spanned<RawProfile>) -> Result<AgentProfile, Errors> {
         let location = self.loc(&raw);
-        let RawProfile { tool_policy, hooks } = raw.value;
+        let RawProfile {
+            tool_policy,
+            packs,
+            hooks,
+        } = raw.value;
+        let packs = packs
+            .unwrap_or_default()
+            .into_iter()
+            .map(|s| Located {
+                location: self.loc(&s),
+                value: s.value,
+            })
+            .collect();
         let tool_policy = tool_policy.map(|tp| {
             let mut located = |list: &str, v: Option<Vec<Spanned<String>>>| {
                 v.unwrap_or_default()
@@ -498,6 +515,7 @@ impl Converter<'_> {
             tool_policy: tool_policy.unwrap_or_default(),
             policy_rules,
             observers,
+            packs,
         })
     }
 
@@ -524,6 +542,7 @@ impl Converter<'_> {
         } else if let Some(prefix) = [
             crate::compile::KERNEL_ID_PREFIX,
             crate::self_protection::SELF_PROTECTION_ID_PREFIX,
+            crate::packs::PACK_ID_PREFIX,
         ]
         .into_iter()
         .find(|prefix| id.starts_with(prefix))
@@ -532,7 +551,7 @@ impl Converter<'_> {
                 id_loc.clone(),
                 format!("rule id `{shown}` uses the reserved prefix `{prefix}`"),
                 Some(
-                    "that prefix names rules the compiler writes (tool_policy, built-in \
+                    "that prefix names rules the compiler writes (tool_policy, packs, built-in \
                      self-protection); pick another id",
                 ),
             );

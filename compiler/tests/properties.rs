@@ -139,6 +139,7 @@ fn profile(
         },
         policy_rules: rules,
         observers: Vec::new(),
+        packs: Vec::new(),
     }
 }
 

@@ -16,9 +16,28 @@ fn trader_compiles_to_the_spec_rules() {
         let compiled = compile_corpus_profile(file, agent);
         let policy = &compiled.policy;
         assert_eq!(policy.default_decision, Decision::Defer, "{file}");
+        // trader.yaml also enables the core packs (`packs: [core]`, the README's demo); the
+        // spec's rules are the rest.
+        let packs = policy
+            .rules
+            .iter()
+            .filter(|r| r.id.starts_with("pack."))
+            .count();
+        if file == "trader.yaml" {
+            assert!(packs > 0, "trader enables the core packs");
+            assert!(
+                policy
+                    .rules
+                    .iter()
+                    .filter(|r| r.id.starts_with("pack."))
+                    .all(|r| r.id.starts_with("pack.core.")),
+                "only core packs"
+            );
+        }
         let summary: Vec<RuleSummary> = policy
             .rules
             .iter()
+            .filter(|r| !r.id.starts_with("pack."))
             .map(|r| {
                 (
                     r.id.as_str(),

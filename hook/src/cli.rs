@@ -32,6 +32,9 @@ USAGE:
       agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
       entry lands in the profile or is reported on stderr with file:line:column; exit 1 when
       an entry was left out, 2 on a usage error.
+  animus-hook packs [--json]
+      List the built-in protection packs a profile enables with `packs: [core, …]`: each
+      pack's name, rule count and description, then each rule with its decision.
   animus-hook demo
       Compile the bundled example profiles and decide over bundled real Claude payloads.
   animus-hook --help | --version
@@ -58,6 +61,16 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
+                Some("packs") => {
+                    let mut json = false;
+                    while let Some(arg) = parser.next()? {
+                        match arg {
+                            Long("json") => json = true,
+                            other => return Err(other.unexpected().into()),
+                        }
+                    }
+                    Ok(crate::packs_cmd::run(json))
+                }
                 Some("demo") => {
                     no_more(&mut parser)?;
                     Ok(crate::demo::run())

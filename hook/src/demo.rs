@@ -104,11 +104,15 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
                 }
             };
             let event = payload.hook_event_name.as_deref().unwrap_or("PreToolUse");
+            // Path rules are anchored as `emit` anchors them: the payload's `cwd`, the home the
+            // bundled payloads were captured in, the project at the `cwd`.
+            let raw: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            let cwd = raw.get("cwd").and_then(serde_json::Value::as_str);
             let call = Call {
                 event,
                 tool_name: &payload.tool_name,
                 tool_input: &payload.tool_input,
-                places: Default::default(),
+                places: animus_hook::places::of_payload(&raw, Some("/home/user"), cwd),
             };
             let outcome = match loaded.decide(call) {
                 Ok(outcome) => outcome,

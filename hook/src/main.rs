@@ -9,6 +9,7 @@ mod compile_cmd;
 mod demo;
 mod import_cmd;
 mod inject_cmd;
+mod packs_cmd;
 
 use std::process::ExitCode;
 

@@ -286,3 +286,84 @@ fn compile_limits_are_errors_at_the_place_quoting_only_the_start() {
         assert!(!fresh.join("animus-policy.json").exists(), "{name}");
     }
 }
+
+#[test]
+fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
+    let listed = hook(&["packs"], b"");
+    assert_eq!(listed.code, Some(0), "{}", listed.stderr);
+    for name in [
+        "core.git",
+        "core.filesystem",
+        "database.postgresql",
+        "kubernetes",
+    ] {
+        assert!(listed.stdout.contains(name), "{name}: {}", listed.stdout);
+    }
+    assert!(
+        listed.stdout.contains("deny reset-hard"),
+        "{}",
+        listed.stdout
+    );
+    let json = hook(&["packs", "--json"], b"");
+    let packs: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let git = packs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "core.git")
+        .unwrap();
+    assert_eq!(git["category"], "core");
+    assert!(
+        git["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "core.git:reset-hard" && r["decision"] == "deny")
+    );
+    assert_eq!(hook(&["packs", "--frobnicate"], b"").code, Some(2));
+
+    // A profile enabling `core` denies `git reset --hard` with the pack's reason and the safer
+    // way; an unknown pack name is an error at its place, and nothing is written.
+    let dir = temp_dir("packs-cli");
+    let config = dir.join("p.yaml");
+    std::fs::write(
+        &config,
+        "agents:\n  a:\n    packs: [core]\n  b:\n    packs:\n      - core\n      - cor\n",
+    )
+    .unwrap();
+    let out = dir.join("a");
+    let compiled = compile(&config, "a", &out);
+    assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
+    let policy = out.join("animus-policy.json");
+    let decided = hook(
+        &["check", "--policy", policy.to_str().unwrap()],
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git reset --hard HEAD~1"},"cwd":"/tmp"}"#,
+    );
+    assert!(
+        decided.stdout.contains("decision: deny"),
+        "{}",
+        decided.stdout
+    );
+    assert!(
+        decided
+            .stdout
+            .contains("core.git:reset-hard: git reset --hard discards"),
+        "{}",
+        decided.stdout
+    );
+    assert!(
+        decided.stdout.contains("Instead: git stash"),
+        "{}",
+        decided.stdout
+    );
+    let bad = compile(&config, "b", &dir.join("b"));
+    assert_eq!(bad.code, Some(1), "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("p.yaml:7:9: error: no pack or category `cor`"),
+        "{}",
+        bad.stderr
+    );
+    assert!(bad.stderr.contains("animus-hook packs"), "{}", bad.stderr);
+    assert!(!dir.join("b").exists(), "nothing is written");
+}

@@ -1,0 +1,568 @@
+//! Built-in protection packs: named deny and ask rules against destructive commands, enabled by
+//! a profile's `packs: [core, database.postgresql, …]`.
+//!
+//! A pack is data: a YAML file in the repository's `packs/` directory, compiled into the binary.
+//! Each rule has an id, a decision (`deny` or `ask`, never an allow), why it matters, the safer
+//! alternative where there is one, what it matches, and `match`/`not_match` example commands.
+//! A rule matches through the forms every other rule uses, so an enabled pack costs the hook
+//! what the same rules written by hand would:
+//!
+//! - `regex`: one or more regexes over a Bash command's text and each of its normalised
+//!   segments (quotes removed, wrappers such as `sudo`, `env`, `xargs` peeled, the program's
+//!   basename; see `engine::shell`), as an author rule on `Bash.command`;
+//! - `entries`: claude permission entries (`Read(~/.ssh/id_*)`), lowered as `tool_policy`
+//!   entries of the rule's decision (a `Read(…)` deny also reads every word of a shell command
+//!   as a path).
+//!
+//! Pack rules are kernel rules: never downgraded, ids `pack.<pack>:<rule>` (the `pack.` prefix
+//! is reserved), and the reason names the pack and rule, why, and what to do instead. Their
+//! examples are checked whenever a profile enabling the pack compiles (and in this crate's
+//! tests for every pack): a failing example is a compile error at the example.
+//!
+//! A name in `packs` is a pack (`core.git`) or a category, the part before the first dot
+//! (`core`), which enables every pack in it.
+
+use std::sync::Arc;
+
+use engine::policy::{InputMatcher, MatchOn};
+use engine::{Call, Decision, HookPolicy, HookPolicyRule, Places};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::diagnostic::{Diagnostic, Errors, Location, quote};
+use crate::profile::Located;
+use crate::tool_policy::{MONITOR_TOOL, lower_entry};
+
+/// Rule ids starting with this are pack rules; authors may not use it.
+pub const PACK_ID_PREFIX: &str = "pack.";
+
+/// The packs compiled into the binary: (repository path, text).
+const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "packs/core.git.yaml",
+        include_str!("../../packs/core.git.yaml"),
+    ),
+    (
+        "packs/core.filesystem.yaml",
+        include_str!("../../packs/core.filesystem.yaml"),
+    ),
+    (
+        "packs/core.shell.yaml",
+        include_str!("../../packs/core.shell.yaml"),
+    ),
+    (
+        "packs/core.secrets.yaml",
+        include_str!("../../packs/core.secrets.yaml"),
+    ),
+    (
+        "packs/database.postgresql.yaml",
+        include_str!("../../packs/database.postgresql.yaml"),
+    ),
+    (
+        "packs/database.mysql.yaml",
+        include_str!("../../packs/database.mysql.yaml"),
+    ),
+    (
+        "packs/kubernetes.yaml",
+        include_str!("../../packs/kubernetes.yaml"),
+    ),
+    (
+        "packs/cloud.aws.yaml",
+        include_str!("../../packs/cloud.aws.yaml"),
+    ),
+    (
+        "packs/infra.terraform.yaml",
+        include_str!("../../packs/infra.terraform.yaml"),
+    ),
+];
+
+/// One pack.
+#[derive(Clone, Debug)]
+pub struct Pack {
+    /// `core.git`.
+    pub name: String,
+    /// One line.
+    pub description: String,
+    /// Its rules.
+    pub rules: Vec<PackRule>,
+    /// Where the pack is defined.
+    pub location: Location,
+}
+
+/// One rule of a pack.
+#[derive(Clone, Debug)]
+pub struct PackRule {
+    /// Unique within the pack (`reset-hard`).
+    pub id: String,
+    /// `deny` or `ask`.
+    pub decision: Decision,
+    /// Why the command is dangerous (one sentence).
+    pub why: String,
+    /// The safer alternative, if there is one.
+    pub instead: Option<String>,
+    /// Regexes over a Bash command and its segments.
+    pub regex: Vec<Located<String>>,
+    /// Claude permission entries.
+    pub entries: Vec<Located<String>>,
+    /// Commands the rule must decide.
+    pub examples_match: Vec<Located<String>>,
+    /// Commands the rule must leave alone.
+    pub examples_not_match: Vec<Located<String>>,
+    /// Where the rule is defined.
+    pub location: Location,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPack {
+    pack: String,
+    description: String,
+    rules: Vec<Spanned<RawRule>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    decision: Decision,
+    why: String,
+    #[serde(default)]
+    instead: Option<String>,
+    #[serde(default)]
+    regex: Option<OneOrMany>,
+    #[serde(default)]
+    entries: Option<Vec<Spanned<String>>>,
+    #[serde(default, rename = "match")]
+    examples_match: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    not_match: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Spanned<String>),
+    Many(Vec<Spanned<String>>),
+}
+
+/// Every built-in pack, parsed and checked (ids, regexes, entries; not the examples, which
+/// [`check_examples`] runs).
+pub fn catalogue() -> Result<Vec<Pack>, Errors> {
+    let mut packs = Vec::new();
+    let mut errors = Vec::new();
+    for (path, text) in EMBEDDED {
+        match parse_pack(path, text) {
+            Ok(pack) => packs.push(pack),
+            Err(e) => errors.extend(e.0),
+        }
+    }
+    if errors.is_empty() {
+        Ok(packs)
+    } else {
+        Err(Errors(errors))
+    }
+}
+
+/// Parse one pack file; `path` names it in diagnostics.
+pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
+    let file: Arc<str> = path.into();
+    let at = |line: u32, column: u32| Location {
+        file: file.clone(),
+        line,
+        column,
+    };
+    let loc = |s: &serde_saphyr::Location| at(s.line() as u32, s.column() as u32);
+    let raw: RawPack = serde_saphyr::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .location()
+            .map_or((0, 0), |l| (l.line() as u32, l.column() as u32));
+        Errors::one(Diagnostic::error(
+            Some(at(line, column)),
+            format!("invalid pack: {}", quote(&e.to_string())),
+        ))
+    })?;
+    let mut errors = Vec::new();
+    let mut error = |location: Location, message: String| {
+        errors.push(Diagnostic::error(Some(location), message));
+    };
+    let expected = path
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.strip_suffix(".yaml"))
+        .unwrap_or(path);
+    if raw.pack != expected || !valid_name(&raw.pack) {
+        error(
+            at(1, 1),
+            format!(
+                "the pack is named `{}`; its file must be `packs/<name>.yaml` with a name of \
+                 lowercase words joined by `.` (this file says `{expected}`)",
+                quote(&raw.pack)
+            ),
+        );
+    }
+    let mut rules: Vec<PackRule> = Vec::new();
+    for rule in raw.rules {
+        let location = loc(&rule.referenced);
+        let r = rule.value;
+        if !valid_id(&r.id) {
+            error(
+                location.clone(),
+                format!(
+                    "rule id `{}` must be lowercase words joined by `-`",
+                    quote(&r.id)
+                ),
+            );
+        }
+        if rules.iter().any(|other| other.id == r.id) {
+            error(
+                location.clone(),
+                format!("rule id `{}` is defined twice", r.id),
+            );
+        }
+        if !matches!(r.decision, Decision::Deny | Decision::Ask) {
+            error(
+                location.clone(),
+                format!(
+                    "rule `{}`: a pack rule denies or asks, never {}",
+                    r.id, r.decision
+                ),
+            );
+        }
+        let located = |v: Vec<Spanned<String>>| -> Vec<Located<String>> {
+            v.into_iter()
+                .map(|s| Located {
+                    location: loc(&s.referenced),
+                    value: s.value,
+                })
+                .collect()
+        };
+        let regex = match r.regex {
+            None => Vec::new(),
+            Some(OneOrMany::One(one)) => located(vec![one]),
+            Some(OneOrMany::Many(many)) => located(many),
+        };
+        let entries = located(r.entries.unwrap_or_default());
+        let examples_match = located(r.examples_match.unwrap_or_default());
+        let examples_not_match = located(r.not_match.unwrap_or_default());
+        for re in &regex {
+            if let Err(e) = crate::regex_check::check_matcher_regex(&re.value) {
+                error(
+                    re.location.clone(),
+                    format!("rule `{}`: invalid regex: {e}", r.id),
+                );
+            }
+        }
+        for entry in &entries {
+            if let Err(e) = lower_entry(&entry.value, r.decision) {
+                error(
+                    entry.location.clone(),
+                    format!("rule `{}`: entry `{}` {e}", r.id, quote(&entry.value)),
+                );
+            }
+        }
+        if regex.is_empty() && entries.is_empty() {
+            error(
+                location.clone(),
+                format!(
+                    "rule `{}` has neither `regex` nor `entries`: it matches nothing",
+                    r.id
+                ),
+            );
+        }
+        if examples_match.is_empty() {
+            error(
+                location.clone(),
+                format!(
+                    "rule `{}` has no `match` example: give one command it decides",
+                    r.id
+                ),
+            );
+        }
+        let reason_len = r.why.len() + r.instead.as_ref().map_or(0, String::len);
+        if reason_len > 600 {
+            error(
+                location.clone(),
+                format!(
+                    "rule `{}`: `why` and `instead` are {reason_len} bytes; a reason is one or two lines",
+                    r.id
+                ),
+            );
+        }
+        rules.push(PackRule {
+            id: r.id,
+            decision: r.decision,
+            why: r.why,
+            instead: r.instead,
+            regex,
+            entries,
+            examples_match,
+            examples_not_match,
+            location,
+        });
+    }
+    if errors.is_empty() {
+        Ok(Pack {
+            name: raw.pack,
+            description: raw.description,
+            rules,
+            location: at(1, 1),
+        })
+    } else {
+        Err(Errors(errors))
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+}
+
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The category of a pack: its name up to the first dot (`core` for `core.git`).
+pub fn category(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
+}
+
+/// The packs `names` enable, each once, in catalogue order; an unknown name is an error at it.
+pub fn resolve<'p>(
+    catalogue: &'p [Pack],
+    names: &[Located<String>],
+) -> Result<Vec<&'p Pack>, Errors> {
+    let mut enabled = vec![false; catalogue.len()];
+    let mut errors = Vec::new();
+    for name in names {
+        let mut any = false;
+        for (i, pack) in catalogue.iter().enumerate() {
+            if pack.name == name.value || category(&pack.name) == name.value {
+                enabled[i] = true;
+                any = true;
+            }
+        }
+        if !any {
+            let mut known: Vec<&str> = catalogue.iter().map(|p| category(&p.name)).collect();
+            known.dedup();
+            errors.push(
+                Diagnostic::error(
+                    Some(name.location.clone()),
+                    format!("no pack or category `{}`", quote(&name.value)),
+                )
+                .with_help(format!(
+                    "`animus-hook packs` lists them; the categories are {}",
+                    known.join(", ")
+                )),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Errors(errors));
+    }
+    Ok(catalogue
+        .iter()
+        .zip(enabled)
+        .filter_map(|(pack, on)| on.then_some(pack))
+        .collect())
+}
+
+/// The reason a rule of `pack` gives: the pack and rule, why, and what to do instead.
+pub fn reason(pack: &Pack, rule: &PackRule) -> String {
+    let mut reason = format!(
+        "{}:{}: {}",
+        pack.name,
+        rule.id,
+        rule.why.trim_end_matches('.')
+    );
+    reason.push('.');
+    if let Some(instead) = &rule.instead {
+        reason.push_str(" Instead: ");
+        reason.push_str(instead.trim_end_matches('.'));
+        reason.push('.');
+    }
+    reason
+}
+
+/// The policy rules `rule` of `pack` lowers to, each with its location.
+pub fn lower_rule(pack: &Pack, rule: &PackRule) -> Vec<(HookPolicyRule, Location)> {
+    let reason = reason(pack, rule);
+    let mut parts: Vec<(Vec<String>, Vec<InputMatcher>, Location)> = Vec::new();
+    for re in &rule.regex {
+        parts.push((
+            vec!["Bash".into(), MONITOR_TOOL.into()],
+            vec![InputMatcher {
+                field: "command".into(),
+                on: MatchOn::TextAndSegments,
+                pattern: re.value.clone(),
+            }],
+            re.location.clone(),
+        ));
+    }
+    for entry in &rule.entries {
+        // Checked when the pack was parsed.
+        if let Ok(lowered) = lower_entry(&entry.value, rule.decision) {
+            for part in lowered.parts {
+                parts.push((part.tools, part.input_matchers, entry.location.clone()));
+            }
+        }
+    }
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, (tools, input_matchers, location))| {
+            let id = if i == 0 {
+                format!("{PACK_ID_PREFIX}{}:{}", pack.name, rule.id)
+            } else {
+                format!("{PACK_ID_PREFIX}{}:{} #{}", pack.name, rule.id, i + 1)
+            };
+            (
+                HookPolicyRule {
+                    id,
+                    events: Vec::new(),
+                    tools,
+                    input_matchers,
+                    decision: rule.decision,
+                    reason: reason.clone(),
+                },
+                location,
+            )
+        })
+        .collect()
+}
+
+/// The places examples are decided in: a project in a home directory.
+pub const EXAMPLE_PLACES: Places<'static> = Places {
+    cwd: Some("/home/user/project"),
+    home: Some("/home/user"),
+    project_root: Some("/home/user/project"),
+};
+
+/// Decide every example of every rule of `pack` against that rule alone: a `match` example
+/// must get the rule's decision, a `not_match` example none. Each failure is an error at the
+/// example.
+pub fn check_examples(pack: &Pack) -> Result<(), Errors> {
+    let mut errors = Vec::new();
+    for rule in &pack.rules {
+        let policy = HookPolicy {
+            version: engine::policy::POLICY_VERSION,
+            default_decision: Decision::Defer,
+            rules: lower_rule(pack, rule).into_iter().map(|(r, _)| r).collect(),
+        };
+        let evaluator = match engine::reference::ReferenceEvaluator::new(&policy) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(Diagnostic::error(
+                    Some(rule.location.clone()),
+                    format!(
+                        "rule `{}` cannot be compiled: {}",
+                        rule.id,
+                        quote(&e.message)
+                    ),
+                ));
+                continue;
+            }
+        };
+        let decide = |command: &str| {
+            let input = serde_json::json!({ "command": command });
+            evaluator
+                .decide(Call {
+                    event: "PreToolUse",
+                    tool_name: "Bash",
+                    tool_input: &input,
+                    places: EXAMPLE_PLACES,
+                })
+                .decision
+        };
+        for example in &rule.examples_match {
+            let got = decide(&example.value);
+            if got != rule.decision {
+                errors.push(Diagnostic::error(
+                    Some(example.location.clone()),
+                    format!(
+                        "{}:{}: the `match` example `{}` gets {got}, not {}",
+                        pack.name,
+                        rule.id,
+                        quote(&example.value),
+                        rule.decision
+                    ),
+                ));
+            }
+        }
+        for example in &rule.examples_not_match {
+            let got = decide(&example.value);
+            if got != Decision::Defer {
+                errors.push(Diagnostic::error(
+                    Some(example.location.clone()),
+                    format!(
+                        "{}:{}: the `not_match` example `{}` is matched ({got})",
+                        pack.name,
+                        rule.id,
+                        quote(&example.value)
+                    ),
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Errors(errors))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pack_parses_and_every_example_holds() {
+        let packs = catalogue().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(packs.len(), EMBEDDED.len());
+        let mut failures = Vec::new();
+        for pack in &packs {
+            if let Err(e) = check_examples(pack) {
+                failures.push(e.to_string());
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn a_failing_example_is_an_error_at_the_example() {
+        let text = "pack: t.x\ndescription: d\nrules:\n  - id: r\n    decision: deny\n    why: w\n    regex: '^rm -rf /$'\n    match: ['rm -rf /', 'rm -rf ~']\n    not_match: ['rm -rf / ']\n";
+        let pack = parse_pack("packs/t.x.yaml", text).unwrap();
+        let e = check_examples(&pack).unwrap_err().to_string();
+        assert!(e.contains("packs/t.x.yaml:8:"), "{e}");
+        assert!(e.contains("`rm -rf ~` gets defer, not deny"), "{e}");
+        assert!(e.contains("`rm -rf / ` is matched"), "{e}");
+    }
+
+    #[test]
+    fn names_and_categories_resolve_and_unknown_ones_are_errors() {
+        let packs = catalogue().unwrap();
+        let at = |v: &str| Located {
+            value: v.to_string(),
+            location: Location {
+                file: "p.yaml".into(),
+                line: 3,
+                column: 7,
+            },
+        };
+        let core = resolve(&packs, &[at("core"), at("core.git")]).unwrap();
+        assert!(core.len() >= 2 && core.iter().all(|p| category(&p.name) == "core"));
+        let e = resolve(&packs, &[at("cor")]).unwrap_err().to_string();
+        assert!(
+            e.contains("p.yaml:3:7") && e.contains("no pack or category `cor`"),
+            "{e}"
+        );
+    }
+}
