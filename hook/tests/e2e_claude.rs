@@ -46,8 +46,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use e2e::cases::{
-    decisions::*, fail_closed::*, mock_wire::*, permissions::*, recording::*, shell::*, tools::*,
-    transport::*, wiring::*,
+    decisions::*, fail_closed::*, mock_wire::*, packs::*, permissions::*, recording::*, shell::*,
+    tools::*, transport::*, wiring::*,
 };
 use e2e::driver::locate_claude;
 use e2e::runner::{self, Test};
@@ -80,6 +80,7 @@ const TESTS: &[Test] = tests![
     // The slowest first (it waits out the gate's 30 s timeout), so the rest overlap with it.
     fail_closed_hook_timeout,
     deny_trader_live_order_does_not_run,
+    core_pack_stops_git_reset_hard_with_the_safer_way,
     allow_allowlisted_command_runs_without_allowed_tools,
     defer_leaves_the_decision_to_the_cli,
     ask_blocks_in_print_mode_with_the_reason,
