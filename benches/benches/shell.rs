@@ -89,6 +89,46 @@ fn shell(c: &mut Criterion) {
         });
     }
     decide.finish();
+
+    // Every built-in pack enabled and nothing else (issue 13: ≤ 20 µs for the 200-byte
+    // command). core.secrets holds path entries, so every word is also read as a path.
+    // The same without core.secrets: the regex rules alone.
+    let mut decide = c.benchmark_group("shell-decide/all-packs");
+    decide.measurement_time(Duration::from_secs(3));
+    let input = serde_json::json!({ "command": REALISTIC });
+    for (name, packs) in [
+        ("200B", "[core, database, kubernetes, cloud, infra]"),
+        (
+            "200B-without-path-rules",
+            "[core.git, core.filesystem, core.shell, database, kubernetes, cloud, infra]",
+        ),
+    ] {
+        let profile = compiler::load_profile_str(
+            &format!("agents:\n  all:\n    packs: {packs}\n"),
+            "all-packs.yaml".into(),
+            "all",
+        )
+        .unwrap();
+        let policy = compiler::compile_profile(&profile).unwrap().policy;
+        let (json, sidecar) = compile(&policy);
+        let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+        eprintln!(
+            "SHELL {name}: {} rules, sidecar {} bytes",
+            policy.rules.len(),
+            sidecar.len()
+        );
+        decide.bench_function(name, |b| {
+            b.iter(|| {
+                compiled.decide(black_box(Call {
+                    event: "PreToolUse",
+                    tool_name: "Bash",
+                    tool_input: &input,
+                    places,
+                }))
+            })
+        });
+    }
+    decide.finish();
 }
 
 criterion_group!(benches, shell);
