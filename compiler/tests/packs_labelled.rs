@@ -114,3 +114,79 @@ fn every_pack_on_labelled_destructive_and_safe_commands() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The `core` packs over unlabelled real commands (nl2bash and tldr one-liners) and the 1,542
+/// real tool calls: how much they stop, with a sample, so over-blocking is visible. The share
+/// stopped is held under the bar reached (recorded in `BENCHMARKS.md`).
+#[test]
+fn core_on_real_commands_and_tool_calls() {
+    let Some(shared) = common::shared_dir("core_on_real_commands_and_tool_calls") else {
+        return;
+    };
+    let profile = compiler::load_profile_str(
+        "agents:\n  core:\n    packs: [core]\n",
+        "core.yaml".into(),
+        "core",
+    )
+    .unwrap();
+    let policy = compiler::compile_profile(&profile).unwrap().policy;
+    let reference = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
+    // (file, the most share stopped, percent)
+    for (file, most) in [
+        ("commands/nl2bash.jsonl", 1.0),
+        ("commands/tldr-examples.jsonl", 0.5),
+        ("tool-calls/pretooluse-hook-inputs.jsonl", 0.6),
+    ] {
+        let text = std::fs::read_to_string(shared.join("corpus-real").join(file)).unwrap();
+        let (mut total, mut stopped) = (0usize, Vec::new());
+        for line in text.lines() {
+            let case: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (tool, input) = match case.get("tool_name") {
+                Some(tool) => (
+                    tool.as_str().unwrap().to_string(),
+                    case["tool_input"].clone(),
+                ),
+                None => (
+                    "Bash".to_string(),
+                    serde_json::json!({ "command": case["command"] }),
+                ),
+            };
+            let cwd = case.get("cwd").and_then(|c| c.as_str());
+            let out = reference.decide(Call {
+                event: "PreToolUse",
+                tool_name: &tool,
+                tool_input: &input,
+                places: engine::Places {
+                    cwd: cwd.or(compiler::packs::EXAMPLE_PLACES.cwd),
+                    home: compiler::packs::EXAMPLE_PLACES.home,
+                    project_root: cwd.or(compiler::packs::EXAMPLE_PLACES.project_root),
+                },
+            });
+            total += 1;
+            if matches!(out.decision, Decision::Deny | Decision::Ask) {
+                let shown = input
+                    .get("command")
+                    .or(input.get("file_path"))
+                    .unwrap_or(&input);
+                let shown: String = shown.to_string().chars().take(100).collect();
+                stopped.push(format!(
+                    "  {} {tool} {shown} by {}",
+                    out.decision,
+                    out.deciding_rule.unwrap_or_default()
+                ));
+            }
+        }
+        let pct = 100.0 * stopped.len() as f64 / total.max(1) as f64;
+        println!(
+            "{file}: core stops {} of {total} ({pct:.2}%)",
+            stopped.len()
+        );
+        for line in stopped.iter().take(25) {
+            println!("{line}");
+        }
+        assert!(
+            pct <= most,
+            "{file}: core stops {pct:.2}%, over the {most}% bar"
+        );
+    }
+}
