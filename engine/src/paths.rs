@@ -421,18 +421,23 @@ pub fn normalise(path: &Path) -> PathBuf {
 /// The path with symlinks resolved: the longest existing ancestor canonicalised, the rest
 /// appended (a file about to be written does not exist yet; its directory may be a link).
 pub fn resolve(normalised: &Path) -> PathBuf {
+    resolve_with(normalised, &FsMemo::default())
+}
+
+/// [`resolve`] through a call's [`FsMemo`].
+fn resolve_with(normalised: &Path, memo: &FsMemo) -> PathBuf {
     // The deepest existing ancestor, found with one `lstat` a level (cheaper than a
     // `realpath` a level), then canonicalised once.
     let mut missing = Vec::new();
     let mut existing = normalised.to_path_buf();
-    while std::fs::symlink_metadata(&existing).is_err() {
+    while memo.lstat(&existing).is_none() {
         let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
             return normalised.to_path_buf();
         };
         missing.push(name);
         existing.pop();
     }
-    let Ok(mut out) = std::fs::canonicalize(&existing) else {
+    let Some(mut out) = memo.canonicalize(&existing) else {
         // A dangling link (or a loop): what it names cannot be read; keep the path as given.
         return normalised.to_path_buf();
     };
@@ -446,27 +451,68 @@ pub fn resolve(normalised: &Path) -> PathBuf {
     normalise(&out)
 }
 
+/// What one call has asked the file system, asked once: the words of a command share their
+/// directories (`cd /tmp/build && make && tee build.log` reads `/tmp/build` and `/tmp` for
+/// every word), and a call's files are read as they are at one moment anyway.
+#[derive(Clone, Debug, Default)]
+pub struct FsMemo {
+    /// `lstat`: `None` when it failed, else whether the path is a symbolic link.
+    lstat: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<bool>>>,
+    /// `canonicalize`: `None` when it failed.
+    canonical: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+impl FsMemo {
+    /// `lstat(path)`: `None` when it fails, else whether `path` is a symbolic link.
+    fn lstat(&self, path: &Path) -> Option<bool> {
+        if let Some(known) = self.lstat.borrow().get(path) {
+            return *known;
+        }
+        let found = std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| m.file_type().is_symlink());
+        self.lstat.borrow_mut().insert(path.to_path_buf(), found);
+        found
+    }
+
+    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.canonical.borrow().get(path) {
+            return known.clone();
+        }
+        let found = std::fs::canonicalize(path).ok();
+        self.canonical
+            .borrow_mut()
+            .insert(path.to_path_buf(), found.clone());
+        found
+    }
+}
+
 /// [`resolve`], cheaply for a path below a directory known to be free of links (`real_bases`:
 /// the call's directories, canonicalised once per call): one `lstat` per component below it,
 /// stopping at the first that does not exist; a full [`resolve`] only when a component is a
 /// link (or the path lies below none of them).
 pub fn resolve_from(normalised: &Path, real_bases: &[String]) -> PathBuf {
+    resolve_from_with(normalised, real_bases, &FsMemo::default())
+}
+
+/// [`resolve_from`] through a call's [`FsMemo`].
+fn resolve_from_with(normalised: &Path, real_bases: &[String], memo: &FsMemo) -> PathBuf {
     let text = normalised.to_string_lossy();
     let Some((base, rest)) = real_bases
         .iter()
         .filter_map(|b| relative_to(&text, b).map(|rest| (b, rest)))
         .max_by_key(|(b, _)| b.len())
     else {
-        return resolve(normalised);
+        return resolve_with(normalised, memo);
     };
     let mut current = PathBuf::from(base);
     for component in rest.split('/').filter(|c| !c.is_empty()) {
         current.push(component);
-        match std::fs::symlink_metadata(&current) {
-            Ok(metadata) if metadata.file_type().is_symlink() => return resolve(normalised),
-            Ok(_) => {}
+        match memo.lstat(&current) {
+            Some(true) => return resolve_with(normalised, memo),
+            Some(false) => {}
             // Nothing below exists, so nothing below is a link: the path is its own resolution.
-            Err(_) => break,
+            None => break,
         }
     }
     normalised.to_path_buf()
@@ -510,6 +556,17 @@ pub fn spellings(
     which: Spellings,
     real_bases: &[String],
 ) -> Vec<String> {
+    spellings_with(value, places, which, real_bases, &FsMemo::default())
+}
+
+/// [`spellings`] through a call's [`FsMemo`].
+fn spellings_with(
+    value: &str,
+    places: Places<'_>,
+    which: Spellings,
+    real_bases: &[String],
+    memo: &FsMemo,
+) -> Vec<String> {
     let (expanded, absolute) = expand(value, places);
     let mut out: Vec<String> = Vec::new();
     let mut push = |p: String| {
@@ -520,7 +577,7 @@ pub fn spellings(
     match absolute {
         Some(absolute) => {
             let normalised = normalise(&absolute);
-            let resolved = resolve_from(&normalised, real_bases);
+            let resolved = resolve_from_with(&normalised, real_bases, memo);
             if which == Spellings::All {
                 push(absolute.to_string_lossy().into_owned());
                 push(normalised.to_string_lossy().into_owned());
@@ -545,6 +602,8 @@ pub struct Bases<'a> {
     list: Vec<(char, String)>,
     /// The bases with symlinks resolved (for [`resolve_from`]).
     real: Vec<String>,
+    /// What this call asked the file system.
+    memo: FsMemo,
 }
 
 impl<'a> Bases<'a> {
@@ -608,6 +667,7 @@ impl<'a> Bases<'a> {
             real,
             places,
             list,
+            memo: FsMemo::default(),
         }
     }
 
@@ -621,11 +681,11 @@ impl<'a> Bases<'a> {
             let Some(normalised) = absolute_normalised(value, self.places) else {
                 return;
             };
-            let resolved = resolve_from(&normalised, &self.real);
+            let resolved = resolve_from_with(&normalised, &self.real, &self.memo);
             let mut of_normalised = Vec::new();
-            self.relative_texts(&normalised.to_string_lossy(), &mut of_normalised);
+            self.relative_texts(&normalised.to_string_lossy(), &mut of_normalised, 0);
             let mut of_resolved = Vec::new();
-            self.relative_texts(&resolved.to_string_lossy(), &mut of_resolved);
+            self.relative_texts(&resolved.to_string_lossy(), &mut of_resolved, 0);
             for text in of_normalised {
                 if of_resolved.contains(&text) && !texts.contains(&text) {
                     texts.push(text);
@@ -633,13 +693,16 @@ impl<'a> Bases<'a> {
             }
             return;
         }
-        for spelling in spellings(value, self.places, self.which, &self.real) {
-            self.relative_texts(&spelling, texts);
+        // Duplicates are looked for among this value's texts only: a caller gathering many
+        // values ([`command_path_texts`]) removes the rest at once.
+        let start = texts.len();
+        for spelling in spellings_with(value, self.places, self.which, &self.real, &self.memo) {
+            self.relative_texts(&spelling, texts, start);
         }
     }
 
     /// The texts of one spelling: relative to each base it lies under, behind its tag.
-    fn relative_texts(&self, spelling: &str, texts: &mut Vec<String>) {
+    fn relative_texts(&self, spelling: &str, texts: &mut Vec<String>, start: usize) {
         // Deny and ask texts are lower case: those matchers ignore letter case.
         let fold = self.which == Spellings::All;
         let mut push = |tag: char, rel: &str| {
@@ -656,7 +719,7 @@ impl<'a> Bases<'a> {
                 }
             }
             text.push('/');
-            if !texts.contains(&text) {
+            if !texts[start..].contains(&text) {
                 texts.push(text);
             }
         };
@@ -701,7 +764,8 @@ pub fn command_path_texts<'t>(
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
         {
-            for spelling in spellings(target, places, Spellings::All, &bases.real) {
+            for spelling in spellings_with(target, places, Spellings::All, &bases.real, &bases.memo)
+            {
                 if spelling.starts_with('/') && !directories.contains(&spelling) {
                     directories.push(spelling);
                 }
@@ -741,6 +805,9 @@ pub fn command_path_texts<'t>(
             }
         }
     }
+    // Matching reads the texts as a set: one sort instead of a search per text.
+    texts.sort_unstable();
+    texts.dedup();
     texts
 }
 
