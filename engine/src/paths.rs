@@ -465,9 +465,19 @@ pub struct FsMemo {
 impl FsMemo {
     /// `lstat(path)`: `None` when it fails, else whether `path` is a symbolic link.
     fn lstat(&self, path: &Path) -> Option<bool> {
-        if let Some(known) = self.lstat.borrow().get(path) {
+        let memo = self.lstat.borrow();
+        if let Some(known) = memo.get(path) {
             return *known;
         }
+        // Below a directory known to be missing nothing exists: every word a command reads
+        // from a `cd` target that is not there (yet) costs no system call.
+        if path
+            .parent()
+            .is_some_and(|parent| memo.get(parent) == Some(&None))
+        {
+            return None;
+        }
+        drop(memo);
         let found = std::fs::symlink_metadata(path)
             .ok()
             .map(|m| m.file_type().is_symlink());
