@@ -75,18 +75,8 @@ fn shell(c: &mut Criterion) {
         home: home.to_str(),
         project_root: cwd.to_str(),
     };
-    for (name, command) in [("200B", REALISTIC.to_string()), ("4KB-40-segments", long)] {
-        let input = serde_json::json!({ "command": command });
-        decide.bench_function(name, |b| {
-            b.iter(|| {
-                compiled.decide(black_box(Call {
-                    event: "PreToolUse",
-                    tool_name: "Bash",
-                    tool_input: &input,
-                    places,
-                }))
-            })
-        });
+    for (name, command) in [("200B", REALISTIC), ("4KB-40-segments", long.as_str())] {
+        bench_decide(&mut decide, name, &compiled, command, places);
     }
     decide.finish();
 
@@ -95,7 +85,6 @@ fn shell(c: &mut Criterion) {
     // The same without core.secrets: the regex rules alone.
     let mut decide = c.benchmark_group("shell-decide/all-packs");
     decide.measurement_time(Duration::from_secs(3));
-    let input = serde_json::json!({ "command": REALISTIC });
     for (name, packs) in [
         ("200B", "[core, database, kubernetes, cloud, infra]"),
         (
@@ -117,18 +106,30 @@ fn shell(c: &mut Criterion) {
             policy.rules.len(),
             sidecar.len()
         );
-        decide.bench_function(name, |b| {
-            b.iter(|| {
-                compiled.decide(black_box(Call {
-                    event: "PreToolUse",
-                    tool_name: "Bash",
-                    tool_input: &input,
-                    places,
-                }))
-            })
-        });
+        bench_decide(&mut decide, name, &compiled, REALISTIC, places);
     }
     decide.finish();
+}
+
+/// One benchmark: `compiled` deciding a `PreToolUse` Bash call of `command` in `places`.
+fn bench_decide(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    compiled: &CompiledPolicy,
+    command: &str,
+    places: engine::Places<'_>,
+) {
+    let input = serde_json::json!({ "command": command });
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            compiled.decide(black_box(Call {
+                event: "PreToolUse",
+                tool_name: "Bash",
+                tool_input: &input,
+                places,
+            }))
+        })
+    });
 }
 
 criterion_group!(benches, shell);

@@ -16,6 +16,27 @@ pub fn effective_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// What `metadata` describes when it is not a regular file (`"a FIFO"`, `"a device"`, …);
+/// `None` for a regular file. A FIFO or device in place of a file the guard reads or writes
+/// would block it or swallow what it writes.
+pub fn not_a_regular_file(metadata: &Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_char_device() || kind.is_block_device() {
+        Some("a device")
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a regular file")
+    }
+}
+
 /// Who besides the owner may write a file of this `mode`: `Some("others")`,
 /// `Some("its group")`, or `None`.
 pub fn writable_by_others(mode: u32) -> Option<&'static str> {

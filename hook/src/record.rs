@@ -192,7 +192,7 @@ fn open_subdir(parent: &File, path: &Path, name: &str) -> Result<File, String> {
 /// The log `name` in `sessions`, opened to append (created `0600`), checked as described at
 /// [`open_session_log`].
 fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, String> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    use std::os::unix::fs::MetadataExt;
     let c_name = c_string(name, path)?;
     let flags = libc::O_WRONLY
         | libc::O_APPEND
@@ -213,17 +213,7 @@ fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, String> {
     let metadata = log
         .metadata()
         .map_err(|e| format!("cannot inspect `{}`: {e}", path.display()))?;
-    let kind = metadata.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
+    if let Some(what) = engine::ownership::not_a_regular_file(&metadata) {
         return Err(format!(
             "`{}` is {what}, not a regular file; refusing to write records to it",
             path.display()

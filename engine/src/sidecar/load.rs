@@ -198,7 +198,7 @@ pub(crate) enum OpenFault {
 /// owned by this user or by root, writable by neither its group nor others. Anyone who can
 /// rewrite the policy can rewrite what the hook allows; the compiler writes all three `0644`.
 pub(crate) fn open_trusted(path: &Path) -> Result<(File, std::fs::Metadata), OpenFault> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -211,17 +211,7 @@ pub(crate) fn open_trusted(path: &Path) -> Result<(File, std::fs::Metadata), Ope
             why,
         })
     };
-    let kind = metadata.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_dir() {
-            "a directory"
-        } else {
-            "not a regular file"
-        };
+    if let Some(what) = crate::ownership::not_a_regular_file(&metadata) {
         return Err(untrusted(format!("it is {what}, not a regular file")));
     }
     crate::ownership::check_owner_and_mode(&metadata, path, true).map_err(|why| {
