@@ -13,7 +13,8 @@ USAGE:
   animus-hook emit --event <E> --session <id> --project-root <root> [--policy <animus-policy.json>]
       The hook the harness runs: read the payload on stdin, record the event under
       $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl and, for a gate
-      event with --policy, print the decision. Always exits 0; fails closed (deny).
+      event with --policy, print the decision. Fails closed (deny). Exits 0, or 1 when
+      --policy is given to an event that is not a gate (recorded all the same).
   animus-hook compile --config <file> --agent <id> --out-dir <dir>
       Compile agent profile <id> (agents.<id> or agent_profiles.<id>, YAML or JSON) into
       <dir>/animus-policy.json. Warnings go to stderr; exit 1 on any error, writing nothing.
