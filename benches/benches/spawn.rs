@@ -82,18 +82,26 @@ fn main() {
         );
     }
 
+    // The same emit with every built-in pack enabled (issue 13: ≤ 1.3× too).
+    let packs_policy = all_packs_policy(&work);
+    let mut packs_args = emit_args.clone();
+    *packs_args.last_mut().unwrap() = packs_policy.display().to_string();
+
     let mut hook_times = Vec::with_capacity(rounds);
     let mut full_times = Vec::with_capacity(rounds);
+    let mut packs_times = Vec::with_capacity(rounds);
     let mut empty_times = Vec::with_capacity(rounds);
     for i in 0..rounds {
         let payload = &payloads[i % payloads.len()];
         empty_times.push(spawn(&empty, &[], payload, &state).0);
         hook_times.push(spawn(&hook, &emit_args, payload, &state).0);
         full_times.push(spawn(&full, &emit_args, payload, &state).0);
+        packs_times.push(spawn(&hook, &packs_args, payload, &state).0);
     }
-    let (h, f, e) = (
+    let (h, f, p, e) = (
         median(&mut hook_times),
         median(&mut full_times),
+        median(&mut packs_times),
         median(&mut empty_times),
     );
     let mode = if smoke { ", smoke mode" } else { "" };
@@ -107,6 +115,11 @@ fn main() {
         "spawn/animus-hook_emit median {:>8.1} µs   ratio {:.3} (the full CLI binary, same rounds)",
         micros(f),
         f.as_secs_f64() / e.as_secs_f64(),
+    );
+    println!(
+        "spawn/emit_all_packs  median {:>8.1} µs   ratio {:.3} (animus-hook-emit, every built-in pack, same rounds)",
+        micros(p),
+        p.as_secs_f64() / e.as_secs_f64(),
     );
     let _ = std::fs::remove_dir_all(&work);
 }
@@ -250,4 +263,16 @@ fn ten_thousand_rule_policy(work: &Path) -> PathBuf {
     let compiled = compiler::compile_profile(&profile).unwrap();
     assert!(compiled.policy.rules.len() >= 10_000);
     compiler::write_policy_artifacts(&work.join("run"), &compiled).unwrap()
+}
+
+/// A policy of every built-in pack and nothing else, written to `<work>/packs`.
+fn all_packs_policy(work: &Path) -> PathBuf {
+    let profile = compiler::load_profile_str(
+        "agents:\n  all:\n    packs: [core, database, kubernetes, cloud, infra]\n",
+        "all-packs.yaml".into(),
+        "all",
+    )
+    .unwrap();
+    let compiled = compiler::compile_profile(&profile).unwrap();
+    compiler::write_policy_artifacts(&work.join("packs"), &compiled).unwrap()
 }
