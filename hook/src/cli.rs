@@ -51,6 +51,19 @@ impl From<lexopt::Error> for UsageError {
 }
 
 pub fn run(args: Vec<OsString>) -> ExitCode {
+    // `animus-hook <command> --help` (or `-h`) anywhere before a `--`: that command's usage.
+    if let Some(usage) = args
+        .first()
+        .and_then(|cmd| cmd.to_str())
+        .and_then(command_usage)
+        && args[1..]
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| a == "--help" || a == "-h")
+    {
+        print!("USAGE:\n{usage}");
+        return ExitCode::SUCCESS;
+    }
     let mut parser = lexopt::Parser::from_args(args);
     let result = (|| -> Result<ExitCode, UsageError> {
         let Some(first) = parser.next()? else {
@@ -93,6 +106,23 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         eprintln!("animus-hook: {message}\n\n{USAGE}");
         ExitCode::from(2)
     })
+}
+
+/// The block of [`USAGE`] that describes `command` (`compile`, `inject`, …), if it is one.
+pub fn command_usage(command: &str) -> Option<String> {
+    let head = format!("  animus-hook {command}");
+    let mut lines = USAGE.lines().skip_while(|line| {
+        !line
+            .strip_prefix(&head)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    });
+    let first = lines.next()?;
+    let mut block = format!("{first}\n");
+    for line in lines.take_while(|line| !line.starts_with("  animus-hook ")) {
+        block.push_str(line);
+        block.push('\n');
+    }
+    Some(block)
 }
 
 fn no_more(parser: &mut lexopt::Parser) -> Result<(), UsageError> {

@@ -367,3 +367,39 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     assert!(bad.stderr.contains("animus-hook packs"), "{}", bad.stderr);
     assert!(!dir.join("b").exists(), "nothing is written");
 }
+
+/// `animus-hook <command> --help` prints that command's usage and exits 0 (`inject --help`
+/// used to be "invalid option"); a `--help` after `--` belongs to the launch arguments.
+#[test]
+fn every_command_answers_help() {
+    for command in [
+        "emit", "compile", "inject", "check", "import", "packs", "demo",
+    ] {
+        for flag in ["--help", "-h"] {
+            let run = hook(&[command, flag], b"");
+            assert_eq!(run.code, Some(0), "{command} {flag}: {}", run.stderr);
+            assert!(
+                run.stdout
+                    .starts_with(&format!("USAGE:\n  animus-hook {command}")),
+                "{command} {flag}: {}",
+                run.stdout
+            );
+            assert_eq!(
+                run.stdout.matches("\n  animus-hook ").count(),
+                1,
+                "only {command}'s block: {}",
+                run.stdout
+            );
+        }
+    }
+    let inject = hook(
+        &["inject", "--provider", "claude", "--", "claude", "--help"],
+        b"",
+    );
+    assert_eq!(inject.code, Some(2), "{}", inject.stdout);
+    assert!(
+        inject.stderr.contains("missing required option"),
+        "{}",
+        inject.stderr
+    );
+}
