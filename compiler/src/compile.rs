@@ -62,7 +62,13 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
                 failures.extend(e.0);
             }
             for rule in &pack.rules {
-                for (r, location) in crate::packs::lower_rule(pack, rule) {
+                for (mut r, location) in crate::packs::lower_rule(pack, rule) {
+                    // The law author asks obey: under an allowlist (default deny) an ask would
+                    // turn an unlisted call's deny into a prompt. A pack's ask denies there
+                    // instead (dropping it would let a listed call through unasked).
+                    if r.decision == Decision::Ask && Decision::Ask <= default_decision {
+                        r.decision = Decision::Deny;
+                    }
                     rules.push(r);
                     locations.push(location);
                 }

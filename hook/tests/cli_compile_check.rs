@@ -356,6 +356,33 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
         "{}",
         decided.stdout
     );
+    // Under an allowlist (default deny) a pack's ask denies: an ask would have turned the
+    // unlisted `git branch -D` from the default deny into a prompt.
+    let allowlist = dir.join("allowlist.yaml");
+    std::fs::write(
+        &allowlist,
+        "agents:\n  r:\n    packs: [core]\n    tool_policy:\n      allow: [\"Bash(git branch:*)\"]\n  o:\n    packs: [core]\n",
+    )
+    .unwrap();
+    for (agent, expected) in [("r", "decision: deny"), ("o", "decision: ask")] {
+        let out = dir.join(agent);
+        let compiled = compile(&allowlist, agent, &out);
+        assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
+        let decided = hook(
+            &["check", "--policy", out.join("animus-policy.json").to_str().unwrap()],
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git branch -D old"},"cwd":"/tmp"}"#,
+        );
+        assert!(
+            decided.stdout.starts_with(expected),
+            "{agent}: {}",
+            decided.stdout
+        );
+        assert!(
+            decided.stdout.contains("core.git:branch-force-delete"),
+            "{agent}: {}",
+            decided.stdout
+        );
+    }
     let bad = compile(&config, "b", &dir.join("b"));
     assert_eq!(bad.code, Some(1), "{}", bad.stderr);
     assert!(
