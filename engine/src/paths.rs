@@ -419,13 +419,9 @@ pub fn normalise(path: &Path) -> PathBuf {
 }
 
 /// The path with symlinks resolved: the longest existing ancestor canonicalised, the rest
-/// appended (a file about to be written does not exist yet; its directory may be a link).
-pub fn resolve(normalised: &Path) -> PathBuf {
-    resolve_with(normalised, &FsMemo::default())
-}
-
-/// [`resolve`] through a call's [`FsMemo`].
-fn resolve_with(normalised: &Path, memo: &FsMemo) -> PathBuf {
+/// appended (a file about to be written does not exist yet; its directory may be a link). The
+/// file system is asked through the call's `memo`.
+pub fn resolve(normalised: &Path, memo: &FsMemo) -> PathBuf {
     // The deepest existing ancestor, found with one `lstat` a level (cheaper than a
     // `realpath` a level), then canonicalised once.
     let mut missing = Vec::new();
@@ -501,25 +497,20 @@ impl FsMemo {
 /// the call's directories, canonicalised once per call): one `lstat` per component below it,
 /// stopping at the first that does not exist; a full [`resolve`] only when a component is a
 /// link (or the path lies below none of them).
-pub fn resolve_from(normalised: &Path, real_bases: &[String]) -> PathBuf {
-    resolve_from_with(normalised, real_bases, &FsMemo::default())
-}
-
-/// [`resolve_from`] through a call's [`FsMemo`].
-fn resolve_from_with(normalised: &Path, real_bases: &[String], memo: &FsMemo) -> PathBuf {
+pub fn resolve_from(normalised: &Path, real_bases: &[String], memo: &FsMemo) -> PathBuf {
     let text = normalised.to_string_lossy();
     let Some((base, rest)) = real_bases
         .iter()
         .filter_map(|b| relative_to(&text, b).map(|rest| (b, rest)))
         .max_by_key(|(b, _)| b.len())
     else {
-        return resolve_with(normalised, memo);
+        return resolve(normalised, memo);
     };
     let mut current = PathBuf::from(base);
     for component in rest.split('/').filter(|c| !c.is_empty()) {
         current.push(component);
         match memo.lstat(&current) {
-            Some(true) => return resolve_with(normalised, memo),
+            Some(true) => return resolve(normalised, memo),
             Some(false) => {}
             // Nothing below exists, so nothing below is a link: the path is its own resolution.
             None => break,
@@ -565,16 +556,6 @@ pub fn spellings(
     places: Places<'_>,
     which: Spellings,
     real_bases: &[String],
-) -> Vec<String> {
-    spellings_with(value, places, which, real_bases, &FsMemo::default())
-}
-
-/// [`spellings`] through a call's [`FsMemo`].
-fn spellings_with(
-    value: &str,
-    places: Places<'_>,
-    which: Spellings,
-    real_bases: &[String],
     memo: &FsMemo,
 ) -> Vec<String> {
     let (expanded, absolute) = expand(value, places);
@@ -587,7 +568,7 @@ fn spellings_with(
     match absolute {
         Some(absolute) => {
             let normalised = normalise(&absolute);
-            let resolved = resolve_from_with(&normalised, real_bases, memo);
+            let resolved = resolve_from(&normalised, real_bases, memo);
             if which == Spellings::All {
                 push(absolute.to_string_lossy().into_owned());
                 push(normalised.to_string_lossy().into_owned());
@@ -691,7 +672,7 @@ impl<'a> Bases<'a> {
             let Some(normalised) = absolute_normalised(value, self.places) else {
                 return;
             };
-            let resolved = resolve_from_with(&normalised, &self.real, &self.memo);
+            let resolved = resolve_from(&normalised, &self.real, &self.memo);
             let mut of_normalised = Vec::new();
             self.relative_texts(&normalised.to_string_lossy(), &mut of_normalised, 0);
             let mut of_resolved = Vec::new();
@@ -706,7 +687,7 @@ impl<'a> Bases<'a> {
         // Duplicates are looked for among this value's texts only: a caller gathering many
         // values ([`command_path_texts`]) removes the rest at once.
         let start = texts.len();
-        for spelling in spellings_with(value, self.places, self.which, &self.real, &self.memo) {
+        for spelling in spellings(value, self.places, self.which, &self.real, &self.memo) {
             self.relative_texts(&spelling, texts, start);
         }
     }
@@ -774,8 +755,7 @@ pub fn command_path_texts<'t>(
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
         {
-            for spelling in spellings_with(target, places, Spellings::All, &bases.real, &bases.memo)
-            {
+            for spelling in spellings(target, places, Spellings::All, &bases.real, &bases.memo) {
                 if spelling.starts_with('/') && !directories.contains(&spelling) {
                     directories.push(spelling);
                 }
