@@ -541,17 +541,7 @@ fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
             let session = format!("{fault}-{i}");
             let run = run_bin(
                 bin,
-                &[
-                    "emit",
-                    "--event",
-                    "PreToolUse",
-                    "--session",
-                    &session,
-                    "--project-root",
-                    project.to_str().unwrap(),
-                    "--policy",
-                    policy.to_str().unwrap(),
-                ],
+                &gate_args(&session, &project, &policy),
                 Some(&status),
                 &[
                     ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
@@ -633,17 +623,7 @@ fn hooks_racing_an_in_place_rewrite_always_answer() {
     for i in 0..40 {
         let run = run_bin(
             if i % 2 == 0 { bin() } else { lean_bin() },
-            &[
-                "emit",
-                "--event",
-                "PreToolUse",
-                "--session",
-                "race",
-                "--project-root",
-                project.to_str().unwrap(),
-                "--policy",
-                policy.to_str().unwrap(),
-            ],
+            &gate_args("race", &project, &policy),
             Some(&payload("PreToolUse.Bash.trade-live.json")),
             &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
         );

@@ -58,17 +58,7 @@ fn make_sessions(s: &Setup) -> PathBuf {
 fn gate_reason(s: &Setup) -> String {
     let status = payload("PreToolUse.Bash.git-status.json");
     let env = [("ANIMUS_CONFIG_DIR", s.state.to_str().unwrap())];
-    let mut args = vec![
-        "emit",
-        "--event",
-        "PreToolUse",
-        "--session",
-        SESSION,
-        "--project-root",
-        s.project.to_str().unwrap(),
-        "--policy",
-        s.policy.to_str().unwrap(),
-    ];
+    let mut args = gate_args(SESSION, &s.project, &s.policy);
     let run = run_emit_both(&args, Some(&status), &env);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let v: serde_json::Value = serde_json::from_str(&run.stdout)
@@ -79,7 +69,7 @@ fn gate_reason(s: &Setup) -> String {
         .unwrap()
         .to_string();
     args.truncate(7);
-    args[2] = "PostToolUse";
+    args[2] = "PostToolUse".into();
     let observer = run_emit_both(&args, Some(&status), &env);
     assert_eq!(
         (observer.code, observer.stdout.as_str()),
@@ -106,17 +96,7 @@ fn assert_victim_untouched(s: &Setup) {
 fn the_unplanted_layout_records_and_defers() {
     let s = setup("state-clean");
     let status = payload("PreToolUse.Bash.git-status.json");
-    let args = [
-        "emit",
-        "--event",
-        "PreToolUse",
-        "--session",
-        SESSION,
-        "--project-root",
-        s.project.to_str().unwrap(),
-        "--policy",
-        s.policy.to_str().unwrap(),
-    ];
+    let args = gate_args(SESSION, &s.project, &s.policy);
     let run = run_emit_both(
         &args,
         Some(&status),

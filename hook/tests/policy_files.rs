@@ -41,17 +41,7 @@ fn a_policy_compiled_under_a_group_umask_is_usable() {
     }
     let state = dir.join("state");
     let run = run_emit_both(
-        &[
-            "emit",
-            "--event",
-            "PreToolUse",
-            "--session",
-            "umask",
-            "--project-root",
-            project.to_str().unwrap(),
-            "--policy",
-            policy.to_str().unwrap(),
-        ],
+        &gate_args("umask", &project, &policy),
         Some(&payload("PreToolUse.Bash.trade-live.json")),
         &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
     );

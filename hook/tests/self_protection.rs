@@ -79,17 +79,7 @@ fn decide(s: &Setup, tool: &str, input: serde_json::Value) -> Option<String> {
         "tool_input": input,
     });
     let run = run_emit_both(
-        &[
-            "emit",
-            "--event",
-            "PreToolUse",
-            "--session",
-            "sp",
-            "--project-root",
-            s.project.to_str().unwrap(),
-            "--policy",
-            s.policy.to_str().unwrap(),
-        ],
+        &gate_args("sp", &s.project, &s.policy),
         Some(payload.to_string().as_bytes()),
         &[
             ("ANIMUS_CONFIG_DIR", s.state.to_str().unwrap()),

@@ -79,6 +79,24 @@ pub fn lean_bin() -> &'static str {
     env!("CARGO_BIN_EXE_animus-hook-emit")
 }
 
+/// `emit --event PreToolUse --session <session> --project-root <project> --policy <policy>`:
+/// the gate as inject wires it.
+pub fn gate_args(session: &str, project: &Path, policy: &Path) -> Vec<String> {
+    [
+        "emit",
+        "--event",
+        "PreToolUse",
+        "--session",
+        session,
+        "--project-root",
+        project.to_str().unwrap(),
+        "--policy",
+        policy.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// Run `animus-hook` with `args`, `stdin` (None = leave stdin open and never write), extra env.
 pub fn run_hook(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     run_bin(bin(), args, stdin, env)
@@ -86,8 +104,12 @@ pub fn run_hook(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Ru
 
 /// Run `animus-hook emit …` and `animus-hook-emit emit …` alike; both must print the same bytes
 /// and exit alike. Returns the first run. (Each run records its own event.)
-pub fn run_emit_both(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
-    assert_eq!(args.first(), Some(&"emit"));
+pub fn run_emit_both<S: AsRef<str> + std::fmt::Debug>(
+    args: &[S],
+    stdin: Option<&[u8]>,
+    env: &[(&str, &str)],
+) -> Run {
+    assert_eq!(args.first().map(AsRef::as_ref), Some("emit"));
     let full = run_bin(bin(), args, stdin, env);
     let lean = run_bin(lean_bin(), args, stdin, env);
     assert_eq!(
@@ -99,10 +121,15 @@ pub fn run_emit_both(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) 
 }
 
 /// Run `bin` with `args`, `stdin` (None = leave stdin open and never write), extra env.
-pub fn run_bin(bin: &str, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
+pub fn run_bin<S: AsRef<str> + std::fmt::Debug>(
+    bin: &str,
+    args: &[S],
+    stdin: Option<&[u8]>,
+    env: &[(&str, &str)],
+) -> Run {
     let started = Instant::now();
     let mut cmd = Command::new(bin);
-    cmd.args(args)
+    cmd.args(args.iter().map(AsRef::as_ref))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
