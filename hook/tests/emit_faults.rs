@@ -580,6 +580,59 @@ fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
     }
 }
 
+/// A decision that never ends: the deadline answers deny, and the call still leaves its record
+/// (before, the deadline answered and the log had nothing of the call).
+#[test]
+fn a_hung_decision_is_denied_by_the_deadline_and_recorded() {
+    let dir = temp_dir("hung");
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let state = dir.join("state");
+    let status = payload("PreToolUse.Bash.git-status.json");
+    for (i, bin) in [bin(), lean_bin()].into_iter().enumerate() {
+        let session = format!("hung-{i}");
+        let run = run_bin(
+            bin,
+            &gate_args(&session, &project, &policy),
+            Some(&status),
+            &[
+                ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
+                ("ANIMUS_HOOK_FAULT", "hang-deciding"),
+                ("ANIMUS_HOOK_DEADLINE_MS", "500"),
+            ],
+        );
+        assert_eq!(run.code, Some(0), "{bin}: {}", run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{bin}: {e}: {:?}", run.stdout));
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert!(
+            v.to_string().contains("no decision within 500 ms"),
+            "{bin}: {v}"
+        );
+        let scope = std::fs::read_dir(&state)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let log = std::fs::read_to_string(scope.join(format!("sessions/{session}.jsonl")))
+            .unwrap_or_default();
+        assert_eq!(log.lines().count(), 1, "{bin}: {log:?}");
+        let record: serde_json::Value = serde_json::from_str(log.trim()).unwrap();
+        assert_eq!(record["decision"], "deny", "{bin}");
+        assert_eq!(record["tool_name"], "Bash");
+        assert!(
+            record["error"]
+                .as_str()
+                .unwrap()
+                .contains("did not finish deciding"),
+            "{bin}: {record}"
+        );
+        assert_eq!(record["payload_bytes"], status.len());
+    }
+}
+
 /// Hooks running while another process rewrites the sidecar in place (truncating it, then
 /// writing it back, as `cp` over it does): every run answers exactly one decision line, never an
 /// empty answer (SIGBUS) and never a silent defer (a decision read from a half-written page).

@@ -59,9 +59,11 @@ impl Prepared {
 static DEADLINE_OUT: Prepared = Prepared::new();
 static DEADLINE_ERR: Prepared = Prepared::new();
 static CRASH_OUT: Prepared = Prepared::new();
-/// A record for the session log, and the log's descriptor (-1: none yet).
-static CRASH_RECORD: Prepared = Prepared::new();
-static CRASH_LOG_FD: AtomicI32 = AtomicI32::new(-1);
+/// The record either handler appends to the session log when it answers for the main path
+/// (a call that never finished deciding still leaves its trace), and the log's descriptor
+/// (-1: none, or the main path is writing its own record).
+static LAST_RECORD: Prepared = Prepared::new();
+static LAST_LOG_FD: AtomicI32 = AtomicI32::new(-1);
 
 /// The fatal signals answered.
 const FATAL: [libc::c_int; 5] = [
@@ -123,13 +125,14 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
         return;
     }
     DEADLINE_OUT.write_to(1);
+    append_last_record();
     DEADLINE_ERR.write_to(2);
     // SAFETY: _exit(2) is async-signal-safe.
     unsafe { libc::_exit(0) }
 }
 
 /// On a fatal signal, print `stdout_line` (the gate's deny, or nothing for an observer), append
-/// the record set by [`set_crash_record`] if any, say which signal on stderr, and exit 0.
+/// the record set by [`set_last_record`] if any, say which signal on stderr, and exit 0.
 /// Returns whether every handler is installed.
 pub fn arm_crash(stdout_line: Option<String>) -> bool {
     CRASH_OUT.set(stdout_line.unwrap_or_default().into_bytes());
@@ -155,23 +158,19 @@ pub fn arm_crash(stdout_line: Option<String>) -> bool {
     installed
 }
 
-/// The line a fatal signal appends to the session log through `fd`, which stays open until the
-/// process exits (the main path appends its own record through its own descriptor).
-pub fn set_crash_record(fd: libc::c_int, line: Vec<u8>) {
-    CRASH_RECORD.set(line);
-    CRASH_LOG_FD.store(fd, Ordering::SeqCst);
+/// The line a fatal signal or the deadline appends to the session log through `fd`, which
+/// stays open until the process exits (the main path appends its own record through its own
+/// descriptor, and sets -1 first).
+pub fn set_last_record(fd: libc::c_int, line: Vec<u8>) {
+    LAST_RECORD.set(line);
+    LAST_LOG_FD.store(fd, Ordering::SeqCst);
 }
 
 extern "C" fn on_fatal(signal: libc::c_int) {
     if claim() {
         CRASH_OUT.write_to(1);
     }
-    let fd = CRASH_LOG_FD.load(Ordering::SeqCst);
-    if fd >= 0 {
-        // SAFETY: flock(2) is a plain system call on a descriptor this process keeps open.
-        unsafe { libc::flock(fd, libc::LOCK_EX) };
-        CRASH_RECORD.write_to(fd);
-    }
+    append_last_record();
     let name: &[u8] = match signal {
         libc::SIGBUS => b"SIGBUS (a mapped policy file changed under the hook)",
         libc::SIGSEGV => b"SIGSEGV",
@@ -186,6 +185,17 @@ extern "C" fn on_fatal(signal: libc::c_int) {
     write_all(2, b"\n".as_ptr(), 1);
     // SAFETY: _exit(2) is async-signal-safe; returning would re-run the faulting instruction.
     unsafe { libc::_exit(0) }
+}
+
+/// Append the record set by [`set_last_record`], if any, under the log's lock
+/// (async-signal-safe).
+fn append_last_record() {
+    let fd = LAST_LOG_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: flock(2) is a plain system call on a descriptor this process keeps open.
+        unsafe { libc::flock(fd, libc::LOCK_EX) };
+        LAST_RECORD.write_to(fd);
+    }
 }
 
 /// `write(2)` all of `len` bytes at `ptr` to `fd`, giving up on an error (async-signal-safe).

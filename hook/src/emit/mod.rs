@@ -228,7 +228,11 @@ fn answer(line: Option<String>) -> bool {
     true
 }
 
-/// The cause a fatal signal's deny and record give.
+/// The error of the record a fatal signal or the deadline appends for the main path.
+const UNFINISHED: &str = "the hook did not finish deciding: it crashed on a fatal signal, or \
+                          its deadline passed (its stderr and its answer say which)";
+
+/// The cause a fatal signal's deny gives.
 const CRASHED: &str = "the hook crashed on a fatal signal (SIGBUS: a mapped policy file was \
                        changed in place under it)";
 
@@ -258,12 +262,12 @@ fn handle(args: &EmitArgs, role: &Role) {
         Ok(value) => (Some(value), None),
         Err(e) => (None, Some(e)),
     };
-    // The log is opened before deciding, so that a fatal signal while deciding still leaves
-    // a record (prepared here) beside its deny.
+    // The log is opened before deciding, so that a fatal signal or the deadline while
+    // deciding still leaves a record (prepared here) beside its deny.
     let log = open_log(args);
     if let Ok((file, _)) = &log {
         let crash = Evaluation {
-            error: Some(CRASHED.into()),
+            error: Some(UNFINISHED.into()),
             ..Evaluation::default()
         };
         let record = event_record(
@@ -276,7 +280,7 @@ fn handle(args: &EmitArgs, role: &Role) {
             true,
         );
         if let Ok(line) = record {
-            deadline::set_crash_record(std::os::fd::AsRawFd::as_raw_fd(file), line);
+            deadline::set_last_record(std::os::fd::AsRawFd::as_raw_fd(file), line);
         }
     }
     let evaluation = match role {
@@ -297,7 +301,7 @@ fn handle(args: &EmitArgs, role: &Role) {
             false,
         )?;
         // From here the real record is written: a crash after it must not add a second one.
-        deadline::set_crash_record(-1, Vec::new());
+        deadline::set_last_record(-1, Vec::new());
         record::append_line(file, &path, &line)
     });
     match role {
@@ -451,8 +455,8 @@ fn evaluate(
 
 /// Fault injection for the fault tests (debug builds only): between loading the policy and
 /// deciding, `ANIMUS_HOOK_FAULT=truncate-sidecar` truncates the mapped sidecar (the next read
-/// of a page past the end raises SIGBUS) and `rewrite-sidecar` writes its bytes back in place
-/// (as a `cp` over it does), changing the file under the map.
+/// of a page past the end raises SIGBUS), `rewrite-sidecar` writes its bytes back in place
+/// (as a `cp` over it does), changing the file under the map, and `hang-deciding` never ends.
 #[cfg(debug_assertions)]
 fn change_sidecar_under_the_map(policy: &std::path::Path) {
     let fault = std::env::var("ANIMUS_HOOK_FAULT").unwrap_or_default();
@@ -465,6 +469,8 @@ fn change_sidecar_under_the_map(policy: &std::path::Path) {
         "rewrite-sidecar" => {
             let _ = std::fs::read(&sidecar).and_then(|bytes| open()?.write_all(&bytes));
         }
+        // A decision that never ends: the deadline must answer, and record.
+        "hang-deciding" => std::thread::sleep(Duration::from_secs(60)),
         _ => {}
     }
 }
