@@ -183,7 +183,7 @@ fn the_hook_is_never_looser_than_claude_on_the_recorded_oracle() {
 
 /// `.` and `..` collapsed (the settings file is named through `{home}/../settings/`).
 fn normalised(path: &Path) -> PathBuf {
-    engine::paths::normalise(path)
+    PathBuf::from(engine::paths::normalise(&path.to_string_lossy()))
 }
 
 fn located(entries: &[String]) -> Vec<compiler::profile::Located<String>> {

@@ -23,7 +23,11 @@
 //! rules only the resolved one ([`Spellings::Resolved`]): `Read(./.env)` denies `.env`,
 //! `src/../.env` and a symlink to it; `Edit(src/**)` does not allow `src/../lib/x`.
 
-use std::path::{Component, Path, PathBuf};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::Path;
 
 /// The tag before a path written relative to the filesystem root (`//` rules).
 pub const ROOT_TAG: char = '\u{2}';
@@ -402,147 +406,256 @@ fn push_class_char(out: &mut String, c: char) {
     out.push(c);
 }
 
-/// Collapse `.` and `..` in an absolute path, lexically (`/a/b/../c` → `/a/c`; `..` at the
-/// root stays at the root).
-pub fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
+/// Collapse `.` and `..` in a path, lexically, as an absolute path (`/a/b/../c` → `/a/c`; `..`
+/// at the root stays at the root; a relative path is read from the root).
+pub fn normalise(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 1);
+    for component in path.split('/') {
         match component {
-            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
+            "" | "." => {}
+            ".." => {
+                let parent = out.rfind('/').unwrap_or(0);
+                out.truncate(parent);
             }
-            Component::Normal(name) => out.push(name),
+            name => {
+                out.push('/');
+                out.push_str(name);
+            }
         }
+    }
+    if out.is_empty() {
+        out.push('/');
     }
     out
 }
 
+/// Is `path` already what [`normalise`] makes of it (absolute, no empty, `.` or `..`
+/// component, no trailing `/`)?
+fn is_normal(path: &str) -> bool {
+    path == "/"
+        || path.strip_prefix('/').is_some_and(|rest| {
+            rest.split('/')
+                .all(|component| !matches!(component, "" | "." | ".."))
+        })
+}
+
+/// `rest` below `base`, as `Path::join` joins them: an absolute `rest` replaces the base, and
+/// one separator goes between them unless the base is empty or already ends with one.
+fn join(base: &str, rest: &str) -> String {
+    if rest.starts_with('/') || base.is_empty() {
+        return rest.to_string();
+    }
+    let mut out = String::with_capacity(base.len() + rest.len() + 1);
+    out.push_str(base);
+    if !base.ends_with('/') {
+        out.push('/');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The directory holding `path` and its name in it (`/a/b` → `/a`, `b`); `None` for the root.
+fn parent_and_name(path: &str) -> Option<(&str, &str)> {
+    let (parent, name) = path.rsplit_once('/')?;
+    if name.is_empty() {
+        return None;
+    }
+    Some((if parent.is_empty() { "/" } else { parent }, name))
+}
+
 /// The path with symlinks resolved: the longest existing ancestor canonicalised, the rest
 /// appended (a file about to be written does not exist yet; its directory may be a link). The
-/// file system is asked through the call's `memo`.
-pub fn resolve(normalised: &Path, memo: &FsMemo) -> PathBuf {
-    // The deepest existing ancestor, found with one `lstat` a level (cheaper than a
-    // `realpath` a level), then canonicalised once.
-    let mut missing = Vec::new();
-    let mut existing = normalised.to_path_buf();
-    while memo.lstat(&existing).is_none() {
-        let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
-            return normalised.to_path_buf();
+/// file system is asked through the call's `memo`. `normalised` is a [`normalise`]d path.
+pub fn resolve(normalised: &str, memo: &FsMemo) -> String {
+    match walk(normalised, 0, memo) {
+        Walk::NoLink | Walk::Missing => normalised.to_string(),
+        Walk::Link => through_links(normalised, memo),
+    }
+}
+
+/// How a walk down a path's components ended.
+enum Walk {
+    /// Every component exists and none is a link.
+    NoLink,
+    /// A component does not exist, and none above it is a link.
+    Missing,
+    /// A component is a symbolic link.
+    Link,
+}
+
+/// Walk down `normalised` from byte `from` (the end of a prefix known to hold no link), one
+/// `lstat` a component, each asked once a call through `memo`: most paths of a command hold
+/// no link, and then they are their own resolution with no `realpath` (a `readlink` a
+/// component) at all.
+fn walk(normalised: &str, from: usize, memo: &FsMemo) -> Walk {
+    let mut end = from;
+    for component in normalised[from..].split('/') {
+        end += component.len();
+        if !component.is_empty() {
+            match memo.lstat(&normalised[..end]) {
+                Some(true) => return Walk::Link,
+                Some(false) => {}
+                None => return Walk::Missing,
+            }
+        }
+        end += 1;
+    }
+    Walk::NoLink
+}
+
+/// [`resolve`] of a path with a link on the way: the deepest existing ancestor, found with
+/// one `lstat` a level, canonicalised once, the rest appended.
+fn through_links(normalised: &str, memo: &FsMemo) -> String {
+    let mut existing = normalised;
+    while memo.lstat(existing).is_none() {
+        let Some((parent, _)) = parent_and_name(existing) else {
+            return normalised.to_string();
         };
-        missing.push(name);
-        existing.pop();
+        existing = parent;
     }
-    let Some(mut out) = memo.canonicalize(&existing) else {
+    let Some(real) = memo.canonicalize(existing) else {
         // A dangling link (or a loop): what it names cannot be read; keep the path as given.
-        return normalised.to_path_buf();
+        return normalised.to_string();
     };
+    let missing = &normalised[existing.len()..];
     if missing.is_empty() {
-        return out;
-    }
-    for name in missing.iter().rev() {
-        out.push(name);
+        return real;
     }
     // What remains may hold `..` after a link: collapse it against the real parent.
-    normalise(&out)
+    normalise(&join(&real, missing.trim_start_matches('/')))
 }
 
 /// What one call has asked the file system, asked once: the words of a command share their
 /// directories (`cd /tmp/build && make && tee build.log` reads `/tmp/build` and `/tmp` for
-/// every word), and a call's files are read as they are at one moment anyway.
+/// every word), and a call's files are read as they are at one moment anyway. (Reading a
+/// directory whole instead measured 12 µs against 0.8 µs an `lstat`: not worth it below
+/// fifteen names.)
 #[derive(Clone, Debug, Default)]
 pub struct FsMemo {
     /// `lstat`: `None` when it failed, else whether the path is a symbolic link.
-    lstat: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<bool>>>,
+    lstat: RefCell<HashMap<String, Option<bool>, FnvBuild>>,
     /// `canonicalize`: `None` when it failed.
-    canonical: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<PathBuf>>>,
+    canonical: RefCell<HashMap<String, Option<String>, FnvBuild>>,
 }
+
+/// FNV-1a: the memo's keys are a call's own paths, a few dozen short strings, where SipHash's
+/// defence against chosen collisions buys nothing and cost a tenth of the path texts' time.
+/// (A command built to collide costs the hook time only, and the deadline bounds that.)
+#[derive(Clone, Copy, Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
 impl FsMemo {
     /// `lstat(path)`: `None` when it fails, else whether `path` is a symbolic link.
-    fn lstat(&self, path: &Path) -> Option<bool> {
-        let memo = self.lstat.borrow();
-        if let Some(known) = memo.get(path) {
+    fn lstat(&self, path: &str) -> Option<bool> {
+        if let Some(known) = self.lstat.borrow().get(path) {
             return *known;
         }
         // Below a directory known to be missing nothing exists: every word a command reads
         // from a `cd` target that is not there (yet) costs no system call.
-        if path
-            .parent()
-            .is_some_and(|parent| memo.get(parent) == Some(&None))
+        if let Some((parent, _)) = parent_and_name(path)
+            && self.lstat.borrow().get(parent) == Some(&None)
         {
             return None;
         }
-        drop(memo);
-        let found = std::fs::symlink_metadata(path)
-            .ok()
-            .map(|m| m.file_type().is_symlink());
-        self.lstat.borrow_mut().insert(path.to_path_buf(), found);
+        let found = lstat(path);
+        self.lstat.borrow_mut().insert(path.to_string(), found);
         found
     }
 
-    fn canonicalize(&self, path: &Path) -> Option<PathBuf> {
+    /// `canonicalize(path)`: a normal path with no link on the way is its own, found with the
+    /// `lstat`s of [`walk`] (memoised for the words below it); any other through `realpath`.
+    fn canonical(&self, path: &str) -> Option<String> {
+        if !is_normal(path) {
+            return self.canonicalize(path);
+        }
+        match walk(path, 0, self) {
+            Walk::NoLink => Some(path.to_string()),
+            Walk::Missing => None,
+            Walk::Link => self.canonicalize(path),
+        }
+    }
+
+    fn canonicalize(&self, path: &str) -> Option<String> {
         if let Some(known) = self.canonical.borrow().get(path) {
             return known.clone();
         }
-        let found = std::fs::canonicalize(path).ok();
+        let found = std::fs::canonicalize(path)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned());
         self.canonical
             .borrow_mut()
-            .insert(path.to_path_buf(), found.clone());
+            .insert(path.to_string(), found.clone());
         found
     }
 }
 
-/// [`resolve`], cheaply for a path below a directory known to be free of links (`real_bases`:
-/// the call's directories, canonicalised once per call): one `lstat` per component below it,
-/// stopping at the first that does not exist; a full [`resolve`] only when a component is a
-/// link (or the path lies below none of them).
-pub fn resolve_from(normalised: &Path, real_bases: &[String], memo: &FsMemo) -> PathBuf {
-    let text = normalised.to_string_lossy();
-    let Some((base, rest)) = real_bases
+/// `lstat(path)`, asked of the file system: `None` when it fails, else whether `path` is a
+/// symbolic link.
+fn lstat(path: &str) -> Option<bool> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| m.file_type().is_symlink())
+}
+
+/// [`resolve`], walking down only below the deepest of `real_bases` (the call's directories,
+/// canonicalised once per call) the path lies under.
+pub fn resolve_from<'n>(normalised: &'n str, real_bases: &[String], memo: &FsMemo) -> Cow<'n, str> {
+    let rest = real_bases
         .iter()
-        .filter_map(|b| relative_to(&text, b).map(|rest| (b, rest)))
+        .filter_map(|b| relative_to(normalised, b).map(|rest| (b, rest)))
         .max_by_key(|(b, _)| b.len())
-    else {
-        return resolve(normalised, memo);
-    };
-    let mut current = PathBuf::from(base);
-    for component in rest.split('/').filter(|c| !c.is_empty()) {
-        current.push(component);
-        match memo.lstat(&current) {
-            Some(true) => return resolve(normalised, memo),
-            Some(false) => {}
-            // Nothing below exists, so nothing below is a link: the path is its own resolution.
-            None => break,
-        }
+        .map(|(_, rest)| rest);
+    let from = rest.map_or(0, |rest| normalised.len() - rest.len());
+    match walk(normalised, from, memo) {
+        Walk::NoLink | Walk::Missing => Cow::Borrowed(normalised),
+        Walk::Link => Cow::Owned(through_links(normalised, memo)),
     }
-    normalised.to_path_buf()
 }
 
 /// The path as given with `~` expanded (when it starts with one and the home is known), and
 /// the path made absolute against the working directory (or project root): `None` for a
 /// relative path when neither is known.
-fn expand(value: &str, places: Places<'_>) -> (Option<PathBuf>, Option<PathBuf>) {
-    let expanded: Option<PathBuf> = match (value.strip_prefix("~/"), places.home) {
-        (Some(rest), Some(home)) => Some(Path::new(home).join(rest)),
-        _ if value == "~" => places.home.map(PathBuf::from),
+fn expand(value: &str, places: Places<'_>) -> (Option<String>, Option<String>) {
+    let expanded: Option<String> = match (value.strip_prefix("~/"), places.home) {
+        (Some(rest), Some(home)) => Some(join(home, rest)),
+        _ if value == "~" => places.home.map(String::from),
         _ => None,
     };
-    let given = expanded.clone().unwrap_or_else(|| PathBuf::from(value));
-    let absolute = if given.is_absolute() {
-        Some(given)
+    let given = expanded.as_deref().unwrap_or(value);
+    let absolute = if given.starts_with('/') {
+        Some(given.to_string())
     } else {
         places
             .cwd
             .or(places.project_root)
-            .map(|cwd| Path::new(cwd).join(&given))
+            .map(|cwd| join(cwd, given))
     };
     (expanded, absolute)
 }
 
 /// The path made absolute ([`expand`]) with `.` and `..` collapsed; `None` for a relative path
 /// when no base is known, and for `~` when the home is not.
-fn absolute_normalised(value: &str, places: Places<'_>) -> Option<PathBuf> {
+fn absolute_normalised(value: &str, places: Places<'_>) -> Option<String> {
     if value == "~" && places.home.is_none() {
         return None;
     }
@@ -558,30 +671,61 @@ pub fn spellings(
     real_bases: &[String],
     memo: &FsMemo,
 ) -> Vec<String> {
-    let (expanded, absolute) = expand(value, places);
-    let mut out: Vec<String> = Vec::new();
-    let mut push = |p: String| {
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    };
-    match absolute {
-        Some(absolute) => {
-            let normalised = normalise(&absolute);
-            let resolved = resolve_from(&normalised, real_bases, memo);
-            if which == Spellings::All {
-                push(absolute.to_string_lossy().into_owned());
-                push(normalised.to_string_lossy().into_owned());
-                if let Some(e) = &expanded {
-                    push(e.to_string_lossy().into_owned());
-                }
-            }
-            push(resolved.to_string_lossy().into_owned());
-        }
-        None if which == Spellings::All => push(value.to_string()),
-        None => {}
-    }
+    let mut out = Vec::new();
+    let _ = each_spelling(value, places, which, (real_bases, memo, true), &mut |s| {
+        out.push(s.to_string());
+        ControlFlow::Continue(())
+    });
     out
+}
+
+/// Each spelling of [`spellings`], in order: as given (made absolute), normalised, with `~`
+/// expanded, resolved. Without `resolve` the file system is not asked: the normalised
+/// spelling stands for the resolved one.
+fn each_spelling(
+    value: &str,
+    places: Places<'_>,
+    which: Spellings,
+    (real_bases, memo, resolve): (&[String], &FsMemo, bool),
+    each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let (expanded, absolute) = expand(value, places);
+    let Some(absolute) = absolute else {
+        if which == Spellings::All {
+            return each(value);
+        }
+        return ControlFlow::Continue(());
+    };
+    let normalised = if is_normal(&absolute) {
+        Cow::Borrowed(absolute.as_str())
+    } else {
+        Cow::Owned(normalise(&absolute))
+    };
+    let resolved = if resolve {
+        resolve_from(&normalised, real_bases, memo)
+    } else {
+        Cow::Borrowed(&*normalised)
+    };
+    let candidates = match which {
+        Spellings::All => [
+            Some(absolute.as_str()),
+            Some(&*normalised),
+            expanded.as_deref(),
+            Some(&*resolved),
+        ],
+        Spellings::Resolved => [Some(&*resolved), None, None, None],
+    };
+    let mut given: [&str; 4] = [""; 4];
+    let mut count = 0;
+    for spelling in candidates.into_iter().flatten() {
+        if given[..count].contains(&spelling) {
+            continue;
+        }
+        given[count] = spelling;
+        count += 1;
+        each(spelling)?;
+    }
+    ControlFlow::Continue(())
 }
 
 /// The base directories of one call, each as given and resolved, computed once per call.
@@ -602,6 +746,7 @@ impl<'a> Bases<'a> {
     /// ([`Spellings::All`]) also read a path relative to the project root as relative to the
     /// working directory (a `./x` rule still protects the project's file after a `cd`).
     pub fn new(places: Places<'a>, which: Spellings) -> Bases<'a> {
+        let memo = FsMemo::default();
         // Each distinct base is canonicalised once.
         let mut canonical: Vec<(&str, Option<String>)> = Vec::new();
         for base in [places.cwd, places.home, places.project_root]
@@ -610,17 +755,14 @@ impl<'a> Bases<'a> {
             .filter(|b| b.starts_with('/'))
         {
             if !canonical.iter().any(|(b, _)| *b == base) {
-                let resolved = std::fs::canonicalize(base)
-                    .ok()
-                    .and_then(|r| r.to_str().map(String::from));
-                canonical.push((base, resolved));
+                canonical.push((base, memo.canonical(base)));
             }
         }
         let spellings_of = |base: Option<&str>| -> Vec<String> {
             let Some(base) = base.filter(|b| b.starts_with('/')) else {
                 return Vec::new();
             };
-            let mut out = vec![normalise(Path::new(base)).to_string_lossy().into_owned()];
+            let mut out = vec![normalise(base)];
             if let Some((_, Some(resolved))) = canonical.iter().find(|(b, _)| *b == base)
                 && !out.contains(resolved)
             {
@@ -658,7 +800,7 @@ impl<'a> Bases<'a> {
             real,
             places,
             list,
-            memo: FsMemo::default(),
+            memo,
         }
     }
 
@@ -668,64 +810,102 @@ impl<'a> Bases<'a> {
     /// for the file it reaches (claude asks for a link inside an allowed tree to a file outside
     /// it, and for a link outside to a file inside).
     pub fn texts_into(&self, value: &str, texts: &mut Vec<String>) {
+        let mut scratch = String::new();
         if self.which == Spellings::Resolved {
             let Some(normalised) = absolute_normalised(value, self.places) else {
                 return;
             };
             let resolved = resolve_from(&normalised, &self.real, &self.memo);
-            let mut of_normalised = Vec::new();
-            self.relative_texts(&normalised.to_string_lossy(), &mut of_normalised, 0);
             let mut of_resolved = Vec::new();
-            self.relative_texts(&resolved.to_string_lossy(), &mut of_resolved, 0);
-            for text in of_normalised {
-                if of_resolved.contains(&text) && !texts.contains(&text) {
-                    texts.push(text);
+            let _ = self.each_relative_text(&resolved, &mut scratch, &mut |t| {
+                of_resolved.push(t.to_string());
+                ControlFlow::Continue(())
+            });
+            let _ = self.each_relative_text(&normalised, &mut scratch, &mut |t| {
+                if of_resolved.iter().any(|r| r == t) && !texts.iter().any(|x| x == t) {
+                    texts.push(t.to_string());
                 }
-            }
+                ControlFlow::Continue(())
+            });
             return;
         }
-        // Duplicates are looked for among this value's texts only: a caller gathering many
-        // values ([`command_path_texts`]) removes the rest at once.
         let start = texts.len();
-        for spelling in spellings(value, self.places, self.which, &self.real, &self.memo) {
-            self.relative_texts(&spelling, texts, start);
-        }
+        let _ = self.each_text(value, true, &mut scratch, &mut |t| {
+            if !texts[start..].iter().any(|x| x == t) {
+                texts.push(t.to_string());
+            }
+            ControlFlow::Continue(())
+        });
     }
 
-    /// The texts of one spelling: relative to each base it lies under, behind its tag.
-    fn relative_texts(&self, spelling: &str, texts: &mut Vec<String>, start: usize) {
+    /// Each text of one path value for [`Spellings::All`] (a text may come more than once),
+    /// symlinks resolved only when `resolve`.
+    fn each_text(
+        &self,
+        value: &str,
+        resolve: bool,
+        scratch: &mut String,
+        each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let context = (self.real.as_slice(), &self.memo, resolve);
+        each_spelling(value, self.places, self.which, context, &mut |spelling| {
+            self.each_relative_text(spelling, scratch, each)
+        })
+    }
+
+    /// The texts of one spelling: relative to each base it lies under, behind its tag, each
+    /// written into `scratch` in turn.
+    fn each_relative_text(
+        &self,
+        spelling: &str,
+        scratch: &mut String,
+        each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         // Deny and ask texts are lower case: those matchers ignore letter case.
         let fold = self.which == Spellings::All;
-        let mut push = |tag: char, rel: &str| {
-            let mut text = String::with_capacity(rel.len() + 3);
-            text.push(tag);
-            text.push('/');
-            for c in rel.chars() {
-                if c.is_control() {
-                    text.push('?');
-                } else if fold {
-                    text.extend(c.to_lowercase());
-                } else {
-                    text.push(c);
-                }
-            }
-            text.push('/');
-            if !texts[start..].contains(&text) {
-                texts.push(text);
-            }
-        };
         let Some(rooted) = spelling.strip_prefix('/') else {
             // A relative path whose working directory is unknown: relative to the cwd.
-            push(CWD_TAG, spelling);
-            return;
+            tagged_text(scratch, CWD_TAG, spelling, fold);
+            return each(scratch);
         };
-        push(ROOT_TAG, rooted);
+        tagged_text(scratch, ROOT_TAG, rooted, fold);
+        each(scratch)?;
         for (tag, base) in &self.list {
             if let Some(rel) = relative_to(spelling, base) {
-                push(*tag, rel);
+                tagged_text(scratch, *tag, rel, fold);
+                each(scratch)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// One path text into `text`: `tag`, `/`, the path relative to the tag's base (lower case
+/// when `fold`, control characters as `?`), `/`.
+fn tagged_text(text: &mut String, tag: char, rel: &str, fold: bool) {
+    text.clear();
+    text.push(tag);
+    text.push('/');
+    if rel.is_ascii() {
+        for byte in rel.bytes() {
+            text.push(match byte {
+                0..0x20 | 0x7f => '?',
+                _ if fold => byte.to_ascii_lowercase() as char,
+                _ => byte as char,
+            });
+        }
+    } else {
+        for c in rel.chars() {
+            if c.is_control() {
+                text.push('?');
+            } else if fold {
+                text.extend(c.to_lowercase());
+            } else {
+                text.push(c);
             }
         }
     }
+    text.push('/');
 }
 
 /// The texts path matchers search for one path value: each spelling ([`spellings`]) written
@@ -737,15 +917,51 @@ pub fn path_texts(value: &str, places: Places<'_>, which: Spellings) -> Vec<Stri
     texts
 }
 
-/// The texts a deny or ask path rule searches in a shell command: every word of every generous
-/// segment text read as a path, the program included (an option's value after `=`, a
-/// redirection's target too), so `Read(./.env)` also stops `./.env`, `cat .env`,
-/// `grep KEY ./.env` and `cat < .env`. Options (`-x`) are skipped. There is no cap on the number of words: padding must not hide the last one (the
-/// hook's deadline bounds a pathological command, and a deadline denies).
+/// The texts a deny or ask path rule searches in a shell command ([`each_command_path_text`]),
+/// sorted, each once.
 pub fn command_path_texts<'t>(
     segment_texts: impl Iterator<Item = &'t str> + Clone,
     places: Places<'_>,
 ) -> Vec<String> {
+    let mut texts = Vec::new();
+    let _ = each_command_path_text(segment_texts, places, &mut |t| {
+        texts.push(t.to_string());
+        ControlFlow::Continue(())
+    });
+    texts.sort_unstable();
+    texts.dedup();
+    texts
+}
+
+/// Each text a deny or ask path rule searches in a shell command (a text may come more than
+/// once; nothing is kept): every word of every generous segment text read as a path, the
+/// program included (an option's value after `=`, a redirection's target too), so
+/// `Read(./.env)` also stops `./.env`, `cat .env`, `grep KEY ./.env` and `cat < .env`.
+/// Options (`-x`) are skipped. There is no cap on the number of words: padding must not hide
+/// the last one (the hook's deadline bounds a pathological command, and a deadline denies).
+///
+/// Symlinks are resolved (one `lstat` per word, the call's dominant cost) for every word a
+/// command may open, not for those it cannot: a program name without a `/` (the shell looks
+/// it up in `PATH`, never in the working directory, unless `PATH` holds a relative
+/// directory), and the operands of `echo` and `printf` (printed, never opened; their
+/// redirections are resolved). Those words still give their texts as written.
+pub fn each_command_path_text<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let programs_from_cwd = path_searches_relative_directories();
+    command_path_texts_with(segment_texts, places, programs_from_cwd, each)
+}
+
+/// [`each_command_path_text`], told whether a program name may be a file in the working
+/// directory.
+fn command_path_texts_with<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    programs_from_cwd: bool,
+    each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let bases = Bases::new(places, Spellings::All);
     // The directories a `cd` in the command moves to: a relative word is also read from each
     // (`cd src && cat ../.env` reads the project's `.env`).
@@ -762,43 +978,82 @@ pub fn command_path_texts<'t>(
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    let mut texts = Vec::new();
+    // Each candidate once, and whether it was resolved.
+    let mut seen: HashMap<&str, bool, FnvBuild> = HashMap::default();
+    let mut scratch = String::new();
+    let mut joined = String::new();
     for text in segment_texts {
+        let program = text
+            .split_whitespace()
+            .position(|w| !crate::shell::segment::is_assignment(w) && !is_redirection(w));
+        let prints_only = program
+            .and_then(|i| text.split_whitespace().nth(i))
+            .is_some_and(|p| matches!(crate::shell::segment::basename(p), "echo" | "printf"));
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
-        for word in text.split_whitespace() {
+        for (i, word) in text.split_whitespace().enumerate() {
             let unredirected = word.trim_start_matches(|c: char| {
                 c.is_ascii_digit() || matches!(c, '<' | '>' | '&' | '|')
             });
+            let resolve = if is_redirection(word) {
+                true
+            } else if Some(i) == program {
+                word.contains('/') || programs_from_cwd
+            } else {
+                !prints_only
+            };
             let candidates = [
                 Some(unredirected),
                 unredirected.split_once('=').map(|(_, value)| value),
             ];
             for candidate in candidates.into_iter().flatten() {
-                if candidate.is_empty() || candidate.starts_with('-') || !seen.insert(candidate) {
+                if candidate.is_empty() || candidate.starts_with('-') {
                     continue;
                 }
-                bases.texts_into(candidate, &mut texts);
+                match seen.get(candidate) {
+                    Some(&resolved) if resolved || !resolve => continue,
+                    _ => {
+                        seen.insert(candidate, resolve);
+                    }
+                }
+                bases.each_text(candidate, resolve, &mut scratch, each)?;
                 let relative = !candidate.starts_with('/') && !candidate.starts_with('~');
                 for directory in directories.iter().skip(1).filter(|_| relative) {
-                    let joined = format!("{directory}/{candidate}");
-                    bases.texts_into(&joined, &mut texts);
+                    joined.clear();
+                    joined.push_str(directory);
+                    joined.push('/');
+                    joined.push_str(candidate);
+                    bases.each_text(&joined, resolve, &mut scratch, each)?;
                 }
                 // A word the shell would expand as a glob (`cat .e*`): the files it names now.
-                if candidate.contains(['*', '?', '[']) {
+                if resolve && candidate.contains(['*', '?', '[']) {
                     for directory in &directories {
                         for path in expand_glob(candidate, directory) {
-                            bases.texts_into(&path, &mut texts);
+                            bases.each_text(&path, true, &mut scratch, each)?;
                         }
                     }
                 }
             }
         }
     }
-    // Matching reads the texts as a set: one sort instead of a search per text.
-    texts.sort_unstable();
-    texts.dedup();
-    texts
+    ControlFlow::Continue(())
+}
+
+/// Is `word` a redirection (`>out`, `2>>log`, `<in`, `&>all`) as the segment texts write
+/// them, the target attached?
+fn is_redirection(word: &str) -> bool {
+    word.trim_start_matches(|c: char| c.is_ascii_digit())
+        .starts_with(['<', '>', '&'])
+        && word.contains(['<', '>'])
+}
+
+/// Does this process's `PATH` name a relative directory (`.`, or an empty entry): then a
+/// program name without a `/` may be a file in the working directory.
+fn path_searches_relative_directories() -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        path.as_encoded_bytes()
+            .split(|&b| b == b':')
+            .any(|dir| !dir.starts_with(b"/"))
+    })
 }
 
 /// Most paths one glob word expands to in [`expand_glob`].
@@ -1029,6 +1284,74 @@ mod tests {
         assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
         let texts = path_texts("src/real.txt", places, Spellings::Resolved);
         assert!(texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn words_a_command_cannot_open_are_not_resolved() {
+        let dir = std::env::temp_dir().join(format!("animus-unopened-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("p")).unwrap();
+        std::fs::write(dir.join("p/.env"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/innocent")).unwrap();
+        let root = std::fs::canonicalize(dir.join("p")).unwrap();
+        let root = root.to_str().unwrap();
+        let places = Places {
+            cwd: Some(root),
+            home: Some("/nonexistent-home"),
+            project_root: Some(root),
+        };
+        let re = regex::Regex::new(&PathGlob::parse("./.env").unwrap().regex(true)).unwrap();
+        let denied = |command: &str, programs_from_cwd: bool| {
+            let analysis = crate::shell::analyse(command);
+            let mut found = false;
+            let _ = command_path_texts_with(
+                analysis.generous_texts(),
+                places,
+                programs_from_cwd,
+                &mut |t| {
+                    found |= re.is_match(t);
+                    ControlFlow::Continue(())
+                },
+            );
+            found
+        };
+        assert!(denied("cat innocent", false), "an operand is resolved");
+        assert!(denied("FOO=1 cat innocent", false));
+        assert!(
+            denied("./innocent", false),
+            "a program named by a path is resolved"
+        );
+        assert!(
+            denied("echo hi >innocent", false),
+            "echo's redirection is resolved"
+        );
+        assert!(denied("echo hi 2>>innocent", false));
+        assert!(
+            denied(">innocent echo hi", false),
+            "a leading redirection is no program"
+        );
+        assert!(
+            denied("env innocent", false),
+            "a wrapper's operand is resolved"
+        );
+        assert!(
+            denied("echo innocent; cat innocent", false),
+            "resolved where it may be opened"
+        );
+        assert!(
+            !denied("echo innocent", false),
+            "echo prints its operands, never opens them"
+        );
+        assert!(!denied("printf '%s' innocent", false));
+        assert!(
+            !denied("innocent --version", false),
+            "a program is looked up in PATH"
+        );
+        assert!(
+            denied("innocent --version", true),
+            "unless PATH names a relative directory"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

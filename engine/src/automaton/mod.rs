@@ -63,6 +63,7 @@
 //! numbers (decide at 10,000 rules in single-digit microseconds).
 
 use std::borrow::Cow;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use regex_automata::dfa::{Automaton, dense, sparse};
@@ -70,7 +71,6 @@ use regex_automata::{Anchored, Input, PatternSet};
 
 use crate::policy::{Decision, MatchOn};
 use crate::semantics::{self, Call, Outcome, RuleView};
-use crate::shell;
 use crate::sidecar::format::{
     AUTOMATON_WIDTH, CHAIN_PIECE_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH,
     LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
@@ -83,6 +83,7 @@ use crate::sidecar::{
     FileIdentity, LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for,
     stamp_path_for,
 };
+use crate::{paths, shell};
 
 /// A policy ready to decide: a verified sidecar, used in place.
 pub struct CompiledPolicy {
@@ -442,11 +443,28 @@ impl CompiledPolicy {
                                 self.match_field(id, &field, segment, &mut matchers)
                             })
                         }),
+                    // A command's path texts are matched as they are made, none kept (the
+                    // same texts as the reference evaluator's, `paths::command_path_texts`).
+                    MatchOn::CommandPath => {
+                        let mut failed = None;
+                        let analysis = analyses.get(text);
+                        let _ = paths::each_command_path_text(
+                            analysis.generous_texts(),
+                            call.places,
+                            &mut |t| match self.match_field(id, &field, t, &mut matchers) {
+                                Ok(()) => ControlFlow::Continue(()),
+                                Err(e) => {
+                                    failed = Some(e);
+                                    ControlFlow::Break(())
+                                }
+                            },
+                        );
+                        failed.map_or(Ok(()), Err)
+                    }
                     // Path, domain and name views: their texts as the reference evaluator
                     // makes them (`shell::AnalysisCache::view_texts`, the one definition).
                     MatchOn::Path
                     | MatchOn::ResolvedPath
-                    | MatchOn::CommandPath
                     | MatchOn::Name
                     | MatchOn::Domain
                     | MatchOn::ExactDomain => analyses
