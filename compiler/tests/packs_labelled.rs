@@ -3,20 +3,21 @@
 //! fixtures). A destructive command is caught when it is denied or asked; a safe one is
 //! flagged when it is. Every miss is printed. The rules were not written from these files.
 //!
-//! The bar this test holds is the one reached; issue 13 asks for ≥ 95% caught and ≤ 3%
-//! flagged per file, and the printed misses are the work left.
+//! The bar is issue 13's, ≥ 95% caught and ≤ 3% flagged per file, raised to what is reached;
+//! the printed misses are the work left.
 
 mod common;
 
 use engine::{Call, CompiledPolicy, Decision};
 
 /// Per file: the least share of destructive commands caught, the most share of safe ones
-/// flagged (percent), as reached at the commit that added this test.
+/// flagged (percent).
 const BARS: &[(&str, f64, f64)] = &[
-    ("dcg-corpus.jsonl", 96.0, 1.0),
+    // Misses: `rm -rf ./build` (below) and `echo yes | rm -rf` (rm with no operand).
+    ("dcg-corpus.jsonl", 97.0, 1.0),
     // The misses left here are cwd-scoped deletes (`rm -rf ./build`, `rm -rf src`), which the
     // fixtures label destructive and `core.filesystem` leaves alone by its documented choice.
-    ("dcg-e2e-fixtures.jsonl", 93.0, 1.0),
+    ("dcg-e2e-fixtures.jsonl", 95.0, 1.0),
 ];
 
 #[test]
