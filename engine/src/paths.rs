@@ -943,8 +943,9 @@ pub fn command_path_texts<'t>(
 /// Symlinks are resolved (one `lstat` per word, the call's dominant cost) for every word a
 /// command may open, not for those it cannot: a program name without a `/` (the shell looks
 /// it up in `PATH`, never in the working directory, unless `PATH` holds a relative
-/// directory), and the operands of `echo` and `printf` (printed, never opened; their
-/// redirections are resolved). Those words still give their texts as written.
+/// directory), a leading assignment as a whole (`FOO=x`; its value is resolved), and the
+/// operands of `echo` and `printf` (printed, never opened; their redirections are resolved).
+/// Those words still give their texts as written.
 pub fn each_command_path_text<'t>(
     segment_texts: impl Iterator<Item = &'t str> + Clone,
     places: Places<'_>,
@@ -1001,11 +1002,16 @@ fn command_path_texts_with<'t>(
             } else {
                 !prints_only
             };
+            // A leading assignment (`FOO=x cmd`) is never a file; its value may be one.
+            let assignment =
+                crate::shell::segment::is_assignment(word) && program.is_none_or(|p| i < p);
             let candidates = [
-                Some(unredirected),
-                unredirected.split_once('=').map(|(_, value)| value),
+                Some((unredirected, resolve && !assignment)),
+                unredirected
+                    .split_once('=')
+                    .map(|(_, value)| (value, resolve)),
             ];
-            for candidate in candidates.into_iter().flatten() {
+            for (candidate, resolve) in candidates.into_iter().flatten() {
                 if candidate.is_empty() || candidate.starts_with('-') {
                     continue;
                 }
@@ -1319,6 +1325,14 @@ mod tests {
         assert!(denied("cat innocent", false), "an operand is resolved");
         assert!(denied("FOO=1 cat innocent", false));
         assert!(
+            denied("FOO=innocent make", false),
+            "an assignment's value is resolved"
+        );
+        assert!(
+            denied("cat FOO=innocent", false),
+            "an operand's value after = too"
+        );
+        assert!(
             denied("./innocent", false),
             "a program named by a path is resolved"
         );
@@ -1327,6 +1341,11 @@ mod tests {
             "echo's redirection is resolved"
         );
         assert!(denied("echo hi 2>>innocent", false));
+        assert!(
+            denied(">innocent", false),
+            "a redirection alone truncates its file"
+        );
+        assert!(denied("FOO=1 >innocent", false));
         assert!(
             denied(">innocent echo hi", false),
             "a leading redirection is no program"

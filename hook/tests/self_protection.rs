@@ -188,6 +188,17 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
             "binary",
         ),
         ("Bash", bash(&format!("truncate -s0 {}", p(&exe))), "binary"),
+        // A command of a redirection alone truncates the file it names.
+        (
+            "Bash",
+            bash("> ~/.animus/x/sessions/sp.jsonl"),
+            "state directory",
+        ),
+        (
+            "Bash",
+            bash(&format!(">{}", p(&s.policy))),
+            "compiled policy",
+        ),
     ];
     for (tool, input, says) in denied {
         let reason = decide(&s, tool, input.clone())

@@ -675,6 +675,12 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         }
     }
 
+    // A command of redirections alone (`> file` truncates it, `< file` reads it) is seen as
+    // its redirections.
+    if words.is_empty() && command.assignments.is_empty() && !redirects.is_empty() {
+        segment.generous.push(redirects.join(" "));
+    }
+
     // Strict: as written, then Claude's own peels.
     let coverable = !command.deny_only
         && !command.unresolved
