@@ -86,10 +86,13 @@ fn shell(c: &mut Criterion) {
     let mut decide = c.benchmark_group("shell-decide/all-packs");
     decide.measurement_time(Duration::from_secs(3));
     for (name, packs) in [
-        ("200B", "[core, database, kubernetes, cloud, infra]"),
+        (
+            "200B",
+            "[core, database, containers, kubernetes, cloud, infra]",
+        ),
         (
             "200B-without-path-rules",
-            "[core.git, core.filesystem, core.shell, database, kubernetes, cloud, infra]",
+            "[core.git, core.filesystem, core.shell, database, containers, kubernetes, cloud, infra]",
         ),
     ] {
         let profile = compiler::load_profile_str(

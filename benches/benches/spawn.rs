@@ -268,7 +268,7 @@ fn ten_thousand_rule_policy(work: &Path) -> PathBuf {
 /// A policy of every built-in pack and nothing else, written to `<work>/packs`.
 fn all_packs_policy(work: &Path) -> PathBuf {
     let profile = compiler::load_profile_str(
-        "agents:\n  all:\n    packs: [core, database, kubernetes, cloud, infra]\n",
+        "agents:\n  all:\n    packs: [core, database, containers, kubernetes, cloud, infra]\n",
         "all-packs.yaml".into(),
         "all",
     )

@@ -63,6 +63,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../packs/database.mysql.yaml"),
     ),
     (
+        "packs/containers.docker.yaml",
+        include_str!("../../packs/containers.docker.yaml"),
+    ),
+    (
         "packs/kubernetes.yaml",
         include_str!("../../packs/kubernetes.yaml"),
     ),

@@ -27,7 +27,7 @@ fn every_pack_on_labelled_destructive_and_safe_commands() {
         return;
     };
     let profile = compiler::load_profile_str(
-        "agents:\n  all:\n    packs: [core, database, kubernetes, cloud, infra]\n",
+        "agents:\n  all:\n    packs: [core, database, containers, kubernetes, cloud, infra]\n",
         "all-packs.yaml".into(),
         "all",
     )
