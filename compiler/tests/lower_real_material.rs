@@ -186,3 +186,71 @@ fn real_permission_lists_agree_with_the_reference_on_real_calls() {
         calls.len()
     );
 }
+
+/// `explain` (what `animus-hook explain` prints) tells the truth on real material: with every
+/// pack enabled, the rules it lists as matched are the ones the evaluator matches, each with a
+/// hit for every matcher inside its text, and every near miss has a matcher that missed.
+#[test]
+fn explain_agrees_with_the_decision_on_real_calls() {
+    let Some(shared) = common::shared_dir("explain_agrees_with_the_decision_on_real_calls") else {
+        return;
+    };
+    let profile = compiler::load_profile_str(
+        "agents:\n  all:\n    packs: [core, database, containers, kubernetes, cloud, infra]\n",
+        "all-packs.yaml".into(),
+        "all",
+    )
+    .unwrap();
+    let policy = compiler::compile_profile(&profile).unwrap().policy;
+    let evaluator = ReferenceEvaluator::new(&policy).unwrap();
+    // Every real tool call, and every tenth real command.
+    let calls: Vec<_> = real_calls(&shared)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, (tool, input, _))| {
+            tool != "Bash" || input.get("description").is_some() || i % 10 == 0
+        })
+        .map(|(_, call)| call)
+        .collect();
+    let mut hits = 0;
+    for (tool, input, cwd) in &calls {
+        let call = engine::Call {
+            event: "PreToolUse",
+            tool_name: tool,
+            tool_input: input,
+            places: engine::Places {
+                cwd: Some(cwd),
+                home: Some("/home/user"),
+                project_root: Some(cwd),
+            },
+        };
+        let explanation = evaluator.explain(call);
+        let listed: Vec<usize> = explanation.matched.iter().map(|r| r.index).collect();
+        assert_eq!(listed, evaluator.matching_rules(call), "{tool} {input}");
+        for rule in &explanation.matched {
+            for hit in &rule.hits {
+                let hit = hit.as_ref().unwrap_or_else(|| {
+                    panic!(
+                        "{tool} {input}: {} matched without a hit",
+                        policy.rules[rule.index].id
+                    )
+                });
+                assert!(hit.start <= hit.end && hit.text.get(hit.start..hit.end).is_some());
+                hits += 1;
+            }
+        }
+        for rule in &explanation.near {
+            assert!(
+                rule.hits.iter().any(Option::is_none),
+                "{tool} {input}: {} is a near miss with every matcher matched",
+                policy.rules[rule.index].id
+            );
+        }
+    }
+    assert!(
+        hits > 0,
+        "no rule matched any of {} real calls",
+        calls.len()
+    );
+    println!("{} real calls explained, {hits} matcher hits", calls.len());
+}

@@ -255,4 +255,124 @@ impl<'p> ReferenceEvaluator<'p> {
     pub fn decide(&self, call: Call<'_>) -> Outcome {
         semantics::fold(self.policy, &self.matching_rules(call))
     }
+
+    /// Why `call` is decided as it is: every rule that applies to its event and tool, with
+    /// where each of its matchers matched (or that it did not). `matched` holds the rules
+    /// [`Self::matching_rules`] returns, in policy order; `near` the other applicable rules.
+    pub fn explain(&self, call: Call<'_>) -> Explanation {
+        let mut analyses = shell::AnalysisCache::default();
+        let matching = self.matching_rules(call);
+        let mut explanation = Explanation::default();
+        for (index, rule) in self.policy.rules.iter().enumerate() {
+            if !semantics::rule_applies(rule, call.event, call.tool_name) {
+                continue;
+            }
+            let hits: Vec<Option<MatcherHit>> = (0..rule.input_matchers.len())
+                .map(|m| self.matcher_hit(index, m, call, &mut analyses))
+                .collect();
+            let explained = ExplainedRule { index, hits };
+            if matching.binary_search(&index).is_ok() {
+                explanation.matched.push(explained);
+            } else {
+                explanation.near.push(explained);
+            }
+        }
+        explanation
+    }
+
+    /// Where matcher `m` of rule `index` matches `call`: the first text (in the order the
+    /// evaluator tries them) it matches and the byte span it matched there, the whole text for
+    /// a Claude pattern. A `covers` matcher is shown on the first segment it covers.
+    fn matcher_hit(
+        &self,
+        index: usize,
+        m: usize,
+        call: Call<'_>,
+        analyses: &mut shell::AnalysisCache,
+    ) -> Option<MatcherHit> {
+        let matcher = &self.policy.rules[index].input_matchers[m];
+        let test = &self.tests[index][m];
+        let value = semantics::lookup(call.tool_input, &matcher.field)?;
+        let mut hit = None;
+        let whole = |text: &str| (0, text.len());
+        semantics::any_text(value, &mut |text| {
+            let mut candidates: Vec<String> = Vec::new();
+            match matcher.on {
+                MatchOn::Text => candidates.push(text.to_string()),
+                MatchOn::TextAndSegments | MatchOn::Segment => {
+                    candidates.push(text.to_string());
+                    candidates.extend(analyses.get(text).generous_texts().map(String::from));
+                }
+                MatchOn::Cover => candidates.extend(
+                    analyses
+                        .get(text)
+                        .covered_segments()
+                        .flat_map(|s| s.strict.iter().cloned()),
+                ),
+                _ => candidates.extend(
+                    analyses
+                        .view_texts(matcher.on, text, call.places)
+                        .iter()
+                        .cloned(),
+                ),
+            }
+            for (i, candidate) in candidates.into_iter().enumerate() {
+                let span = match (matcher.on, test) {
+                    (_, Test::Regex(re)) => re.find(&candidate).map(|f| (f.start(), f.end())),
+                    // As `rule_matches` reads a pattern: one spanning segments is looked for
+                    // anywhere, in the raw text (candidate 0) too; any other matches a whole
+                    // segment.
+                    (MatchOn::Segment, Test::Pattern(p)) => {
+                        let found = if p.spans_segments() {
+                            p.found_in(&candidate)
+                        } else {
+                            i > 0 && p.matches(&candidate)
+                        };
+                        found.then(|| whole(&candidate))
+                    }
+                    (_, Test::Pattern(p)) => p.matches(&candidate).then(|| whole(&candidate)),
+                };
+                if let Some((start, end)) = span {
+                    hit = Some(MatcherHit {
+                        text: candidate,
+                        start,
+                        end,
+                    });
+                    return true;
+                }
+            }
+            false
+        });
+        hit
+    }
+}
+
+/// [`ReferenceEvaluator::explain`]'s answer.
+#[derive(Clone, Debug, Default)]
+pub struct Explanation {
+    /// The rules that matched, in policy order.
+    pub matched: Vec<ExplainedRule>,
+    /// The rules whose event and tool apply but that did not match.
+    pub near: Vec<ExplainedRule>,
+}
+
+/// One rule of an [`Explanation`].
+#[derive(Clone, Debug)]
+pub struct ExplainedRule {
+    /// The rule's index in the policy.
+    pub index: usize,
+    /// Per input matcher, in order: where it matched, if it did.
+    pub hits: Vec<Option<MatcherHit>>,
+}
+
+/// Where one matcher matched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatcherHit {
+    /// The text it matched in: the field's text, a normalised segment, or a path, domain or
+    /// name text of the field (see [`MatchOn`]).
+    pub text: String,
+    /// Byte offset of the match in `text`.
+    pub start: usize,
+    /// Byte offset just past the match.
+    pub end: usize,
 }

@@ -28,6 +28,14 @@ USAGE:
       Read one hook payload (Claude's PreToolUse/PermissionRequest shape) on stdin and print
       the decision, the reason and every matched rule. Path rules are anchored at the
       payload's `cwd`, $HOME and the project root (default: the payload's `cwd`).
+  animus-hook explain --policy <animus-policy.json> [--event <E>] [--project-root <dir>]
+                      [--command <cmd> | --tool <name> --input <json>] [--cwd <dir>]
+                      [--near] [--json]
+      Why one call is decided as it is: the decision and reason, every rule that matched
+      with the field, the text and the byte span each matcher matched, a command's parsed
+      segments, with --near the rules whose event and tool apply but that did not match,
+      and the time spent loading and deciding. The call is a payload on stdin, or a Bash
+      call (--command), or any tool's (--tool, --input), made in --cwd (default: here).
   animus-hook import --claude-settings <file>... --agent <id> [--json]
       Merge Claude settings files (lowest precedence first; JSON with comments) and print an
       agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
@@ -73,6 +81,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             Value(cmd) => match cmd.to_str() {
                 Some("compile") => Ok(crate::compile_cmd::run(parse_compile(&mut parser)?)),
                 Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
+                Some("explain") => Ok(crate::explain_cmd::run(parse_explain(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
                 Some("packs") => {
@@ -181,6 +190,56 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
         policy: required(policy, "--policy")?,
         event,
         project_root,
+        json,
+    })
+}
+
+fn parse_explain(
+    parser: &mut lexopt::Parser,
+) -> Result<crate::explain_cmd::ExplainArgs, UsageError> {
+    use crate::explain_cmd::{CallSource, ExplainArgs};
+    let (mut policy, mut event, mut project_root, mut cwd) = (None, None, None, None);
+    let (mut command, mut tool, mut input, mut near, mut json) = (None, None, None, false, false);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("policy") => policy = Some(PathBuf::from(parser.value()?)),
+            Long("event") => event = Some(parser.value()?.string()?),
+            Long("project-root") => project_root = Some(PathBuf::from(parser.value()?)),
+            Long("cwd") => cwd = Some(PathBuf::from(parser.value()?)),
+            Long("command") => command = Some(parser.value()?.string()?),
+            Long("tool") => tool = Some(parser.value()?.string()?),
+            Long("input") => input = Some(parser.value()?.string()?),
+            Long("near") => near = true,
+            Long("json") => json = true,
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let source = match (command, tool, input) {
+        (None, None, None) => CallSource::Stdin,
+        (Some(command), None, None) => CallSource::Command(command),
+        (None, Some(name), Some(input)) => {
+            let input: serde_json::Value = serde_json::from_str(&input)
+                .map_err(|e| UsageError(format!("--input is not JSON: {e}")))?;
+            if !input.is_object() {
+                return Err(UsageError("--input must be a JSON object".into()));
+            }
+            CallSource::Tool { name, input }
+        }
+        (None, Some(_), None) => return Err(UsageError("--tool needs --input <json>".into())),
+        (None, None, Some(_)) => return Err(UsageError("--input needs --tool <name>".into())),
+        (Some(_), _, _) => {
+            return Err(UsageError(
+                "--command is a Bash call: it takes no --tool or --input".into(),
+            ));
+        }
+    };
+    Ok(ExplainArgs {
+        policy: required(policy, "--policy")?,
+        event,
+        project_root,
+        cwd,
+        source,
+        near,
         json,
     })
 }

@@ -1,12 +1,13 @@
 //! `animus-hook`: gate and record every tool call an agent makes.
 //!
 //! Subcommands: `emit` (the hook the harness runs), `compile` (profile → `animus-policy.json`), `check` (what would happen to one
-//! payload), `import` (Claude settings files → an agent profile), `demo` (the bundled profiles over bundled real payloads). See `--help`.
+//! payload), `explain` (why: every matched rule, where it matched), `import` (Claude settings files → an agent profile), `demo` (the bundled profiles over bundled real payloads). See `--help`.
 
 mod check;
 mod cli;
 mod compile_cmd;
 mod demo;
+mod explain_cmd;
 mod import_cmd;
 mod inject_cmd;
 mod packs_cmd;
