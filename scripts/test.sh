@@ -17,6 +17,15 @@ fi
 echo "== cargo test --workspace"
 cargo test --workspace
 
+# The bundled profiles' policy tests (corpus/cases), as an author runs them.
+echo "== animus-hook test over corpus/cases"
+for run in "trader.yaml trader trader" "cautious.yaml cautious cautious" \
+    "allowlist.yaml reviewer allowlist"; do
+    set -- $run
+    cargo run -q -p animus-hook -- test --config "corpus/profiles/$1" --agent "$2" \
+        "corpus/cases/$3.cases.yaml"
+done
+
 echo "== benchmarks, smoke mode (each benchmark runs once)"
 cargo bench --workspace -- --test
 

@@ -27,6 +27,7 @@
 //! ```
 
 pub mod artifact;
+pub mod cases;
 pub mod compile;
 pub mod diagnostic;
 pub mod events;

@@ -36,6 +36,12 @@ USAGE:
       segments, with --near the rules whose event and tool apply but that did not match,
       and the time spent loading and deciding. The call is a payload on stdin, or a Bash
       call (--command), or any tool's (--tool, --input), made in --cwd (default: here).
+  animus-hook test --config <file> --agent <id> <cases.yaml>...
+      Compile the profile in memory (nothing is written; without the built-in self-protection
+      rules, which depend on where a policy is written) and decide every case of the case
+      files: `- command: \"…\"` or `- call: {tool: …, input: {…}}`, with `expect: deny|ask|
+      allow|defer` and optional `name`, `event`, `cwd`, `project_root`, `home`. One line per
+      failure at its file:line:column, then `N passed, N failed`; exit 1 on any failure.
   animus-hook import --claude-settings <file>... --agent <id> [--json]
       Merge Claude settings files (lowest precedence first; JSON with comments) and print an
       agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
@@ -82,6 +88,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 Some("compile") => Ok(crate::compile_cmd::run(parse_compile(&mut parser)?)),
                 Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
                 Some("explain") => Ok(crate::explain_cmd::run(parse_explain(&mut parser)?)),
+                Some("test") => Ok(crate::test_cmd::run(parse_test(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
                 Some("packs") => {
@@ -242,6 +249,27 @@ fn parse_explain(
         near,
         json,
     })
+}
+
+fn parse_test(parser: &mut lexopt::Parser) -> Result<crate::test_cmd::TestArgs, UsageError> {
+    let (mut config, mut agent, mut cases) = (None, None, Vec::new());
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("config") => config = Some(PathBuf::from(parser.value()?)),
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Value(file) => cases.push(PathBuf::from(file)),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let args = crate::test_cmd::TestArgs {
+        config: required(config, "--config")?,
+        agent: required(agent, "--agent")?,
+        cases,
+    };
+    if args.cases.is_empty() {
+        return Err(UsageError("missing the case files to run".into()));
+    }
+    Ok(args)
 }
 
 pub struct ImportArgs {

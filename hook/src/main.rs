@@ -11,6 +11,7 @@ mod explain_cmd;
 mod import_cmd;
 mod inject_cmd;
 mod packs_cmd;
+mod test_cmd;
 
 use std::process::ExitCode;
 
