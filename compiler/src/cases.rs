@@ -57,9 +57,10 @@ pub struct Case {
     pub location: Location,
 }
 
+/// A case as written (also `tool_policy.examples` in a profile).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawCase {
+pub(crate) struct RawCase {
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
@@ -76,6 +77,9 @@ struct RawCase {
     #[serde(default)]
     home: Option<Spanned<String>>,
 }
+
+// JSON values have no NaN: equality is an equivalence.
+impl Eq for Case {}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,104 +138,138 @@ pub fn load_cases_str(text: &str, file: Arc<str>) -> Result<Vec<Case>, Errors> {
     let mut errors = Vec::new();
     let mut cases = Vec::new();
     for spanned in raw {
-        let location = at(
-            spanned.referenced.line() as usize,
-            spanned.referenced.column() as usize,
-        );
-        let case = spanned.value;
-        let spot =
-            |s: &Spanned<String>| at(s.referenced.line() as usize, s.referenced.column() as usize);
-        let (tool, input) = match (case.command, case.call) {
-            (Some(command), None) => (
-                "Bash".to_string(),
-                serde_json::json!({ "command": command }),
-            ),
-            (None, Some(call)) => {
-                let input = call.input.unwrap_or_else(|| serde_json::json!({}));
-                if !input.is_object() {
-                    errors.push(Diagnostic::error(
-                        Some(location.clone()),
-                        "`call.input` must be a mapping (the tool's input)",
-                    ));
-                    continue;
-                }
-                (call.tool, input)
-            }
-            _ => {
-                errors.push(Diagnostic::error(
-                    Some(location.clone()),
-                    "a case needs exactly one of `command` (a Bash call) and `call` ({tool, input})",
-                ));
-                continue;
-            }
-        };
-        let expect = match case.expect.value.as_str() {
-            "deny" => Decision::Deny,
-            "ask" => Decision::Ask,
-            "allow" => Decision::Allow,
-            "defer" => Decision::Defer,
-            other => {
-                errors.push(
-                    Diagnostic::error(
-                        Some(spot(&case.expect)),
-                        format!("`expect: {}` is not a decision", quote(other)),
-                    )
-                    .with_help("expect one of deny, ask, allow, defer"),
-                );
-                continue;
-            }
-        };
-        let event = match case.event {
-            Some(event) if !GATE_EVENTS.contains(&event.value.as_str()) => {
-                errors.push(Diagnostic::error(
-                    Some(spot(&event)),
-                    format!(
-                        "`event: {}` is not a gate event ({})",
-                        quote(&event.value),
-                        GATE_EVENTS.join(", ")
-                    ),
-                ));
-                continue;
-            }
-            Some(event) => event.value,
-            None => "PreToolUse".to_string(),
-        };
-        let mut absolute = |value: Option<Spanned<String>>, what: &str| match value {
-            Some(v) if !v.value.starts_with('/') => {
-                errors.push(Diagnostic::error(
-                    Some(spot(&v)),
-                    format!("`{what}: {}` is not an absolute path", quote(&v.value)),
-                ));
-                None
-            }
-            Some(v) => Some(Some(v.value)),
-            None => Some(None),
-        };
-        let (Some(cwd), Some(project_root), Some(home)) = (
-            absolute(case.cwd, "cwd"),
-            absolute(case.project_root, "project_root"),
-            absolute(case.home, "home"),
-        ) else {
-            continue;
-        };
-        let cwd = cwd.unwrap_or_else(|| DEFAULT_CWD.to_string());
-        let name = case.name.unwrap_or_else(|| summary(&tool, &input));
-        cases.push(Case {
-            name,
-            tool,
-            input,
-            expect,
-            event,
-            project_root: project_root.unwrap_or_else(|| cwd.clone()),
-            home: home.unwrap_or_else(|| DEFAULT_HOME.to_string()),
-            cwd,
-            location,
-        });
+        match case_from_raw(spanned, &at) {
+            Ok(case) => cases.push(case),
+            Err(mut more) => errors.append(&mut more),
+        }
     }
     if errors.is_empty() {
         Ok(cases)
     } else {
         Err(Errors(errors))
+    }
+}
+
+/// One case from its written form; every mistake in it, each at its place.
+pub(crate) fn case_from_raw(
+    spanned: Spanned<RawCase>,
+    at: &dyn Fn(usize, usize) -> Location,
+) -> Result<Case, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let location = at(
+        spanned.referenced.line() as usize,
+        spanned.referenced.column() as usize,
+    );
+    let case = spanned.value;
+    let spot =
+        |s: &Spanned<String>| at(s.referenced.line() as usize, s.referenced.column() as usize);
+    let (tool, input) = match (case.command, case.call) {
+        (Some(command), None) => (
+            "Bash".to_string(),
+            serde_json::json!({ "command": command }),
+        ),
+        (None, Some(call)) => {
+            let input = call.input.unwrap_or_else(|| serde_json::json!({}));
+            if !input.is_object() {
+                errors.push(Diagnostic::error(
+                    Some(location.clone()),
+                    "`call.input` must be a mapping (the tool's input)",
+                ));
+                return Err(errors);
+            }
+            (call.tool, input)
+        }
+        _ => {
+            errors.push(Diagnostic::error(
+                Some(location.clone()),
+                "a case needs exactly one of `command` (a Bash call) and `call` ({tool, input})",
+            ));
+            return Err(errors);
+        }
+    };
+    let expect = match case.expect.value.as_str() {
+        "deny" => Decision::Deny,
+        "ask" => Decision::Ask,
+        "allow" => Decision::Allow,
+        "defer" => Decision::Defer,
+        other => {
+            errors.push(
+                Diagnostic::error(
+                    Some(spot(&case.expect)),
+                    format!("`expect: {}` is not a decision", quote(other)),
+                )
+                .with_help("expect one of deny, ask, allow, defer"),
+            );
+            return Err(errors);
+        }
+    };
+    let event = match case.event {
+        Some(event) if !GATE_EVENTS.contains(&event.value.as_str()) => {
+            errors.push(Diagnostic::error(
+                Some(spot(&event)),
+                format!(
+                    "`event: {}` is not a gate event ({})",
+                    quote(&event.value),
+                    GATE_EVENTS.join(", ")
+                ),
+            ));
+            return Err(errors);
+        }
+        Some(event) => event.value,
+        None => "PreToolUse".to_string(),
+    };
+    let mut absolute = |value: Option<Spanned<String>>, what: &str| match value {
+        Some(v) if !v.value.starts_with('/') => {
+            errors.push(Diagnostic::error(
+                Some(spot(&v)),
+                format!("`{what}: {}` is not an absolute path", quote(&v.value)),
+            ));
+            None
+        }
+        Some(v) => Some(Some(v.value)),
+        None => Some(None),
+    };
+    let (Some(cwd), Some(project_root), Some(home)) = (
+        absolute(case.cwd, "cwd"),
+        absolute(case.project_root, "project_root"),
+        absolute(case.home, "home"),
+    ) else {
+        return Err(errors);
+    };
+    let cwd = cwd.unwrap_or_else(|| DEFAULT_CWD.to_string());
+    let name = case.name.unwrap_or_else(|| summary(&tool, &input));
+    Ok(Case {
+        name,
+        tool,
+        input,
+        expect,
+        event,
+        project_root: project_root.unwrap_or_else(|| cwd.clone()),
+        home: home.unwrap_or_else(|| DEFAULT_HOME.to_string()),
+        cwd,
+        location,
+    })
+}
+
+/// A rule example as written: a string is a Bash command, a mapping `{tool, input}` any call.
+pub(crate) fn example_call(
+    value: &serde_json::Value,
+) -> Result<(String, serde_json::Value), String> {
+    match value {
+        serde_json::Value::String(command) => {
+            Ok(("Bash".into(), serde_json::json!({ "command": command })))
+        }
+        serde_json::Value::Object(map) => {
+            let tool = map.get("tool").and_then(|t| t.as_str());
+            let input = map.get("input").cloned().unwrap_or(serde_json::json!({}));
+            match (tool, map.keys().all(|k| k == "tool" || k == "input")) {
+                (Some(tool), true) if input.is_object() => Ok((tool.to_string(), input)),
+                _ => {
+                    Err("an example is a Bash command (a string) or `{tool: …, input: {…}}`".into())
+                }
+            }
+        }
+        _ => Err("an example is a Bash command (a string) or `{tool: …, input: {…}}`".into()),
     }
 }
 

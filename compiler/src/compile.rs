@@ -102,7 +102,7 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     })?;
     // A matcher the regex compiler refuses (over its size limit, which a long entry of many
     // `*` can reach) is the entry's error, at the entry.
-    engine::reference::ReferenceEvaluator::new(&policy).map_err(|e| {
+    let evaluator = engine::reference::ReferenceEvaluator::new(&policy).map_err(|e| {
         let at = policy.rules.iter().position(|rule| rule.id == e.rule);
         Diagnostic::error(
             Some(at.map_or(&profile.location, |i| &locations[i]).clone()),
@@ -115,6 +115,43 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
         )
         .with_help("simplify the entry or regex, or split it into several")
     })?;
+    // The profile's own examples: a failing one is an error at the example.
+    let mut failures = Vec::new();
+    for author in &profile.policy_rules {
+        check_author_examples(author, &mut failures);
+    }
+    for case in &profile.examples {
+        let call = engine::Call {
+            event: &case.event,
+            tool_name: &case.tool,
+            tool_input: &case.input,
+            places: engine::Places {
+                cwd: Some(&case.cwd),
+                home: Some(&case.home),
+                project_root: Some(&case.project_root),
+            },
+        };
+        let got = evaluator.decide(call);
+        if got.decision != case.expect {
+            failures.push(Diagnostic::error(
+                Some(case.location.clone()),
+                format!(
+                    "tool_policy example {}: expected {}, got {} ({})",
+                    quote(&case.name),
+                    case.expect,
+                    got.decision,
+                    got.deciding_rule
+                        .map_or("the policy default".to_string(), |id| format!(
+                            "rule `{id}`"
+                        ))
+                ),
+            ));
+        }
+    }
+    if !failures.is_empty() {
+        return Err(Errors(failures));
+    }
+    drop(evaluator);
     Ok(Compiled {
         policy,
         warnings,
@@ -285,14 +322,26 @@ fn tighten_author_rule(
         Decision::Ask => format!("Policy rule `{id}` requires approval."),
         _ => format!("Policy rule `{id}` abstains."),
     });
-    // On a shell command, an author regex also searches each normalised segment: quoting,
-    // wrappers and compound syntax cannot hide from it (it can only tighten).
+    Some(HookPolicyRule {
+        id: id.clone(),
+        events: author.events.clone().unwrap_or_default(),
+        tools: author.tools.clone(),
+        input_matchers: author_matchers(author),
+        decision,
+        reason,
+    })
+}
+
+/// An author rule's matchers as compiled. On a shell command, an author regex also searches
+/// each normalised segment: quoting, wrappers and compound syntax cannot hide from it (it can
+/// only tighten).
+fn author_matchers(author: &AuthorRule) -> Vec<engine::InputMatcher> {
     let on_bash = author.tools.is_empty()
         || author
             .tools
             .iter()
             .any(|glob| engine::semantics::glob_matches(glob, "Bash"));
-    let input_matchers = author
+    author
         .input_matchers
         .iter()
         .map(|m| {
@@ -302,15 +351,70 @@ fn tighten_author_rule(
             }
             m
         })
-        .collect();
-    Some(HookPolicyRule {
-        id: id.clone(),
-        events: author.events.clone().unwrap_or_default(),
-        tools: author.tools.clone(),
-        input_matchers,
-        decision,
-        reason,
-    })
+        .collect()
+}
+
+/// An author rule's `examples`: each `match` call must match the rule (its tools, events and
+/// matchers, whatever its decision becomes), each `not_match` call must not. Decided where
+/// pack examples are ([`crate::packs::EXAMPLE_PLACES`]).
+fn check_author_examples(author: &AuthorRule, errors: &mut Vec<Diagnostic>) {
+    if author.examples_match.is_empty() && author.examples_not_match.is_empty() {
+        return;
+    }
+    let policy = HookPolicy {
+        version: POLICY_VERSION,
+        default_decision: Decision::Defer,
+        rules: vec![HookPolicyRule {
+            id: author.id.clone(),
+            events: author.events.clone().unwrap_or_default(),
+            tools: author.tools.clone(),
+            input_matchers: author_matchers(author),
+            decision: Decision::Deny,
+            reason: String::new(),
+        }],
+    };
+    // A rule that cannot be compiled is reported as such, once, by the caller.
+    let Ok(evaluator) = engine::reference::ReferenceEvaluator::new(&policy) else {
+        return;
+    };
+    let event = author
+        .events
+        .as_ref()
+        .and_then(|events| events.first())
+        .map_or("PreToolUse", String::as_str);
+    let matches = |(tool, input): &(String, serde_json::Value)| {
+        let call = engine::Call {
+            event,
+            tool_name: tool,
+            tool_input: input,
+            places: crate::packs::EXAMPLE_PLACES,
+        };
+        evaluator.decide(call).decision == Decision::Deny
+    };
+    for (examples, must_match) in [
+        (&author.examples_match, true),
+        (&author.examples_not_match, false),
+    ] {
+        for example in examples {
+            if matches(&example.value) != must_match {
+                let (tool, input) = &example.value;
+                errors.push(Diagnostic::error(
+                    Some(example.location.clone()),
+                    format!(
+                        "rule `{}`: the {} example {} {}",
+                        quote(&author.id),
+                        if must_match { "`match`" } else { "`not_match`" },
+                        crate::cases::summary(tool, input),
+                        if must_match {
+                            "does not match it"
+                        } else {
+                            "matches it"
+                        }
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// A lowering note or error as a diagnostic carries it: the notes quote parts of the entry

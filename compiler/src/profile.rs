@@ -48,6 +48,9 @@ pub struct AgentProfile {
     /// `packs`: built-in protection packs (or categories of them) to enable, as written; the
     /// names are resolved when compiling ([`crate::packs`]).
     pub packs: Vec<Located<String>>,
+    /// `tool_policy.examples`: calls with the decision the compiled profile must give them,
+    /// checked by `compile` (the case-file form of [`crate::cases`]).
+    pub examples: Vec<crate::cases::Case>,
 }
 
 /// `tool_policy`: claude permission-rule entries.
@@ -76,6 +79,10 @@ pub struct AuthorRule {
     pub decision: Decision,
     /// The author's reason, if any.
     pub reason: Option<String>,
+    /// `examples.match`: calls (`(tool, tool_input)`) the rule must match, checked by `compile`.
+    pub examples_match: Vec<Located<(String, serde_json::Value)>>,
+    /// `examples.not_match`: calls the rule must not match.
+    pub examples_not_match: Vec<Located<(String, serde_json::Value)>>,
     /// Where the rule was written.
     pub location: Location,
 }
@@ -121,6 +128,8 @@ struct RawToolPolicy {
     deny: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     ask: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    examples: Option<Vec<Spanned<crate::cases::RawCase>>>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +154,18 @@ struct RawRule {
     decision: Decision,
     #[serde(default)]
     reason: Option<Spanned<String>>,
+    #[serde(default)]
+    examples: Option<RawExamples>,
+}
+
+/// A rule's `examples`: each a Bash command (a string) or a call (`{tool, input}`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExamples {
+    #[serde(default, rename = "match")]
+    matching: Option<Vec<Spanned<serde_json::Value>>>,
+    #[serde(default)]
+    not_match: Option<Vec<Spanned<serde_json::Value>>>,
 }
 
 /// The longest reason a rule may give, in bytes: it is shown to the model or the user on every
@@ -482,12 +503,30 @@ impl Converter<'_> {
                     })
                     .collect()
             };
-            ToolPolicy {
+            let policy = ToolPolicy {
                 allow: located("allow", tp.value.allow),
                 deny: located("deny", tp.value.deny),
                 ask: located("ask", tp.value.ask),
-            }
+            };
+            (policy, tp.value.examples.unwrap_or_default())
         });
+        let (tool_policy, raw_examples) = match tool_policy {
+            Some((policy, examples)) => (Some(policy), examples),
+            None => (None, Vec::new()),
+        };
+        let mut examples = Vec::new();
+        for raw in raw_examples {
+            let file = self.file.clone();
+            let at = move |line: usize, column: usize| Location {
+                file: file.clone(),
+                line: line as u32,
+                column: column as u32,
+            };
+            match crate::cases::case_from_raw(raw, &at) {
+                Ok(case) => examples.push(case),
+                Err(mut more) => self.errors.append(&mut more),
+            }
+        }
         let (mut policy_rules, mut observers) = (Vec::new(), Vec::new());
         if let Some(hooks) = hooks {
             let RawHooks {
@@ -516,6 +555,7 @@ impl Converter<'_> {
             policy_rules,
             observers,
             packs,
+            examples,
         })
     }
 
@@ -654,6 +694,24 @@ impl Converter<'_> {
                 Some("a reason is shown on every call the rule decides: say why in a sentence or two"),
             );
         }
+        let (mut examples_match, mut examples_not_match) = (Vec::new(), Vec::new());
+        if let Some(examples) = r.examples {
+            for (list, into) in [
+                (examples.matching, &mut examples_match),
+                (examples.not_match, &mut examples_not_match),
+            ] {
+                for example in list.unwrap_or_default() {
+                    let l = self.loc(&example);
+                    match crate::cases::example_call(&example.value) {
+                        Ok(call) => into.push(Located {
+                            value: call,
+                            location: l,
+                        }),
+                        Err(why) => self.error(l, format!("rule `{shown}`: {why}"), None),
+                    }
+                }
+            }
+        }
         (self.errors.len() == before).then_some(AuthorRule {
             id,
             events,
@@ -661,6 +719,8 @@ impl Converter<'_> {
             input_matchers,
             decision: r.decision,
             reason: r.reason.map(|r| r.value),
+            examples_match,
+            examples_not_match,
             location,
         })
     }

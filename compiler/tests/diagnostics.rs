@@ -214,3 +214,70 @@ fn an_overlong_reason_is_an_error_at_its_place() {
         .and_then(|p| compiler::compile_profile(&p))
         .unwrap();
 }
+
+/// A profile whose author rule and tool_policy carry inline examples.
+fn with_examples(rule_examples: &str, policy_examples: &str) -> String {
+    format!(
+        "agents:\n  a:\n    tool_policy:\n      deny: [\"Bash(curl:*)\"]\n      examples:\n{policy_examples}    hooks:\n      policy_rules:\n        - id: no-prod\n          tools: [Bash]\n          input_matchers:\n            - field: command\n              regex: 'deploy .*--env(=| )prod'\n          decision: deny\n          examples:\n{rule_examples}"
+    )
+}
+
+#[test]
+fn inline_examples_that_hold_compile() {
+    let yaml = with_examples(
+        "            match: [\"deploy web --env prod\", \"echo x && deploy api --env=prod\"]\n            not_match: [\"deploy web --env staging\", {tool: Read, input: {file_path: /x}}]\n",
+        "        - command: \"curl -s https://example.com\"\n          expect: deny\n        - command: \"deploy web --env=prod\"\n          expect: deny\n        - call: {tool: Read, input: {file_path: /home/user/project/README.md}}\n          expect: defer\n",
+    );
+    let profile = load_profile_str(&yaml, "cfg.yaml".into(), "a").unwrap();
+    assert_eq!(profile.examples.len(), 3);
+    assert_eq!(profile.policy_rules[0].examples_match.len(), 2);
+    compiler::compile_profile(&profile).unwrap();
+}
+
+#[test]
+fn a_failing_inline_example_is_an_error_at_the_example() {
+    let e = error_of(
+        &with_examples(
+            "            match:\n              - \"deploy web --env staging\"\n            not_match:\n              - \"deploy web --env prod\"\n",
+            "        - command: \"git status\"\n          expect: deny\n",
+        ),
+        "a",
+    );
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 3, "every failing example, each once: {e}");
+    assert!(
+        e.contains("cfg.yaml:18:17: error: rule `no-prod`: the `match` example Bash: deploy web --env staging does not match it"),
+        "{e}"
+    );
+    assert!(
+        e.contains("cfg.yaml:20:17: error: rule `no-prod`: the `not_match` example Bash: deploy web --env prod matches it"),
+        "{e}"
+    );
+    assert!(
+        e.contains("cfg.yaml:6:11: error: tool_policy example Bash: git status: expected deny, got defer (the policy default)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_malformed_inline_example_names_its_place() {
+    let e = error_of(
+        &with_examples("            match: [42]\n", "        - command: ls\n"),
+        "a",
+    );
+    assert!(
+        e.contains("cfg.yaml:6:11"),
+        "the example without `expect`: {e}"
+    );
+    let e = error_of(
+        &with_examples(
+            "            match: [42]\n",
+            "        - command: ls\n          expect: defer\n",
+        ),
+        "a",
+    );
+    assert!(
+        e.contains("cfg.yaml:17:21: error: rule `no-prod`: an example is a Bash command"),
+        "{e}"
+    );
+}

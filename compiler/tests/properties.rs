@@ -118,6 +118,8 @@ fn author_rules() -> impl Strategy<Value = Vec<AuthorRule>> {
                     .collect(),
                 decision,
                 reason: None,
+                examples_match: Vec::new(),
+                examples_not_match: Vec::new(),
                 location: location(),
             })
             .collect()
@@ -140,6 +142,7 @@ fn profile(
         policy_rules: rules,
         observers: Vec::new(),
         packs: Vec::new(),
+        examples: Vec::new(),
     }
 }
 

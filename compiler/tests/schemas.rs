@@ -36,6 +36,10 @@ fn profile_fixtures_validate_against_the_profile_schema() {
         serde_json::json!({"hooks": {"observers": [{"events": ["Stop; rm -rf ~"], "action": "record"}]}}),
         serde_json::json!({"hooks": {"observers": [{"events": ["Stop"], "action": "shell"}]}}),
         serde_json::json!({"tool_policy": {"deny": "Bash"}}),
+        serde_json::json!({"tool_policy": {"examples": [{"command": "ls"}]}}),
+        serde_json::json!({"tool_policy": {"examples": [{"command": "ls", "call": {"tool": "Read"}, "expect": "deny"}]}}),
+        serde_json::json!({"tool_policy": {"examples": [{"command": "ls", "expect": "maybe"}]}}),
+        serde_json::json!({"hooks": {"policy_rules": [{"id": "x", "decision": "deny", "examples": {"match": [42]}}]}}),
     ] {
         assert!(!validator.is_valid(&bad), "schema accepted {bad}");
     }
