@@ -17,7 +17,14 @@ fi
 echo "== cargo test --workspace"
 cargo test --workspace
 
-# The bundled profiles' policy tests (corpus/cases), as an author runs them.
+# The bundled profiles linted and tested (corpus/cases), as an author runs them. The
+# allowlist profile keeps the downgrade warnings it exists to show; the others are clean.
+echo "== animus-hook lint over corpus/profiles"
+cargo run -q -p animus-hook -- lint --config corpus/profiles/trader.yaml --agent trader --deny-warnings
+cargo run -q -p animus-hook -- lint --config corpus/profiles/cautious.yaml --agent cautious --deny-warnings
+cargo run -q -p animus-hook -- lint --config corpus/profiles/runtime-config.json --agent trader --deny-warnings
+cargo run -q -p animus-hook -- lint --config corpus/profiles/allowlist.yaml --agent reviewer
+
 echo "== animus-hook test over corpus/cases"
 for run in "trader.yaml trader trader" "cautious.yaml cautious cautious" \
     "allowlist.yaml reviewer allowlist"; do

@@ -34,6 +34,7 @@ pub mod events;
 pub mod import;
 pub mod inject;
 pub mod jsonc;
+pub mod lint;
 pub mod lower;
 pub mod packs;
 pub mod profile;

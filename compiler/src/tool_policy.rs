@@ -465,6 +465,19 @@ fn content_field(tool: &str) -> &'static str {
     }
 }
 
+/// Every input field of a Claude tool whose input is known (its own argument field and
+/// [`input_keys`]); `None` for any other tool.
+pub(crate) fn known_fields(tool: &str) -> Option<Vec<&'static str>> {
+    let keys = input_keys(tool)?;
+    let own = content_field(tool);
+    Some(
+        std::iter::once(own)
+            .filter(|f| !f.is_empty())
+            .chain(keys.iter().copied())
+            .collect(),
+    )
+}
+
 /// The input keys of claude's built-in tools (2.1.328), where the generic `key:value` form
 /// can match; `None` for any other tool (an MCP tool's keys are its own).
 fn input_keys(tool: &str) -> Option<&'static [&'static str]> {

@@ -42,6 +42,12 @@ USAGE:
       files: `- command: \"…\"` or `- call: {tool: …, input: {…}}`, with `expect: deny|ask|
       allow|defer` and optional `name`, `event`, `cwd`, `project_root`, `home`. One line per
       failure at its file:line:column, then `N passed, N failed`; exit 1 on any failure.
+  animus-hook lint --config <file> --agent <id> [--deny-warnings]
+      What in the profile cannot mean what it says, each at file:line:column with a fix:
+      errors for rules that never fire (a tool that is no Claude or MCP tool, a matcher on a
+      field the rule's tools lack, a regex matching nothing), warnings for allow entries a
+      deny shadows, duplicates, allows an allowlist cannot guard, and what compile warns
+      about. Exit 1 on errors (or on warnings with --deny-warnings).
   animus-hook import --claude-settings <file>... --agent <id> [--json]
       Merge Claude settings files (lowest precedence first; JSON with comments) and print an
       agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
@@ -89,6 +95,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 Some("check") => Ok(crate::check::run(parse_check(&mut parser)?)),
                 Some("explain") => Ok(crate::explain_cmd::run(parse_explain(&mut parser)?)),
                 Some("test") => Ok(crate::test_cmd::run(parse_test(&mut parser)?)),
+                Some("lint") => Ok(crate::lint_cmd::run(parse_lint(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
                 Some("packs") => {
@@ -248,6 +255,23 @@ fn parse_explain(
         source,
         near,
         json,
+    })
+}
+
+fn parse_lint(parser: &mut lexopt::Parser) -> Result<crate::lint_cmd::LintArgs, UsageError> {
+    let (mut config, mut agent, mut deny_warnings) = (None, None, false);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("config") => config = Some(PathBuf::from(parser.value()?)),
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Long("deny-warnings") => deny_warnings = true,
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    Ok(crate::lint_cmd::LintArgs {
+        config: required(config, "--config")?,
+        agent: required(agent, "--agent")?,
+        deny_warnings,
     })
 }
 

@@ -10,6 +10,7 @@ mod demo;
 mod explain_cmd;
 mod import_cmd;
 mod inject_cmd;
+mod lint_cmd;
 mod packs_cmd;
 mod test_cmd;
 

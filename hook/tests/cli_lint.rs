@@ -1,0 +1,202 @@
+//! `animus-hook lint` as an author runs it.
+
+mod common;
+
+use common::{repo, run_hook, temp_dir};
+
+/// A profile with one of each mistake `lint` finds.
+const MISTAKES: &str = r#"agents:
+  a:
+    tool_policy:
+      allow:
+        - "Bash"
+        - "Bash(git push:*)"
+        - "Bash(ls:*)"
+        - "Bash(ls:*)"
+      deny:
+        - "Bash(git:*)"
+        - "Bsh(rm:*)"
+    hooks:
+      policy_rules:
+        - id: typo-tool
+          tools: ["bash"]
+          input_matchers: [{field: command, regex: "rm"}]
+          decision: deny
+        - id: wrong-field
+          tools: ["Read"]
+          input_matchers: [{field: command, regex: "x"}]
+          decision: deny
+        - id: empty-language
+          tools: ["Bash"]
+          input_matchers: [{field: command, regex: '[^\s\S]'}]
+          decision: deny
+        - id: twin
+          tools: ["Bash"]
+          input_matchers: [{field: command, regex: "git push"}]
+          decision: deny
+        - id: twin-again
+          tools: ["Bash"]
+          input_matchers: [{field: command, regex: "git push"}]
+          decision: deny
+"#;
+
+#[test]
+fn every_mistake_is_named_at_its_place() {
+    let dir = temp_dir("lint-mistakes");
+    let config = dir.join("p.yaml");
+    std::fs::write(&config, MISTAKES).unwrap();
+    let c = config.to_str().unwrap();
+    let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    assert_eq!(run.code, Some(1), "errors exit 1: {}", run.stdout);
+    let out = &run.stdout;
+    for (at, says) in [
+        (
+            "p.yaml:11:11: error",
+            "`Bsh(rm:*)` names `Bsh`, which is no Claude tool",
+        ),
+        (
+            "p.yaml:14:11: error",
+            "rule `typo-tool` never fires: its tools (bash)",
+        ),
+        (
+            "p.yaml:18:11: error",
+            "no tool it applies to (Read) has a field `command`",
+        ),
+        (
+            "p.yaml:22:11: error",
+            "the regex `[^\\s\\S]` on `command` matches no text",
+        ),
+        ("p.yaml:5:11: warning", "`Bash` allows every call of `Bash`"),
+        (
+            "p.yaml:6:11: warning",
+            "`Bash(git push:*)` never grants: tool_policy.deny entry `Bash(git:*)`",
+        ),
+        (
+            "p.yaml:8:11: warning",
+            "`Bash(ls:*)` is listed more than once",
+        ),
+        (
+            "p.yaml:30:11: warning",
+            "rule `twin-again` duplicates rule `twin`",
+        ),
+    ] {
+        assert!(
+            out.lines().any(|l| l.contains(at) && l.contains(says)),
+            "{at} {says}:\n{out}"
+        );
+    }
+    // Errors come first; the compile warning at the unknown tool is not repeated.
+    let first_warning = out.find(": warning:").unwrap();
+    assert!(out.rfind(": error:").unwrap() < first_warning, "{out}");
+    assert_eq!(out.matches("p.yaml:11:11").count(), 1, "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("4 errors, 4 warnings (agent `a` of {c})")),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "lint writes nothing"
+    );
+}
+
+#[test]
+fn warnings_pass_unless_denied() {
+    let config = repo().join("corpus/profiles/allowlist.yaml");
+    let c = config.to_str().unwrap();
+    let run = run_hook(
+        &["lint", "--config", c, "--agent", "reviewer"],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("0 errors, 2 warnings"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("decision `ask` dropped"),
+        "{}",
+        run.stdout
+    );
+    let run = run_hook(
+        &[
+            "lint",
+            "--config",
+            c,
+            "--agent",
+            "reviewer",
+            "--deny-warnings",
+        ],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+
+    let trader = repo().join("corpus/profiles/trader.yaml");
+    let run = run_hook(
+        &[
+            "lint",
+            "--config",
+            trader.to_str().unwrap(),
+            "--agent",
+            "trader",
+            "--deny-warnings",
+        ],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with("0 errors, 0 warnings"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn bad_input() {
+    let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("missing required option --config"),
+        "{}",
+        run.stderr
+    );
+    let run = run_hook(
+        &["lint", "--config", "x", "--agent", "a", "--fix"],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+
+    let dir = temp_dir("lint-bad");
+    let config = dir.join("p.yaml");
+    std::fs::write(
+        &config,
+        "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n",
+    )
+    .unwrap();
+    let c = config.to_str().unwrap();
+    let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("p.yaml:4:"), "{}", run.stderr);
+    assert!(run.stderr.contains("does not compile"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let missing = dir.join("missing.yaml");
+    let run = run_hook(
+        &[
+            "lint",
+            "--config",
+            missing.to_str().unwrap(),
+            "--agent",
+            "a",
+        ],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+}
