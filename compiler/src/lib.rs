@@ -30,6 +30,7 @@ pub mod artifact;
 pub mod cases;
 pub mod compile;
 pub mod diagnostic;
+pub mod diff;
 pub mod events;
 pub mod import;
 pub mod inject;

@@ -48,6 +48,15 @@ USAGE:
       field the rule's tools lack, a regex matching nothing), warnings for allow entries a
       deny shadows, duplicates, allows an allowlist cannot guard, and what compile warns
       about. Exit 1 on errors (or on warnings with --deny-warnings).
+  animus-hook diff <before.json> <after.json> [--calls <calls.jsonl>]
+                   [--without-self-protection] [--json]
+      Which rules two compiled policies add, remove or change (by id), and for each change
+      a witness: a call the two decide differently, made from the rule (a string its regex
+      matches, a command its pattern matches, a path its glob names) or taken from
+      --calls (hook payloads or {\"command\": …} records, one per line). The built-in
+      self-protection rules differ between policies written to different directories;
+      --without-self-protection leaves them out. Exit 0 when the policies are the same, 1
+      when they differ, 2 on trouble.
   animus-hook import --claude-settings <file>... --agent <id> [--json]
       Merge Claude settings files (lowest precedence first; JSON with comments) and print an
       agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
@@ -96,6 +105,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 Some("explain") => Ok(crate::explain_cmd::run(parse_explain(&mut parser)?)),
                 Some("test") => Ok(crate::test_cmd::run(parse_test(&mut parser)?)),
                 Some("lint") => Ok(crate::lint_cmd::run(parse_lint(&mut parser)?)),
+                Some("diff") => Ok(crate::diff_cmd::run(parse_diff(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
                 Some("packs") => {
@@ -254,6 +264,32 @@ fn parse_explain(
         cwd,
         source,
         near,
+        json,
+    })
+}
+
+fn parse_diff(parser: &mut lexopt::Parser) -> Result<crate::diff_cmd::DiffArgs, UsageError> {
+    let (mut files, mut calls, mut json, mut without) = (Vec::new(), None, false, false);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("calls") => calls = Some(PathBuf::from(parser.value()?)),
+            Long("without-self-protection") => without = true,
+            Long("json") => json = true,
+            Value(file) => files.push(PathBuf::from(file)),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let [before, after]: [PathBuf; 2] = files.try_into().map_err(|files: Vec<PathBuf>| {
+        UsageError(format!(
+            "diff takes two policies (before and after), got {}",
+            files.len()
+        ))
+    })?;
+    Ok(crate::diff_cmd::DiffArgs {
+        before,
+        after,
+        calls,
+        without_self_protection: without,
         json,
     })
 }

@@ -7,6 +7,7 @@ mod check;
 mod cli;
 mod compile_cmd;
 mod demo;
+mod diff_cmd;
 mod explain_cmd;
 mod import_cmd;
 mod inject_cmd;

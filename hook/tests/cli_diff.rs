@@ -1,0 +1,160 @@
+//! `animus-hook diff`: what changes between two compiled policies, with witnesses.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{run_hook, temp_dir};
+
+fn compile(dir: &Path, name: &str, yaml: &str) -> PathBuf {
+    let config = dir.join(format!("{name}.yaml"));
+    std::fs::write(&config, yaml).unwrap();
+    let out = dir.join(name);
+    let run = run_hook(
+        &[
+            "compile",
+            "--config",
+            config.to_str().unwrap(),
+            "--agent",
+            "a",
+            "--out-dir",
+            out.to_str().unwrap(),
+        ],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    out.join("animus-policy.json")
+}
+
+const V1: &str = r#"agents:
+  a:
+    tool_policy:
+      deny: ["Bash(curl:*)", "Read(./secrets/**)"]
+    hooks:
+      policy_rules:
+        - id: no-prod
+          tools: [Bash]
+          input_matchers: [{field: command, regex: 'deploy .*--env prod'}]
+          decision: deny
+"#;
+
+const V2: &str = r#"agents:
+  a:
+    tool_policy:
+      deny: ["Bash(curl:*)"]
+      ask: ["Bash(git push:*)"]
+    hooks:
+      policy_rules:
+        - id: no-prod
+          tools: [Bash]
+          input_matchers: [{field: command, regex: 'deploy .*--env (prod|staging)'}]
+          decision: deny
+"#;
+
+fn diff(args: &[&str]) -> common::Run {
+    let mut full = vec!["diff"];
+    full.extend_from_slice(args);
+    run_hook(&full, Some(b""), &[])
+}
+
+#[test]
+fn the_same_policy_is_no_difference() {
+    let dir = temp_dir("diff-same");
+    let p = compile(&dir, "v1", V1);
+    let run = diff(&[p.to_str().unwrap(), p.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .ends_with("0 added, 0 removed, 0 changed, 0 witnesses: the policies are the same\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn changes_are_listed_each_with_a_witness() {
+    let dir = temp_dir("diff-changes");
+    let (a, b) = (compile(&dir, "v1", V1), compile(&dir, "v2", V2));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let run = diff(&[a, b, "--without-self-protection"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let out = &run.stdout;
+    assert!(out.contains("+ tool_policy.ask:Bash(git push:*) (ask): Bash, Monitor where command [segment] \"git push:*\"\n"), "{out}");
+    assert!(
+        out.contains("- tool_policy.deny:Read(./secrets/**) (deny)"),
+        "{out}"
+    );
+    assert!(out.contains("~ no-prod: matchers\n"), "{out}");
+    assert!(!out.contains("self_protection"), "{out}");
+    // A witness made from the rule, decided by both policies.
+    assert!(
+        out.contains("  tool_policy.ask:Bash(git push:*): Bash: git push\n      before: defer (the policy default)\n      after:  ask (rule `tool_policy.ask:Bash(git push:*)`)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  tool_policy.deny:Read(./secrets/**): Read: {\"file_path\":\"/home/user/project/secrets/x\"}\n      before: deny"),
+        "{out}"
+    );
+    // The changed regex: its own witnesses (`deploy --env prod`) are denied by both; the
+    // difference is only found among real calls.
+    assert!(out.contains("  no-prod: none found"), "{out}");
+    let calls = dir.join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        "{\"command\": \"ls -la\"}\n{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"deploy web --env staging\"}}\n",
+    )
+    .unwrap();
+    let run = diff(&[
+        a,
+        b,
+        "--without-self-protection",
+        "--calls",
+        calls.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["same"], false);
+    let prod = v["witnesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["rule"] == "no-prod")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(prod["tool_input"]["command"], "deploy web --env staging");
+    assert_eq!(prod["before"]["decision"], "defer");
+    assert_eq!(prod["after"]["decision"], "deny");
+
+    // Written to different directories, the self-protection rules differ too.
+    let run = diff(&[a, b]);
+    assert!(
+        run.stdout.contains("+ animus.self_protection:"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn trouble_exits_2() {
+    let dir = temp_dir("diff-bad");
+    let a = compile(&dir, "v1", V1);
+    let a = a.to_str().unwrap();
+    let run = diff(&[a]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("diff takes two policies"),
+        "{}",
+        run.stderr
+    );
+    let missing = dir.join("nowhere.json");
+    let run = diff(&[a, missing.to_str().unwrap()]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("nowhere.json"), "{}", run.stderr);
+    let calls = dir.join("calls.jsonl");
+    std::fs::write(&calls, "{\"command\": \"ls\"}\n[1]\n").unwrap();
+    let run = diff(&[a, a, "--calls", calls.to_str().unwrap()]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("calls.jsonl:2:"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
