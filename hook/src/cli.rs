@@ -67,6 +67,9 @@ USAGE:
       pack's name, rule count and description, then each rule with its decision.
   animus-hook demo
       Compile the bundled example profiles and decide over bundled real Claude payloads.
+  animus-hook completions <bash|zsh|fish>
+      Print a completion script for the shell (`source <(animus-hook completions bash)`,
+      `animus-hook completions fish | source`, or save the zsh one as `_animus-hook` in $fpath).
   animus-hook --help | --version
 ";
 
@@ -117,6 +120,19 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                         }
                     }
                     Ok(crate::packs_cmd::run(json))
+                }
+                Some("completions") => {
+                    let shell = match parser.next()? {
+                        Some(Value(shell)) => shell.string()?,
+                        Some(other) => return Err(other.unexpected().into()),
+                        None => {
+                            return Err(UsageError(
+                                "completions needs a shell: bash, zsh or fish".into(),
+                            ));
+                        }
+                    };
+                    no_more(&mut parser)?;
+                    Ok(crate::completions::run(&shell))
                 }
                 Some("demo") => {
                     no_more(&mut parser)?;

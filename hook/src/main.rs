@@ -6,6 +6,7 @@
 mod check;
 mod cli;
 mod compile_cmd;
+mod completions;
 mod demo;
 mod diff_cmd;
 mod explain_cmd;
