@@ -14,6 +14,20 @@ if ! scripts/install-claude-cli.sh; then
     echo "warning: could not install the Claude Code CLI; the end-to-end suite will be skipped" >&2
 fi
 
+# Formatting and lints, where the toolchain has rustfmt and clippy (rustup's default profile
+# does; a minimal toolchain skips them, saying so).
+echo "== cargo fmt --check, cargo clippy -D warnings"
+if cargo fmt --version > /dev/null 2>&1; then
+    cargo fmt --all -- --check
+else
+    echo "skipped: this toolchain has no rustfmt" >&2
+fi
+if cargo clippy --version > /dev/null 2>&1; then
+    cargo clippy --workspace --all-targets -- -D warnings
+else
+    echo "skipped: this toolchain has no clippy" >&2
+fi
+
 echo "== cargo test --workspace"
 cargo test --workspace
 

@@ -166,14 +166,17 @@ fn dead_author_rule(rule: &AuthorRule, out: &mut Vec<Diagnostic>) {
             );
         }
         if matches_nothing(&matcher.pattern) {
-            out.push(Diagnostic::error(
-                Some(rule.location.clone()),
-                format!(
-                    "rule `{id}` never fires: the regex `{}` on `{}` matches no text at all",
-                    quote(&matcher.pattern),
-                    quote(&matcher.field)
-                ),
-            ));
+            out.push(
+                Diagnostic::error(
+                    Some(rule.location.clone()),
+                    format!(
+                        "rule `{id}` never fires: the regex `{}` on `{}` matches no text at all",
+                        quote(&matcher.pattern),
+                        quote(&matcher.field)
+                    ),
+                )
+                .with_help("a class such as [^\\s\\S] or [a&&b] is empty; write the text to match"),
+            );
         }
     }
 }

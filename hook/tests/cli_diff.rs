@@ -151,6 +151,22 @@ fn trouble_exits_2() {
     let run = diff(&[a, missing.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("nowhere.json"), "{}", run.stderr);
+    let other = dir.join("other.json");
+    let text = std::fs::read_to_string(a).unwrap();
+    std::fs::write(
+        &other,
+        text.replacen("\"version\": 1", "\"version\": 99", 1),
+    )
+    .unwrap();
+    let run = diff(&[a, other.to_str().unwrap()]);
+    assert_eq!(
+        run.code,
+        Some(2),
+        "a policy of another version: {}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("invalid policy"), "{}", run.stderr);
+    assert!(run.stderr.contains("other.json"), "{}", run.stderr);
     let calls = dir.join("calls.jsonl");
     std::fs::write(&calls, "{\"command\": \"ls\"}\n[1]\n").unwrap();
     let run = diff(&[a, a, "--calls", calls.to_str().unwrap()]);
