@@ -85,11 +85,9 @@ fn shell(c: &mut Criterion) {
     // The same without core.secrets: the regex rules alone.
     let mut decide = c.benchmark_group("shell-decide/all-packs");
     decide.measurement_time(Duration::from_secs(3));
+    let every_pack = compiler::packs::every_pack_list();
     for (name, packs) in [
-        (
-            "200B",
-            "[core, database, containers, kubernetes, cloud, infra]",
-        ),
+        ("200B", every_pack.as_str()),
         (
             "200B-without-path-rules",
             "[core.git, core.filesystem, core.shell, database, containers, kubernetes, cloud, infra]",

@@ -268,7 +268,10 @@ fn ten_thousand_rule_policy(work: &Path) -> PathBuf {
 /// A policy of every built-in pack and nothing else, written to `<work>/packs`.
 fn all_packs_policy(work: &Path) -> PathBuf {
     let profile = compiler::load_profile_str(
-        "agents:\n  all:\n    packs: [core, database, containers, kubernetes, cloud, infra]\n",
+        &format!(
+            "agents:\n  all:\n    packs: {}\n",
+            compiler::packs::every_pack_list()
+        ),
         "all-packs.yaml".into(),
         "all",
     )

@@ -81,6 +81,22 @@ pub(crate) struct RawCase {
 // JSON values have no NaN: equality is an equivalence.
 impl Eq for Case {}
 
+impl Case {
+    /// The call the case makes, where it makes it.
+    pub fn call(&self) -> engine::Call<'_> {
+        engine::Call {
+            event: &self.event,
+            tool_name: &self.tool,
+            tool_input: &self.input,
+            places: engine::Places {
+                cwd: Some(&self.cwd),
+                home: Some(&self.home),
+                project_root: Some(&self.project_root),
+            },
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawCall {

@@ -121,17 +121,7 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
         check_author_examples(author, &mut failures);
     }
     for case in &profile.examples {
-        let call = engine::Call {
-            event: &case.event,
-            tool_name: &case.tool,
-            tool_input: &case.input,
-            places: engine::Places {
-                cwd: Some(&case.cwd),
-                home: Some(&case.home),
-                project_root: Some(&case.project_root),
-            },
-        };
-        let got = evaluator.decide(call);
+        let got = evaluator.decide(case.call());
         if got.decision != case.expect {
             failures.push(Diagnostic::error(
                 Some(case.location.clone()),

@@ -151,6 +151,17 @@ enum OneOrMany {
 
 /// Every built-in pack, parsed and checked (ids, regexes, entries; not the examples, which
 /// [`check_examples`] runs).
+/// `packs: [...]` enabling every built-in pack: each category once (`[core, database, …]`).
+pub fn every_pack_list() -> String {
+    let mut categories: Vec<&str> = EMBEDDED
+        .iter()
+        .filter_map(|(path, _)| path.strip_prefix("packs/"))
+        .map(|file| file.split('.').next().unwrap_or(file))
+        .collect();
+    categories.dedup();
+    format!("[{}]", categories.join(", "))
+}
+
 pub fn catalogue() -> Result<Vec<Pack>, Errors> {
     let mut packs = Vec::new();
     let mut errors = Vec::new();

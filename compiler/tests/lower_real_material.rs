@@ -195,13 +195,7 @@ fn explain_agrees_with_the_decision_on_real_calls() {
     let Some(shared) = common::shared_dir("explain_agrees_with_the_decision_on_real_calls") else {
         return;
     };
-    let profile = compiler::load_profile_str(
-        "agents:\n  all:\n    packs: [core, database, containers, kubernetes, cloud, infra]\n",
-        "all-packs.yaml".into(),
-        "all",
-    )
-    .unwrap();
-    let policy = compiler::compile_profile(&profile).unwrap().policy;
+    let policy = common::packs_policy(None);
     let evaluator = ReferenceEvaluator::new(&policy).unwrap();
     // Every real tool call, and every tenth real command.
     let calls: Vec<_> = real_calls(&shared)

@@ -26,18 +26,12 @@ fn every_pack_on_labelled_destructive_and_safe_commands() {
     else {
         return;
     };
-    let profile = compiler::load_profile_str(
-        "agents:\n  all:\n    packs: [core, database, containers, kubernetes, cloud, infra]\n",
-        "all-packs.yaml".into(),
-        "all",
-    )
-    .unwrap();
-    let compiled = compiler::compile_profile(&profile).unwrap_or_else(|e| panic!("{e}"));
-    let json = compiled.policy.to_json();
-    let sidecar = compiler::lower::build_sidecar(&compiled.policy, json.as_bytes())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let policy = common::packs_policy(None);
+    let json = policy.to_json();
+    let sidecar =
+        compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let automaton = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
-    let reference = engine::reference::ReferenceEvaluator::new(&compiled.policy).unwrap();
+    let reference = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
     let mut failures = Vec::new();
     for (file, least_caught, most_flagged) in BARS {
         let text = std::fs::read_to_string(shared.join("corpus-real/labelled").join(file)).unwrap();
@@ -124,13 +118,7 @@ fn core_on_real_commands_and_tool_calls() {
     let Some(shared) = common::shared_dir("core_on_real_commands_and_tool_calls") else {
         return;
     };
-    let profile = compiler::load_profile_str(
-        "agents:\n  core:\n    packs: [core]\n",
-        "core.yaml".into(),
-        "core",
-    )
-    .unwrap();
-    let policy = compiler::compile_profile(&profile).unwrap().policy;
+    let policy = common::packs_policy(Some("[core]"));
     let reference = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
     // (file, the most share stopped, percent)
     for (file, most) in [

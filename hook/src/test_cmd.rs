@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use compiler::cases::{Case, load_cases_file};
 use engine::reference::ReferenceEvaluator;
-use engine::{Call, CompiledPolicy, Outcome};
+use engine::{CompiledPolicy, Outcome};
 
 pub struct TestArgs {
     pub config: PathBuf,
@@ -65,16 +65,7 @@ fn test(args: &TestArgs) -> Result<usize, String> {
 
     let mut failed = 0;
     for case in &cases {
-        let call = Call {
-            event: &case.event,
-            tool_name: &case.tool,
-            tool_input: &case.input,
-            places: engine::Places {
-                cwd: Some(&case.cwd),
-                home: Some(&case.home),
-                project_root: Some(&case.project_root),
-            },
-        };
+        let call = case.call();
         let got = automaton.decide(call);
         let oracle = reference.decide(call);
         let problem =

@@ -114,3 +114,17 @@ pub fn compile_entries(
     let compiled = engine::CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
     Ok((policy, compiled))
 }
+
+/// The policy of a profile enabling `packs` (`"[core]"`) and nothing else; `None` for every
+/// built-in pack.
+#[allow(dead_code)]
+pub fn packs_policy(packs: Option<&str>) -> HookPolicy {
+    let list = packs.map_or_else(compiler::packs::every_pack_list, String::from);
+    let profile = compiler::load_profile_str(
+        &format!("agents:\n  p:\n    packs: {list}\n"),
+        "packs.yaml".into(),
+        "p",
+    )
+    .unwrap();
+    compiler::compile_profile(&profile).unwrap().policy
+}
