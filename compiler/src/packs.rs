@@ -153,12 +153,14 @@ enum OneOrMany {
 /// [`check_examples`] runs).
 /// `packs: [...]` enabling every built-in pack: each category once (`[core, database, …]`).
 pub fn every_pack_list() -> String {
-    let mut categories: Vec<&str> = EMBEDDED
-        .iter()
-        .filter_map(|(path, _)| path.strip_prefix("packs/"))
-        .map(|file| file.split('.').next().unwrap_or(file))
-        .collect();
-    categories.dedup();
+    let mut categories: Vec<&str> = Vec::new();
+    for (path, _) in EMBEDDED {
+        let file = path.strip_prefix("packs/").unwrap_or(path);
+        let category = file.split('.').next().unwrap_or(file);
+        if !categories.contains(&category) {
+            categories.push(category);
+        }
+    }
     format!("[{}]", categories.join(", "))
 }
 
