@@ -37,6 +37,7 @@ fn main() {
         "`animus-hook-emit` must sit beside {}",
         full.display()
     );
+    assert_lean(&hook, &full);
     let empty = empty_static_binary(&work);
     let policy = ten_thousand_rule_policy(&work);
     let payloads: Vec<Vec<u8>> = [
@@ -151,6 +152,30 @@ fn spawn(bin: &Path, args: &[String], stdin: &[u8], state: &Path) -> (Duration, 
         started.elapsed(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
+}
+
+/// The installed `animus-hook-emit` never compiles a regex nor reads YAML: none of
+/// `regex-syntax`'s or the YAML parser's code is linked in. Their panic locations name their
+/// crates, and the full CLI, which links both, is the control that the check can see them.
+fn assert_lean(lean: &Path, full: &Path) {
+    let holds = |binary: &Path, marker: &str| {
+        let bytes = std::fs::read(binary).unwrap();
+        bytes
+            .windows(marker.len())
+            .any(|window| window == marker.as_bytes())
+    };
+    for marker in ["regex-syntax", "serde-saphyr"] {
+        assert!(
+            holds(full, marker),
+            "the control failed: {} holds no `{marker}`",
+            full.display()
+        );
+        assert!(
+            !holds(lean, marker),
+            "{} links `{marker}`: the hook's path must stay lean (issue 14)",
+            lean.display()
+        );
+    }
 }
 
 fn hook_binary(repo: &Path) -> PathBuf {
