@@ -42,6 +42,7 @@ pub mod policy;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod semantics;
+pub mod session;
 pub mod shell;
 pub mod sidecar;
 pub mod web;

@@ -27,5 +27,5 @@ fn main() -> ExitCode {
     if args.first().is_some_and(|a| a == "emit") {
         args.remove(0);
     }
-    animus_hook::emit::run(args)
+    gate::emit::run(args)
 }

@@ -1,16 +1,10 @@
-//! The hot path of `animus-hook`, shared by its two binaries: `animus-hook` (every subcommand)
-//! and `animus-hook-emit` (only `emit`, without the compiler linked in, so it starts faster).
+//! The library half of `animus-hook`'s CLI. The hot path (`emit`, the event log, the sidecar
+//! policy) is the [`gate`] crate, re-exported here under its old paths; this crate adds what
+//! only the CLI needs.
 //!
-//! - [`emit`]: read the payload, decide, record, answer in the harness's protocol; fail closed.
-//! - [`record`]: the per-session event log.
-//! - [`policy_source`]: the compiled policy through its sidecar, or the JSON when no sidecar
-//!   exists.
-//! - [`payload`]: the few payload fields deciding needs.
+//! - [`policy_source`]: for `check`, `explain` and `demo`, the compiled policy through its
+//!   sidecar, or the JSON decided in-process when no sidecar exists.
 
-pub mod emit;
-pub mod payload;
-pub mod places;
+pub use gate::{emit, payload, places, record, sha256, time};
+
 pub mod policy_source;
-pub mod record;
-pub mod sha256;
-pub mod time;

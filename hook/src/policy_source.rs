@@ -1,7 +1,7 @@
 //! Loading a compiled policy for deciding: the sidecar fast path, or — for `check` and `demo`
 //! only, when no sidecar sits beside the JSON — the JSON compiled in-process by the reference
-//! evaluator (correct, slower, and said so). The hook itself ([`load_for_hook`]) denies
-//! without a sidecar.
+//! evaluator (correct, slower, and said so). The hook itself
+//! ([`gate::policy_source::load_for_hook`]) denies without a sidecar.
 
 use std::path::Path;
 
@@ -9,7 +9,8 @@ use engine::reference::ReferenceEvaluator;
 use engine::sidecar::LoadError;
 use engine::{Call, CompiledPolicy, HookPolicy, Outcome};
 
-use crate::sha256::{hex, sha256};
+use gate::policy_source::{decide, digest, evaluator};
+use gate::sha256::{hex, sha256};
 
 /// A policy ready to decide.
 pub enum LoadedPolicy {
@@ -72,51 +73,5 @@ impl LoadedPolicy {
             LoadedPolicy::Compiled(compiled) => evaluator(compiled),
             LoadedPolicy::Reference { .. } => "reference (no sidecar: policy compiled in-process)",
         }
-    }
-}
-
-// The hook's path: the sidecar only. These free functions are all `emit` calls, so the
-// in-process fallback above (the reference evaluator and the `regex` crate behind it) is not
-// reachable from `animus-hook-emit` and the linker leaves it out.
-
-/// Load the policy at `path` for the hook: the sidecar or nothing. A missing sidecar is an
-/// error naming the fix; compiling the JSON in-process would cost every call milliseconds
-/// (seconds at 100k rules), so the hook's hot path never does it.
-pub fn load_for_hook(path: &Path) -> Result<CompiledPolicy, String> {
-    match CompiledPolicy::load(path) {
-        Ok(compiled) => Ok(compiled),
-        Err(LoadError::SidecarMissing { .. }) => Err(format!(
-            "policy `{}` has no sidecar beside it (`{}`); run `animus-hook compile` to write \
-             the pair",
-            path.display(),
-            engine::sidecar::sidecar_path_for(path)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        )),
-        Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
-    }
-}
-
-/// Decide one call with a compiled policy; a decision read through maps of files rewritten
-/// meanwhile is not the policy's, and is an error.
-pub fn decide(compiled: &CompiledPolicy, call: Call<'_>) -> Result<Outcome, String> {
-    let outcome = compiled.decide(call);
-    compiled
-        .unchanged_since_load()
-        .map_err(|e| format!("policy cannot be used: {e}"))?;
-    Ok(outcome)
-}
-
-/// The compiled policy's digest for the event record (`xxh3-128:<hex>`).
-pub fn digest(compiled: &CompiledPolicy) -> String {
-    format!("xxh3-128:{}", compiled.policy_digest())
-}
-
-/// How the sidecar's integrity was established, for the event record.
-pub fn evaluator(compiled: &CompiledPolicy) -> &'static str {
-    match compiled.verification() {
-        engine::sidecar::Verification::Stamp => "sidecar (verified by stamp)",
-        engine::sidecar::Verification::Digest => "sidecar (verified by digest)",
     }
 }

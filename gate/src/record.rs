@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Directories are created `0700`, the log `0600`. The session id comes from outside and is
-//! validated (`compiler::session::validate_session_id`) before it becomes a path component.
+//! validated (`engine::session::validate_session_id`) before it becomes a path component.
 //! The path is walked with `openat` and `O_NOFOLLOW` from the state root, and every step must be
 //! this user's and writable by nobody else ([`open_session_log`]): a symbolic link, hard link,
 //! FIFO or foreign file planted in the state directory is refused, never written through.
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use compiler::session::validate_session_id;
+use engine::session::validate_session_id;
 
 use crate::sha256::{hex, sha256};
 

@@ -1,0 +1,17 @@
+//! The hot path of `animus-hook`: everything `animus-hook emit` (and its twin binary
+//! `animus-hook-emit`) runs on every event. It depends on the engine's search side alone (the
+//! `reference` feature off) and on nothing of the compiler, so no regex is compiled and no
+//! YAML parser is linked on the path the harness spawns.
+//!
+//! - [`emit`]: read the payload, decide, record, answer in the harness's protocol; fail closed.
+//! - [`record`]: the per-session event log.
+//! - [`policy_source`]: the compiled policy through its sidecar (or a deny naming the fix).
+//! - [`payload`], [`places`]: the few payload fields deciding needs, and the call's places.
+
+pub mod emit;
+pub mod payload;
+pub mod places;
+pub mod policy_source;
+pub mod record;
+pub mod sha256;
+pub mod time;

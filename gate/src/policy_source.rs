@@ -1,0 +1,51 @@
+//! The hook's policy: the mapped, verified sidecar or nothing. The in-process fallback of
+//! `check` and `demo` (the JSON decided by the reference evaluator) lives in the CLI crate:
+//! this crate depends on the engine without its `reference` feature, so the `regex` crate
+//! cannot reach `animus-hook-emit`.
+
+use std::path::Path;
+
+use engine::sidecar::LoadError;
+use engine::{Call, CompiledPolicy, Outcome};
+
+/// Load the policy at `path` for the hook: the sidecar or nothing. A missing sidecar is an
+/// error naming the fix; compiling the JSON in-process would cost every call milliseconds
+/// (seconds at 100k rules), so the hook's hot path never does it.
+pub fn load_for_hook(path: &Path) -> Result<CompiledPolicy, String> {
+    match CompiledPolicy::load(path) {
+        Ok(compiled) => Ok(compiled),
+        Err(LoadError::SidecarMissing { .. }) => Err(format!(
+            "policy `{}` has no sidecar beside it (`{}`); run `animus-hook compile` to write \
+             the pair",
+            path.display(),
+            engine::sidecar::sidecar_path_for(path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        )),
+        Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
+    }
+}
+
+/// Decide one call with a compiled policy; a decision read through maps of files rewritten
+/// meanwhile is not the policy's, and is an error.
+pub fn decide(compiled: &CompiledPolicy, call: Call<'_>) -> Result<Outcome, String> {
+    let outcome = compiled.decide(call);
+    compiled
+        .unchanged_since_load()
+        .map_err(|e| format!("policy cannot be used: {e}"))?;
+    Ok(outcome)
+}
+
+/// The compiled policy's digest for the event record (`xxh3-128:<hex>`).
+pub fn digest(compiled: &CompiledPolicy) -> String {
+    format!("xxh3-128:{}", compiled.policy_digest())
+}
+
+/// How the sidecar's integrity was established, for the event record.
+pub fn evaluator(compiled: &CompiledPolicy) -> &'static str {
+    match compiled.verification() {
+        engine::sidecar::Verification::Stamp => "sidecar (verified by stamp)",
+        engine::sidecar::Verification::Digest => "sidecar (verified by digest)",
+    }
+}
