@@ -14,7 +14,7 @@
 //!   against — deny and ask on any segment, allow only when every segment is covered.
 //! - [`sidecar`]: the binary file the compiler writes beside `animus-policy.json` — its
 //!   format, writer and verifying loader.
-//! - [`automaton`]: [`CompiledPolicy`], the evaluator the hook uses: it decides from the mapped
+//! - [`compiled`]: [`CompiledPolicy`], the evaluator the hook uses: it decides from the mapped
 //!   sidecar with precompiled DFAs and a literal index, compiling no regex.
 //!
 //! ## Semantics in one paragraph
@@ -35,7 +35,8 @@
 //! `--env prod`); a deny written with `.*` must not be escaped by a line continuation. Write
 //! `[^\n]` where a pattern must stay on one line.
 
-pub mod automaton;
+pub mod compiled;
+pub(crate) mod json;
 pub mod ownership;
 pub mod paths;
 pub mod policy;
@@ -47,7 +48,7 @@ pub mod shell;
 pub mod sidecar;
 pub mod web;
 
-pub use automaton::CompiledPolicy;
+pub use compiled::CompiledPolicy;
 
 pub use paths::Places;
 pub use policy::{Decision, GATE_EVENTS, HookPolicy, HookPolicyRule, InputMatcher, PolicyError};

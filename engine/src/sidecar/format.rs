@@ -797,7 +797,7 @@ fn rule_spans(
     let base = policy_json.as_ptr() as usize;
     let span = |token: &RawValue, expected: &str, rule: &str| {
         let text = token.get();
-        if crate::automaton::json_string(text.as_bytes()).as_deref() != Some(expected) {
+        if crate::json::json_string(text.as_bytes()).as_deref() != Some(expected) {
             return Err(EncodeError(format!(
                 "the policy JSON's rule `{rule}` is not the image's rule"
             )));

@@ -1,0 +1,374 @@
+//! Deciding one call: the tool's globs, each field's texts searched, the rules that fire, and
+//! the fold ([`semantics::fold_rules`]) into an [`Outcome`].
+
+use super::*;
+
+/// A fired rule: its decision from the sidecar, its id and reason from the JSON (borrowed from
+/// the mapped file unless the JSON escapes a character in them).
+pub(super) struct FiredRule<'a> {
+    decision: Decision,
+    id: Cow<'a, str>,
+    reason: Cow<'a, str>,
+}
+
+impl RuleView for FiredRule<'_> {
+    fn decision(&self) -> Decision {
+        self.decision
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl CompiledPolicy {
+    /// Decide `call`. Never panics: a table inconsistency (possible only in a forged sidecar
+    /// that still passes the digest) yields a deny naming the problem.
+    pub fn decide(&self, call: Call<'_>) -> Outcome {
+        self.try_decide(call)
+            .unwrap_or_else(|Inconsistent(what)| Outcome {
+                decision: Decision::Deny,
+                reason: format!(
+                    "animus-hook cannot evaluate this policy: the compiled sidecar is inconsistent \
+                 ({what}); run `animus-hook compile` again"
+                ),
+                deciding_rule: None,
+                matched: Vec::new(),
+            })
+    }
+
+    pub(super) fn try_decide(&self, call: Call<'_>) -> Checked<Outcome> {
+        let event_bit = semantics::event_bit(call.event);
+        let mut globs = Vec::new();
+        self.exact_tool(call.tool_name, &mut globs)?;
+        self.tool_prefixes(call.tool_name, &mut globs)?;
+        let (tool_first, tool_count) = self.tool_automata;
+        for i in 0..tool_count {
+            let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
+            self.run_automaton(automaton, call.tool_name, Some(0), &mut globs)?;
+        }
+        globs.sort_unstable();
+        globs.dedup();
+
+        let mut matchers = Vec::new();
+        let mut cover_fields = Vec::new();
+        let mut analyses = shell::AnalysisCache::default();
+        // One buffer for every anchored segment text of the call.
+        let mut anchored = String::new();
+        for field_id in 0..self.field_count {
+            let field = self.record::<FIELD_WIDTH>(Section::Fields, field_id)?;
+            let path = self.str(field[0], field[1])?;
+            let view =
+                view_of_code(field[7]).ok_or(Inconsistent("a field's view is not a view"))?;
+            let Some(value) = semantics::lookup(call.tool_input, path) else {
+                continue;
+            };
+            if view == MatchOn::Cover {
+                // Decided after the other rules: coverage only matters when nothing denies
+                // or asks.
+                if let serde_json::Value::String(command) = value {
+                    cover_fields.push((field_id as u32, field, command.as_str()));
+                }
+                continue;
+            }
+            let mut failure = None;
+            semantics::any_text(value, &mut |text| {
+                let id = field_id as u32;
+                let result = match view {
+                    MatchOn::Text => self.match_field(id, &field, text, &mut matchers),
+                    MatchOn::TextAndSegments => self
+                        .match_field(id, &field, text, &mut matchers)
+                        .and_then(|()| {
+                            analyses.get(text).generous_texts().try_for_each(|segment| {
+                                self.match_field(id, &field, segment, &mut matchers)
+                            })
+                        }),
+                    // A command's path texts are matched as they are made, none kept (the
+                    // same texts as the reference evaluator's, `paths::command_path_texts`).
+                    MatchOn::CommandPath => {
+                        let mut failed = None;
+                        let analysis = analyses.get(text);
+                        let _ = paths::each_command_path_text(
+                            analysis.generous_texts(),
+                            call.places,
+                            &mut |t| match self.match_field(id, &field, t, &mut matchers) {
+                                Ok(()) => ControlFlow::Continue(()),
+                                Err(e) => {
+                                    failed = Some(e);
+                                    ControlFlow::Break(())
+                                }
+                            },
+                        );
+                        failed.map_or(Ok(()), Err)
+                    }
+                    // Path, domain and name views: their texts as the reference evaluator
+                    // makes them (`shell::AnalysisCache::view_texts`, the one definition).
+                    MatchOn::Path
+                    | MatchOn::ResolvedPath
+                    | MatchOn::Name
+                    | MatchOn::Domain
+                    | MatchOn::ExactDomain => analyses
+                        .view_texts(view, text, call.places)
+                        .iter()
+                        .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),
+                    MatchOn::Segment | MatchOn::Cover => {
+                        analyses.get(text).generous_texts().try_for_each(|segment| {
+                            shell::anchor_into(&mut anchored, segment);
+                            self.match_field(id, &field, &anchored, &mut matchers)
+                        })
+                    }
+                };
+                match result {
+                    Ok(()) => false,
+                    Err(e) => {
+                        failure = Some(e);
+                        true
+                    }
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+        matchers.sort_unstable();
+        matchers.dedup();
+
+        let mut candidates = Vec::new();
+        for &matcher in &matchers {
+            let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+            self.extend_from(Section::Postings, record[3], record[4], &mut candidates)?;
+        }
+        candidates.sort_unstable();
+        let mut fired = Vec::new();
+        for run in candidates.chunk_by(|a, b| a == b) {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, run[0] as usize)?;
+            if rule[5] as usize == run.len()
+                && self.event_applies(&rule, event_bit)
+                && self.tool_applies(&rule, &globs)?
+            {
+                fired.push(run[0]);
+            }
+        }
+        let mut matcherless = Vec::new();
+        for &glob in &globs {
+            let record = self.record::<GLOB_WIDTH>(Section::Globs, glob as usize)?;
+            self.extend_from(Section::Postings, record[0], record[1], &mut matcherless)?;
+        }
+        let (universal_first, universal_count) = self.universal_rules;
+        self.extend_from(
+            Section::Postings,
+            universal_first as u32,
+            universal_count as u32,
+            &mut matcherless,
+        )?;
+        for rule_index in matcherless {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, rule_index as usize)?;
+            if self.event_applies(&rule, event_bit) {
+                fired.push(rule_index);
+            }
+        }
+
+        // Coverage decides only when no deny or ask rule fired (deny > ask > allow): then, and
+        // only then, the `covers` rules are evaluated, segment by segment.
+        let mut restricted = false;
+        for &index in &fired {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+            let decision = Decision::ALL.get((rule[4] & 0xff) as usize);
+            restricted |= matches!(decision, Some(Decision::Deny | Decision::Ask));
+        }
+        if !restricted {
+            let mut covering = Vec::new();
+            for (field_id, field, command) in cover_fields {
+                let analysis = analyses.get(command);
+                self.covering_rules(
+                    field_id,
+                    &field,
+                    analysis,
+                    (event_bit, &globs),
+                    &mut covering,
+                )?;
+            }
+            fired.extend(covering);
+        }
+
+        let mut views = Vec::with_capacity(fired.len());
+        for index in fired {
+            let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+            let decision = *Decision::ALL
+                .get((rule[4] & 0xff) as usize)
+                .ok_or(Inconsistent("a rule's decision is not a decision"))?;
+            let token = |offset: u32, len: u32| -> Checked<Cow<'_, str>> {
+                self.json
+                    .as_bytes()
+                    .get(offset as usize..offset as usize + len as usize)
+                    .and_then(json_string)
+                    .ok_or(Inconsistent(
+                        "a rule's id or reason is not a string of the policy JSON",
+                    ))
+            };
+            views.push((
+                index as usize,
+                FiredRule {
+                    decision,
+                    id: token(rule[0], rule[1])?,
+                    reason: token(rule[2], rule[3])?,
+                },
+            ));
+        }
+        Ok(semantics::fold_rules(self.default_decision, views))
+    }
+
+    /// The glob that is exactly `tool_name`, if any: binary search over the sorted names.
+    pub(super) fn exact_tool(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
+        let count = self.section(Section::ToolNames).len() / (TOOL_NAME_WIDTH * 4);
+        let name = |i: usize| -> Checked<(&[u8], u32)> {
+            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolNames, i)?;
+            Ok((self.bytes_at(offset, len)?, glob))
+        };
+        let first_not_below = partition_point(count, |i| Ok(name(i)?.0 < tool_name.as_bytes()))?;
+        if first_not_below < count {
+            let (found, glob) = name(first_not_below)?;
+            if found == tool_name.as_bytes() {
+                globs.push(glob);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every glob `P*` whose `P` is a prefix of `tool_name` ([`sorted_prefixes_of`]).
+    pub(super) fn tool_prefixes(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
+        let count = self.section(Section::ToolPrefixes).len() / (TOOL_NAME_WIDTH * 4);
+        let entry = |i: usize| self.record::<TOOL_NAME_WIDTH>(Section::ToolPrefixes, i);
+        sorted_prefixes_of(
+            tool_name.as_bytes(),
+            count,
+            |i| {
+                let [offset, len, _] = entry(i)?;
+                self.bytes_at(offset, len)
+            },
+            |i| {
+                globs.push(entry(i)?[2]);
+                Ok(())
+            },
+        )
+    }
+
+    pub(super) fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {
+        (rule[4] >> 8) as u8 & event_bit != 0
+    }
+
+    pub(super) fn tool_applies(
+        &self,
+        rule: &[u32; RULE_WIDTH],
+        matched_globs: &[u32],
+    ) -> Checked<bool> {
+        if rule[7] == 0 {
+            return Ok(true);
+        }
+        for i in 0..rule[7] as usize {
+            let glob = self.word(Section::RuleGlobs, rule[6] as usize + i)?;
+            if matched_globs.binary_search(&glob).is_ok() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The `covers` rules of a [`MatchOn::Cover`] field that cover `analysis`, added to
+    /// `covering` only when every segment has a strict text some applicable rule matches
+    /// (the definition is [`crate::reference::ReferenceEvaluator::covering_rules`]).
+    pub(super) fn covering_rules(
+        &self,
+        field_id: u32,
+        field: &[u32; FIELD_WIDTH],
+        analysis: &shell::Analysis,
+        (event_bit, globs): (u8, &[u32]),
+        covering: &mut Vec<u32>,
+    ) -> Checked<()> {
+        if !analysis.coverable() {
+            return Ok(());
+        }
+        let mut used = Vec::new();
+        let mut matched = Vec::new();
+        let mut rules = Vec::new();
+        let mut anchored = String::new();
+        for segment in analysis.covered_segments() {
+            matched.clear();
+            for text in &segment.strict {
+                shell::anchor_into(&mut anchored, text);
+                self.match_field(field_id, field, &anchored, &mut matched)?;
+            }
+            rules.clear();
+            for &matcher in &matched {
+                let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+                self.extend_from(Section::Postings, record[3], record[4], &mut rules)?;
+            }
+            let before = used.len();
+            for &index in &rules {
+                let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+                if rule[5] == 1
+                    && self.event_applies(&rule, event_bit)
+                    && self.tool_applies(&rule, globs)?
+                {
+                    used.push(index);
+                }
+            }
+            if used.len() == before {
+                return Ok(());
+            }
+        }
+        covering.extend(used);
+        Ok(())
+    }
+
+    /// Add every matcher of `field_id` that matches `text` to `matched`.
+    pub(super) fn match_field(
+        &self,
+        field_id: u32,
+        field: &[u32; FIELD_WIDTH],
+        text: &str,
+        matched: &mut Vec<u32>,
+    ) -> Checked<()> {
+        self.extend_from(Section::MatcherLists, field[5], field[6], matched)?;
+        if field[2] != 0 {
+            let mut to_confirm = Vec::new();
+            let mut chains = Vec::new();
+            let mut pieces = Vec::new();
+            self.search_literals(
+                field_id,
+                field[2],
+                text.as_bytes(),
+                LiteralHits {
+                    matched,
+                    to_confirm: &mut to_confirm,
+                    chains: &mut chains,
+                    pieces: &mut pieces,
+                },
+            )?;
+            // (automaton, start): whole-text confirmations carry no start.
+            to_confirm.sort_unstable();
+            to_confirm.dedup();
+            for (automaton, start) in to_confirm {
+                self.run_automaton(automaton, text, start, matched)?;
+            }
+            // A chain is checked once, however often its literal occurs, and searched for
+            // only if every one of its pieces occurs somewhere.
+            chains.sort_unstable();
+            chains.dedup();
+            pieces.sort_unstable();
+            pieces.dedup();
+            for matcher in chains {
+                if self.chain_matches(matcher, text, &pieces)? {
+                    matched.push(matcher);
+                }
+            }
+        }
+        for i in 0..field[4] as usize {
+            let automaton = self.word(Section::AutomatonLists, field[3] as usize + i)?;
+            self.run_automaton(automaton, text, None, matched)?;
+        }
+        Ok(())
+    }
+}
