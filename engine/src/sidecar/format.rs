@@ -1,13 +1,8 @@
-//! The sidecar's layout and its writer.
-//!
-//! The compiler describes a lowered policy as a [`SidecarImage`] — plain vectors, no offsets —
-//! and [`SidecarImage::encode`] lays it out: it derives the posting lists (which rules use a
-//! matcher or a glob) and the literal hash index, so those invariants live next to the loader
-//! that relies on them rather than in the compiler.
+//! The sidecar's layout: the header, the sections, the widths and codes of their records, and
+//! the hashes the literal index is keyed by. The writer is [`super::encode`]; the reader is
+//! [`crate::compiled`].
 
-use std::collections::BTreeMap;
-
-use crate::policy::Decision;
+use super::image::{EncodeError, to_u32};
 
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
@@ -97,6 +92,34 @@ pub enum Section {
 
 /// Number of sections.
 pub const SECTION_COUNT: usize = 21;
+
+impl Section {
+    /// Every section in table order; `ALL[i] as usize == i` (a test holds it), so a section
+    /// added to the enum must be added here, and the encoder refuses a layout without it.
+    pub const ALL: [Section; SECTION_COUNT] = [
+        Section::Strings,
+        Section::Rules,
+        Section::RuleGlobs,
+        Section::Matchers,
+        Section::Postings,
+        Section::Globs,
+        Section::Fields,
+        Section::AutomatonLists,
+        Section::MatcherLists,
+        Section::LiteralSlots,
+        Section::LiteralGroups,
+        Section::LiteralEntries,
+        Section::Automata,
+        Section::AutomatonTargets,
+        Section::DfaBytes,
+        Section::Globals,
+        Section::ChainPieces,
+        Section::ToolNames,
+        Section::ToolPrefixes,
+        Section::LiteralPrefilter,
+        Section::LiteralBloom,
+    ];
+}
 
 /// Bloom filter bits per literal group (rounded up to a power of two in all).
 pub const BLOOM_BITS_PER_GROUP: usize = 16;
@@ -284,104 +307,6 @@ impl DfaForm {
     }
 }
 
-/// A lowered policy, ready to encode.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SidecarImage {
-    /// The policy's default decision.
-    pub default_decision: Option<Decision>,
-    /// Every rule, in policy order.
-    pub rules: Vec<RuleImage>,
-    /// How many distinct tool globs the rules reference.
-    pub glob_count: u32,
-    /// Every distinct `(field, regex)` matcher.
-    pub matchers: Vec<MatcherImage>,
-    /// Every distinct field path.
-    pub fields: Vec<FieldImage>,
-    /// The automata searched over the tool name; their targets are glob ids.
-    pub tool_automata: Vec<u32>,
-    /// Tool globs without `*`: the exact tool name and its glob id (each name once).
-    pub exact_tools: Vec<(String, u32)>,
-    /// Tool globs `P*` (one `*`, at the end): the prefix `P` and the glob id (each once).
-    pub tool_prefixes: Vec<(String, u32)>,
-    /// Every DFA.
-    pub automata: Vec<AutomatonImage>,
-}
-
-/// One rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleImage {
-    /// The rule id.
-    pub id: String,
-    /// The rule reason.
-    pub reason: String,
-    /// The rule decision.
-    pub decision: Decision,
-    /// [`crate::semantics::event_mask`] of the rule's events.
-    pub event_mask: u8,
-    /// Distinct matcher ids, all of which must match.
-    pub matchers: Vec<u32>,
-    /// Distinct glob ids, one of which must match (none = every tool).
-    pub globs: Vec<u32>,
-}
-
-/// One `(field, regex)` matcher.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MatcherImage {
-    /// The field id.
-    pub field: u32,
-    /// How it is decided.
-    pub kind: MatcherKind,
-    /// Its confirming automaton, for [`MatcherKind::Confirmed`] and
-    /// [`MatcherKind::StartsWithLiteral`].
-    pub automaton: u32,
-    /// The literals of [`MatcherKind::Exact`], [`MatcherKind::Confirmed`] and
-    /// [`MatcherKind::StartsWithLiteral`] matchers.
-    pub literals: Vec<Vec<u8>>,
-    /// The pieces of a [`MatcherKind::LiteralChain`]; its literal is the one piece the
-    /// literal index finds it by (chosen by the compiler, any of them).
-    pub chain: Vec<Vec<u8>>,
-    /// Whether the chain's last piece must be followed by whitespace or the end.
-    pub chain_ends_at_word: bool,
-    /// For [`MatcherKind::LiteralChain`]: the last piece must end the text.
-    pub chain_ends_text: bool,
-}
-
-/// One field path.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldImage {
-    /// The dot path into `tool_input`.
-    pub path: String,
-    /// Which texts of the field its matchers search.
-    pub view: crate::policy::MatchOn,
-    /// Automata run over every text of the field; their targets are matcher ids.
-    pub scan_automata: Vec<u32>,
-}
-
-/// One serialized DFA.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AutomatonImage {
-    /// `write_to_little_endian` output of a dense or sparse DFA.
-    pub dfa_bytes: Vec<u8>,
-    /// Which representation `dfa_bytes` holds.
-    pub form: DfaForm,
-    /// How to search it.
-    pub search: SearchKind,
-    /// Pattern i stands for `targets[i]` (a matcher id, or a glob id for tool automata).
-    pub targets: Vec<u32>,
-}
-
-/// Why an image could not be encoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EncodeError(pub String);
-
-impl std::fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for EncodeError {}
-
 /// The hash that places a literal group in [`Section::LiteralSlots`].
 pub(crate) fn literal_slot_hash(field: u32, key_len: u32, key: u64) -> u64 {
     let mixed = key.wrapping_mul(0xFF51_AFD7_ED55_8CCD)
@@ -407,421 +332,8 @@ pub(crate) fn tail_word(bytes: &[u8]) -> u64 {
     u64::from_be_bytes(word)
 }
 
-/// Words and bytes accumulated for one section.
-#[derive(Default)]
-struct Words(Vec<u32>);
-
-impl Words {
-    fn push(&mut self, values: &[u32]) {
-        self.0.extend_from_slice(values);
-    }
-    fn len(&self) -> u32 {
-        self.0.len() as u32
-    }
-    fn into_bytes(self) -> Vec<u8> {
-        self.0.iter().flat_map(|w| w.to_le_bytes()).collect()
-    }
-}
-
-fn to_u32(value: usize, what: &str) -> Result<u32, EncodeError> {
-    u32::try_from(value)
-        .map_err(|_| EncodeError(format!("{what} exceeds the sidecar's 4 GiB limit")))
-}
-
-impl SidecarImage {
-    /// Lay the image out as a sidecar bound to `policy_json`: the exact bytes written as
-    /// `animus-policy.json`, whose rules must be the image's rules in the same order (each rule
-    /// record points at its object there).
-    pub fn encode(&self, policy_json: &[u8]) -> Result<Vec<u8>, EncodeError> {
-        let default_decision = self
-            .default_decision
-            .ok_or_else(|| EncodeError("the image has no default decision".into()))?;
-        let mut strings: Vec<u8> = Vec::new();
-        let mut string = |s: &[u8]| -> Result<[u32; 2], EncodeError> {
-            let offset = to_u32(strings.len(), "the string pool")?;
-            strings.extend_from_slice(s);
-            Ok([offset, to_u32(s.len(), "a string")?])
-        };
-
-        // Posting lists: which rules each matcher and each glob feeds.
-        let mut matcher_rules: Vec<Vec<u32>> = vec![Vec::new(); self.matchers.len()];
-        let mut glob_rules: Vec<Vec<u32>> = vec![Vec::new(); self.glob_count as usize];
-        let mut universal_rules = Vec::new();
-        let mut rules = Words::default();
-        let mut rule_globs = Words::default();
-        let spans = rule_spans(policy_json, &self.rules)?;
-        for ((index, rule), [id_span, reason_span]) in self.rules.iter().enumerate().zip(spans) {
-            let index = to_u32(index, "the rule count")?;
-            let decision = Decision::ALL
-                .iter()
-                .position(|d| *d == rule.decision)
-                .unwrap_or(0) as u32;
-            let glob_first = rule_globs.len();
-            for &glob in &rule.globs {
-                rule_globs.push(&[glob]);
-            }
-            rules.push(&[
-                id_span.0,
-                id_span.1,
-                reason_span.0,
-                reason_span.1,
-                decision | (u32::from(rule.event_mask) << 8),
-                to_u32(rule.matchers.len(), "a rule's matcher count")?,
-                glob_first,
-                to_u32(rule.globs.len(), "a rule's glob count")?,
-            ]);
-            let out_of_range = |what: &str, id: u32| {
-                EncodeError(format!(
-                    "rule `{}` names {what} {id}, which does not exist",
-                    rule.id
-                ))
-            };
-            if !rule.matchers.is_empty() {
-                // Every distinct matcher of the rule posts the rule once.
-                for &matcher in &rule.matchers {
-                    matcher_rules
-                        .get_mut(matcher as usize)
-                        .ok_or_else(|| out_of_range("matcher", matcher))?
-                        .push(index);
-                }
-            } else if rule.globs.is_empty() {
-                universal_rules.push(index);
-            } else {
-                for &glob in &rule.globs {
-                    glob_rules
-                        .get_mut(glob as usize)
-                        .ok_or_else(|| out_of_range("glob", glob))?
-                        .push(index);
-                }
-            }
-        }
-
-        let mut postings = Words::default();
-        let mut post = |list: &[u32]| -> [u32; 2] {
-            let first = postings.len();
-            postings.push(list);
-            [first, list.len() as u32]
-        };
-        let mut matchers = Words::default();
-        let mut chain_pieces = Words::default();
-        // Distinct chain pieces per field, in id order: each is indexed once.
-        let mut piece_ids: BTreeMap<(u32, &[u8]), u32> = BTreeMap::new();
-        let mut pieces: Vec<(u32, &[u8])> = Vec::new();
-        for (matcher, posted) in self.matchers.iter().zip(&matcher_rules) {
-            let [first, count] = post(posted);
-            let chain_first = chain_pieces.len() / CHAIN_PIECE_WIDTH as u32;
-            for piece in &matcher.chain {
-                let [offset, len] = string(piece)?;
-                if piece.len() < MIN_INDEXED_PIECE {
-                    chain_pieces.push(&[offset, len, PIECE_NOT_INDEXED]);
-                    continue;
-                }
-                let next = to_u32(pieces.len(), "the chain piece count")?;
-                if next >= PIECE_ENTRY {
-                    return Err(EncodeError("too many distinct chain pieces".into()));
-                }
-                let id = *piece_ids.entry((matcher.field, piece)).or_insert_with(|| {
-                    pieces.push((matcher.field, piece));
-                    next
-                });
-                chain_pieces.push(&[offset, len, id]);
-            }
-            let chain_count = to_u32(matcher.chain.len(), "a literal chain")?;
-            matchers.push(&[
-                matcher.field,
-                matcher.kind as u32,
-                matcher.automaton,
-                first,
-                count,
-                chain_first,
-                (chain_count << 2)
-                    | u32::from(matcher.chain_ends_at_word)
-                    | u32::from(matcher.chain_ends_text) << 1,
-            ]);
-        }
-        let mut globs = Words::default();
-        for posted in &glob_rules {
-            globs.push(&post(posted));
-        }
-        let [universal_first, universal_count] = post(&universal_rules);
-
-        // The literal index: group literals by (field, key length, key).
-        // (field, key length, key) → (literal, matcher or piece entry) entries.
-        type Groups = BTreeMap<(u32, u32, u64), Vec<(Vec<u8>, u32)>>;
-        let mut groups = Groups::new();
-        let mut key_masks = vec![0u32; self.fields.len()];
-        let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_BYTES];
-        let mut index = |field: u32, literal: &[u8], target: u32| -> Result<(), String> {
-            if literal.is_empty() {
-                return Err("an empty literal".into());
-            }
-            let mask = key_masks
-                .get_mut(field as usize)
-                .ok_or("a field that does not exist")?;
-            let (key_len, key) = literal_key(literal);
-            *mask |= 1 << (key_len - 1);
-            let field_prefilter = &mut prefilter[field as usize * PREFILTER_BYTES..];
-            match literal[..] {
-                [first, second, ..] => {
-                    field_prefilter[prefilter_slot(first, second)] |= 1 << (key_len - 1);
-                    if let [_, _, third, ..] = literal[..] {
-                        let bit = prefilter_trigram(first, second, third);
-                        field_prefilter[PREFILTER_TRIGRAM_SET + bit / 8] |= 1 << (bit % 8);
-                    }
-                }
-                [only] => {
-                    field_prefilter[PREFILTER_SINGLE_BYTES + only as usize / 8] |= 1 << (only % 8)
-                }
-                [] => {}
-            }
-            groups
-                .entry((field, key_len, key))
-                .or_default()
-                .push((literal.to_vec(), target));
-            Ok(())
-        };
-        if self.matchers.len() >= PIECE_ENTRY as usize {
-            return Err(EncodeError(
-                "too many distinct matchers for the literal index".into(),
-            ));
-        }
-        for (id, matcher) in self.matchers.iter().enumerate() {
-            if !matches!(
-                matcher.kind,
-                MatcherKind::Exact
-                    | MatcherKind::Confirmed
-                    | MatcherKind::StartsWithLiteral
-                    | MatcherKind::WordPrefix
-                    | MatcherKind::EndsText
-                    | MatcherKind::LiteralChain
-            ) {
-                continue;
-            }
-            if matcher.literals.is_empty() {
-                return Err(EncodeError(format!(
-                    "matcher {id} is decided by literals but has none"
-                )));
-            }
-            for literal in &matcher.literals {
-                index(matcher.field, literal, id as u32)
-                    .map_err(|what| EncodeError(format!("matcher {id} has {what}")))?;
-            }
-        }
-        for (id, &(field, piece)) in pieces.iter().enumerate() {
-            index(field, piece, PIECE_ENTRY | id as u32)
-                .map_err(|what| EncodeError(format!("a literal chain has {what}")))?;
-        }
-        let slot_count = (groups.len() * 2)
-            .next_power_of_two()
-            .max(if groups.is_empty() { 0 } else { 2 });
-        let mut slots = vec![0u32; slot_count];
-        let mut literal_groups = Words::default();
-        let mut literal_entries = Words::default();
-        let bloom_bits = (groups.len() * BLOOM_BITS_PER_GROUP)
-            .next_power_of_two()
-            .max(1024);
-        let mut bloom = vec![0u32; bloom_bits / 32];
-        let bits = slot_count.trailing_zeros();
-        for (group_index, ((field, key_len, key), mut entries)) in groups.into_iter().enumerate() {
-            let first_entry = literal_entries.len() / LITERAL_ENTRY_WIDTH as u32;
-            // Sorted by literal: the engine finds a group's literals that start the text by
-            // binary search.
-            entries.sort_unstable();
-            literal_groups.push(&[
-                field,
-                key_len,
-                key as u32,
-                (key >> 32) as u32,
-                first_entry,
-                entries.len() as u32,
-            ]);
-            for (literal, matcher) in &entries {
-                let [offset, len] = string(literal)?;
-                let tail = tail_word(&literal[key_len as usize..]);
-                literal_entries.push(&[offset, len, *matcher, tail as u32, (tail >> 32) as u32]);
-            }
-            let hash = literal_slot_hash(field, key_len, key);
-            let bloom_bit = (hash >> (64 - bloom_bits.trailing_zeros())) as usize;
-            bloom[bloom_bit / 32] |= 1 << (bloom_bit % 32);
-            let mut slot = (hash >> (64 - bits)) as usize;
-            while slots[slot] != 0 {
-                slot = (slot + 1) & (slot_count - 1);
-            }
-            slots[slot] = to_u32(group_index + 1, "the literal group count")?;
-        }
-
-        let mut automaton_lists = Words::default();
-        let mut fields = Words::default();
-        let mut matcher_lists = Words::default();
-        for (id, field) in self.fields.iter().enumerate() {
-            let [path_offset, path_len] = string(field.path.as_bytes())?;
-            let scan_first = automaton_lists.len();
-            automaton_lists.push(&field.scan_automata);
-            let always: Vec<u32> = (0..self.matchers.len() as u32)
-                .filter(|&m| {
-                    let matcher = &self.matchers[m as usize];
-                    matcher.field == id as u32 && matcher.kind == MatcherKind::Always
-                })
-                .collect();
-            let always_first = matcher_lists.len();
-            matcher_lists.push(&always);
-            fields.push(&[
-                path_offset,
-                path_len,
-                key_masks[id],
-                scan_first,
-                field.scan_automata.len() as u32,
-                always_first,
-                always.len() as u32,
-                view_code(field.view),
-            ]);
-        }
-        let tool_first = automaton_lists.len();
-        automaton_lists.push(&self.tool_automata);
-
-        let mut automata = Words::default();
-        let mut targets = Words::default();
-        let mut dfa_bytes: Vec<u8> = Vec::new();
-        for automaton in &self.automata {
-            while !dfa_bytes.len().is_multiple_of(8) {
-                dfa_bytes.push(0);
-            }
-            let offset = to_u32(dfa_bytes.len(), "the DFA section")?;
-            dfa_bytes.extend_from_slice(&automaton.dfa_bytes);
-            automata.push(&[
-                offset,
-                to_u32(automaton.dfa_bytes.len(), "a DFA")?,
-                automaton.search as u32,
-                targets.len(),
-                automaton.targets.len() as u32,
-                automaton.form as u32,
-            ]);
-            targets.push(&automaton.targets);
-        }
-
-        let mut tool_table = |entries: &[(String, u32)], what: &str| {
-            let mut sorted: Vec<&(String, u32)> = entries.iter().collect();
-            sorted.sort_unstable();
-            if sorted.windows(2).any(|w| w[0].0 == w[1].0) {
-                return Err(EncodeError(format!("a {what} appears twice")));
-            }
-            let mut words = Words::default();
-            for (name, glob) in sorted {
-                if *glob >= self.glob_count {
-                    return Err(EncodeError(format!(
-                        "{what} `{name}` names glob {glob}, which does not exist"
-                    )));
-                }
-                words.push(&string(name.as_bytes())?);
-                words.push(&[*glob]);
-            }
-            Ok(words)
-        };
-        let tool_names = tool_table(&self.exact_tools, "tool name")?;
-        let tool_prefixes = tool_table(&self.tool_prefixes, "tool prefix")?;
-
-        let mut globals = Words::default();
-        globals.push(&[
-            Decision::ALL
-                .iter()
-                .position(|d| *d == default_decision)
-                .unwrap_or(0) as u32,
-            to_u32(self.rules.len(), "the rule count")?,
-            self.glob_count,
-            to_u32(self.matchers.len(), "the matcher count")?,
-            to_u32(self.fields.len(), "the field count")?,
-            tool_first,
-            self.tool_automata.len() as u32,
-            universal_first,
-            universal_count,
-        ]);
-
-        let sections: [Vec<u8>; SECTION_COUNT] = [
-            strings,
-            rules.into_bytes(),
-            rule_globs.into_bytes(),
-            matchers.into_bytes(),
-            postings.into_bytes(),
-            globs.into_bytes(),
-            fields.into_bytes(),
-            automaton_lists.into_bytes(),
-            matcher_lists.into_bytes(),
-            Words(slots).into_bytes(),
-            literal_groups.into_bytes(),
-            literal_entries.into_bytes(),
-            automata.into_bytes(),
-            targets.into_bytes(),
-            dfa_bytes,
-            globals.into_bytes(),
-            chain_pieces.into_bytes(),
-            tool_names.into_bytes(),
-            tool_prefixes.into_bytes(),
-            prefilter,
-            Words(bloom).into_bytes(),
-        ];
-        assemble(&sections, policy_json)
-    }
-}
-
-/// Where each rule's `id` and `reason` string tokens lie in `policy_json`, checked against the
-/// image: the same number of rules, each with the image's id and reason.
-fn rule_spans(
-    policy_json: &[u8],
-    rules: &[RuleImage],
-) -> Result<Vec<[(u32, u32); 2]>, EncodeError> {
-    use serde_json::value::RawValue;
-    #[derive(serde::Deserialize)]
-    struct Document<'a> {
-        #[serde(borrow)]
-        rules: Vec<Tokens<'a>>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Tokens<'a> {
-        #[serde(borrow)]
-        id: &'a RawValue,
-        #[serde(borrow)]
-        reason: &'a RawValue,
-    }
-    let document: Document<'_> = serde_json::from_slice(policy_json).map_err(|e| {
-        EncodeError(format!(
-            "the policy JSON the sidecar is bound to does not parse: {e}"
-        ))
-    })?;
-    if document.rules.len() != rules.len() {
-        return Err(EncodeError(format!(
-            "the policy JSON has {} rules, the image {}",
-            document.rules.len(),
-            rules.len()
-        )));
-    }
-    let base = policy_json.as_ptr() as usize;
-    let span = |token: &RawValue, expected: &str, rule: &str| {
-        let text = token.get();
-        if crate::json::json_string(text.as_bytes()).as_deref() != Some(expected) {
-            return Err(EncodeError(format!(
-                "the policy JSON's rule `{rule}` is not the image's rule"
-            )));
-        }
-        Ok((
-            to_u32(text.as_ptr() as usize - base, "the policy JSON")?,
-            to_u32(text.len(), "a rule's JSON")?,
-        ))
-    };
-    document
-        .rules
-        .iter()
-        .zip(rules)
-        .map(|(tokens, rule)| {
-            Ok([
-                span(tokens.id, &rule.id, &rule.id)?,
-                span(tokens.reason, &rule.reason, &rule.id)?,
-            ])
-        })
-        .collect()
-}
-
 /// Header + aligned sections, with both digests filled in.
-fn assemble(
+pub(crate) fn assemble(
     sections: &[Vec<u8>; SECTION_COUNT],
     policy_json: &[u8],
 ) -> Result<Vec<u8>, EncodeError> {
@@ -919,4 +431,17 @@ pub fn section_table_for_tests(bytes: &[u8]) -> Option<[(usize, usize); SECTION_
         *entry = (word(at), word(at + 4));
     }
     Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_table_order_is_the_enum_order() {
+        for (i, section) in Section::ALL.iter().enumerate() {
+            assert_eq!(*section as usize, i, "{section:?}");
+        }
+        assert_eq!(Section::LiteralBloom as usize + 1, SECTION_COUNT);
+    }
 }

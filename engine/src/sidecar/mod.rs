@@ -3,9 +3,10 @@
 //! `animus-policy.json` is the policy a human can read; `animus-policy.sidecar` is the same
 //! policy lowered to the form [`CompiledPolicy`](crate::CompiledPolicy) decides with, without
 //! compiling a single regex. The compiler (`compiler::lower`) builds a [`SidecarImage`] and
-//! [`SidecarImage::encode`]s it; the hook maps the file and verifies it ([`load`] module).
+//! [`SidecarImage::encode`]s it ([`encode`] module); the hook maps the file and verifies it
+//! ([`load`] module). [`format`] holds the layout both sides share.
 //!
-//! # Layout (format version 5)
+//! # Layout (format version 6)
 //!
 //! All integers are little-endian `u32` unless noted. The file is a fixed header followed by
 //! sections, each starting on an 8-byte boundary (regex-automata's dense DFAs need 4-byte
@@ -14,7 +15,7 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0      | 8    | magic `ANIMUSSC` |
-//! | 8      | 4    | format version (`5`) |
+//! | 8      | 4    | format version (`6`) |
 //! | 12     | 4    | header length in bytes |
 //! | 16     | 16   | **file digest**: xxh3-128 of every byte from offset 32 to the end |
 //! | 32     | 4    | endianness marker `0x01020304` (reads back unchanged only on little-endian) |
@@ -79,13 +80,15 @@
 //! beside the old JSON, whose digest no longer matches, so the hook refuses the pair (fail
 //! closed) until the next successful compile.
 
+pub mod encode;
 pub mod format;
+mod image;
 pub mod load;
 pub mod stamp;
 
+pub use encode::{AutomatonImage, EncodeError, FieldImage, MatcherImage, RuleImage, SidecarImage};
 pub use format::{
-    AutomatonImage, DfaForm, FORMAT_VERSION, FieldImage, MAGIC, MatcherImage, MatcherKind,
-    REGEX_AUTOMATA_VERSION, RuleImage, SearchKind, Section, SidecarImage,
+    DfaForm, FORMAT_VERSION, MAGIC, MatcherKind, REGEX_AUTOMATA_VERSION, SearchKind, Section,
 };
 pub use load::{LoadError, SidecarBytes, Verification, recorded_digests};
 pub use stamp::{FileIdentity, Stamp, stamp_path_for};
