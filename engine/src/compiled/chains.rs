@@ -14,23 +14,22 @@ impl CompiledPolicy {
         // Bytes throughout: pieces and text are valid UTF-8, so a byte match of a piece always
         // starts and ends on character boundaries.
         let text = text.as_bytes();
-        let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
+        let record = self.record::<MatcherRecord>(matcher as usize)?;
         let (first, count, ends_at_word, ends_text) = (
-            record[5] as usize,
-            (record[6] >> 2) as usize,
-            record[6] & 1 == 1,
-            record[6] & 2 == 2,
+            record.chain_first as usize,
+            record.chain_len(),
+            record.chain_ends_at_word(),
+            record.chain_ends_text(),
         );
         let piece = |i: usize| -> Checked<&[u8]> {
-            let [offset, len, _] =
-                self.record::<CHAIN_PIECE_WIDTH>(Section::ChainPieces, first + i)?;
-            self.bytes_at(offset, len)
+            let piece = self.record::<ChainPieceRecord>(first + i)?;
+            self.bytes_at(piece.offset, piece.len)
         };
         if count == 0 {
             return Err(Inconsistent("a literal chain has no pieces"));
         }
         for i in 0..count {
-            let [_, _, id] = self.record::<CHAIN_PIECE_WIDTH>(Section::ChainPieces, first + i)?;
+            let id = self.record::<ChainPieceRecord>(first + i)?.id;
             if id != PIECE_NOT_INDEXED && present.binary_search(&id).is_err() {
                 return Ok(false);
             }

@@ -58,10 +58,10 @@ impl CompiledPolicy {
         // One buffer for every anchored segment text of the call.
         let mut anchored = String::new();
         for field_id in 0..self.field_count {
-            let field = self.record::<FIELD_WIDTH>(Section::Fields, field_id)?;
-            let path = self.str(field[0], field[1])?;
+            let field = self.record::<FieldRecord>(field_id)?;
+            let path = self.str(field.path_offset, field.path_len)?;
             let view =
-                view_of_code(field[7]).ok_or(Inconsistent("a field's view is not a view"))?;
+                view_of_code(field.view).ok_or(Inconsistent("a field's view is not a view"))?;
             let Some(value) = semantics::lookup(call.tool_input, path) else {
                 continue;
             };
@@ -137,14 +137,19 @@ impl CompiledPolicy {
 
         let mut candidates = Vec::new();
         for &matcher in &matchers {
-            let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
-            self.extend_from(Section::Postings, record[3], record[4], &mut candidates)?;
+            let record = self.record::<MatcherRecord>(matcher as usize)?;
+            self.extend_from(
+                Section::Postings,
+                record.posting_first,
+                record.posting_count,
+                &mut candidates,
+            )?;
         }
         candidates.sort_unstable();
         let mut fired = Vec::new();
         for run in candidates.chunk_by(|a, b| a == b) {
-            let rule = self.record::<RULE_WIDTH>(Section::Rules, run[0] as usize)?;
-            if rule[5] as usize == run.len()
+            let rule = self.record::<RuleRecord>(run[0] as usize)?;
+            if rule.matcher_count as usize == run.len()
                 && self.event_applies(&rule, event_bit)
                 && self.tool_applies(&rule, &globs)?
             {
@@ -153,8 +158,13 @@ impl CompiledPolicy {
         }
         let mut matcherless = Vec::new();
         for &glob in &globs {
-            let record = self.record::<GLOB_WIDTH>(Section::Globs, glob as usize)?;
-            self.extend_from(Section::Postings, record[0], record[1], &mut matcherless)?;
+            let record = self.record::<GlobRecord>(glob as usize)?;
+            self.extend_from(
+                Section::Postings,
+                record.posting_first,
+                record.posting_count,
+                &mut matcherless,
+            )?;
         }
         let (universal_first, universal_count) = self.universal_rules;
         self.extend_from(
@@ -164,7 +174,7 @@ impl CompiledPolicy {
             &mut matcherless,
         )?;
         for rule_index in matcherless {
-            let rule = self.record::<RULE_WIDTH>(Section::Rules, rule_index as usize)?;
+            let rule = self.record::<RuleRecord>(rule_index as usize)?;
             if self.event_applies(&rule, event_bit) {
                 fired.push(rule_index);
             }
@@ -174,8 +184,8 @@ impl CompiledPolicy {
         // only then, the `covers` rules are evaluated, segment by segment.
         let mut restricted = false;
         for &index in &fired {
-            let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
-            let decision = Decision::ALL.get((rule[4] & 0xff) as usize);
+            let rule = self.record::<RuleRecord>(index as usize)?;
+            let decision = Decision::ALL.get(rule.decision_code() as usize);
             restricted |= matches!(decision, Some(Decision::Deny | Decision::Ask));
         }
         if !restricted {
@@ -195,9 +205,9 @@ impl CompiledPolicy {
 
         let mut views = Vec::with_capacity(fired.len());
         for index in fired {
-            let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
+            let rule = self.record::<RuleRecord>(index as usize)?;
             let decision = *Decision::ALL
-                .get((rule[4] & 0xff) as usize)
+                .get(rule.decision_code() as usize)
                 .ok_or(Inconsistent("a rule's decision is not a decision"))?;
             let token = |offset: u32, len: u32| -> Checked<Cow<'_, str>> {
                 self.json
@@ -212,8 +222,8 @@ impl CompiledPolicy {
                 index as usize,
                 FiredRule {
                     decision,
-                    id: token(rule[0], rule[1])?,
-                    reason: token(rule[2], rule[3])?,
+                    id: token(rule.id_offset, rule.id_len)?,
+                    reason: token(rule.reason_offset, rule.reason_len)?,
                 },
             ));
         }
@@ -222,10 +232,10 @@ impl CompiledPolicy {
 
     /// The glob that is exactly `tool_name`, if any: binary search over the sorted names.
     pub(super) fn exact_tool(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
-        let count = self.section(Section::ToolNames).len() / (TOOL_NAME_WIDTH * 4);
+        let count = self.record_count::<ToolNameRecord>();
         let name = |i: usize| -> Checked<(&[u8], u32)> {
-            let [offset, len, glob] = self.record::<TOOL_NAME_WIDTH>(Section::ToolNames, i)?;
-            Ok((self.bytes_at(offset, len)?, glob))
+            let entry = self.record::<ToolNameRecord>(i)?;
+            Ok((self.bytes_at(entry.offset, entry.len)?, entry.glob))
         };
         let first_not_below = partition_point(count, |i| Ok(name(i)?.0 < tool_name.as_bytes()))?;
         if first_not_below < count {
@@ -239,36 +249,32 @@ impl CompiledPolicy {
 
     /// Every glob `P*` whose `P` is a prefix of `tool_name` ([`sorted_prefixes_of`]).
     pub(super) fn tool_prefixes(&self, tool_name: &str, globs: &mut Vec<u32>) -> Checked<()> {
-        let count = self.section(Section::ToolPrefixes).len() / (TOOL_NAME_WIDTH * 4);
-        let entry = |i: usize| self.record::<TOOL_NAME_WIDTH>(Section::ToolPrefixes, i);
+        let count = self.record_count::<ToolPrefixRecord>();
+        let entry = |i: usize| self.record::<ToolPrefixRecord>(i);
         sorted_prefixes_of(
             tool_name.as_bytes(),
             count,
             |i| {
-                let [offset, len, _] = entry(i)?;
-                self.bytes_at(offset, len)
+                let prefix = entry(i)?;
+                self.bytes_at(prefix.offset, prefix.len)
             },
             |i| {
-                globs.push(entry(i)?[2]);
+                globs.push(entry(i)?.glob);
                 Ok(())
             },
         )
     }
 
-    pub(super) fn event_applies(&self, rule: &[u32; RULE_WIDTH], event_bit: u8) -> bool {
-        (rule[4] >> 8) as u8 & event_bit != 0
+    pub(super) fn event_applies(&self, rule: &RuleRecord, event_bit: u8) -> bool {
+        rule.event_mask() & event_bit != 0
     }
 
-    pub(super) fn tool_applies(
-        &self,
-        rule: &[u32; RULE_WIDTH],
-        matched_globs: &[u32],
-    ) -> Checked<bool> {
-        if rule[7] == 0 {
+    pub(super) fn tool_applies(&self, rule: &RuleRecord, matched_globs: &[u32]) -> Checked<bool> {
+        if rule.glob_count == 0 {
             return Ok(true);
         }
-        for i in 0..rule[7] as usize {
-            let glob = self.word(Section::RuleGlobs, rule[6] as usize + i)?;
+        for i in 0..rule.glob_count as usize {
+            let glob = self.word(Section::RuleGlobs, rule.glob_first as usize + i)?;
             if matched_globs.binary_search(&glob).is_ok() {
                 return Ok(true);
             }
@@ -282,7 +288,7 @@ impl CompiledPolicy {
     pub(super) fn covering_rules(
         &self,
         field_id: u32,
-        field: &[u32; FIELD_WIDTH],
+        field: &FieldRecord,
         analysis: &shell::Analysis,
         (event_bit, globs): (u8, &[u32]),
         covering: &mut Vec<u32>,
@@ -302,13 +308,18 @@ impl CompiledPolicy {
             }
             rules.clear();
             for &matcher in &matched {
-                let record = self.record::<MATCHER_WIDTH>(Section::Matchers, matcher as usize)?;
-                self.extend_from(Section::Postings, record[3], record[4], &mut rules)?;
+                let record = self.record::<MatcherRecord>(matcher as usize)?;
+                self.extend_from(
+                    Section::Postings,
+                    record.posting_first,
+                    record.posting_count,
+                    &mut rules,
+                )?;
             }
             let before = used.len();
             for &index in &rules {
-                let rule = self.record::<RULE_WIDTH>(Section::Rules, index as usize)?;
-                if rule[5] == 1
+                let rule = self.record::<RuleRecord>(index as usize)?;
+                if rule.matcher_count == 1
                     && self.event_applies(&rule, event_bit)
                     && self.tool_applies(&rule, globs)?
                 {
@@ -327,18 +338,23 @@ impl CompiledPolicy {
     pub(super) fn match_field(
         &self,
         field_id: u32,
-        field: &[u32; FIELD_WIDTH],
+        field: &FieldRecord,
         text: &str,
         matched: &mut Vec<u32>,
     ) -> Checked<()> {
-        self.extend_from(Section::MatcherLists, field[5], field[6], matched)?;
-        if field[2] != 0 {
+        self.extend_from(
+            Section::MatcherLists,
+            field.always_first,
+            field.always_count,
+            matched,
+        )?;
+        if field.key_lengths != 0 {
             let mut to_confirm = Vec::new();
             let mut chains = Vec::new();
             let mut pieces = Vec::new();
             self.search_literals(
                 field_id,
-                field[2],
+                field.key_lengths,
                 text.as_bytes(),
                 LiteralHits {
                     matched,
@@ -365,8 +381,8 @@ impl CompiledPolicy {
                 }
             }
         }
-        for i in 0..field[4] as usize {
-            let automaton = self.word(Section::AutomatonLists, field[3] as usize + i)?;
+        for i in 0..field.scan_count as usize {
+            let automaton = self.word(Section::AutomatonLists, field.scan_first as usize + i)?;
             self.run_automaton(automaton, text, None, matched)?;
         }
         Ok(())

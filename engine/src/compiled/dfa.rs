@@ -13,18 +13,17 @@ impl CompiledPolicy {
         start: Option<usize>,
         matched: &mut Vec<u32>,
     ) -> Checked<()> {
-        let record = self.record::<AUTOMATON_WIDTH>(Section::Automata, id as usize)?;
-        let [offset, len, search, first_target, target_count, form] = record;
+        let record = self.record::<AutomatonRecord>(id as usize)?;
         let bytes = self
             .section(Section::DfaBytes)
-            .get(offset as usize..offset as usize + len as usize)
+            .get(record.offset as usize..record.offset as usize + record.len as usize)
             .ok_or(Inconsistent("a DFA lies outside the DFA section"))?;
-        let search =
-            SearchKind::from_u32(search).ok_or(Inconsistent("a DFA has an unknown search kind"))?;
+        let search = SearchKind::from_u32(record.search)
+            .ok_or(Inconsistent("a DFA has an unknown search kind"))?;
         let targets = Targets {
             policy: self,
-            first: first_target as usize,
-            count: target_count as usize,
+            first: record.target_first as usize,
+            count: record.target_count as usize,
         };
         let not_deserializable = |_| Inconsistent("a DFA does not deserialize");
         // SAFETY (both arms): `from_bytes_unchecked` trusts the transition table. These bytes
@@ -32,7 +31,7 @@ impl CompiledPolicy {
         // compiler wrote with `write_to_little_endian` from a DFA it had just built with this
         // pinned regex-automata version (also checked). Alignment and the DFA's own header are
         // still checked by regex-automata and reported as errors. See `crate::sidecar`, "Trust".
-        match DfaForm::from_u32(form) {
+        match DfaForm::from_u32(record.form) {
             Some(DfaForm::Dense) => {
                 let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;

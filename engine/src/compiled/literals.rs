@@ -98,50 +98,43 @@ impl CompiledPolicy {
                 // The group's literals are sorted: find those that start `rest` by binary
                 // search over their tail words, not by comparing each (a group can hold
                 // hundreds at 100k rules).
-                let entry = |i: usize| {
-                    self.record::<LITERAL_ENTRY_WIDTH>(
-                        Section::LiteralEntries,
-                        first_entry as usize + i,
-                    )
-                };
+                let entry = |i: usize| self.record::<LiteralEntryRecord>(first_entry as usize + i);
                 group_prefixes_of(
                     rest,
                     key_len as usize,
                     entry_count as usize,
+                    |i| Ok(entry(i)?.tail()),
                     |i| {
-                        let [_, _, _, low, high] = entry(i)?;
-                        Ok(u64::from(high) << 32 | u64::from(low))
-                    },
-                    |i| {
-                        let [offset, len, ..] = entry(i)?;
-                        self.bytes_at(offset, len)
+                        let entry = entry(i)?;
+                        self.bytes_at(entry.offset, entry.len)
                     },
                     |i| {
                         let entry = entry(i)?;
-                        if entry[2] & PIECE_ENTRY != 0 {
-                            pieces.push(entry[2] & !PIECE_ENTRY);
+                        if entry.target & PIECE_ENTRY != 0 {
+                            pieces.push(entry.target & !PIECE_ENTRY);
                             return Ok(());
                         }
-                        let matcher =
-                            self.record::<MATCHER_WIDTH>(Section::Matchers, entry[2] as usize)?;
-                        match MatcherKind::from_u32(matcher[1]) {
-                            Some(MatcherKind::Exact) => matched.push(entry[2]),
+                        let matcher = self.record::<MatcherRecord>(entry.target as usize)?;
+                        match MatcherKind::from_u32(matcher.kind) {
+                            Some(MatcherKind::Exact) => matched.push(entry.target),
                             Some(MatcherKind::WordPrefix) => {
-                                if next_char(&rest[entry[1] as usize..])
+                                if next_char(&rest[entry.len as usize..])
                                     .is_none_or(char::is_whitespace)
                                 {
-                                    matched.push(entry[2]);
+                                    matched.push(entry.target);
                                 }
                             }
                             Some(MatcherKind::EndsText) => {
-                                if rest.len() == entry[1] as usize {
-                                    matched.push(entry[2]);
+                                if rest.len() == entry.len as usize {
+                                    matched.push(entry.target);
                                 }
                             }
-                            Some(MatcherKind::Confirmed) => to_confirm.push((matcher[2], None)),
-                            Some(MatcherKind::LiteralChain) => chains.push(entry[2]),
+                            Some(MatcherKind::Confirmed) => {
+                                to_confirm.push((matcher.automaton, None))
+                            }
+                            Some(MatcherKind::LiteralChain) => chains.push(entry.target),
                             Some(MatcherKind::StartsWithLiteral) => {
-                                to_confirm.push((matcher[2], Some(start)))
+                                to_confirm.push((matcher.automaton, Some(start)))
                             }
                             _ => {
                                 return Err(Inconsistent(
@@ -179,17 +172,9 @@ impl CompiledPolicy {
             if group == 0 {
                 return Ok(None);
             }
-            let start = (group as usize - 1) * LITERAL_GROUP_WIDTH;
-            let field = read_word(tables.groups, start)?;
-            if field == field_id
-                && read_word(tables.groups, start + 1)? == key_len
-                && read_word(tables.groups, start + 2)? == key as u32
-                && read_word(tables.groups, start + 3)? == (key >> 32) as u32
-            {
-                return Ok(Some((
-                    read_word(tables.groups, start + 4)?,
-                    read_word(tables.groups, start + 5)?,
-                )));
+            let group = read_record::<LiteralGroupRecord>(tables.groups, group as usize - 1)?;
+            if group.field == field_id && group.key_len == key_len && group.key() == key {
+                return Ok(Some((group.entry_first, group.entry_count)));
             }
             slot = (slot + 1) & (slot_count - 1);
         }

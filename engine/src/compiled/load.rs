@@ -139,39 +139,35 @@ impl CompiledPolicy {
             files: None,
         };
         let malformed = |what: &str| LoadError::Malformed { what: what.into() };
-        let globals = policy
-            .record::<GLOBALS_WIDTH>(Section::Globals, 0)
-            .map_err(|_| malformed("the globals record is missing"))?;
-        let [
-            default,
-            rules,
-            globs,
-            matchers,
-            fields,
-            tool_first,
-            tool_count,
+        let GlobalsRecord {
+            default_decision: default,
+            rule_count: rules,
+            glob_count: globs,
+            matcher_count: matchers,
+            field_count: fields,
+            tool_automata_first: tool_first,
+            tool_automata_count: tool_count,
             universal_first,
             universal_count,
-        ] = globals;
+        } = policy
+            .record::<GlobalsRecord>(0)
+            .map_err(|_| malformed("the globals record is missing"))?;
         policy.default_decision = *Decision::ALL
             .get(default as usize)
             .ok_or_else(|| malformed("the default decision is not a decision"))?;
         let sized = |section: Section, count: u32, width: usize| {
             policy.section(section).len() == count as usize * width * 4
         };
-        if !sized(Section::Rules, rules, RULE_WIDTH)
-            || !sized(Section::Globs, globs, GLOB_WIDTH)
-            || !sized(Section::Matchers, matchers, MATCHER_WIDTH)
-            || !sized(Section::Fields, fields, FIELD_WIDTH)
-            || !sized(Section::Globals, 1, GLOBALS_WIDTH)
-            || !policy
-                .section(Section::ToolNames)
-                .len()
-                .is_multiple_of(TOOL_NAME_WIDTH * 4)
-            || !policy
-                .section(Section::ToolPrefixes)
-                .len()
-                .is_multiple_of(TOOL_NAME_WIDTH * 4)
+        let whole = |section: Section, width: usize| {
+            policy.section(section).len().is_multiple_of(width * 4)
+        };
+        if !sized(Section::Rules, rules, RuleRecord::WIDTH)
+            || !sized(Section::Globs, globs, GlobRecord::WIDTH)
+            || !sized(Section::Matchers, matchers, MatcherRecord::WIDTH)
+            || !sized(Section::Fields, fields, FieldRecord::WIDTH)
+            || !sized(Section::Globals, 1, GlobalsRecord::WIDTH)
+            || !whole(Section::ToolNames, ToolNameRecord::WIDTH)
+            || !whole(Section::ToolPrefixes, ToolPrefixRecord::WIDTH)
             || !sized(Section::LiteralPrefilter, fields, PREFILTER_BYTES / 4)
         {
             return Err(malformed(

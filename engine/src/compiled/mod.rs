@@ -77,13 +77,16 @@ use crate::json::json_string;
 use crate::policy::{Decision, MatchOn};
 use crate::semantics::{self, Call, Outcome, RuleView};
 use crate::sidecar::format::{
-    AUTOMATON_WIDTH, CHAIN_PIECE_WIDTH, DfaForm, FIELD_WIDTH, GLOB_WIDTH, GLOBALS_WIDTH,
-    LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY,
-    PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET, RULE_WIDTH,
-    SearchKind, Section, TOOL_NAME_WIDTH, literal_slot_hash, prefilter_slot, prefilter_trigram,
-    tail_word, view_of_code,
+    DfaForm, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY, PIECE_NOT_INDEXED, PREFILTER_BYTES,
+    PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET, SearchKind, Section, literal_slot_hash,
+    prefilter_slot, prefilter_trigram, tail_word, view_of_code,
 };
 use crate::sidecar::load::{OpenFault, PolicyBinding, VerifiedLayout, open_trusted, verify};
+use crate::sidecar::records::{
+    AutomatonRecord, ChainPieceRecord, FieldRecord, GlobRecord, GlobalsRecord, LiteralEntryRecord,
+    LiteralGroupRecord, MAX_RECORD_WIDTH, MatcherRecord, Record, RuleRecord, ToolNameRecord,
+    ToolPrefixRecord,
+};
 use crate::sidecar::{
     FileIdentity, LoadError, SidecarBytes, Stamp, Verification, digest_hex, sidecar_path_for,
     stamp_path_for,
@@ -99,7 +102,7 @@ mod tables;
 
 use literals::{LiteralHits, next_char, sorted_prefixes_of};
 use load::PolicyBytes;
-use tables::{partition_point, read_word};
+use tables::{partition_point, read_record, read_word};
 
 /// A policy ready to decide: a verified sidecar, used in place.
 pub struct CompiledPolicy {

@@ -20,23 +20,14 @@ impl CompiledPolicy {
             .ok_or(Inconsistent("an index points outside its table"))
     }
 
-    pub(super) fn record<const WIDTH: usize>(
-        &self,
-        section: Section,
-        index: usize,
-    ) -> Checked<[u32; WIDTH]> {
-        let start = index
-            .checked_mul(WIDTH * 4)
-            .ok_or(Inconsistent("index overflow"))?;
-        let bytes = self
-            .section(section)
-            .get(start..start + WIDTH * 4)
-            .ok_or(Inconsistent("a record index points outside its table"))?;
-        let mut record = [0u32; WIDTH];
-        for (word, chunk) in record.iter_mut().zip(bytes.chunks_exact(4)) {
-            *word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-        }
-        Ok(record)
+    /// How many records of a kind its section holds.
+    pub(super) fn record_count<R: Record>(&self) -> usize {
+        self.section(R::SECTION).len() / (R::WIDTH * 4)
+    }
+
+    /// Record `index` of the section its kind lives in.
+    pub(super) fn record<R: Record>(&self, index: usize) -> Checked<R> {
+        read_record(self.section(R::SECTION), index)
     }
 
     pub(super) fn extend_from(
@@ -89,4 +80,19 @@ pub(super) fn read_word(table: &[u8], index: usize) -> Checked<u32> {
         .get(at..at + 4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .ok_or(Inconsistent("an index points outside its table"))
+}
+
+/// Record `index` of `table`, a section of records of kind `R`.
+pub(super) fn read_record<R: Record>(table: &[u8], index: usize) -> Checked<R> {
+    let start = index
+        .checked_mul(R::WIDTH * 4)
+        .ok_or(Inconsistent("index overflow"))?;
+    let bytes = table
+        .get(start..start + R::WIDTH * 4)
+        .ok_or(Inconsistent("a record index points outside its table"))?;
+    let mut words = [0u32; MAX_RECORD_WIDTH];
+    for (word, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        *word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    Ok(R::from_words(&words[..R::WIDTH]))
 }

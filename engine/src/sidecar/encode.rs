@@ -3,24 +3,26 @@
 //! (which rules use a matcher or a glob) and the literal hash index, so those invariants live
 //! next to the loader that relies on them rather than in the compiler.
 //!
-//! Encoding runs in phases, one per group of sections ([`RuleTables`], [`MatcherTables`],
-//! [`LiteralIndex`], then fields, automata and tool tables), each writing its strings into one
-//! [`StringPool`] in a fixed order; [`Sections`] places each section's bytes by its
+//! Encoding runs in phases, one per group of sections (`RuleTables`, `MatcherTables`,
+//! `LiteralIndex`, then fields, automata and tool tables), each writing its strings into one
+//! `StringPool` in a fixed order; `Sections` places each section's bytes by its
 //! [`Section`], and refuses a layout that misses one.
 
 use std::collections::BTreeMap;
 
-use super::format::assemble;
 use super::format::{
-    AUTOMATON_WIDTH, BLOOM_BITS_PER_GROUP, CHAIN_PIECE_WIDTH, FIELD_WIDTH, GLOBALS_WIDTH,
-    LITERAL_ENTRY_WIDTH, LITERAL_GROUP_WIDTH, MATCHER_WIDTH, MIN_INDEXED_PIECE, MatcherKind,
+    BLOOM_BITS_PER_GROUP, CHAIN_PIECE_WIDTH, LITERAL_ENTRY_WIDTH, MIN_INDEXED_PIECE, MatcherKind,
     PIECE_ENTRY, PIECE_NOT_INDEXED, PREFILTER_BYTES, PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET,
-    RULE_WIDTH, SECTION_COUNT, Section, TOOL_NAME_WIDTH, literal_key, literal_slot_hash,
-    prefilter_slot, prefilter_trigram, tail_word, view_code,
+    SECTION_COUNT, Section, assemble, literal_key, literal_slot_hash, prefilter_slot,
+    prefilter_trigram, tail_word, view_code,
 };
 use super::image::to_u32;
 pub use super::image::{
     AutomatonImage, EncodeError, FieldImage, MatcherImage, RuleImage, SidecarImage,
+};
+use super::records::{
+    AutomatonRecord, ChainPieceRecord, FieldRecord, GlobRecord, GlobalsRecord, LiteralEntryRecord,
+    LiteralGroupRecord, MatcherRecord, Record, RuleRecord, ToolNameRecord,
 };
 use crate::policy::Decision;
 
@@ -34,6 +36,9 @@ impl Words {
     }
     fn len(&self) -> u32 {
         self.0.len() as u32
+    }
+    fn record(&mut self, record: impl Record) {
+        record.write_to(&mut self.0);
     }
     fn into_bytes(self) -> Vec<u8> {
         self.0.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -146,17 +151,18 @@ impl SidecarImage {
         let tool_prefixes = self.tool_table(&self.tool_prefixes, "tool prefix", &mut strings)?;
 
         let [universal_first, universal_count] = matchers.universal;
-        let globals: [u32; GLOBALS_WIDTH] = [
-            decision_code(default_decision),
-            to_u32(self.rules.len(), "the rule count")?,
-            self.glob_count,
-            to_u32(self.matchers.len(), "the matcher count")?,
-            to_u32(self.fields.len(), "the field count")?,
+        let mut globals = Words::default();
+        globals.record(GlobalsRecord {
+            default_decision: decision_code(default_decision),
+            rule_count: to_u32(self.rules.len(), "the rule count")?,
+            glob_count: self.glob_count,
+            matcher_count: to_u32(self.matchers.len(), "the matcher count")?,
+            field_count: to_u32(self.fields.len(), "the field count")?,
             tool_automata_first,
-            self.tool_automata.len() as u32,
+            tool_automata_count: self.tool_automata.len() as u32,
             universal_first,
             universal_count,
-        ];
+        });
         sections.put(Section::Strings, strings.0);
         sections.put_words(Section::Rules, rules.rules);
         sections.put_words(Section::RuleGlobs, rules.rule_globs);
@@ -169,7 +175,7 @@ impl SidecarImage {
         sections.put_words(Section::LiteralEntries, index.entries);
         sections.put(Section::LiteralPrefilter, index.prefilter);
         sections.put_words(Section::LiteralBloom, Words(index.bloom));
-        sections.put_words(Section::Globals, Words(globals.to_vec()));
+        sections.put_words(Section::Globals, globals);
         sections.put_words(Section::ToolNames, tool_names);
         sections.put_words(Section::ToolPrefixes, tool_prefixes);
         assemble(&sections.finish()?, policy_json)
@@ -189,17 +195,19 @@ impl SidecarImage {
             let index = to_u32(index, "the rule count")?;
             let glob_first = tables.rule_globs.len();
             tables.rule_globs.push(&rule.globs);
-            let record: [u32; RULE_WIDTH] = [
-                id_span.0,
-                id_span.1,
-                reason_span.0,
-                reason_span.1,
-                decision_code(rule.decision) | (u32::from(rule.event_mask) << 8),
-                to_u32(rule.matchers.len(), "a rule's matcher count")?,
+            tables.rules.record(RuleRecord {
+                id_offset: id_span.0,
+                id_len: id_span.1,
+                reason_offset: reason_span.0,
+                reason_len: reason_span.1,
+                decision_and_events: RuleRecord::pack_decision(
+                    decision_code(rule.decision),
+                    rule.event_mask,
+                ),
+                matcher_count: to_u32(rule.matchers.len(), "a rule's matcher count")?,
                 glob_first,
-                to_u32(rule.globs.len(), "a rule's glob count")?,
-            ];
-            tables.rules.push(&record);
+                glob_count: to_u32(rule.globs.len(), "a rule's glob count")?,
+            });
             let out_of_range = |what: &str, id: u32| {
                 EncodeError(format!(
                     "rule `{}` names {what} {id}, which does not exist",
@@ -253,7 +261,11 @@ impl SidecarImage {
             for piece in &matcher.chain {
                 let [offset, len] = strings.add(piece)?;
                 if piece.len() < MIN_INDEXED_PIECE {
-                    chain_pieces.push(&[offset, len, PIECE_NOT_INDEXED]);
+                    chain_pieces.record(ChainPieceRecord {
+                        offset,
+                        len,
+                        id: PIECE_NOT_INDEXED,
+                    });
                     continue;
                 }
                 let next = to_u32(pieces.len(), "the chain piece count")?;
@@ -264,26 +276,30 @@ impl SidecarImage {
                     pieces.push((matcher.field, piece));
                     next
                 });
-                let record: [u32; CHAIN_PIECE_WIDTH] = [offset, len, id];
-                chain_pieces.push(&record);
+                chain_pieces.record(ChainPieceRecord { offset, len, id });
             }
             let chain_count = to_u32(matcher.chain.len(), "a literal chain")?;
-            let record: [u32; MATCHER_WIDTH] = [
-                matcher.field,
-                matcher.kind as u32,
-                matcher.automaton,
-                first,
-                count,
+            matchers.record(MatcherRecord {
+                field: matcher.field,
+                kind: matcher.kind as u32,
+                automaton: matcher.automaton,
+                posting_first: first,
+                posting_count: count,
                 chain_first,
-                (chain_count << 2)
-                    | u32::from(matcher.chain_ends_at_word)
-                    | u32::from(matcher.chain_ends_text) << 1,
-            ];
-            matchers.push(&record);
+                chain: MatcherRecord::pack_chain(
+                    chain_count,
+                    matcher.chain_ends_at_word,
+                    matcher.chain_ends_text,
+                ),
+            });
         }
         let mut globs = Words::default();
         for posted in &rules.glob_rules {
-            globs.push(&post(posted));
+            let [posting_first, posting_count] = post(posted);
+            globs.record(GlobRecord {
+                posting_first,
+                posting_count,
+            });
         }
         let universal = post(&rules.universal_rules);
         Ok(MatcherTables {
@@ -392,21 +408,24 @@ impl SidecarImage {
             // Sorted by literal: the engine finds a group's literals that start the text by
             // binary search.
             entries.sort_unstable();
-            let record: [u32; LITERAL_GROUP_WIDTH] = [
+            literal_groups.record(LiteralGroupRecord {
                 field,
                 key_len,
-                key as u32,
-                (key >> 32) as u32,
-                first_entry,
-                entries.len() as u32,
-            ];
-            literal_groups.push(&record);
+                key_low: key as u32,
+                key_high: (key >> 32) as u32,
+                entry_first: first_entry,
+                entry_count: entries.len() as u32,
+            });
             for (literal, matcher) in &entries {
                 let [offset, len] = strings.add(literal)?;
                 let tail = tail_word(&literal[key_len as usize..]);
-                let record: [u32; LITERAL_ENTRY_WIDTH] =
-                    [offset, len, *matcher, tail as u32, (tail >> 32) as u32];
-                literal_entries.push(&record);
+                literal_entries.record(LiteralEntryRecord {
+                    offset,
+                    len,
+                    target: *matcher,
+                    tail_low: tail as u32,
+                    tail_high: (tail >> 32) as u32,
+                });
             }
             let hash = literal_slot_hash(field, key_len, key);
             let bloom_bit = (hash >> (64 - bloom_bits.trailing_zeros())) as usize;
@@ -451,17 +470,16 @@ impl SidecarImage {
                 .collect();
             let always_first = matcher_lists.len();
             matcher_lists.push(&always);
-            let record: [u32; FIELD_WIDTH] = [
+            fields.record(FieldRecord {
                 path_offset,
                 path_len,
-                key_masks[id],
+                key_lengths: key_masks[id],
                 scan_first,
-                field.scan_automata.len() as u32,
+                scan_count: field.scan_automata.len() as u32,
                 always_first,
-                always.len() as u32,
-                view_code(field.view),
-            ];
-            fields.push(&record);
+                always_count: always.len() as u32,
+                view: view_code(field.view),
+            });
         }
         let tool_first = automaton_lists.len();
         automaton_lists.push(&self.tool_automata);
@@ -483,15 +501,14 @@ impl SidecarImage {
             }
             let offset = to_u32(dfa_bytes.len(), "the DFA section")?;
             dfa_bytes.extend_from_slice(&automaton.dfa_bytes);
-            let record: [u32; AUTOMATON_WIDTH] = [
+            automata.record(AutomatonRecord {
                 offset,
-                to_u32(automaton.dfa_bytes.len(), "a DFA")?,
-                automaton.search as u32,
-                targets.len(),
-                automaton.targets.len() as u32,
-                automaton.form as u32,
-            ];
-            automata.push(&record);
+                len: to_u32(automaton.dfa_bytes.len(), "a DFA")?,
+                search: automaton.search as u32,
+                target_first: targets.len(),
+                target_count: automaton.targets.len() as u32,
+                form: automaton.form as u32,
+            });
             targets.push(&automaton.targets);
         }
         sections.put_words(Section::Automata, automata);
@@ -520,8 +537,12 @@ impl SidecarImage {
                 )));
             }
             let [offset, len] = strings.add(name.as_bytes())?;
-            let record: [u32; TOOL_NAME_WIDTH] = [offset, len, *glob];
-            words.push(&record);
+            // Tool names and tool prefixes share one record shape.
+            words.record(ToolNameRecord {
+                offset,
+                len,
+                glob: *glob,
+            });
         }
         Ok(words)
     }

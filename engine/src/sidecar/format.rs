@@ -3,6 +3,10 @@
 //! [`crate::compiled`].
 
 use super::image::{EncodeError, to_u32};
+use super::records::{
+    AutomatonRecord, ChainPieceRecord, FieldRecord, GlobRecord, GlobalsRecord, LiteralEntryRecord,
+    LiteralGroupRecord, MatcherRecord, Record, RuleRecord, ToolNameRecord,
+};
 
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
@@ -36,17 +40,17 @@ pub(crate) mod header {
 pub enum Section {
     /// Bytes: ids, reasons, field paths and literals, referenced as `(offset, length)`.
     Strings,
-    /// [`RULE_WIDTH`] words per rule, in policy order.
+    /// [`RuleRecord`]s, in policy order.
     Rules,
     /// Glob ids, referenced by rules.
     RuleGlobs,
-    /// [`MATCHER_WIDTH`] words per matcher.
+    /// [`MatcherRecord`]s.
     Matchers,
     /// Rule indices, referenced by matchers, globs and the globals record.
     Postings,
-    /// [`GLOB_WIDTH`] words per tool glob: the rules without input matchers that name it.
+    /// [`GlobRecord`]s, one per tool glob: the rules without input matchers that name it.
     Globs,
-    /// [`FIELD_WIDTH`] words per field.
+    /// [`FieldRecord`]s.
     Fields,
     /// Automaton ids, referenced by fields and the globals record.
     AutomatonLists,
@@ -54,24 +58,24 @@ pub enum Section {
     MatcherLists,
     /// The literal hash table: a power-of-two array of group index + 1 (0 = empty slot).
     LiteralSlots,
-    /// [`LITERAL_GROUP_WIDTH`] words per group of literals sharing `(field, length, key)`.
+    /// [`LiteralGroupRecord`]s: groups of literals sharing `(field, length, key)`.
     LiteralGroups,
-    /// [`LITERAL_ENTRY_WIDTH`] words per literal.
+    /// [`LiteralEntryRecord`]s, one per literal.
     LiteralEntries,
-    /// [`AUTOMATON_WIDTH`] words per DFA.
+    /// [`AutomatonRecord`]s, one per DFA.
     Automata,
     /// Matcher or glob ids, one per DFA pattern.
     AutomatonTargets,
     /// The DFAs, each 8-byte aligned, in regex-automata's little-endian wire form.
     DfaBytes,
-    /// One record of [`GLOBALS_WIDTH`] words.
+    /// One [`GlobalsRecord`].
     Globals,
-    /// Literal-chain pieces: [`CHAIN_PIECE_WIDTH`] words per piece.
+    /// Literal-chain pieces: [`ChainPieceRecord`]s.
     ChainPieces,
-    /// [`TOOL_NAME_WIDTH`] words per tool glob without `*` (an exact tool name), sorted by
+    /// [`ToolNameRecord`]s, one per tool glob without `*` (an exact tool name), sorted by
     /// name: found by binary search instead of an automaton.
     ToolNames,
-    /// [`TOOL_NAME_WIDTH`] words per tool glob `P*` (one `*`, at the end): the prefix `P`,
+    /// [`ToolPrefixRecord`](super::records::ToolPrefixRecord)s, one per tool glob `P*` (one `*`, at the end): the prefix `P`,
     /// sorted; a tool name's prefixes among them are found by a few binary searches.
     ToolPrefixes,
     /// [`PREFILTER_BYTES`] per field: first [`PREFILTER_SLOTS`] bytes, for each hashed pair of
@@ -84,7 +88,7 @@ pub enum Section {
     LiteralPrefilter,
     /// A one-hash Bloom filter over the literal groups, [`BLOOM_BITS_PER_GROUP`] bits per group
     /// (a power of two in all, little-endian `u32` words): bit `h >> (64 - log2(bits))` of each
-    /// group's [`literal_slot_hash`] is set. A probe whose bit is clear skips the hash table,
+    /// group's `literal_slot_hash` is set. A probe whose bit is clear skips the hash table,
     /// which at 100,000 rules is megabytes and a cache miss per probe; the filter is a few
     /// hundred kilobytes at most, false positives ~6%.
     LiteralBloom,
@@ -150,22 +154,14 @@ pub(crate) fn prefilter_slot(first: u8, second: u8) -> usize {
 /// Header length: the fixed part plus the section table.
 pub const HEADER_LEN: usize = header::SECTION_TABLE + 8 * SECTION_COUNT;
 
-/// Rule record: offset and length of the rule's `id` string token in `animus-policy.json`,
-/// the same for its `reason` (both read from there, only for rules that fire), decision (low
-/// byte) and event mask (second byte), distinct matcher count, first glob, glob count.
-pub const RULE_WIDTH: usize = 8;
-/// Matcher record: field, kind, automaton (for [`MatcherKind::Confirmed`] and
-/// [`MatcherKind::StartsWithLiteral`]), first posting, posting count, first chain piece,
-/// chain piece count × 4, + 1 if the chain must end at a word end, + 2 if it must end the
-/// text (for [`MatcherKind::LiteralChain`]).
-pub const MATCHER_WIDTH: usize = 7;
-/// Glob record: first posting, posting count (rules without input matchers only).
-pub const GLOB_WIDTH: usize = 2;
-/// Field record: path offset, path length, literal-length mask (bit k-1 set when the index
-/// holds literals keyed by k bytes), first scan automaton, scan automaton count, first
-/// always-matching matcher, their count, and the field's view ([`crate::policy::MatchOn`] as
-/// [`view_code`]: which texts of the field its matchers search).
-pub const FIELD_WIDTH: usize = 8;
+/// Words per [`RuleRecord`].
+pub const RULE_WIDTH: usize = RuleRecord::WIDTH;
+/// Words per [`MatcherRecord`].
+pub const MATCHER_WIDTH: usize = MatcherRecord::WIDTH;
+/// Words per [`GlobRecord`].
+pub const GLOB_WIDTH: usize = GlobRecord::WIDTH;
+/// Words per [`FieldRecord`].
+pub const FIELD_WIDTH: usize = FieldRecord::WIDTH;
 
 /// The sidecar code of a field view: its place in [`MatchOn::ALL`](crate::policy::MatchOn::ALL).
 pub fn view_code(on: crate::policy::MatchOn) -> u32 {
@@ -179,13 +175,10 @@ pub fn view_code(on: crate::policy::MatchOn) -> u32 {
 pub fn view_of_code(code: u32) -> Option<crate::policy::MatchOn> {
     crate::policy::MatchOn::ALL.get(code as usize).copied()
 }
-/// Literal group record: field, key length k, key (the first k bytes, little-endian, as a
-/// `u64`: low word, high word), first entry, entry count.
-pub const LITERAL_GROUP_WIDTH: usize = 6;
-/// Chain piece record: offset and length in [`Section::Strings`], and the piece's id: equal
-/// pieces of one field share an id, and the literal index reports an occurrence of each id
-/// (an entry `PIECE_ENTRY | id`). A chain is checked only when every one of its ids occurred.
-pub const CHAIN_PIECE_WIDTH: usize = 3;
+/// Words per [`LiteralGroupRecord`].
+pub const LITERAL_GROUP_WIDTH: usize = LiteralGroupRecord::WIDTH;
+/// Words per [`ChainPieceRecord`].
+pub const CHAIN_PIECE_WIDTH: usize = ChainPieceRecord::WIDTH;
 /// The id of a chain piece too short to be worth indexing (under [`MIN_INDEXED_PIECE`]
 /// bytes: ` `, `rm`, `dd` occur in almost every command): taken as present.
 pub const PIECE_NOT_INDEXED: u32 = u32::MAX;
@@ -194,20 +187,15 @@ pub const MIN_INDEXED_PIECE: usize = 3;
 /// In a literal entry's third word: the literal is chain piece `word & !PIECE_ENTRY`, not a
 /// matcher's literal.
 pub const PIECE_ENTRY: u32 = 1 << 31;
-/// Literal entry record: literal offset, literal length, matcher (or [`PIECE_ENTRY`] | chain
-/// piece id), and the literal's tail word (the big-endian number of its first 8 bytes after
-/// the group key, zero-padded; low word, high word). A group's entries are sorted by literal,
-/// so by tail word too: the engine binary-searches integers, not byte strings.
-pub const LITERAL_ENTRY_WIDTH: usize = 5;
-/// Automaton record: byte offset in [`Section::DfaBytes`], byte length, [`SearchKind`], first
-/// target, target count, [`DfaForm`].
-pub const AUTOMATON_WIDTH: usize = 6;
-/// Globals record: default decision, rule count, glob count, matcher count, field count, first
-/// tool automaton, tool automaton count, first universal rule posting, their count.
-pub const GLOBALS_WIDTH: usize = 9;
+/// Words per [`LiteralEntryRecord`].
+pub const LITERAL_ENTRY_WIDTH: usize = LiteralEntryRecord::WIDTH;
+/// Words per [`AutomatonRecord`].
+pub const AUTOMATON_WIDTH: usize = AutomatonRecord::WIDTH;
+/// Words per [`GlobalsRecord`].
+pub const GLOBALS_WIDTH: usize = GlobalsRecord::WIDTH;
 
-/// Exact tool name or tool prefix record: offset and length in [`Section::Strings`], glob id.
-pub const TOOL_NAME_WIDTH: usize = 3;
+/// Words per [`ToolNameRecord`].
+pub const TOOL_NAME_WIDTH: usize = ToolNameRecord::WIDTH;
 
 /// Literal keys are at most this many bytes: long enough that literals sharing a key are few
 /// (`git chec`, not `git`), so a hit rarely compares more than a handful of literals in full.

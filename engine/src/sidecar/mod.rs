@@ -4,7 +4,7 @@
 //! policy lowered to the form [`CompiledPolicy`](crate::CompiledPolicy) decides with, without
 //! compiling a single regex. The compiler (`compiler::lower`) builds a [`SidecarImage`] and
 //! [`SidecarImage::encode`]s it ([`encode`] module); the hook maps the file and verifies it
-//! ([`load`] module). [`format`] holds the layout both sides share.
+//! ([`load`] module). [`format`](mod@format) holds the layout both sides share.
 //!
 //! # Layout (format version 6)
 //!
@@ -84,6 +84,7 @@ pub mod encode;
 pub mod format;
 mod image;
 pub mod load;
+pub mod records;
 pub mod stamp;
 
 pub use encode::{AutomatonImage, EncodeError, FieldImage, MatcherImage, RuleImage, SidecarImage};
