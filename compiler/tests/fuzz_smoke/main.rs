@@ -12,107 +12,20 @@
 //!
 //! None may panic. A failure names the seed and iteration that reproduce it.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use compiler::Severity;
 use engine::reference::ReferenceEvaluator;
-use engine::sidecar::format::{
-    AUTOMATON_WIDTH, reseal_for_tests, section_entry_offset_for_tests, section_table_for_tests,
-};
-use engine::sidecar::{LoadError, Section};
+use engine::sidecar::LoadError;
+use engine::sidecar::format::section_table_for_tests;
 use engine::{Call, CompiledPolicy, Decision, HookPolicy};
 use serde_json::{Value, json};
 
-/// SplitMix64: deterministic, seedable, no dependency.
-struct Rng(u64);
+mod forge;
+mod odd;
+mod rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-    fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-}
-
-/// How many inputs each test tries: 2,000 (a second or two in a debug build), or
-/// `ANIMUS_FUZZ_SMOKE_ITERATIONS` for a longer local run; `ANIMUS_FUZZ_SMOKE_SEED` varies the
-/// seeds.
-fn iterations() -> usize {
-    std::env::var("ANIMUS_FUZZ_SMOKE_ITERATIONS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2000)
-}
-
-/// Run `f` for iterations `0..count` of the test seeded `seed`; a panic is reported with the
-/// iteration that caused it (rerun with that seed and iteration to reproduce).
-fn for_each_iteration(name: &str, seed: u64, count: usize, mut f: impl FnMut(&mut Rng, usize)) {
-    let seed = seed
-        ^ std::env::var("ANIMUS_FUZZ_SMOKE_SEED")
-            .ok()
-            .and_then(|n| n.parse::<u64>().ok())
-            .unwrap_or(0);
-    for iteration in 0..count {
-        let mut rng = Rng(seed ^ (iteration as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| f(&mut rng, iteration))) {
-            let message = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("(non-string panic)");
-            panic!("{name}: seed {seed:#x}, iteration {iteration} panicked: {message}");
-        }
-    }
-}
-
-/// One to four byte-level edits, as a mutating fuzzer makes them: bit flips, interesting
-/// bytes, deletions, insertions (random or from `dictionary`), duplicated runs, truncation.
-fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>, dictionary: &[&[u8]]) {
-    const INTERESTING: &[u8] = &[
-        0, 0xff, 0x7f, 0x80, 0xc3, b'"', b'\\', b'{', b'[', b'\n', b' ',
-    ];
-    for _ in 0..1 + rng.below(4) {
-        let len = bytes.len();
-        let at = if len == 0 { 0 } else { rng.below(len) };
-        match rng.below(8) {
-            0 if len > 0 => bytes[at] ^= 1 << rng.below(8),
-            1 if len > 0 => bytes[at] = rng.next() as u8,
-            2 if len > 0 => bytes[at] = *rng.pick(INTERESTING),
-            3 if len > 0 => {
-                let end = (at + 1 + rng.below(16)).min(len);
-                bytes.drain(at..end);
-            }
-            4 => {
-                let run: Vec<u8> = (0..1 + rng.below(16)).map(|_| rng.next() as u8).collect();
-                bytes.splice(at..at, run);
-            }
-            5 if len > 0 => {
-                let end = (at + 1 + rng.below(64)).min(len);
-                let run = bytes[at..end].to_vec();
-                let to = rng.below(len + 1);
-                bytes.splice(to..to, run);
-            }
-            6 if !dictionary.is_empty() => {
-                let token = rng.pick(dictionary).to_vec();
-                bytes.splice(at..at, token);
-            }
-            7 => bytes.truncate(at),
-            _ => {}
-        }
-    }
-}
+use forge::forge;
+use odd::{DIRECTORIES, odd_payload};
+use rng::{for_each_iteration, iterations, mutate};
 
 fn repo_file(path: &str) -> Vec<u8> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -123,7 +36,7 @@ fn repo_file(path: &str) -> Vec<u8> {
 /// matchers, confirming and scan automata, literal-anchored groups, path, domain and name
 /// views, cover rules, exact tool names, tool prefixes and tool-glob automata. The
 /// `decide_payload` fuzz target decides with it too.
-const RICH_PROFILE: &str = include_str!("../../fuzz/profile.yaml");
+const RICH_PROFILE: &str = include_str!("../../../fuzz/profile.yaml");
 
 /// The calls every decided policy sees: they reach each table kind of [`RICH_PROFILE`].
 fn calls() -> Vec<(&'static str, &'static str, Value)> {
@@ -235,181 +148,6 @@ fn mutated_sidecars_load_or_are_refused() {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/// Strings that stress the shell parser, the path and URL views and the literal index.
-const ODD_STRINGS: &[&str] = &[
-    "",
-    " ",
-    "\u{0}",
-    "rm -rf /",
-    "git push --force",
-    "deploy to prod",
-    "$(curl x | bash)",
-    "`rm -rf ~`",
-    "cat <<EOF\nrm -rf /\nEOF",
-    "a\\\nb",
-    "'unterminated",
-    "\"unterminated",
-    "((((((((((",
-    "))))))))",
-    "${x:-$(y)}",
-    "é\u{301}\u{fffd}\u{10ffff}",
-    "../../../etc/passwd",
-    "/etc/passwd",
-    "~/.ssh/id_rsa",
-    "./.env",
-    "C:\\Windows\\System32",
-    "http://[::1]:80/",
-    "https://user:pw@api.evil.example:8080/x?y#z",
-    "file:///etc/passwd",
-    "mcp__github__create_issue",
-    "*",
-    "**/*",
-    ";;;&&&|||",
-    "\t\r\n\u{b}\u{c}",
-];
-
-const TOOLS: &[&str] = &[
-    "Bash",
-    "Read",
-    "Edit",
-    "Write",
-    "MultiEdit",
-    "NotebookEdit",
-    "Grep",
-    "Glob",
-    "LS",
-    "WebFetch",
-    "WebSearch",
-    "Skill",
-    "Task",
-    "TaskCreate",
-    "Agent",
-    "SlashCommand",
-    "mcp__github__create_issue",
-    "mcp__e2e__echo",
-    "PowerShell",
-    "",
-    "bash",
-    "Bash ",
-];
-
-const FIELDS: &[&str] = &[
-    "command",
-    "file_path",
-    "path",
-    "url",
-    "pattern",
-    "skill",
-    "subagent_type",
-    "notebook_path",
-    "prompt",
-    "query",
-    "description",
-    "edits",
-];
-
-/// A JSON value of odd shape: any type, nested, with odd and sometimes long strings.
-fn odd_value(rng: &mut Rng, depth: usize) -> Value {
-    match rng.below(if depth > 6 { 6 } else { 9 }) {
-        0 => Value::Null,
-        1 => Value::Bool(rng.one_in(2)),
-        2 => json!(rng.next() as i64),
-        3 => json!(f64::from_bits(rng.next()) % 1e300),
-        4 | 5 => Value::String(odd_string(rng)),
-        6 | 7 => Value::Array(
-            (0..rng.below(4))
-                .map(|_| odd_value(rng, depth + 1))
-                .collect(),
-        ),
-        _ => Value::Object(
-            (0..rng.below(4))
-                .map(|_| (rng.pick(FIELDS).to_string(), odd_value(rng, depth + 1)))
-                .collect(),
-        ),
-    }
-}
-
-fn odd_string(rng: &mut Rng) -> String {
-    let mut text = String::new();
-    for _ in 0..1 + rng.below(4) {
-        let (word, separator): (&&str, &&str) = (
-            rng.pick(ODD_STRINGS),
-            rng.pick(&[" ", "", ";", " | ", " && ", "/", "\n"]),
-        );
-        text.push_str(word);
-        text.push_str(separator);
-    }
-    if rng.one_in(40) {
-        // Long: 64 KiB of a repeated command (a long heredoc, a pasted file).
-        text = text.repeat(1 + (64 << 10) / text.len().max(1));
-    }
-    text
-}
-
-/// Working, home and project directories: real, missing, relative, odd.
-const DIRECTORIES: &[&str] = &[
-    "/home/user/project",
-    "/tmp",
-    "/",
-    "",
-    "relative/dir",
-    "/nonexistent/a/../b",
-    "/tmp/\u{0}x",
-    "C:\\Users\\x",
-    "//",
-    "/proc/self/cwd",
-    "/tmp/./../tmp//",
-];
-
-/// A payload as the harness sends it, with odd types in odd places.
-fn odd_payload(rng: &mut Rng) -> Vec<u8> {
-    let mut input = serde_json::Map::new();
-    for _ in 0..rng.below(4) {
-        input.insert(rng.pick(FIELDS).to_string(), odd_value(rng, 0));
-    }
-    let mut payload = json!({
-        "session_id": "s",
-        "cwd": rng.pick(DIRECTORIES),
-        "hook_event_name": rng.pick(&["PreToolUse", "PermissionRequest", "PostToolUse", ""]),
-        "tool_name": rng.pick(TOOLS),
-        "tool_input": Value::Object(input),
-    });
-    match rng.below(10) {
-        0 => payload["tool_input"] = odd_value(rng, 0),
-        1 => payload["tool_name"] = odd_value(rng, 0),
-        2 => {
-            // Nested as deep as the JSON parser allows (serde_json stops at 128).
-            let mut deep = Value::String(odd_string(rng));
-            for _ in 0..120 {
-                deep = Value::Array(vec![deep]);
-            }
-            payload["tool_input"]["command"] = deep;
-        }
-        _ => {}
-    }
-    let mut bytes = serde_json::to_vec(&payload).unwrap();
-    if rng.one_in(4) {
-        // Escapes the parser must judge: lone surrogates, NUL, overlong forms, raw bytes.
-        let dictionary: &[&[u8]] = &[
-            br#"\ud800"#,
-            br#"\udfff"#,
-            br#"\ud83d\ude00"#,
-            br#"\u0000"#,
-            b"\xc0\xaf",
-            b"\xff",
-            br#"\""#,
-            b"\\",
-            br#"{"command":"#,
-            b"[[[[",
-            b"]]]]",
-            b"1e999",
-            b"-0",
-        ];
-        mutate(rng, &mut bytes, dictionary);
-    }
-    bytes
-}
 
 /// `fuzz/decide_payload`'s logic: every payload the JSON parser accepts is decided by the
 /// reference evaluator and the compiled sidecar alike, under several policies.
@@ -633,100 +371,6 @@ fn mutated_profiles_compile_or_fail_with_located_errors() {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/// The sections a forger may edit: every table. Not [`Section::DfaBytes`], which holds the
-/// DFAs deserialized unchecked by design (see `engine::sidecar`, "Trust").
-const TABLES: &[Section] = &[
-    Section::Strings,
-    Section::Rules,
-    Section::RuleGlobs,
-    Section::Matchers,
-    Section::Postings,
-    Section::Globs,
-    Section::Fields,
-    Section::AutomatonLists,
-    Section::MatcherLists,
-    Section::LiteralSlots,
-    Section::LiteralGroups,
-    Section::LiteralEntries,
-    Section::Automata,
-    Section::AutomatonTargets,
-    Section::Globals,
-    Section::ChainPieces,
-    Section::ToolNames,
-    Section::ToolPrefixes,
-    Section::LiteralPrefilter,
-    Section::LiteralBloom,
-];
-
-/// Forge one edit into `sidecar`'s tables or section offsets, then recompute its digest.
-/// `table` is where the intact file's sections lie (an earlier edit may have moved one).
-/// Returns what was edited, for failure messages.
-fn forge(rng: &mut Rng, sidecar: &mut [u8], table: &[(usize, usize)]) -> String {
-    let word_at = |sidecar: &mut [u8], at: usize, value: u32| {
-        sidecar[at..at + 4].copy_from_slice(&value.to_le_bytes())
-    };
-    let read = |sidecar: &[u8], at: usize| {
-        u32::from_le_bytes([
-            sidecar[at],
-            sidecar[at + 1],
-            sidecar[at + 2],
-            sidecar[at + 3],
-        ])
-    };
-    let what;
-    if rng.one_in(8) {
-        // A section's offset or length. Not those of the automaton table or the DFA bytes:
-        // moving either makes other bytes be trusted as a DFA.
-        let section = *rng.pick(TABLES);
-        let at = section_entry_offset_for_tests(section) + 4 * rng.below(2);
-        let old = read(sidecar, at);
-        let new = forged_value(rng, old);
-        if section != Section::Automata {
-            word_at(sidecar, at, new);
-        }
-        what = format!("section {section:?} header word {at}: {old} -> {new}");
-    } else {
-        let section = *rng.pick(TABLES);
-        let (offset, len) = table[section as usize];
-        if len < 4 {
-            return format!("{section:?} is empty");
-        }
-        if section == Section::Strings || section == Section::LiteralPrefilter {
-            let at = offset + rng.below(len);
-            let old = sidecar[at];
-            sidecar[at] = rng.next() as u8;
-            what = format!("{section:?} byte {}: {old} -> {}", at - offset, sidecar[at]);
-        } else {
-            let index = rng.below(len / 4);
-            // An automaton record's DFA offset and length say which bytes are trusted as a
-            // DFA: the forger's edit of those is an edit of DFA bytes.
-            if section == Section::Automata && index % AUTOMATON_WIDTH < 2 {
-                return "an automaton's DFA bytes (not forged)".into();
-            }
-            let at = offset + 4 * index;
-            let old = read(sidecar, at);
-            let new = forged_value(rng, old);
-            word_at(sidecar, at, new);
-            what = format!("{section:?} word {index}: {old} -> {new}");
-        }
-    }
-    reseal_for_tests(sidecar);
-    what
-}
-
-/// A forged table word: an off-by-one, a boundary, or anything.
-fn forged_value(rng: &mut Rng, old: u32) -> u32 {
-    match rng.below(7) {
-        0 => old.wrapping_add(1),
-        1 => old.wrapping_sub(1),
-        2 => 0,
-        3 => u32::MAX,
-        4 => 1 << 31 | old,
-        5 => old.wrapping_add(1 + rng.below(64) as u32),
-        _ => rng.next() as u32,
-    }
-}
 
 /// A forged sidecar that passes the digest: every edit of its tables loads as `Malformed`, or
 /// decides — and where the engine meets an inconsistency it denies, saying so. Never a panic.

@@ -1,0 +1,155 @@
+//! The path texts of a shell command: every word a command may open, read as a path
+//! ([`each_command_path_text`]).
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use super::glob::expand_glob;
+use super::resolve::FnvBuild;
+use super::texts::{Bases, spellings};
+use super::{Places, Spellings};
+
+/// The texts a deny or ask path rule searches in a shell command ([`each_command_path_text`]),
+/// sorted, each once.
+pub fn command_path_texts<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+) -> Vec<String> {
+    let mut texts = Vec::new();
+    let _ = each_command_path_text(segment_texts, places, &mut |t| {
+        texts.push(t.to_string());
+        ControlFlow::Continue(())
+    });
+    texts.sort_unstable();
+    texts.dedup();
+    texts
+}
+
+/// Each text a deny or ask path rule searches in a shell command (a text may come more than
+/// once; nothing is kept): every word of every generous segment text read as a path, the
+/// program included (an option's value after `=`, a redirection's target too), so
+/// `Read(./.env)` also stops `./.env`, `cat .env`, `grep KEY ./.env` and `cat < .env`.
+/// Options (`-x`) are skipped. There is no cap on the number of words: padding must not hide
+/// the last one (the hook's deadline bounds a pathological command, and a deadline denies).
+///
+/// Symlinks are resolved (one `lstat` per word, the call's dominant cost) for every word a
+/// command may open, not for those it cannot: a program name without a `/` (the shell looks
+/// it up in `PATH`, never in the working directory, unless `PATH` holds a relative
+/// directory), a leading assignment as a whole (`FOO=x`; its value is resolved), and the
+/// operands of `echo` and `printf` (printed, never opened; their redirections are resolved).
+/// Those words still give their texts as written.
+pub fn each_command_path_text<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let programs_from_cwd = path_searches_relative_directories();
+    command_path_texts_with(segment_texts, places, programs_from_cwd, each)
+}
+
+/// [`each_command_path_text`], told whether a program name may be a file in the working
+/// directory.
+pub(super) fn command_path_texts_with<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    programs_from_cwd: bool,
+    each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let bases = Bases::new(places, Spellings::All);
+    // The directories a `cd` in the command moves to: a relative word is also read from each
+    // (`cd src && cat ../.env` reads the project's `.env`).
+    let mut directories: Vec<String> = places.cwd.map(String::from).into_iter().collect();
+    for text in segment_texts.clone() {
+        let mut words = text.split_whitespace();
+        if matches!(words.next(), Some("cd" | "pushd"))
+            && let Some(target) = words.find(|w| !w.starts_with('-'))
+        {
+            for spelling in spellings(target, places, Spellings::All, &bases.real, &bases.memo) {
+                if spelling.starts_with('/') && !directories.contains(&spelling) {
+                    directories.push(spelling);
+                }
+            }
+        }
+    }
+    // Each candidate once, and whether it was resolved.
+    let mut seen: HashMap<&str, bool, FnvBuild> = HashMap::default();
+    let mut scratch = String::new();
+    let mut joined = String::new();
+    for text in segment_texts {
+        let program = text
+            .split_whitespace()
+            .position(|w| !crate::shell::segment::is_assignment(w) && !is_redirection(w));
+        let prints_only = program
+            .and_then(|i| text.split_whitespace().nth(i))
+            .is_some_and(|p| matches!(crate::shell::segment::basename(p), "echo" | "printf"));
+        // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
+        for (i, word) in text.split_whitespace().enumerate() {
+            let unredirected = word.trim_start_matches(|c: char| {
+                c.is_ascii_digit() || matches!(c, '<' | '>' | '&' | '|')
+            });
+            let resolve = if is_redirection(word) {
+                true
+            } else if Some(i) == program {
+                word.contains('/') || programs_from_cwd
+            } else {
+                !prints_only
+            };
+            // A leading assignment (`FOO=x cmd`) is never a file; its value may be one.
+            let assignment =
+                crate::shell::segment::is_assignment(word) && program.is_none_or(|p| i < p);
+            let candidates = [
+                Some((unredirected, resolve && !assignment)),
+                unredirected
+                    .split_once('=')
+                    .map(|(_, value)| (value, resolve)),
+            ];
+            for (candidate, resolve) in candidates.into_iter().flatten() {
+                if candidate.is_empty() || candidate.starts_with('-') {
+                    continue;
+                }
+                match seen.get(candidate) {
+                    Some(&resolved) if resolved || !resolve => continue,
+                    _ => {
+                        seen.insert(candidate, resolve);
+                    }
+                }
+                bases.each_text(candidate, resolve, &mut scratch, each)?;
+                let relative = !candidate.starts_with('/') && !candidate.starts_with('~');
+                for directory in directories.iter().skip(1).filter(|_| relative) {
+                    joined.clear();
+                    joined.push_str(directory);
+                    joined.push('/');
+                    joined.push_str(candidate);
+                    bases.each_text(&joined, resolve, &mut scratch, each)?;
+                }
+                // A word the shell would expand as a glob (`cat .e*`): the files it names now.
+                if resolve && candidate.contains(['*', '?', '[']) {
+                    for directory in &directories {
+                        for path in expand_glob(candidate, directory) {
+                            bases.each_text(&path, true, &mut scratch, each)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// Is `word` a redirection (`>out`, `2>>log`, `<in`, `&>all`) as the segment texts write
+/// them, the target attached?
+fn is_redirection(word: &str) -> bool {
+    word.trim_start_matches(|c: char| c.is_ascii_digit())
+        .starts_with(['<', '>', '&'])
+        && word.contains(['<', '>'])
+}
+
+/// Does this process's `PATH` name a relative directory (`.`, or an empty entry): then a
+/// program name without a `/` may be a file in the working directory.
+fn path_searches_relative_directories() -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        path.as_encoded_bytes()
+            .split(|&b| b == b':')
+            .any(|dir| !dir.starts_with(b"/"))
+    })
+}

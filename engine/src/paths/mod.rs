@@ -1,0 +1,91 @@
+//! File paths as Claude's `Read(…)`/`Edit(…)` rules see them, and the texts path matchers search.
+//!
+//! A path rule's argument is a gitignore-style glob with an anchor ([`PathGlob`]):
+//!
+//! | anchor | base directory | example |
+//! |---|---|---|
+//! | `//x` | the filesystem root | `Read(//etc/**)` |
+//! | `~/x` | the user's home | `Read(~/.ssh/**)` |
+//! | `/x` | the project root | `Edit(/src/**)` |
+//! | `./x`, `x` | the call's working directory | `Read(./.env)`, `Read(**/*.pem)` |
+//!
+//! Below its base the glob is read as gitignore reads it: a glob without a `/` (other than a
+//! trailing one) matches at any depth (`.env` is `**/.env`), `*` and `?` never cross a `/`,
+//! `**/` is any number of directories, a trailing `/**` everything inside, and a glob that
+//! matches a directory matches everything inside it.
+//!
+//! A path from a call is spelled several ways ([`path_texts`]): as given, made absolute
+//! against the call's working directory with `~` expanded and `.`/`..` collapsed, and with
+//! symlinks resolved. Each spelling is then written relative to every base it lies under,
+//! behind that base's tag character ([`ROOT_TAG`], [`HOME_TAG`], [`PROJECT_TAG`], [`CWD_TAG`]),
+//! and a glob becomes a regex over those texts ([`PathGlob::regex`]): `Read(~/.ssh/**)` is
+//! `\x03\.ssh/.*(?:/.*)?$`. Deny and ask rules match any spelling ([`Spellings::All`]), allow
+//! rules only the resolved one ([`Spellings::Resolved`]): `Read(./.env)` denies `.env`,
+//! `src/../.env` and a symlink to it; `Edit(src/**)` does not allow `src/../lib/x`.
+
+mod command;
+mod glob;
+mod resolve;
+#[cfg(test)]
+mod tests;
+mod texts;
+
+pub use command::{command_path_texts, each_command_path_text};
+pub use glob::{MAX_GLOB_EXPANSION, PathGlob, expand_glob};
+pub use resolve::{FsMemo, normalise, resolve, resolve_from};
+pub use texts::{Bases, path_texts, spellings};
+
+/// The tag before a path written relative to the filesystem root (`//` rules).
+pub const ROOT_TAG: char = '\u{2}';
+/// The tag before a path written relative to the user's home (`~/` rules).
+pub const HOME_TAG: char = '\u{3}';
+/// The tag before a path written relative to the project root (`/` rules).
+pub const PROJECT_TAG: char = '\u{4}';
+/// The tag before a path written relative to the call's working directory (`./` and bare rules).
+pub const CWD_TAG: char = '\u{5}';
+
+/// Where a call happens: the directories path rules are anchored to. Any may be unknown; a
+/// base that is unknown anchors nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Places<'a> {
+    /// The call's working directory (the payload's `cwd`).
+    pub cwd: Option<&'a str>,
+    /// The user's home directory.
+    pub home: Option<&'a str>,
+    /// The project root (where the project's `.claude/settings.json` lives).
+    pub project_root: Option<&'a str>,
+}
+
+/// Which spellings of a path a matcher looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spellings {
+    /// As given, normalised and resolved (deny and ask: any spelling may be the one meant).
+    All,
+    /// Only the resolved path (allow: the file really reached).
+    Resolved,
+}
+
+/// The base directory a path glob is anchored to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// `//x`: the filesystem root.
+    Root,
+    /// `~/x`: the user's home.
+    Home,
+    /// `/x`: the project root.
+    Project,
+    /// `./x` or `x`: the call's working directory.
+    Cwd,
+}
+
+impl Anchor {
+    /// The tag character texts relative to this base carry.
+    pub fn tag(self) -> char {
+        match self {
+            Anchor::Root => ROOT_TAG,
+            Anchor::Home => HOME_TAG,
+            Anchor::Project => PROJECT_TAG,
+            Anchor::Cwd => CWD_TAG,
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Tests of path globs, spellings and command path texts.
+
+use std::ops::ControlFlow;
+
+use super::command::command_path_texts_with;
+use super::*;
+
+fn places() -> Places<'static> {
+    Places {
+        cwd: Some("/p"),
+        home: Some("/h"),
+        project_root: Some("/p"),
+    }
+}
+
+fn denies(rule: &str, path: &str) -> bool {
+    let glob = PathGlob::parse(rule).unwrap();
+    let re = regex::Regex::new(&glob.regex(true)).unwrap();
+    let texts = path_texts(path, places(), Spellings::All);
+    texts.iter().any(|t| re.is_match(t))
+}
+
+/// The allow regex is exactly the gitignore definition ([`PathGlob::matches_text`]).
+#[test]
+fn the_strict_regex_is_the_definition() {
+    let globs = [
+        ".env",
+        "./.env",
+        "src/**",
+        "src/*.ts",
+        "*.ts",
+        "**/*.pem",
+        "a/**/b",
+        "~/.ssh/**",
+        "//etc/passwd",
+        "/src/**",
+        "secrets",
+        "a[0-9].txt",
+        "a?c",
+        "**",
+        "*",
+        "x/y/",
+    ];
+    let paths = [
+        "/p/.env",
+        "/p/sub/.env",
+        "/p/src/a.ts",
+        "/p/src/a/b.ts",
+        "/p/x/src/a.ts",
+        "/p/a/b",
+        "/p/a/x/y/b",
+        "/p/a/xb",
+        "/h/.ssh/id",
+        "/etc/passwd",
+        "/etc/passwd/x",
+        "/p/secrets/k",
+        "/p/a5.txt",
+        "/p/abc",
+        "/p/a/c",
+        "/p/x/y/z",
+        "/p/k.pem",
+        "/src/a",
+    ];
+    for g in globs {
+        let glob = PathGlob::parse(g).unwrap();
+        let re = regex::Regex::new(&glob.regex(false)).unwrap();
+        for p in paths {
+            for text in path_texts(p, places(), Spellings::Resolved) {
+                assert_eq!(
+                    re.is_match(&text),
+                    glob.matches_text(&text),
+                    "{g} on {text:?}: {}",
+                    glob.regex(false)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn anchors_and_depth() {
+    assert!(denies("./.env", "/p/.env"));
+    assert!(denies("./.env", ".env"));
+    assert!(denies("./.env", "/p/src/../.env"));
+    assert!(denies(".env", "/p/sub/.env"));
+    assert!(!denies(".env", "/p/.envrc"));
+    assert!(
+        denies(".env", "/p/.ENV"),
+        "a deny ignores letter case, as claude's does"
+    );
+    assert!(denies("~/.ssh/**", "/h/.ssh/id_rsa"));
+    assert!(denies("~/.ssh/**", "~/.ssh/id_rsa"));
+    assert!(!denies("~/.ssh/**", "/p/.ssh/id_rsa"));
+    assert!(denies("//etc/**", "/etc/passwd"));
+    assert!(denies("/src/**", "/p/src/a/b.ts"));
+    assert!(!denies("/src/**", "/src/a.ts"));
+    assert!(denies("**/*.pem", "/p/a/b/c.pem"));
+    assert!(denies("*.pem", "/p/a/b/c.pem"));
+    assert!(denies("secrets", "/p/secrets/x"));
+    assert!(denies("secrets/", "/p/a/secrets/x"));
+    assert!(denies("src/*.ts", "/p/src/a.ts"));
+    assert!(
+        denies("src/*.ts", "/p/src/a/b.ts"),
+        "a deny's * may cross a /: more generous"
+    );
+    // A deny relative to the cwd reaches any depth, as claude's does.
+    assert!(denies("src/*.ts", "/p/x/src/a.ts"));
+    assert!(denies("secrets/**", "/p/sub/secrets/z.txt"));
+    assert!(!denies("/src/**", "/p/x/src/a.ts"));
+    assert!(denies("a[0-9].txt", "/p/a5.txt"));
+    assert!(!denies("a[!0-9].txt", "/p/a5.txt"));
+    assert!(denies(".env.*", "/p/.env.local"));
+    assert!(denies("//**/TODO.md", "/x/y/TODO.md"));
+    assert!(denies("/x\\(1\\)/**", "/p/x(1)/y"));
+}
+
+#[test]
+fn allow_sees_only_the_resolved_path() {
+    let glob = PathGlob::parse("src/**").unwrap();
+    let re = regex::Regex::new(&glob.regex(false)).unwrap();
+    assert!(
+        !re.is_match(&format!("{CWD_TAG}x/src/a.rs")),
+        "an allow stays anchored"
+    );
+    let covers = |path: &str| {
+        path_texts(path, places(), Spellings::Resolved)
+            .iter()
+            .any(|t| re.is_match(t))
+    };
+    assert!(covers("/p/src/a.rs"));
+    assert!(covers("src/a.rs"));
+    assert!(!covers("/p/src/../lib/x"));
+    assert!(!covers("src/../lib/x"));
+}
+
+#[test]
+fn symlinks_resolve() {
+    let dir = std::env::temp_dir().join(format!("animus-paths-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("p/src")).unwrap();
+    std::fs::write(dir.join("p/.env"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/src/innocent")).unwrap();
+    std::os::unix::fs::symlink(dir.join("p"), dir.join("p/src/up")).unwrap();
+    let root = std::fs::canonicalize(dir.join("p")).unwrap();
+    let root = root.to_str().unwrap();
+    let places = Places {
+        cwd: Some(root),
+        home: None,
+        project_root: Some(root),
+    };
+    let glob = PathGlob::parse("./.env").unwrap();
+    let re = regex::Regex::new(&glob.regex(true)).unwrap();
+    for path in ["src/innocent", "src/up/.env", "src/up/new-file/../.env"] {
+        let texts = path_texts(path, places, Spellings::All);
+        assert!(texts.iter().any(|t| re.is_match(t)), "{path}: {texts:?}");
+    }
+    // Allow: a link inside src/ to a file outside it is not covered by `src/**`.
+    let src = PathGlob::parse("src/**").unwrap();
+    let re = regex::Regex::new(&src.regex(false)).unwrap();
+    let texts = path_texts("src/innocent", places, Spellings::Resolved);
+    assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+    // Nor a link outside `src/` to a file inside it, nor through a linked directory.
+    std::fs::write(dir.join("p/src/real.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.join("p/src/real.txt"), dir.join("p/outer")).unwrap();
+    let texts = path_texts("outer", places, Spellings::Resolved);
+    assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+    let texts = path_texts("src/real.txt", places, Spellings::Resolved);
+    assert!(texts.iter().any(|t| re.is_match(t)), "{texts:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn words_a_command_cannot_open_are_not_resolved() {
+    let dir = std::env::temp_dir().join(format!("animus-unopened-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("p")).unwrap();
+    std::fs::write(dir.join("p/.env"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/innocent")).unwrap();
+    let root = std::fs::canonicalize(dir.join("p")).unwrap();
+    let root = root.to_str().unwrap();
+    let places = Places {
+        cwd: Some(root),
+        home: Some("/nonexistent-home"),
+        project_root: Some(root),
+    };
+    let re = regex::Regex::new(&PathGlob::parse("./.env").unwrap().regex(true)).unwrap();
+    let denied = |command: &str, programs_from_cwd: bool| {
+        let analysis = crate::shell::analyse(command);
+        let mut found = false;
+        let _ = command_path_texts_with(
+            analysis.generous_texts(),
+            places,
+            programs_from_cwd,
+            &mut |t| {
+                found |= re.is_match(t);
+                ControlFlow::Continue(())
+            },
+        );
+        found
+    };
+    assert!(denied("cat innocent", false), "an operand is resolved");
+    assert!(denied("FOO=1 cat innocent", false));
+    assert!(
+        denied("FOO=innocent make", false),
+        "an assignment's value is resolved"
+    );
+    assert!(
+        denied("cat FOO=innocent", false),
+        "an operand's value after = too"
+    );
+    assert!(
+        denied("./innocent", false),
+        "a program named by a path is resolved"
+    );
+    assert!(
+        denied("echo hi >innocent", false),
+        "echo's redirection is resolved"
+    );
+    assert!(denied("echo hi 2>>innocent", false));
+    assert!(
+        denied(">innocent", false),
+        "a redirection alone truncates its file"
+    );
+    assert!(denied("FOO=1 >innocent", false));
+    assert!(
+        denied(">innocent echo hi", false),
+        "a leading redirection is no program"
+    );
+    assert!(
+        denied("env innocent", false),
+        "a wrapper's operand is resolved"
+    );
+    assert!(
+        denied("echo innocent; cat innocent", false),
+        "resolved where it may be opened"
+    );
+    assert!(
+        !denied("echo innocent", false),
+        "echo prints its operands, never opens them"
+    );
+    assert!(!denied("printf '%s' innocent", false));
+    assert!(
+        !denied("innocent --version", false),
+        "a program is looked up in PATH"
+    );
+    assert!(
+        denied("innocent --version", true),
+        "unless PATH names a relative directory"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn command_words_are_read_as_the_shell_would() {
+    let dir = std::env::temp_dir().join(format!("animus-words-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("p/src")).unwrap();
+    std::fs::write(dir.join("p/.env"), "x").unwrap();
+    let root = std::fs::canonicalize(dir.join("p")).unwrap();
+    let root = root.to_str().unwrap();
+    let places = Places {
+        cwd: Some(root),
+        home: Some("/nonexistent-home"),
+        project_root: Some(root),
+    };
+    let glob = PathGlob::parse("./.env").unwrap();
+    let re = regex::Regex::new(&glob.regex(true)).unwrap();
+    let denied = |command: &str| {
+        let analysis = crate::shell::analyse(command);
+        command_path_texts(analysis.generous_texts(), places)
+            .iter()
+            .any(|t| re.is_match(t))
+    };
+    assert!(denied("cat .env"));
+    assert!(denied("./.env"), "running the file reads it");
+    assert!(denied("cat < .env"));
+    assert!(denied("grep --file=.env x"));
+    assert!(denied("cat .e*"), "a glob the shell expands to .env");
+    assert!(denied("cat .en?"));
+    assert!(denied("cd src && cat ../.env"), "relative to the cd target");
+    assert!(!denied("cat .envrc README"));
+    assert!(!denied("cat src/*"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

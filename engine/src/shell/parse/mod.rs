@@ -1,0 +1,346 @@
+//! A recursive-descent parser for the Bash grammar, producing the simple commands a script
+//! would run.
+//!
+//! It follows the grammar of the Bash manual ("Shell Grammar", "Quoting", "Shell Expansions",
+//! "Redirections"): lists (`;`, `&`, newline), and-or lists (`&&`, `||`), pipelines (`|`,
+//! `|&`, `!`, `time`), compound commands (`( )`, `{ }`, `(( ))`, `[[ ]]`, `if`, `while`,
+//! `until`, `for`, `select`, `case`), function definitions, `coproc`, and words with every kind
+//! of quoting and expansion (`'…'`, `"…"`, `$'…'`, `$"…"`, `\`, `$x`, `${…}`, `$(…)`,
+//! `` `…` ``, `$((…))`, `<(…)`, `>(…)`), assignments (including arrays), redirections and
+//! here-documents. Command substitutions, process substitutions and backquotes are parsed in
+//! place, so the commands inside them are listed too.
+//!
+//! **Bounded.** Every byte is read once per nesting level, and nesting is capped at
+//! [`MAX_DEPTH`](super::MAX_DEPTH) (backquoted text, which must be unescaped and read again, and
+//! `bash -c` strings count as levels), input at [`MAX_COMMAND_BYTES`](super::MAX_COMMAND_BYTES),
+//! output at [`MAX_SEGMENTS`](super::MAX_SEGMENTS): the time is linear in the input, and a cap
+//! reached is an error ("unparseable"), never a hang or a stack overflow.
+//!
+//! The parser is tested against brush-parser, a complete independent Bash parser, on tens of
+//! thousands of real commands (`engine/tests/shell_parser_agrees.rs`).
+
+use super::segment::{Redirect, SimpleCommand, Word};
+use super::{MAX_COMMAND_BYTES, MAX_DEPTH, MAX_SEGMENTS};
+
+mod expansions;
+mod grammar;
+mod redirect;
+mod words;
+
+/// Every simple command of `script`, in the order the parser completes them (a command
+/// substitution's commands come before the command whose word holds it).
+pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, String> {
+    if script.len() > MAX_COMMAND_BYTES {
+        return Err(format!(
+            "the command is longer than {MAX_COMMAND_BYTES} bytes"
+        ));
+    }
+    // About one simple command per 40 bytes: growing the vector is most of a long command's
+    // reallocation otherwise.
+    let mut out = Vec::with_capacity(script.len() / 40 + 4);
+    parse_script(script, 0, 0, &mut out)?;
+    run_written_scripts(&mut out)?;
+    Ok(out)
+}
+
+/// A command that writes a literal script to a file (`echo 'rm -rf /' > f.sh`) and one that
+/// runs that file (`sh f.sh`) in the same command: the script's commands are listed too, for
+/// deny and ask.
+fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), String> {
+    let same = |a: &str, b: &str| a.trim_start_matches("./") == b.trim_start_matches("./");
+    let written: Vec<(String, String)> = out
+        .iter()
+        .filter_map(|c| {
+            let target = c.redirects.iter().find_map(|r| r.writes.clone())?;
+            let program = c.program()?;
+            if !matches!(program, "echo" | "printf") || !c.words.iter().all(|w| w.literal) {
+                return None;
+            }
+            let body: Vec<&str> = c.words[1..]
+                .iter()
+                .map(|w| w.text.as_ref())
+                .skip_while(|w| w.starts_with('-'))
+                .collect();
+            Some((target, body.join(" ")))
+        })
+        .collect();
+    if written.is_empty() {
+        return Ok(());
+    }
+    let run: Vec<String> = out
+        .iter()
+        .filter_map(|c| super::segment::script_file_run(c).map(str::to_string))
+        .collect();
+    for file in run {
+        for (target, body) in &written {
+            if same(&file, target) {
+                let first = out.len();
+                // A written script that does not parse is just data.
+                let _ = parse_detached(body, 1, out.len(), out);
+                out[first..].iter_mut().for_each(|c| c.deny_only = true);
+                if out.len() > MAX_SEGMENTS {
+                    return Err(format!(
+                        "the command has more than {MAX_SEGMENTS} simple commands"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parse a whole script (a command string, a backquoted text, a `-c` string) at `depth`;
+/// `base` simple commands are already listed (the cap counts them all).
+pub(super) fn parse_script<'s>(
+    script: &'s str,
+    depth: usize,
+    base: usize,
+    out: &mut Vec<SimpleCommand<'s>>,
+) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("the command nests deeper than {MAX_DEPTH} levels"));
+    }
+    let mut parser = Parser {
+        src: script.as_bytes(),
+        text: script,
+        pos: 0,
+        depth,
+        base,
+        out,
+        heredocs: Vec::new(),
+    };
+    parser.list(&[Stop::End])?;
+    if parser.pos < parser.src.len() {
+        return Err(parser.unexpected());
+    }
+    // A here-document whose delimiter never came ends at the end of the input (bash warns
+    // and runs it): there is no body left to read.
+    Ok(())
+}
+
+/// [`parse_script`] for a text that does not outlive the parse (a backquoted body, a `-c`
+/// string, a here-document): its commands are added to `out` owning their words, all or none.
+fn parse_detached(
+    script: &str,
+    depth: usize,
+    base: usize,
+    out: &mut Vec<SimpleCommand<'_>>,
+) -> Result<(), String> {
+    let mut detached = Vec::new();
+    parse_script(script, depth, base, &mut detached)?;
+    out.extend(detached.into_iter().map(SimpleCommand::into_owned));
+    Ok(())
+}
+
+/// What ends a list.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// The end of the input.
+    End,
+    /// `)`: a subshell, a command or process substitution.
+    Paren,
+    /// A reserved word (`}`, `then`, `fi`, `do`, `done`, `else`, `elif`, `esac`).
+    Word(&'static str),
+    /// `;;`, `;&`, `;;&`: the end of a case item.
+    CaseItem,
+}
+
+/// A here-document waiting for its body (read after the next newline).
+struct PendingHeredoc {
+    delimiter: String,
+    strip_tabs: bool,
+    expands: bool,
+    /// The command it belongs to, by index in `out`, if already pushed; else the command
+    /// being built takes it.
+    command: Option<usize>,
+}
+
+struct Parser<'s, 'o> {
+    src: &'s [u8],
+    text: &'s str,
+    pos: usize,
+    depth: usize,
+    /// Simple commands listed before `out`'s (by the parse this one is nested in).
+    base: usize,
+    out: &'o mut Vec<SimpleCommand<'s>>,
+    heredocs: Vec<PendingHeredoc>,
+}
+
+/// Bytes that end an unquoted word.
+fn is_meta(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+/// An ASCII byte with no meaning to the shell inside an unquoted word (`.` and `,` count as
+/// meaningful: brace expansion).
+fn is_plain(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'-' | b'_' | b'/' | b'=' | b':' | b'+' | b'@' | b'%' | b'^'
+        )
+}
+
+fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl<'s> Parser<'s, '_> {
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, offset: usize) -> Option<u8> {
+        self.src.get(self.pos + offset).copied()
+    }
+
+    fn starts_with(&self, s: &str) -> bool {
+        self.src[self.pos..].starts_with(s.as_bytes())
+    }
+
+    fn unexpected(&self) -> String {
+        match self.peek() {
+            None => "unexpected end of the command".into(),
+            Some(_) => {
+                let rest = &self.text[self.pos..];
+                let shown: String = rest.chars().take(20).collect();
+                format!(
+                    "syntax error at byte {}: unexpected `{}`",
+                    self.pos,
+                    shown.escape_debug()
+                )
+            }
+        }
+    }
+
+    /// List a simple command, and the scripts it runs (`bash -c '…'`, `eval …`, `find -exec`).
+    /// How many simple commands are listed so far, nested parses included.
+    fn listed(&self) -> usize {
+        self.base + self.out.len()
+    }
+
+    fn push(&mut self, mut command: SimpleCommand<'s>) -> Result<(), String> {
+        if self.listed() >= MAX_SEGMENTS {
+            return Err(format!(
+                "the command has more than {MAX_SEGMENTS} simple commands"
+            ));
+        }
+        let inner = super::segment::inner_commands(&command);
+        if inner.unresolved {
+            command.unresolved = true;
+        }
+        let deny_only = command.deny_only;
+        self.out.push(command);
+        for script in inner.scripts {
+            let first = self.out.len();
+            parse_detached(&script, self.depth + 1, self.listed(), self.out)?;
+            if deny_only {
+                self.out[first..]
+                    .iter_mut()
+                    .for_each(|c| c.deny_only = true);
+            }
+        }
+        for code in inner.code_strings {
+            // A string of inline code that does not parse as shell is just data.
+            let first = self.out.len();
+            let _ = parse_detached(&code, self.depth + 1, self.listed(), self.out);
+            self.out[first..]
+                .iter_mut()
+                .for_each(|c| c.deny_only = true);
+        }
+        for mut executed in inner.commands {
+            executed.deny_only |= deny_only;
+            if self.listed() >= MAX_SEGMENTS {
+                return Err(format!(
+                    "the command has more than {MAX_SEGMENTS} simple commands"
+                ));
+            }
+            self.out.push(executed);
+        }
+        Ok(())
+    }
+
+    /// Skip spaces, tabs, line continuations and a comment (not the newline ending it).
+    fn skip_blanks(&mut self) {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t') => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                Some(b'#') => {
+                    while self.peek().is_some_and(|b| b != b'\n') {
+                        self.pos += 1;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Consume one newline, then the bodies of the here-documents waiting for it.
+    fn newline(&mut self) -> Result<(), String> {
+        debug_assert_eq!(self.peek(), Some(b'\n'));
+        self.pos += 1;
+        let pending = std::mem::take(&mut self.heredocs);
+        for heredoc in pending {
+            self.heredoc_body(heredoc)?;
+        }
+        Ok(())
+    }
+
+    /// Skip blanks, comments and newlines.
+    fn skip_linebreaks(&mut self) -> Result<(), String> {
+        loop {
+            self.skip_blanks();
+            if self.peek() == Some(b'\n') {
+                self.newline()?;
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Is the next token the reserved word `word` (followed by a metacharacter or the end)?
+    fn at_word(&self, word: &str) -> bool {
+        self.starts_with(word)
+            && self
+                .src
+                .get(self.pos + word.len())
+                .is_none_or(|&b| is_meta(b))
+    }
+
+    fn at_stop(&self, stops: &[Stop]) -> bool {
+        stops.iter().any(|stop| match stop {
+            Stop::End => self.pos >= self.src.len(),
+            Stop::Paren => self.peek() == Some(b')'),
+            Stop::Word(w) => self.at_word(w),
+            Stop::CaseItem => self.starts_with(";;") || self.starts_with(";&"),
+        })
+    }
+
+    fn expect_word(&mut self, word: &str) -> Result<(), String> {
+        self.skip_linebreaks()?;
+        if self.at_word(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(format!("expected `{word}`: {}", self.unexpected()))
+        }
+    }
+}
+
+impl SimpleCommand<'_> {
+    /// The program word, if literal.
+    pub fn program(&self) -> Option<&str> {
+        self.words
+            .first()
+            .filter(|w| w.literal)
+            .map(|w| w.text.as_ref())
+    }
+}

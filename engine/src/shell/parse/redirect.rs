@@ -1,0 +1,144 @@
+//! Redirections, and the bodies of here-documents.
+
+use super::{Parser, PendingHeredoc, Redirect, SimpleCommand, is_name_byte, parse_detached};
+
+impl<'s> Parser<'s, '_> {
+    /// A redirection, if one starts here: `[n]>word`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`,
+    /// `>&n`, `<&n`, `<<<word`, `<<DELIM`, `<<-DELIM`, `{var}>word`.
+    pub(super) fn redirect(&mut self, command: &mut SimpleCommand<'s>) -> Result<bool, String> {
+        let start = self.pos;
+        let mut i = self.pos;
+        while self.src.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == self.pos && self.src.get(i) == Some(&b'{') {
+            let mut j = i + 1;
+            while self.src.get(j).is_some_and(|&b| is_name_byte(b)) {
+                j += 1;
+            }
+            if j > i + 1 && self.src.get(j) == Some(&b'}') {
+                i = j + 1;
+            }
+        }
+        let rest = &self.src[i..];
+        let operator: &str = if rest.starts_with(b"<<<") {
+            "<<<"
+        } else if rest.starts_with(b"<<-") {
+            "<<-"
+        } else if rest.starts_with(b"<<") {
+            "<<"
+        } else if rest.starts_with(b"&>>") && i == self.pos {
+            "&>>"
+        } else if rest.starts_with(b"&>") && i == self.pos {
+            "&>"
+        } else if rest.starts_with(b">>") {
+            ">>"
+        } else if rest.starts_with(b">&") {
+            ">&"
+        } else if rest.starts_with(b"<&") {
+            "<&"
+        } else if rest.starts_with(b">|") {
+            ">|"
+        } else if rest.starts_with(b"<>") {
+            "<>"
+        } else if rest.starts_with(b">(") || rest.starts_with(b"<(") {
+            // A process substitution is a word, not a redirection.
+            return Ok(false);
+        } else if rest.starts_with(b">") {
+            ">"
+        } else if rest.starts_with(b"<") {
+            "<"
+        } else {
+            return Ok(false);
+        };
+        self.pos = i + operator.len();
+        self.skip_blanks();
+        if matches!(operator, "<<" | "<<-") {
+            let delimiter_start = self.pos;
+            let word = self.word()?;
+            let raw = &self.text[delimiter_start..self.pos];
+            let expands = !raw.contains(['\'', '"', '\\']);
+            self.heredocs.push(PendingHeredoc {
+                delimiter: word.text.to_string(),
+                strip_tabs: operator == "<<-",
+                expands,
+                command: None,
+            });
+            command.redirects.push(Redirect {
+                text: format!("{}{}", &self.text[start..i + operator.len()], word.text),
+                harmless: true,
+                writes: None,
+            });
+            return Ok(true);
+        }
+        if matches!(self.peek(), None | Some(b'\n' | b';' | b'&' | b'|' | b')')) {
+            return Err(format!(
+                "a redirection without a target: {}",
+                self.unexpected()
+            ));
+        }
+        let target = self.word()?;
+        let harmless = match operator {
+            ">&" | "<&" => {
+                target.text == "-"
+                    || target
+                        .text
+                        .trim_end_matches('-')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit())
+                        && !target.text.is_empty()
+            }
+            "<<<" => true,
+            _ => target.text == "/dev/null",
+        } && target.literal;
+        if operator == "<<<" {
+            command.here_strings.push(target.clone());
+        }
+        let writes = (matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>") && target.literal)
+            .then(|| target.text.to_string());
+        command.redirects.push(Redirect {
+            text: format!("{}{}", &self.text[start..i + operator.len()], target.text),
+            harmless,
+            writes,
+        });
+        Ok(true)
+    }
+
+    /// Read the body of `heredoc`, which starts here (just after a newline).
+    pub(super) fn heredoc_body(&mut self, heredoc: PendingHeredoc) -> Result<(), String> {
+        let mut body = String::new();
+        loop {
+            if self.pos >= self.src.len() {
+                break;
+            }
+            let end = self.src[self.pos..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(self.src.len(), |n| self.pos + n);
+            let line = &self.text[self.pos..end];
+            let compared = if heredoc.strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            self.pos = (end + 1).min(self.src.len());
+            if compared == heredoc.delimiter {
+                break;
+            }
+            body.push_str(compared);
+            body.push('\n');
+        }
+        if heredoc.expands {
+            // The body is expanded like a double-quoted string: substitutions run.
+            self.nested(|p| p.scan_expansions(&body))?;
+        }
+        let owner = heredoc.command.or(self.out.len().checked_sub(1));
+        if let Some(command) = owner.and_then(|i| self.out.get_mut(i))
+            && crate::shell::segment::reads_script_from_stdin(command)
+        {
+            // `bash <<EOF`: the body is a script the shell runs.
+            parse_detached(&body, self.depth + 1, self.listed(), self.out)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,332 @@
+//! From the simple commands a parse found to the segment texts rules are matched against.
+//!
+//! A [`SimpleCommand`] is what the parser hands over: its leading assignments, its words after
+//! quote removal, its redirections, and whether anything in it could not be resolved to text
+//! (an expansion in the program position, a word the parser could not read). This module
+//! normalises it and peels wrappers, producing a [`Segment`]:
+//!
+//! - **generous** texts, for deny and ask: every peel stage (`sudo -u x env A=1 rm -rf /`,
+//!   `env A=1 rm -rf /`, `rm -rf /`), each also with the program reduced to its basename
+//!   (`/usr/bin/rm` → `rm`), and the redirections appended as written. A deny matches when any
+//!   of them matches, so a wrapper cannot hide a command, and a deny on the wrapper itself
+//!   (`Bash(sudo:*)`) still sees it.
+//! - **strict** texts, for allow: the segment as written, and after the peels Claude itself
+//!   applies (`VAR=` prefixes, `timeout`, `time`, `nice`, `nohup`, `stdbuf`, `command`, a bare
+//!   `xargs`), program never reduced; none at all when the segment cannot be covered (an
+//!   expansion as the program, a redirection to a file, a construct not resolved).
+
+use std::borrow::Cow;
+
+mod inner;
+mod wrappers;
+
+pub use inner::{Inner, inner_commands, reads_script_from_stdin, script_file_run, string_literals};
+use wrappers::{WRAPPERS, peel_stages, wrapped_start};
+
+/// A redirection of a simple command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// As written, normalised (`2>&1`, `>/dev/null`, `> out.txt`).
+    pub text: String,
+    /// Does not write or read a file: a descriptor duplication or close (`2>&1`, `>&-`), or
+    /// `/dev/null`.
+    pub harmless: bool,
+    /// The file it writes (`>`, `>>`, `>|`, `&>`, `&>>` to a literal path).
+    pub writes: Option<String>,
+}
+
+/// A word after quote removal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Word<'a> {
+    /// The text: literal parts unquoted, expansions kept as written (`$HOME`, `$(date)`);
+    /// borrowed from the command when it is written there as is (most words).
+    pub text: Cow<'a, str>,
+    /// The word holds no expansion: its text is exactly what the program receives.
+    pub literal: bool,
+}
+
+/// One simple command as the parser found it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimpleCommand<'a> {
+    /// Leading `NAME=value` words.
+    pub assignments: Vec<String>,
+    /// Program and arguments.
+    pub words: Vec<Word<'a>>,
+    /// Redirections, in order.
+    pub redirects: Vec<Redirect>,
+    /// Something in the command could not be resolved (the segment is never covered).
+    pub unresolved: bool,
+    /// The words of its `<<<` here-strings.
+    pub here_strings: Vec<Word<'a>>,
+    /// Found in inline code or a written script: seen by deny and ask only.
+    pub deny_only: bool,
+}
+
+/// One segment: the texts rules are matched against.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Segment {
+    /// Texts for deny and ask (any may match).
+    pub generous: Vec<String>,
+    /// Texts for allow (a rule matching any of them covers the segment); empty when the
+    /// segment cannot be covered.
+    pub strict: Vec<String>,
+    /// Seen only by deny and ask: a command that may run, found in a string of inline code
+    /// (`awk 'BEGIN{system("rm -rf x")}'`, `python -c "os.system('…')"`) or in a script file
+    /// the same command writes and then runs. Allow rules neither need nor may cover it:
+    /// the command that runs it is covered (or not) on its own.
+    pub deny_only: bool,
+}
+
+/// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
+pub fn basename(program: &str) -> &str {
+    match program.rfind('/') {
+        Some(i) if i + 1 < program.len() => &program[i + 1..],
+        _ => program,
+    }
+}
+
+/// Is `word` a `NAME=value` assignment?
+pub fn is_assignment(word: &str) -> bool {
+    match word.find('=') {
+        Some(0) | None => false,
+        Some(eq) => {
+            let name = &word[..eq];
+            let name = name.strip_suffix('+').unwrap_or(name);
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+    }
+}
+
+impl Word<'_> {
+    /// The same word, owning its text.
+    pub fn into_owned<'b>(self) -> Word<'b> {
+        Word {
+            text: Cow::Owned(self.text.into_owned()),
+            literal: self.literal,
+        }
+    }
+}
+
+impl SimpleCommand<'_> {
+    /// The same command, owning its texts (for commands parsed from a text that does not
+    /// outlive the parse: a backquoted body, a `-c` string, a here-document).
+    pub fn into_owned<'b>(self) -> SimpleCommand<'b> {
+        SimpleCommand {
+            assignments: self.assignments,
+            words: self.words.into_iter().map(Word::into_owned).collect(),
+            redirects: self.redirects,
+            unresolved: self.unresolved,
+            here_strings: self
+                .here_strings
+                .into_iter()
+                .map(Word::into_owned)
+                .collect(),
+            deny_only: self.deny_only,
+        }
+    }
+}
+
+/// Variables that may prefix a command Claude's allow rules cover: they change no program's
+/// behaviour in a way that runs other code. Any other assignment (`PATH=`, `LD_PRELOAD=`,
+/// `GIT_SSH_COMMAND=`, `PAGER=`…) leaves only the as-written text to cover.
+const SAFE_VARIABLES: &[&str] = &[
+    "CI",
+    "DEBUG",
+    "FORCE_COLOR",
+    "LANG",
+    "LC_ALL",
+    "NODE_ENV",
+    "NO_COLOR",
+    "PYTHONUNBUFFERED",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "TERM",
+    "TZ",
+];
+
+/// What a simple command runs besides itself.
+/// The segment of one simple command.
+pub fn segment_of(command: &SimpleCommand) -> Segment {
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
+    let mut segment = Segment {
+        deny_only: command.deny_only,
+        generous: Vec::with_capacity(2),
+        strict: Vec::with_capacity(1),
+    };
+    let push_generous = |texts: &mut Vec<String>, words: &[&str]| {
+        if words.is_empty() {
+            return;
+        }
+        let joined = words.join(" ");
+        let base = basename(words[0]);
+        let based = if base.len() != words[0].len() {
+            Some(
+                std::iter::once(base)
+                    .chain(words[1..].iter().copied())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        } else {
+            None
+        };
+        for text in std::iter::once(joined).chain(based) {
+            let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
+            for text in std::iter::once(text).chain(with) {
+                if !texts.contains(&text) {
+                    texts.push(text);
+                }
+            }
+        }
+    };
+
+    // Generous: the assignments as written, then every peel stage.
+    if !command.assignments.is_empty() {
+        let all: Vec<&str> = command
+            .assignments
+            .iter()
+            .map(String::as_str)
+            .chain(words.iter().copied())
+            .collect();
+        push_generous(&mut segment.generous, &all);
+    }
+    for stage in peel_stages(&words) {
+        push_generous(&mut segment.generous, stage);
+        // `$HOME`, `${HOME}` and `~` name the same directory: a deny written with one sees
+        // the others.
+        if stage
+            .iter()
+            .any(|w| w.contains("HOME") || w.starts_with('~'))
+        {
+            for (from, to) in [("${HOME}", "~"), ("$HOME", "~"), ("~", "$HOME")] {
+                if stage.iter().any(|w| w.contains(from)) {
+                    let respelled: Vec<String> =
+                        stage.iter().map(|w| w.replacen(from, to, 1)).collect();
+                    let respelled: Vec<&str> = respelled.iter().map(String::as_str).collect();
+                    push_generous(&mut segment.generous, &respelled);
+                }
+            }
+        }
+    }
+
+    // A command of redirections alone (`> file` truncates it, `< file` reads it) is seen as
+    // its redirections.
+    if words.is_empty() && command.assignments.is_empty() && !redirects.is_empty() {
+        segment.generous.push(redirects.join(" "));
+    }
+
+    // Strict: as written, then Claude's own peels.
+    let coverable = !command.deny_only
+        && !command.unresolved
+        && command.words.first().is_some_and(|w| w.literal)
+        && command.redirects.iter().all(|r| r.harmless);
+    if coverable && !command.assignments.is_empty() {
+        let written: Vec<&str> = command
+            .assignments
+            .iter()
+            .map(String::as_str)
+            .chain(words.iter().copied())
+            .collect();
+        segment.strict.push(written.join(" "));
+    }
+    let safe_assignments = command.assignments.iter().all(|a| {
+        let name = a.split(['=', '[', '+']).next().unwrap_or(a);
+        SAFE_VARIABLES.contains(&name)
+    });
+    if coverable && safe_assignments {
+        let mut rest: &[&str] = &words;
+        loop {
+            let text = rest.join(" ");
+            if !segment.strict.contains(&text) {
+                segment.strict.push(text);
+            }
+            let Some(first) = rest.first() else { break };
+            let Some(wrapper) = WRAPPERS.iter().find(|w| w.claude_peels && w.name == *first) else {
+                break;
+            };
+            // A bare `xargs` only: with options it changes what runs.
+            if wrapper.name == "xargs" && rest.get(1).is_some_and(|w| w.starts_with('-')) {
+                break;
+            }
+            let Some(start) = wrapped_start(wrapper, rest) else {
+                break;
+            };
+            rest = &rest[start..];
+        }
+    }
+    segment
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(words: &[&str]) -> SimpleCommand<'static> {
+        let mut c = SimpleCommand::default();
+        for w in words {
+            if c.words.is_empty() && is_assignment(w) {
+                c.assignments.push(w.to_string());
+            } else {
+                c.words.push(Word {
+                    text: Cow::Owned(w.to_string()),
+                    literal: !w.contains('$'),
+                });
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn wrappers_peel_generously() {
+        let s = segment_of(&command(&[
+            "sudo",
+            "-u",
+            "root",
+            "-E",
+            "/usr/bin/rm",
+            "-rf",
+            "/",
+        ]));
+        assert!(s.generous.contains(&"rm -rf /".to_string()), "{s:?}");
+        assert!(
+            s.generous
+                .contains(&"sudo -u root -E /usr/bin/rm -rf /".to_string())
+        );
+        assert!(s.strict.is_empty() || !s.strict.contains(&"rm -rf /".to_string()));
+        let s = segment_of(&command(&[
+            "A=1", "env", "-i", "B=2", "nice", "-n", "5", "timeout", "-s", "KILL", "10", "xargs",
+            "-0", "rm",
+        ]));
+        assert!(s.generous.contains(&"rm".to_string()), "{s:?}");
+        assert!(
+            s.generous
+                .contains(&"A=1 env -i B=2 nice -n 5 timeout -s KILL 10 xargs -0 rm".to_string())
+        );
+    }
+
+    #[test]
+    fn claude_peels_strictly() {
+        let s = segment_of(&command(&["timeout", "10", "git", "status"]));
+        assert_eq!(s.strict, ["timeout 10 git status", "git status"]);
+        let s = segment_of(&command(&["sudo", "git", "status"]));
+        assert_eq!(s.strict, ["sudo git status"]);
+        let s = segment_of(&command(&["xargs", "-0", "rm"]));
+        assert_eq!(s.strict, ["xargs -0 rm"]);
+        let s = segment_of(&command(&["$CMD", "x"]));
+        assert!(s.strict.is_empty());
+        assert!(s.generous.contains(&"$CMD x".to_string()));
+        let s = segment_of(&command(&["FOO=1", "git", "status"]));
+        assert_eq!(s.strict, ["FOO=1 git status"]);
+        let s = segment_of(&command(&["NODE_ENV=test", "git", "status"]));
+        assert_eq!(s.strict, ["NODE_ENV=test git status", "git status"]);
+    }
+
+    #[test]
+    fn assignments() {
+        assert!(is_assignment("A=1") && is_assignment("a_b+=x") && is_assignment("X="));
+        assert!(!is_assignment("=x") && !is_assignment("1A=x") && !is_assignment("a-b=x"));
+        assert!(!is_assignment("--opt=x"));
+    }
+}
