@@ -6,7 +6,7 @@
 //! Seeds: `corpus/profiles/*.yaml`, `corpus/profiles/runtime-config.json` and
 //! `fuzz/profile.yaml` (copy them to `fuzz/corpus/compile_profile/`); the agent is the first
 //! of `a`, `trader`, `reviewer`, `cautious` the file defines. The stable, bounded version of
-//! this target runs in `cargo test` (`compiler/tests/fuzz_smoke.rs`,
+//! this target runs in `cargo test` (`compiler/tests/fuzz_smoke/`,
 //! `mutated_profiles_compile_or_fail_with_located_errors`).
 #![no_main]
 

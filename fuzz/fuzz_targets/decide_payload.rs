@@ -5,7 +5,7 @@
 //!
 //! Seeds: the payloads in `corpus/payloads/` (copy them to `fuzz/corpus/decide_payload/`).
 //! The stable, bounded version of this target runs in `cargo test`
-//! (`compiler/tests/fuzz_smoke.rs`, `odd_payloads_are_decided_alike_by_both_evaluators`).
+//! (`compiler/tests/fuzz_smoke/`, `odd_payloads_are_decided_alike_by_both_evaluators`).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -16,7 +16,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 /// A profile whose rules reach every matcher kind, view and tool table (the same shapes as
-/// `RICH_PROFILE` in `compiler/tests/fuzz_smoke.rs`).
+/// `RICH_PROFILE` in `compiler/tests/fuzz_smoke/`).
 const PROFILE: &str = include_str!("../profile.yaml");
 
 fn policies() -> &'static (HookPolicy, CompiledPolicy) {

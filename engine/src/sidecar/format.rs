@@ -386,7 +386,7 @@ pub(crate) fn assemble(
 
 /// Test support: recompute the file digest of a sidecar whose bytes were edited, so that a
 /// deliberately forged file passes the digest and reaches the table checks behind it (the
-/// forged-table tests in `compiler/tests/fuzz_smoke.rs`). Does nothing to a file shorter than a
+/// forged-table tests in `compiler/tests/fuzz_smoke/`). Does nothing to a file shorter than a
 /// header.
 #[doc(hidden)]
 pub fn reseal_for_tests(bytes: &mut [u8]) {
