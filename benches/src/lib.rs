@@ -17,6 +17,8 @@
 //! Without `../shared` (a checkout with no corpus) synthetic words and entries stand in, and
 //! [`corpus_available`] says so.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 
 use engine::{Decision, HookPolicy, HookPolicyRule, InputMatcher};

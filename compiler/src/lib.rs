@@ -26,6 +26,8 @@
 //! assert_eq!((matcher.on, matcher.pattern.as_str()), (engine::policy::MatchOn::Segment, "* --live*"));
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod artifact;
 pub mod cases;
 pub mod compile;

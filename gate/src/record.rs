@@ -243,12 +243,13 @@ fn openat(
     flags: libc::c_int,
     mode: libc::mode_t,
 ) -> std::io::Result<File> {
-    // SAFETY: a valid directory descriptor, a NUL-terminated name; the returned descriptor is
-    // fresh and owned by the File alone.
+    // SAFETY: a valid directory descriptor and a NUL-terminated name.
     let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags, mode as libc::c_uint) };
     if fd < 0 {
         Err(std::io::Error::last_os_error())
     } else {
+        // SAFETY: `openat` just returned this descriptor: it is open, and nothing else owns
+        // it, so the File may close it.
         Ok(unsafe { File::from_raw_fd(fd) })
     }
 }

@@ -6,6 +6,8 @@
 //! command line, `--help` and `--version` answer as usual; anywhere else they are arguments
 //! `emit` refuses (a gate denies).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

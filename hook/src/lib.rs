@@ -5,6 +5,8 @@
 //! - [`policy_source`]: for `check`, `explain` and `demo`, the compiled policy through its
 //!   sidecar, or the JSON decided in-process when no sidecar exists.
 
+#![forbid(unsafe_code)]
+
 pub use gate::{emit, payload, places, record, sha256, time};
 
 pub mod policy_source;

@@ -3,6 +3,8 @@
 //! Subcommands: `emit` (the hook the harness runs), `compile` (profile → `animus-policy.json`), `check` (what would happen to one
 //! payload), `explain` (why: every matched rule, where it matched), `import` (Claude settings files → an agent profile), `demo` (the bundled profiles over bundled real payloads). See `--help`.
 
+#![forbid(unsafe_code)]
+
 mod check;
 mod cli;
 mod compile_cmd;

@@ -26,18 +26,27 @@ impl CompiledPolicy {
             count: record.target_count as usize,
         };
         let not_deserializable = |_| Inconsistent("a DFA does not deserialize");
-        // SAFETY (both arms): `from_bytes_unchecked` trusts the transition table. These bytes
-        // passed the file digest (`sidecar::load::verify`), so they are exactly what our
-        // compiler wrote with `write_to_little_endian` from a DFA it had just built with this
-        // pinned regex-automata version (also checked). Alignment and the DFA's own header are
-        // still checked by regex-automata and reported as errors. See `crate::sidecar`, "Trust".
+        // Why both arms are sound: `from_bytes_unchecked` trusts the transition table. The loader
+        // established that these are the bytes our compiler wrote with `write_to_little_endian`
+        // from a DFA it had just built with this pinned regex-automata version (also checked),
+        // in one of two ways (`sidecar::load::verify`): either it hashed the file and the digest
+        // matched, or — the stamp path, where nothing is hashed — the compiler's stamp vouches
+        // for this very file (same device, inode, size and change times as when the compiler
+        // wrote and hashed it, in a directory only the user can write). A file changed under
+        // the map after that is caught by `unchanged_since_load`, which discards the decision.
+        // The stamp is not a signature: it defends against accidents and stale files, while a
+        // same-user forger is kept out by the file checks and self-protection, not here.
+        // Alignment and the DFA's own header are still checked by regex-automata and reported
+        // as errors. See `crate::sidecar`, "Trust".
         match DfaForm::from_u32(record.form) {
             Some(DfaForm::Dense) => {
+                // SAFETY: see above: bytes our compiler wrote, established by digest or stamp.
                 let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;
                 search_with(&dfa, search, text, start, targets, matched)
             }
             Some(DfaForm::Sparse) => {
+                // SAFETY: see above: bytes our compiler wrote, established by digest or stamp.
                 let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;
                 search_with(&dfa, search, text, start, targets, matched)

@@ -228,10 +228,14 @@ pub enum SidecarBytes {
     /// A private read-only map. The compiler replaces sidecars by rename, never in place, so
     /// the mapped inode does not change under us.
     Mapped(memmap2::Mmap),
-    /// An owned copy in 8-byte words; `len` bytes of it are the file.
+    /// An owned copy: `storage[start..start + len]` is the file, `start` chosen so that it
+    /// begins on an 8-byte boundary (a `Vec`'s buffer never moves while it is not resized, so
+    /// the alignment holds for the value's life) — no reinterpreting cast needed.
     Owned {
-        /// The storage.
-        words: Vec<u64>,
+        /// The storage, up to 7 bytes longer than the file.
+        storage: Vec<u8>,
+        /// Where the file starts in it.
+        start: usize,
         /// The file length in bytes.
         len: usize,
     },
@@ -240,15 +244,15 @@ pub enum SidecarBytes {
 impl SidecarBytes {
     /// An aligned copy of `bytes`.
     pub fn copy_from(bytes: &[u8]) -> SidecarBytes {
-        let mut words = vec![0u64; bytes.len().div_ceil(8)];
-        // SAFETY: the u64 buffer owns `words.len() * 8 >= bytes.len()` initialized bytes, and
-        // any byte pattern is a valid u64.
-        let storage = unsafe {
-            std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8)
-        };
-        storage[..bytes.len()].copy_from_slice(bytes);
+        let mut storage = vec![0u8; bytes.len() + 7];
+        // `align_offset` may answer "impossible" (usize::MAX) in principle; a byte buffer can
+        // always be offset to 8-byte alignment in practice, and a wrong answer would only make
+        // the DFAs refuse to deserialize (regex-automata checks alignment): a deny, not UB.
+        let start = storage.as_ptr().align_offset(8).min(7);
+        storage[start..start + bytes.len()].copy_from_slice(bytes);
         SidecarBytes::Owned {
-            words,
+            storage,
+            start,
             len: bytes.len(),
         }
     }
@@ -291,14 +295,11 @@ impl SidecarBytes {
     pub fn as_bytes(&self) -> &[u8] {
         match self {
             SidecarBytes::Mapped(map) => map,
-            SidecarBytes::Owned { words, len } => {
-                // SAFETY: `words` owns `words.len() * 8 >= len` initialized bytes, and u8 has
-                // no alignment or validity requirements.
-                let all = unsafe {
-                    std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8)
-                };
-                &all[..*len]
-            }
+            SidecarBytes::Owned {
+                storage,
+                start,
+                len,
+            } => &storage[*start..*start + *len],
         }
     }
 }
@@ -449,4 +450,23 @@ pub(crate) fn verify(bytes: &[u8], policy: PolicyBinding<'_>) -> Result<Verified
             Verification::Digest
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owned_copies_are_8_byte_aligned_and_exact() {
+        for len in [0usize, 1, 7, 8, 9, 63, 64, 1000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            // Copy from an unaligned source too.
+            for skew in 0..3 {
+                let source = [vec![0xAA; skew], bytes.clone()].concat();
+                let copy = SidecarBytes::copy_from(&source[skew..]);
+                assert_eq!(copy.as_bytes(), &bytes[..], "len {len} skew {skew}");
+                assert_eq!(copy.as_bytes().as_ptr() as usize % 8, 0, "len {len}");
+            }
+        }
+    }
 }
