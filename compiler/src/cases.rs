@@ -139,14 +139,8 @@ pub fn load_cases_str(text: &str, file: Arc<str>) -> Result<Vec<Case>, Errors> {
         let (line, column) = e
             .location()
             .map_or((0, 0), |l| (l.line() as usize, l.column() as usize));
-        let message = e.to_string();
-        let first = message.lines().next().unwrap_or("").trim();
-        let first = first.strip_prefix("error:").unwrap_or(first).trim();
-        let first = first
-            .strip_prefix("line ")
-            .and_then(|rest| rest.split_once(": "))
-            .map_or(first, |(_, m)| m);
-        Diagnostic::error(Some(at(line, column)), quote(first).into_owned()).with_help(
+        let first = crate::diagnostic::error_line(&e.to_string());
+        Diagnostic::error(Some(at(line, column)), quote(&first).into_owned()).with_help(
             "a case file is a list of `- command: \"…\"` or `- call: {tool: …, input: {…}}` \
              entries, each with `expect: deny|ask|allow|defer`",
         )

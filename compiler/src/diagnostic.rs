@@ -150,3 +150,39 @@ pub fn quote(text: &str) -> std::borrow::Cow<'_, str> {
     }
     format!("{}… [{} bytes]", &text[..cut], text.len()).into()
 }
+
+/// One line of a parser's error, for a diagnostic that already says where: the rest of the
+/// first line that starts with `error:` (regex-syntax draws a caret diagram above it), else the
+/// first non-empty line; a leading `line N: ` / `line N column M: ` position is dropped.
+pub fn error_line(message: &str) -> String {
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next().unwrap_or("");
+    let line = lines
+        .find_map(|l| l.strip_prefix("error:"))
+        .map_or(first, str::trim);
+    line.strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+        .map_or(line, |(_, message)| message)
+        .to_string()
+}
+
+#[cfg(test)]
+mod error_line_tests {
+    use super::error_line;
+
+    #[test]
+    fn one_line_of_a_parser_error() {
+        let regex = "regex parse error:\n    deploy (prod\n           ^\nerror: unclosed group";
+        assert_eq!(error_line(regex), "unclosed group");
+        assert_eq!(
+            error_line("line 3 column 5: unknown field `x`\n  snippet"),
+            "unknown field `x`"
+        );
+        assert_eq!(error_line("error: line 2: bad"), "bad");
+        assert_eq!(
+            error_line("Compiled regex exceeds size limit"),
+            "Compiled regex exceeds size limit"
+        );
+        assert_eq!(error_line(""), "");
+    }
+}

@@ -248,11 +248,7 @@ fn path_witness(glob: &str) -> String {
 /// tree: each repetition at its least, the first alternative that gives one, a printable
 /// member of each class. `None` when none is found.
 pub fn regex_witness(regex: &str) -> Option<String> {
-    let hir = regex_syntax::ParserBuilder::new()
-        .dot_matches_new_line(true)
-        .build()
-        .parse(regex)
-        .ok()?;
+    let hir = crate::regex_check::parse(regex).ok()?;
     let mut out = String::new();
     witness_into(&hir, &mut out)?;
     Some(out)

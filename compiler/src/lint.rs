@@ -286,11 +286,7 @@ fn everything(allow: &str) -> bool {
 
 /// Does `regex` match no text at all (an empty language: `[^\s\S]`, `a\bb`)?
 fn matches_nothing(regex: &str) -> bool {
-    regex_syntax::ParserBuilder::new()
-        .dot_matches_new_line(true)
-        .build()
-        .parse(regex)
-        .is_ok_and(|hir| hir.properties().minimum_len().is_none())
+    crate::regex_check::parse(regex).is_ok_and(|hir| hir.properties().minimum_len().is_none())
 }
 
 #[cfg(test)]

@@ -8,31 +8,36 @@
 
 use regex_syntax::hir::{Hir, HirKind, Look};
 
-/// Check a matcher regex; the error says what is wrong and what to write instead.
-pub fn check_matcher_regex(pattern: &str) -> Result<(), String> {
-    let hir = regex_syntax::ParserBuilder::new()
+use crate::diagnostic::error_line;
+
+/// A parser of the engine's regex flavour: Rust `regex` syntax, Unicode, case-sensitive, `.`
+/// matching newlines (see `engine`'s crate docs). Every pass that reads a matcher regex — the
+/// check here, lowering, lint, diff — parses through this one; the reference evaluator's
+/// `engine::reference::compile_matcher_regex` sets the same flavour on `regex`.
+pub fn flavour_parser() -> regex_syntax::Parser {
+    regex_syntax::ParserBuilder::new()
         .dot_matches_new_line(true)
         .build()
+}
+
+/// Parse `pattern` in the engine's flavour; the error is one line ([`error_line`]).
+pub fn parse(pattern: &str) -> Result<Hir, String> {
+    flavour_parser()
         .parse(pattern)
-        .map_err(|e| flatten(&e.to_string()))?;
+        .map_err(|e| error_line(&e.to_string()))
+}
+
+/// Check a matcher regex; the error says what is wrong and what to write instead.
+pub fn check_matcher_regex(pattern: &str) -> Result<(), String> {
+    let hir = parse(pattern)?;
     if let Some(look) = find_unicode_word_boundary(&hir) {
         return Err(format!(
             "the Unicode word boundary {look} cannot be compiled ahead of time exactly; \
              write the ASCII form `(?-u:\\b)` (or `(?-u:\\B)`) instead"
         ));
     }
-    engine::reference::compile_matcher_regex(pattern).map_err(|e| flatten(&e.to_string()))?;
+    engine::reference::compile_matcher_regex(pattern).map_err(|e| error_line(&e.to_string()))?;
     Ok(())
-}
-
-/// regex-syntax renders multi-line errors with a caret diagram; keep them but on one logical
-/// message so diagnostics stay readable after `file:line:col:`.
-fn flatten(message: &str) -> String {
-    let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
-    match lines.iter().position(|l| l.starts_with("error:")) {
-        Some(i) => lines[i].trim_start_matches("error:").trim().to_string(),
-        None => lines.join(" "),
-    }
 }
 
 fn find_unicode_word_boundary(hir: &Hir) -> Option<&'static str> {

@@ -66,20 +66,7 @@ pub enum Lowered {
     Scanned(Hir),
 }
 
-/// Parse `pattern` in the engine's flavour (`.` matches newlines, Unicode, case-sensitive).
-pub fn parse(pattern: &str) -> Result<Hir, String> {
-    regex_syntax::ParserBuilder::new()
-        .dot_matches_new_line(true)
-        .build()
-        .parse(pattern)
-        .map_err(|e| {
-            let text = e.to_string();
-            text.lines()
-                .find_map(|l| l.strip_prefix("error:"))
-                .map(|l| l.trim().to_string())
-                .unwrap_or(text)
-        })
-}
+pub use crate::regex_check::parse;
 
 /// Is `hir` `.*` in our flavour (any character, any number of times, greedy or lazy)?
 fn is_dot_star(hir: &Hir) -> bool {

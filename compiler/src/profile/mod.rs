@@ -336,16 +336,8 @@ fn describe_parse_error(e: &serde_saphyr::Error) -> String {
              with at most 50,000 aliases"
         );
     }
-    let text = e.to_string();
-    let mut first = text.lines().next().unwrap_or("").trim();
-    first = first.strip_prefix("error:").unwrap_or(first).trim();
-    if let Some((_, message)) = first
-        .strip_prefix("line ")
-        .and_then(|rest| rest.split_once(": "))
-    {
-        first = message;
-    }
-    match first {
+    let first = crate::diagnostic::error_line(&e.to_string());
+    match first.as_str() {
         "" => "invalid YAML/JSON".to_string(),
         "expected sequence start" => "wrong type: expected a list here".to_string(),
         "expected mapping start" => "wrong type: expected a mapping (key: value) here".to_string(),
