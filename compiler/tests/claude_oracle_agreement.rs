@@ -61,8 +61,11 @@ fn the_hook_is_never_looser_than_claude_on_the_recorded_oracle() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/claude-oracle/table.json");
     let table: Value =
         serde_json::from_str(&std::fs::read_to_string(&table_path).unwrap()).unwrap();
-    let scratch = std::env::temp_dir().join(format!("animus-oracle-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
+    let temp = tempfile::Builder::new()
+        .prefix("animus-oracle-")
+        .tempdir()
+        .unwrap();
+    let scratch = temp.path();
     let (mut calls, mut equal, mut no_tool) = (0usize, 0usize, 0usize);
     let mut tools = BTreeSet::new();
     let mut stricter = Vec::new();
@@ -162,7 +165,7 @@ fn the_hook_is_never_looser_than_claude_on_the_recorded_oracle() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
+    drop(temp);
     println!(
         "claude oracle: {calls} calls over {} tools; {equal} decided as claude decides, {} \
          stricter, {} looser, {no_tool} to tools claude does not have",

@@ -10,20 +10,11 @@ use std::path::{Path, PathBuf};
 use compiler::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
 use compiler::providers::HookConfigVector;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("animus-inject-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Removes a test's directory when the test ends, passed or failed.
-struct Cleanup(PathBuf);
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("animus-inject-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn fake_hook(dir: &Path) -> PathBuf {
@@ -59,6 +50,8 @@ fn args(list: &[&str]) -> Vec<String> {
 }
 
 struct Setup {
+    /// Removed when the test ends, passed or failed.
+    _temp: tempfile::TempDir,
     dir: PathBuf,
     session_dir: PathBuf,
     project: PathBuf,
@@ -66,18 +59,14 @@ struct Setup {
     profile: compiler::AgentProfile,
 }
 
-impl Drop for Setup {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 impl Setup {
     fn new(name: &str) -> Setup {
-        let dir = temp_dir(name);
+        let temp = temp_dir(name);
+        let dir = temp.path().to_path_buf();
         let project = dir.join("project");
         std::fs::create_dir_all(&project).unwrap();
         Setup {
+            _temp: temp,
             hook: fake_hook(&dir),
             session_dir: dir.join("session"),
             project,
@@ -350,8 +339,8 @@ fn the_lean_emit_twin_beside_animus_hook_is_preferred() {
 
 #[test]
 fn spaces_and_quotes_pass_through_verbatim() {
-    let dir = temp_dir("quotes");
-    let _cleanup = Cleanup(dir.clone());
+    let temp = temp_dir("quotes");
+    let dir = temp.path();
     let tricky = dir.join("it's a \"dir\" $HOME `x`");
     let hook = fake_hook(&tricky);
     let profile = trader();

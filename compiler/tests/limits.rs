@@ -146,9 +146,8 @@ fn a_config_over_the_size_cap_is_refused_before_it_is_parsed() {
     assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
 
     // A file is refused by its size, before it is read: a sparse file of 1 GiB.
-    let dir = std::env::temp_dir().join(format!("animus-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("huge.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.yaml");
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(1 << 30).unwrap();
     let started = Instant::now();
@@ -160,7 +159,6 @@ fn a_config_over_the_size_cap_is_refused_before_it_is_parsed() {
         "{error}"
     );
     assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A regex whose DFA is exponential even anchored (the `a` twenty characters from the end).

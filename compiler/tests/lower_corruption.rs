@@ -22,28 +22,11 @@ agent_profiles:
           reason: prod needs a human
 "#;
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("animus-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Compile the test profile into `dir`; returns the policy path.
-fn compile_into(dir: &TempDir, profile: &str) -> PathBuf {
-    let config = dir.0.join("workflow.yaml");
+fn compile_into(dir: &tempfile::TempDir, profile: &str) -> PathBuf {
+    let config = dir.path().join("workflow.yaml");
     std::fs::write(&config, profile).unwrap();
-    let (path, _) = compiler::compile_to_dir(&config, "trader", &dir.0.join("out")).unwrap();
+    let (path, _) = compiler::compile_to_dir(&config, "trader", &dir.path().join("out")).unwrap();
     path
 }
 
@@ -147,7 +130,7 @@ fn editing_the_json_after_compile_makes_the_sidecar_stale() {
 
 #[test]
 fn compile_to_dir_writes_a_pair_the_hook_loads() {
-    let dir = TempDir::new("pair");
+    let dir = tempfile::tempdir().unwrap();
     let path = compile_into(&dir, PROFILE);
     assert!(sidecar_path_for(&path).is_file());
     let policy = CompiledPolicy::load(&path).unwrap();
@@ -157,7 +140,7 @@ fn compile_to_dir_writes_a_pair_the_hook_loads() {
 #[test]
 fn a_crash_between_the_two_writes_fails_closed() {
     // Simulate the crash: the new sidecar lands, the old JSON stays.
-    let dir = TempDir::new("crash");
+    let dir = tempfile::tempdir().unwrap();
     let path = compile_into(&dir, PROFILE);
     let old_json = std::fs::read(&path).unwrap();
     compile_into(&dir, &PROFILE.replace("--live", "--paper"));
@@ -168,7 +151,7 @@ fn a_crash_between_the_two_writes_fails_closed() {
 
 #[test]
 fn missing_and_foreign_files_name_the_cause() {
-    let dir = TempDir::new("missing");
+    let dir = tempfile::tempdir().unwrap();
     let path = compile_into(&dir, PROFILE);
     let sidecar_path = sidecar_path_for(&path);
 
@@ -195,7 +178,7 @@ fn missing_and_foreign_files_name_the_cause() {
         "{error}"
     );
 
-    let error = CompiledPolicy::load(&dir.0.join("nope.json")).unwrap_err();
+    let error = CompiledPolicy::load(&dir.path().join("nope.json")).unwrap_err();
     assert!(
         matches!(error, LoadError::PolicyUnreadable { .. }),
         "{error}"

@@ -13,23 +13,27 @@ use engine::{Call, CompiledPolicy, Decision};
 const PROFILE: &str = "agents:\n  t:\n    tool_policy:\n      deny: [\"Bash(* --live*)\"]\n";
 
 struct Compiled {
+    /// Removed when the test ends.
+    _temp: tempfile::TempDir,
     dir: PathBuf,
     json: PathBuf,
 }
 
-impl Drop for Compiled {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 fn compiled(name: &str) -> Compiled {
-    let dir = std::env::temp_dir().join(format!("animus-stamp-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = tempfile::Builder::new()
+        .prefix(&format!("animus-stamp-{name}-"))
+        .tempdir()
+        .unwrap();
+    // A directory the compiler creates, inside the temporary one.
+    let dir = temp.path().join("out");
     let profile = compiler::load_profile_str(PROFILE, "p.yaml".into(), "t").unwrap();
     let compiled = compiler::compile_profile(&profile).unwrap();
     let json = compiler::write_policy_artifacts(&dir, &compiled).unwrap();
-    Compiled { dir, json }
+    Compiled {
+        _temp: temp,
+        dir,
+        json,
+    }
 }
 
 fn decides_live_deny(policy: &CompiledPolicy) -> bool {

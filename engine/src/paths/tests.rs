@@ -135,8 +135,11 @@ fn allow_sees_only_the_resolved_path() {
 
 #[test]
 fn symlinks_resolve() {
-    let dir = std::env::temp_dir().join(format!("animus-paths-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = tempfile::Builder::new()
+        .prefix("animus-paths-")
+        .tempdir()
+        .unwrap();
+    let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p/src")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
     std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/src/innocent")).unwrap();
@@ -166,13 +169,15 @@ fn symlinks_resolve() {
     assert!(!texts.iter().any(|t| re.is_match(t)), "{texts:?}");
     let texts = path_texts("src/real.txt", places, Spellings::Resolved);
     assert!(texts.iter().any(|t| re.is_match(t)), "{texts:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn words_a_command_cannot_open_are_not_resolved() {
-    let dir = std::env::temp_dir().join(format!("animus-unopened-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = tempfile::Builder::new()
+        .prefix("animus-unopened-")
+        .tempdir()
+        .unwrap();
+    let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
     std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/innocent")).unwrap();
@@ -247,13 +252,15 @@ fn words_a_command_cannot_open_are_not_resolved() {
         denied("innocent --version", true),
         "unless PATH names a relative directory"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn command_words_are_read_as_the_shell_would() {
-    let dir = std::env::temp_dir().join(format!("animus-words-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let temp = tempfile::Builder::new()
+        .prefix("animus-words-")
+        .tempdir()
+        .unwrap();
+    let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p/src")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
     let root = std::fs::canonicalize(dir.join("p")).unwrap();
@@ -280,5 +287,4 @@ fn command_words_are_read_as_the_shell_would() {
     assert!(denied("cd src && cat ../.env"), "relative to the cd target");
     assert!(!denied("cat .envrc README"));
     assert!(!denied("cat src/*"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

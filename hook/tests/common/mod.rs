@@ -17,34 +17,31 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_animus-hook")
 }
 
-/// A fresh directory for one test, removed with everything in it when dropped.
-pub struct TempDir(PathBuf);
+/// A fresh directory for one test, removed with everything in it when dropped
+/// (`tempfile`'s, usable as a `Path`).
+pub struct TempDir(tempfile::TempDir);
 
 impl std::ops::Deref for TempDir {
     type Target = Path;
     fn deref(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 }
 
 impl AsRef<Path> for TempDir {
     fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path()
     }
 }
 
 /// A fresh directory for one test (see [`TempDir`]).
 pub fn temp_dir(name: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("animus-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
+    TempDir(
+        tempfile::Builder::new()
+            .prefix(&format!("animus-test-{name}-"))
+            .tempdir()
+            .unwrap(),
+    )
 }
 
 /// Compile a corpus profile into `dir`; returns the policy path.
