@@ -1,6 +1,6 @@
 //! The hook is never looser than Claude Code's own permission engine, call by call, over the
 //! recorded oracle (`corpus/claude-oracle/table.json`, what claude 2.1.328 decided with only
-//! native `permissions` and no hook; `hook/tests/claude_oracle.rs` records it and replays a
+//! native `permissions` and no hook; `hook/tests/claude_oracle/` records it and replays a
 //! live sample in CI).
 //!
 //! Each scenario's `allow`/`ask`/`deny` lists are compiled as a `tool_policy` and every call

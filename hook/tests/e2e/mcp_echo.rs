@@ -1,5 +1,5 @@
 //! A tiny stdio MCP server with two tools, `echo` and `shout`, so the suite can put an MCP tool
-//! call (`mcp__e2e__echo`) in front of the gate (the oracle, `tests/claude_oracle.rs`, also
+//! call (`mcp__e2e__echo`) in front of the gate (the oracle, `tests/claude_oracle/`, also
 //! needs a second tool on one server). The suite's own test binary is the server: run with
 //! `--mcp-echo-server <calls-file>`, it speaks newline-delimited JSON-RPC on stdin/stdout and
 //! appends the arguments of every `tools/call` it receives to `<calls-file>`, which is how a

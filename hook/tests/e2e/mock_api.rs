@@ -110,7 +110,7 @@ impl Script {
     /// Script only the conversation whose first user message holds `prompt`: any other (a
     /// subagent's, which starts from the prompt the `Agent` call gave it) gets the final text
     /// at once instead of replaying the script's tool calls.
-    #[allow(dead_code)] // used by tests/claude_oracle.rs
+    #[allow(dead_code)] // used by tests/claude_oracle/
     pub fn main_session_only(mut self, prompt: &str) -> Self {
         self.main_prompt = Some(prompt.to_owned());
         self
