@@ -154,9 +154,11 @@ fn spawn(bin: &Path, args: &[String], stdin: &[u8], state: &Path) -> (Duration, 
     )
 }
 
-/// The installed `animus-hook-emit` never compiles a regex nor reads YAML: none of
-/// `regex-syntax`'s or the YAML parser's code is linked in. Their panic locations name their
-/// crates, and the full CLI, which links both, is the control that the check can see them.
+/// The installed `animus-hook-emit` never compiles a regex nor reads YAML nor writes a
+/// sidecar: none of `regex-syntax`'s, the YAML parser's or the sidecar encoder's code is linked
+/// in. The first two are seen by their panic locations, which name their crates; the encoder by
+/// its first error message. The full CLI, which links all three, is the control that the check
+/// can see them.
 fn assert_lean(lean: &Path, full: &Path) {
     let holds = |binary: &Path, marker: &str| {
         let bytes = std::fs::read(binary).unwrap();
@@ -164,7 +166,11 @@ fn assert_lean(lean: &Path, full: &Path) {
             .windows(marker.len())
             .any(|window| window == marker.as_bytes())
     };
-    for marker in ["regex-syntax", "serde-saphyr"] {
+    for marker in [
+        "regex-syntax",
+        "serde-saphyr",
+        "the image has no default decision",
+    ] {
         assert!(
             holds(full, marker),
             "the control failed: {} holds no `{marker}`",
