@@ -201,97 +201,88 @@ pub const TOOL_NAME_WIDTH: usize = ToolNameRecord::WIDTH;
 /// (`git chec`, not `git`), so a hit rarely compares more than a handful of literals in full.
 pub const MAX_KEY_LEN: usize = 8;
 
-/// How a matcher is decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum MatcherKind {
-    /// The pattern is exactly "contains one of these literals": a literal hit decides it.
-    Exact = 0,
-    /// Every match contains one of these literals: a hit triggers its own DFA to confirm.
-    Confirmed = 1,
-    /// No usable literal: one of the field's scan automata reports it.
-    Scanned = 2,
-    /// The pattern matches every text (`.*`, or empty after normalisation).
-    Always = 3,
-    /// Every match *starts* with one of these literals: a hit at position `p` runs the
-    /// matcher's anchored DFA from `p` (no `.*?` prefix, so the DFA is a small trie-like
-    /// chain). Most real `Bash(git status:*)` and `a.*b.*c` shapes are this.
-    StartsWithLiteral = 4,
-    /// The literal followed by whitespace or the end of the text (`P(?:\s.*)?$`, what
-    /// `Bash(git status:*)` lowers to): a literal hit decides it with one look at the next
-    /// character (`char::is_whitespace` is the Unicode `White_Space` property, as is `\s`).
-    WordPrefix = 5,
-    /// Literals in order with anything between them (`P.*Q.*R`, what every argument glob
-    /// such as `Bash(curl * | bash)` or `a.*b.*c` lowers to), optionally with the word-end
-    /// tail or the end of the text: found by substring search from the first literal's
-    /// earliest hit, no DFA.
-    LiteralChain = 6,
-    /// The literal at the end of the text (`P$`; `Bash(git status)` as a segment pattern,
-    /// `\x01git status$`): a literal hit decides it when nothing follows it.
-    EndsText = 7,
+/// A `#[repr(u32)]` enum of the wire format, with `ALL` (every variant, in code order) and
+/// `from_u32` (the variant with that code, if any): the variants are listed once, here.
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $code:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u32)]
+        pub enum $name {
+            $( $(#[$variant_meta])* $variant = $code, )+
+        }
+
+        impl $name {
+            /// Every variant, in code order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The variant whose code is `value`, if any.
+            pub(crate) fn from_u32(value: u32) -> Option<$name> {
+                $name::ALL.iter().copied().find(|k| *k as u32 == value)
+            }
+        }
+    };
 }
 
-impl MatcherKind {
-    pub(crate) fn from_u32(value: u32) -> Option<MatcherKind> {
-        [
-            MatcherKind::Exact,
-            MatcherKind::Confirmed,
-            MatcherKind::Scanned,
-            MatcherKind::Always,
-            MatcherKind::StartsWithLiteral,
-            MatcherKind::WordPrefix,
-            MatcherKind::LiteralChain,
-            MatcherKind::EndsText,
-        ]
-        .into_iter()
-        .find(|k| *k as u32 == value)
+wire_enum! {
+    /// How a matcher is decided.
+    pub enum MatcherKind {
+        /// The pattern is exactly "contains one of these literals": a literal hit decides it.
+        Exact = 0,
+        /// Every match contains one of these literals: a hit triggers its own DFA to confirm.
+        Confirmed = 1,
+        /// No usable literal: one of the field's scan automata reports it.
+        Scanned = 2,
+        /// The pattern matches every text (`.*`, or empty after normalisation).
+        Always = 3,
+        /// Every match *starts* with one of these literals: a hit at position `p` runs the
+        /// matcher's anchored DFA from `p` (no `.*?` prefix, so the DFA is a small trie-like
+        /// chain). Most real `Bash(git status:*)` and `a.*b.*c` shapes are this.
+        StartsWithLiteral = 4,
+        /// The literal followed by whitespace or the end of the text (`P(?:\s.*)?$`, what
+        /// `Bash(git status:*)` lowers to): a literal hit decides it with one look at the next
+        /// character (`char::is_whitespace` is the Unicode `White_Space` property, as is `\s`).
+        WordPrefix = 5,
+        /// Literals in order with anything between them (`P.*Q.*R`, what every argument glob
+        /// such as `Bash(curl * | bash)` or `a.*b.*c` lowers to), optionally with the word-end
+        /// tail or the end of the text: found by substring search from the first literal's
+        /// earliest hit, no DFA.
+        LiteralChain = 6,
+        /// The literal at the end of the text (`P$`; `Bash(git status)` as a segment pattern,
+        /// `\x01git status$`): a literal hit decides it when nothing follows it.
+        EndsText = 7,
     }
 }
 
-/// How a DFA is searched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum SearchKind {
-    /// One unanchored search over the text; with several patterns an overlapping search
-    /// reports every pattern that matches (the DFA is built with `MatchKind::All`).
-    Unanchored = 0,
-    /// The fallback for a single pattern whose unanchored DFA would not fit its budget: an
-    /// anchored DFA (no `.*?` prefix to determinize) run from every start position.
-    AnchoredAtEachPosition = 1,
-    /// Anchored, run from one given position and reporting every pattern matching from
-    /// there: where a leading literal occurs (for [`MatcherKind::StartsWithLiteral`]), or the
-    /// start of the tool name (tool globs are anchored at both ends).
-    AnchoredAtPosition = 2,
-}
-
-impl SearchKind {
-    pub(crate) fn from_u32(value: u32) -> Option<SearchKind> {
-        [
-            SearchKind::Unanchored,
-            SearchKind::AnchoredAtEachPosition,
-            SearchKind::AnchoredAtPosition,
-        ]
-        .into_iter()
-        .find(|k| *k as u32 == value)
+wire_enum! {
+    /// How a DFA is searched.
+    pub enum SearchKind {
+        /// One unanchored search over the text; with several patterns an overlapping search
+        /// reports every pattern that matches (the DFA is built with `MatchKind::All`).
+        Unanchored = 0,
+        /// The fallback for a single pattern whose unanchored DFA would not fit its budget: an
+        /// anchored DFA (no `.*?` prefix to determinize) run from every start position.
+        AnchoredAtEachPosition = 1,
+        /// Anchored, run from one given position and reporting every pattern matching from
+        /// there: where a leading literal occurs (for [`MatcherKind::StartsWithLiteral`]), or the
+        /// start of the tool name (tool globs are anchored at both ends).
+        AnchoredAtPosition = 2,
     }
 }
 
-/// Which of regex-automata's DFA representations the bytes hold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum DfaForm {
-    /// `dense::DFA`: a full transition table, fastest to search.
-    Dense = 0,
-    /// `sparse::DFA`: only the transitions that exist, much smaller for long literal chains
-    /// over a wide alphabet, slower to search; used for the anchored fallback.
-    Sparse = 1,
-}
-
-impl DfaForm {
-    pub(crate) fn from_u32(value: u32) -> Option<DfaForm> {
-        [DfaForm::Dense, DfaForm::Sparse]
-            .into_iter()
-            .find(|k| *k as u32 == value)
+wire_enum! {
+    /// Which of regex-automata's DFA representations the bytes hold.
+    pub enum DfaForm {
+        /// `dense::DFA`: a full transition table, fastest to search.
+        Dense = 0,
+        /// `sparse::DFA`: only the transitions that exist, much smaller for long literal chains
+        /// over a wide alphabet, slower to search; used for the anchored fallback.
+        Sparse = 1,
     }
 }
 
@@ -431,5 +422,20 @@ mod tests {
             assert_eq!(*section as usize, i, "{section:?}");
         }
         assert_eq!(Section::LiteralBloom as usize + 1, SECTION_COUNT);
+    }
+
+    #[test]
+    fn wire_codes_round_trip() {
+        for kind in MatcherKind::ALL {
+            assert_eq!(MatcherKind::from_u32(*kind as u32), Some(*kind));
+        }
+        for kind in SearchKind::ALL {
+            assert_eq!(SearchKind::from_u32(*kind as u32), Some(*kind));
+        }
+        for form in DfaForm::ALL {
+            assert_eq!(DfaForm::from_u32(*form as u32), Some(*form));
+        }
+        assert_eq!(MatcherKind::from_u32(MatcherKind::ALL.len() as u32), None);
+        assert_eq!(DfaForm::from_u32(u32::MAX), None);
     }
 }
