@@ -65,7 +65,8 @@ impl Node {
 }
 
 /// A syntax error and where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
 pub struct SyntaxError {
     /// 1-based line.
     pub line: u32,
@@ -73,12 +74,6 @@ pub struct SyntaxError {
     pub column: u32,
     /// What was expected.
     pub message: String,
-}
-
-impl std::fmt::Display for SyntaxError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
 }
 
 /// How deep arrays and objects may nest (a settings file nests about four levels).

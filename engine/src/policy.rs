@@ -340,50 +340,31 @@ impl From<InputMatcher> for WireMatcher {
 }
 
 /// Why a policy file could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PolicyError {
     /// Not valid JSON, or not the `hook-policy.v1` shape (unknown field, wrong type, …).
+    #[error("line {line}, column {column}: {message}")]
     Malformed {
         line: usize,
         column: usize,
         message: String,
     },
     /// Well-formed but not version 1.
+    #[error("unsupported policy version {0}; this animus-hook reads version {POLICY_VERSION}")]
     UnsupportedVersion(u32),
     /// Two rules share an id.
+    #[error("duplicate rule id `{0}`")]
     DuplicateRuleId(String),
     /// An event name that is not a gate event.
+    #[error(
+        "rule `{rule}`: event `{event}` is not a gate event (expected one of {})",
+        GATE_EVENTS.join(", ")
+    )]
     UnknownEvent { rule: String, event: String },
     /// A structurally valid rule that cannot be evaluated (empty id, empty field, …).
+    #[error("rule `{rule}`: {message}")]
     InvalidRule { rule: String, message: String },
 }
-
-impl fmt::Display for PolicyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PolicyError::Malformed {
-                line,
-                column,
-                message,
-            } => {
-                write!(f, "line {line}, column {column}: {message}")
-            }
-            PolicyError::UnsupportedVersion(v) => write!(
-                f,
-                "unsupported policy version {v}; this animus-hook reads version {POLICY_VERSION}"
-            ),
-            PolicyError::DuplicateRuleId(id) => write!(f, "duplicate rule id `{id}`"),
-            PolicyError::UnknownEvent { rule, event } => write!(
-                f,
-                "rule `{rule}`: event `{event}` is not a gate event (expected one of {})",
-                GATE_EVENTS.join(", ")
-            ),
-            PolicyError::InvalidRule { rule, message } => write!(f, "rule `{rule}`: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for PolicyError {}
 
 impl HookPolicy {
     /// Parse and validate a policy document (strict: unknown fields are errors).

@@ -25,7 +25,8 @@ use crate::shell;
 const REGEX_SIZE_LIMIT: usize = 10 * (1 << 20);
 
 /// Why a matcher regex could not be compiled.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rule `{rule}`, matcher on `{field}`: {message}")]
 pub struct RegexError {
     /// The rule holding the matcher.
     pub rule: String,
@@ -34,18 +35,6 @@ pub struct RegexError {
     /// The regex compiler's message.
     pub message: String,
 }
-
-impl std::fmt::Display for RegexError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "rule `{}`, matcher on `{}`: {}",
-            self.rule, self.field, self.message
-        )
-    }
-}
-
-impl std::error::Error for RegexError {}
 
 /// Compile a matcher regex with the engine's flavour (`.` matches newlines).
 pub fn compile_matcher_regex(pattern: &str) -> Result<Regex, regex::Error> {

@@ -90,16 +90,9 @@ pub struct AutomatonImage {
 }
 
 /// Why an image could not be encoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct EncodeError(pub String);
-
-impl std::fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for EncodeError {}
 
 /// `value` as a table word, or an error naming `what` outgrew the format.
 pub(crate) fn to_u32(value: usize, what: &str) -> Result<u32, EncodeError> {

@@ -32,36 +32,49 @@ pub enum Verification {
 }
 
 /// Why a compiled policy could not be loaded. The hook turns every one of these into a deny
-/// whose reason is this error's `Display`.
-#[derive(Debug)]
+/// whose reason is this error's `Display`, which names the cause and the fix.
+#[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// `animus-policy.json` could not be read.
+    #[error("cannot read policy `{}`: {error}", .path.display())]
     PolicyUnreadable {
         /// The policy path.
         path: PathBuf,
         /// The OS error.
+        #[source]
         error: std::io::Error,
     },
     /// There is no sidecar beside the policy.
+    #[error("compiled sidecar `{}` is missing; {RECOMPILE}", .path.display())]
     SidecarMissing {
         /// Where it was expected.
         path: PathBuf,
     },
     /// The sidecar exists but could not be opened or mapped.
+    #[error("cannot read sidecar `{}`: {error}", .path.display())]
     SidecarUnreadable {
         /// The sidecar path.
         path: PathBuf,
         /// The OS error.
+        #[source]
         error: std::io::Error,
     },
     /// The file does not start with the sidecar magic.
+    #[error(
+        "sidecar does not start with the `ANIMUSSC` magic: not an animus-hook sidecar; {RECOMPILE}"
+    )]
     NotASidecar,
     /// A sidecar of a format version this engine does not read.
+    #[error(
+        "sidecar format version {found} is not supported (this animus-hook reads version \
+         {FORMAT_VERSION}); {RECOMPILE} with this animus-hook"
+    )]
     UnsupportedFormat {
         /// The file's format version.
         found: u32,
     },
     /// The file is shorter than its header says.
+    #[error("sidecar is truncated: {found} bytes, expected {expected}; {RECOMPILE}")]
     Truncated {
         /// The length the header records (or the header's own length).
         expected: u64,
@@ -69,29 +82,49 @@ pub enum LoadError {
         found: u64,
     },
     /// The file digest does not match: the bytes are not the ones the compiler wrote.
+    #[error("sidecar is corrupt: its digest does not match its contents; {RECOMPILE}")]
     Corrupt,
     /// The sidecar was written on a host of the other byte order.
+    #[error("sidecar was written for a host of a different byte order; {RECOMPILE} on this host")]
     WrongEndianness,
     /// The DFAs were serialized by another regex-automata version.
+    #[error(
+        "sidecar automata were serialized by regex-automata {found}, this animus-hook uses \
+         {REGEX_AUTOMATA_VERSION}; {RECOMPILE} with this animus-hook"
+    )]
     RegexAutomataMismatch {
         /// The version recorded in the sidecar.
         found: String,
     },
     /// The sidecar was compiled from a different `animus-policy.json` than the one beside it.
+    #[error(
+        "sidecar is stale: it was compiled from a different animus-policy.json than the one \
+         beside it (policy digest mismatch); {RECOMPILE}"
+    )]
     Stale,
     /// `animus-policy.json` is not the one the sidecar was compiled from, and is not even valid
     /// JSON: it was damaged after compiling.
+    #[error(
+        "animus-policy.json is damaged: it is not valid JSON ({error}) and not the policy its \
+         sidecar was compiled from; {RECOMPILE}"
+    )]
     PolicyDamaged {
         /// The JSON parser's error (line and column).
         error: String,
     },
     /// The digest matched but the tables are inconsistent (a forged or mis-built file).
+    #[error("sidecar is malformed: {what}; {RECOMPILE}")]
     Malformed {
         /// What is inconsistent.
         what: String,
     },
     /// The sidecar or the policy changed (size or times) between loading and deciding: the
     /// decision read bytes that were not the verified ones.
+    #[error(
+        "`{}` was changed in place while this call was decided; compile with `animus-hook \
+         compile` (it replaces the files by rename) instead of copying over them",
+        .path.display()
+    )]
     ChangedWhileReading {
         /// The file.
         path: PathBuf,
@@ -99,6 +132,7 @@ pub enum LoadError {
     /// The policy, its sidecar or its stamp is not a file the hook may trust: not a regular
     /// file (a FIFO, a device, a directory), owned by neither this user nor root, or writable
     /// by its group or by others. Refused before a byte of it is read.
+    #[error("refusing to read `{}`: {why}", .path.display())]
     Untrusted {
         /// The file.
         path: PathBuf,
@@ -107,83 +141,8 @@ pub enum LoadError {
     },
 }
 
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const RECOMPILE: &str = "run `animus-hook compile` again";
-        match self {
-            LoadError::PolicyUnreadable { path, error } => {
-                write!(f, "cannot read policy `{}`: {error}", path.display())
-            }
-            LoadError::SidecarMissing { path } => write!(
-                f,
-                "compiled sidecar `{}` is missing; {RECOMPILE}",
-                path.display()
-            ),
-            LoadError::SidecarUnreadable { path, error } => {
-                write!(f, "cannot read sidecar `{}`: {error}", path.display())
-            }
-            LoadError::NotASidecar => write!(
-                f,
-                "sidecar does not start with the `ANIMUSSC` magic: not an animus-hook sidecar; {RECOMPILE}"
-            ),
-            LoadError::UnsupportedFormat { found } => write!(
-                f,
-                "sidecar format version {found} is not supported (this animus-hook reads version {FORMAT_VERSION}); \
-                 {RECOMPILE} with this animus-hook"
-            ),
-            LoadError::Truncated { expected, found } => write!(
-                f,
-                "sidecar is truncated: {found} bytes, expected {expected}; {RECOMPILE}"
-            ),
-            LoadError::Corrupt => write!(
-                f,
-                "sidecar is corrupt: its digest does not match its contents; {RECOMPILE}"
-            ),
-            LoadError::WrongEndianness => write!(
-                f,
-                "sidecar was written for a host of a different byte order; {RECOMPILE} on this host"
-            ),
-            LoadError::RegexAutomataMismatch { found } => write!(
-                f,
-                "sidecar automata were serialized by regex-automata {found}, this animus-hook uses \
-                 {REGEX_AUTOMATA_VERSION}; {RECOMPILE} with this animus-hook"
-            ),
-            LoadError::PolicyDamaged { error } => write!(
-                f,
-                "animus-policy.json is damaged: it is not valid JSON ({error}) and not the \
-                 policy its sidecar was compiled from; {RECOMPILE}"
-            ),
-            LoadError::Stale => write!(
-                f,
-                "sidecar is stale: it was compiled from a different animus-policy.json than the one \
-                 beside it (policy digest mismatch); {RECOMPILE}"
-            ),
-            LoadError::Malformed { what } => {
-                write!(f, "sidecar is malformed: {what}; {RECOMPILE}")
-            }
-            LoadError::ChangedWhileReading { path } => write!(
-                f,
-                "`{}` was changed in place while this call was decided; compile with \
-                 `animus-hook compile` (it replaces the files by rename) instead of copying \
-                 over them",
-                path.display()
-            ),
-            LoadError::Untrusted { path, why } => {
-                write!(f, "refusing to read `{}`: {why}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for LoadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LoadError::PolicyUnreadable { error, .. }
-            | LoadError::SidecarUnreadable { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+/// The fix every load error but a few names.
+const RECOMPILE: &str = "run `animus-hook compile` again";
 
 /// Why [`open_trusted`] did not hand back a file.
 pub(crate) enum OpenFault {
@@ -468,5 +427,62 @@ mod tests {
                 assert_eq!(copy.as_bytes().as_ptr() as usize % 8, 0, "len {len}");
             }
         }
+    }
+
+    #[test]
+    fn every_load_error_names_its_cause_and_the_fix() {
+        let path = || PathBuf::from("/p/animus-policy.sidecar");
+        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let cases = [
+            (
+                LoadError::SidecarMissing { path: path() },
+                "compiled sidecar `/p/animus-policy.sidecar` is missing; run `animus-hook compile` again",
+            ),
+            (
+                LoadError::SidecarUnreadable {
+                    path: path(),
+                    error: io(),
+                },
+                "cannot read sidecar `/p/animus-policy.sidecar`: permission denied",
+            ),
+            (
+                LoadError::UnsupportedFormat { found: 5 },
+                "sidecar format version 5 is not supported (this animus-hook reads version 6); run \
+                 `animus-hook compile` again with this animus-hook",
+            ),
+            (
+                LoadError::Truncated {
+                    expected: 10,
+                    found: 3,
+                },
+                "sidecar is truncated: 3 bytes, expected 10; run `animus-hook compile` again",
+            ),
+            (
+                LoadError::Stale,
+                "sidecar is stale: it was compiled from a different animus-policy.json than the one \
+                 beside it (policy digest mismatch); run `animus-hook compile` again",
+            ),
+            (
+                LoadError::ChangedWhileReading { path: path() },
+                "`/p/animus-policy.sidecar` was changed in place while this call was decided; \
+                 compile with `animus-hook compile` (it replaces the files by rename) instead of \
+                 copying over them",
+            ),
+            (
+                LoadError::Untrusted {
+                    path: path(),
+                    why: "it is a FIFO".into(),
+                },
+                "refusing to read `/p/animus-policy.sidecar`: it is a FIFO",
+            ),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+        }
+        let unreadable = LoadError::PolicyUnreadable {
+            path: path(),
+            error: io(),
+        };
+        assert!(std::error::Error::source(&unreadable).is_some());
     }
 }
