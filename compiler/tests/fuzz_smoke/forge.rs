@@ -6,30 +6,15 @@ use engine::sidecar::format::{AUTOMATON_WIDTH, reseal_for_tests, section_entry_o
 
 use crate::rng::Rng;
 
-/// The sections a forger may edit: every table. Not [`Section::DfaBytes`], which holds the
-/// DFAs deserialized unchecked by design (see `engine::sidecar`, "Trust").
-const TABLES: &[Section] = &[
-    Section::Strings,
-    Section::Rules,
-    Section::RuleGlobs,
-    Section::Matchers,
-    Section::Postings,
-    Section::Globs,
-    Section::Fields,
-    Section::AutomatonLists,
-    Section::MatcherLists,
-    Section::LiteralSlots,
-    Section::LiteralGroups,
-    Section::LiteralEntries,
-    Section::Automata,
-    Section::AutomatonTargets,
-    Section::Globals,
-    Section::ChainPieces,
-    Section::ToolNames,
-    Section::ToolPrefixes,
-    Section::LiteralPrefilter,
-    Section::LiteralBloom,
-];
+/// The sections a forger may edit: every table, so a section added to the format is forged
+/// too. Not [`Section::DfaBytes`], which holds the DFAs deserialized unchecked by design (see
+/// `engine::sidecar`, "Trust").
+fn tables() -> Vec<Section> {
+    Section::ALL
+        .into_iter()
+        .filter(|section| *section != Section::DfaBytes)
+        .collect()
+}
 
 /// Forge one edit into `sidecar`'s tables or section offsets, then recompute its digest.
 /// `table` is where the intact file's sections lie (an earlier edit may have moved one).
@@ -50,7 +35,7 @@ pub(crate) fn forge(rng: &mut Rng, sidecar: &mut [u8], table: &[(usize, usize)])
     if rng.one_in(8) {
         // A section's offset or length. Not those of the automaton table or the DFA bytes:
         // moving either makes other bytes be trusted as a DFA.
-        let section = *rng.pick(TABLES);
+        let section = *rng.pick(&tables());
         let at = section_entry_offset_for_tests(section) + 4 * rng.below(2);
         let old = read(sidecar, at);
         let new = forged_value(rng, old);
@@ -59,7 +44,7 @@ pub(crate) fn forge(rng: &mut Rng, sidecar: &mut [u8], table: &[(usize, usize)])
         }
         what = format!("section {section:?} header word {at}: {old} -> {new}");
     } else {
-        let section = *rng.pick(TABLES);
+        let section = *rng.pick(&tables());
         let (offset, len) = table[section as usize];
         if len < 4 {
             return format!("{section:?} is empty");
