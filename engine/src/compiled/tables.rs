@@ -13,11 +13,7 @@ impl CompiledPolicy {
     }
 
     pub(super) fn word(&self, section: Section, index: usize) -> Checked<u32> {
-        let at = index.checked_mul(4).ok_or(Inconsistent("index overflow"))?;
-        self.section(section)
-            .get(at..at + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .ok_or(Inconsistent("an index points outside its table"))
+        read_word(self.section(section), index)
     }
 
     /// How many records of a kind its section holds.
@@ -75,7 +71,7 @@ pub(super) fn partition_point(
 
 /// Word `index` of a little-endian `u32` table.
 pub(super) fn read_word(table: &[u8], index: usize) -> Checked<u32> {
-    let at = index * 4;
+    let at = index.checked_mul(4).ok_or(Inconsistent("index overflow"))?;
     table
         .get(at..at + 4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))

@@ -135,10 +135,7 @@ fn allow_sees_only_the_resolved_path() {
 
 #[test]
 fn symlinks_resolve() {
-    let temp = tempfile::Builder::new()
-        .prefix("animus-paths-")
-        .tempdir()
-        .unwrap();
+    let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p/src")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
@@ -173,10 +170,7 @@ fn symlinks_resolve() {
 
 #[test]
 fn words_a_command_cannot_open_are_not_resolved() {
-    let temp = tempfile::Builder::new()
-        .prefix("animus-unopened-")
-        .tempdir()
-        .unwrap();
+    let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
@@ -256,10 +250,7 @@ fn words_a_command_cannot_open_are_not_resolved() {
 
 #[test]
 fn command_words_are_read_as_the_shell_would() {
-    let temp = tempfile::Builder::new()
-        .prefix("animus-words-")
-        .tempdir()
-        .unwrap();
+    let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p/src")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
