@@ -53,3 +53,14 @@ pub fn of_payload<'a>(
         project_root: project_root.or(cwd),
     }
 }
+
+/// The working directory of a call whose tool names its own (`dir_path`, `workdir`): `dir` when
+/// absolute, else joined to the payload's `cwd`. `None` when neither is known: path rules
+/// relative to the working directory then cannot be anchored, as with no `cwd` at all.
+pub fn working_directory(cwd: Option<&str>, dir: &str) -> Option<String> {
+    if dir.starts_with('/') {
+        return Some(dir.to_string());
+    }
+    let cwd = cwd?;
+    Some(format!("{}/{dir}", cwd.trim_end_matches('/')))
+}

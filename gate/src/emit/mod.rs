@@ -1,11 +1,16 @@
 //! `animus-hook emit`: the hot path the harness runs on every event.
 //!
 //! ```text
-//! animus-hook emit --event <E> --session <id> --project-root <root> [--policy <animus-policy.json>]
+//! animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
+//!     --project-root <root> [--policy <animus-policy.json>]
 //! ```
 //!
-//! With `--policy` and a gate event (`PreToolUse`, `PermissionRequest`) it decides and prints
-//! the harness's decision line; otherwise it only records. It exits 0, except for `--policy`
+//! With `--policy` and a gate event of the harness (`PreToolUse` and `PermissionRequest` for
+//! Claude Code and Codex, `BeforeTool` for Gemini CLI, `tool.execute.before` for the opencode
+//! plugin) it decides and prints the harness's decision line; otherwise it only records. The
+//! harness is `--provider`, else the one whose gate event `--event` names, else Codex when the
+//! payload carries Codex's `turn_id`, else Claude Code. Each call is decided as the canonical
+//! calls it stands for ([`engine::harness`]). It exits 0, except for `--policy`
 //! given to an event that is not a gate (a settings mistake: exit 1 with an error, after
 //! recording). A fatal signal (a policy file changed under its map) answers deny too.
 //!
@@ -35,7 +40,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
-use engine::{Call, Decision, GATE_EVENTS, Outcome};
+use engine::harness::{self, Harness};
+use engine::{Call, Decision, Outcome};
 use serde_json::Value;
 
 use crate::policy_source;
@@ -54,6 +60,8 @@ struct EmitArgs {
     session: Option<String>,
     project_root: Option<PathBuf>,
     policy: Option<PathBuf>,
+    /// `--provider`, when given and known.
+    provider: Option<Harness>,
     /// Argument problems, kept rather than aborting: a gate must still answer deny.
     problems: Vec<String>,
 }
@@ -69,10 +77,11 @@ enum Role {
 
 pub fn run(args: Vec<OsString>) -> ExitCode {
     let args = parse_args(args);
-    let role = role_of(&args);
+    let harness = harness_of(&args);
+    let role = role_of(&args, harness);
     let deadline = deadline();
-    start_deadline(&role, deadline);
-    let result = panic::catch_unwind(AssertUnwindSafe(|| handle(&args, &role)));
+    start_deadline(harness, &role, deadline);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| handle(&args, harness, &role)));
     if let Err(panic) = result {
         let what = panic
             .downcast_ref::<&str>()
@@ -81,6 +90,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             .unwrap_or_default();
         if let Role::Gate(event) = &role {
             answer(harness_line(
+                harness,
                 event,
                 Decision::Deny,
                 &fail_closed_reason(&format!("internal error ({what})")),
@@ -96,7 +106,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         eprintln!(
             "animus-hook emit: `--policy` is only read by the gate events ({}); `--event \
              {event}` records without deciding, so drop `--policy` from this hook's settings",
-            GATE_EVENTS.join(", ")
+            gate_names(harness).join(", ")
         );
         return ExitCode::FAILURE;
     }
@@ -136,39 +146,89 @@ fn parse_args(args: Vec<OsString>) -> EmitArgs {
                 out.project_root = value(&mut parser, "--project-root").map(PathBuf::from)
             }
             Long("policy") => out.policy = value(&mut parser, "--policy").map(PathBuf::from),
+            Long("provider") => {
+                if let Some(name) = value(&mut parser, "--provider") {
+                    match Harness::parse(&name) {
+                        Some(harness) => out.provider = Some(harness),
+                        None => out.problems.push(format!(
+                            "unknown --provider `{name}`; expected one of {}",
+                            Harness::ALL.map(Harness::as_str).join(", ")
+                        )),
+                    }
+                }
+            }
             other => out.problems.push(other.unexpected().to_string()),
         }
     }
     out
 }
 
+/// The harness this run answers: `--provider`, else the harness whose gate event `--event`
+/// names (`BeforeTool`: Gemini CLI; `tool.execute.before`: opencode), else Claude Code (Codex
+/// shares Claude's event names and deny shape; [`harness_of_payload`] tells them apart).
+fn harness_of(args: &EmitArgs) -> Harness {
+    if let Some(harness) = args.provider {
+        return harness;
+    }
+    let event = args.event.as_deref().unwrap_or("");
+    [Harness::Gemini, Harness::Opencode]
+        .into_iter()
+        .find(|h| h.canonical_event(event).is_some())
+        .unwrap_or(Harness::Claude)
+}
+
+/// Without `--provider`, a Claude-named gate payload carrying Codex's `turn_id` is Codex's
+/// (its answers differ only for an ask, which Codex cannot take).
+fn harness_of_payload(args: &EmitArgs, harness: Harness, payload: Option<&Value>) -> Harness {
+    match payload {
+        Some(p)
+            if args.provider.is_none()
+                && harness == Harness::Claude
+                && p.get("turn_id").is_some() =>
+        {
+            Harness::Codex
+        }
+        _ => harness,
+    }
+}
+
+/// The harness's gate event names.
+fn gate_names(harness: Harness) -> Vec<&'static str> {
+    harness
+        .gate_events()
+        .iter()
+        .map(|(native, _)| *native)
+        .collect()
+}
+
 /// With `--policy`, a gate event (or no usable event at all) makes this run a gate: it must
 /// answer. Without `--policy`, or for a non-gate event, it only records.
-fn role_of(args: &EmitArgs) -> Role {
+fn role_of(args: &EmitArgs, harness: Harness) -> Role {
     match (&args.policy, args.event.as_deref()) {
-        (Some(_), Some(event)) if GATE_EVENTS.contains(&event) => Role::Gate(event.to_string()),
+        (Some(_), Some(event)) if harness.canonical_event(event).is_some() => {
+            Role::Gate(event.to_string())
+        }
         // A mistyped gate event (`Pretooluse`) with a policy must not silently become an
         // observer: it answers as the gate it names, with a deny (see `evaluate`).
-        (Some(_), Some(event)) => match gate_event_like(event) {
+        (Some(_), Some(event)) => match gate_event_like(harness, event) {
             Some(gate) => Role::Gate(gate.to_string()),
             None => Role::Observer,
         },
-        (Some(_), None) => Role::Gate("PreToolUse".into()),
+        (Some(_), None) => Role::Gate(gate_names(harness)[0].into()),
         _ => Role::Observer,
     }
 }
 
-/// The gate event `event` is a misspelling of: equal but for letter case, `_` and `-`.
-fn gate_event_like(event: &str) -> Option<&'static str> {
+/// The gate event `event` is a misspelling of: equal but for letter case, `_`, `-` and `.`.
+fn gate_event_like(harness: Harness, event: &str) -> Option<&'static str> {
     let folded = |s: &str| -> String {
         s.chars()
-            .filter(|c| !matches!(c, '_' | '-'))
+            .filter(|c| !matches!(c, '_' | '-' | '.'))
             .flat_map(char::to_lowercase)
             .collect()
     };
-    GATE_EVENTS
-        .iter()
-        .copied()
+    gate_names(harness)
+        .into_iter()
         .find(|gate| folded(gate) == folded(event))
 }
 
@@ -182,14 +242,14 @@ fn deadline() -> Duration {
 
 /// Arm the deadline: a gate denies when it passes, an observer exits silently (an observer
 /// never blocks, and never hangs the harness either).
-fn start_deadline(role: &Role, deadline: Duration) {
+fn start_deadline(harness: Harness, role: &Role, deadline: Duration) {
     let ms = deadline.as_millis();
     let (line, note) = match role {
         Role::Gate(event) => {
             let cause =
                 format!("no decision within {ms} ms (stdin never closed, or evaluation hung)");
             (
-                harness_line(event, Decision::Deny, &fail_closed_reason(&cause)),
+                harness_line(harness, event, Decision::Deny, &fail_closed_reason(&cause)),
                 format!("animus-hook emit: {cause}; denied\n"),
             )
         }
@@ -201,7 +261,9 @@ fn start_deadline(role: &Role, deadline: Duration) {
         ),
     };
     let crash_line = match role {
-        Role::Gate(event) => harness_line(event, Decision::Deny, &fail_closed_reason(CRASHED)),
+        Role::Gate(event) => {
+            harness_line(harness, event, Decision::Deny, &fail_closed_reason(CRASHED))
+        }
         Role::Observer => None,
     };
     if !deadline::arm_crash(crash_line) {
@@ -250,7 +312,7 @@ struct Evaluation {
     decide_us: Option<u128>,
 }
 
-fn handle(args: &EmitArgs, role: &Role) {
+fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
     let started = Instant::now();
     // Fault injection for the fault-matrix tests; compiled into debug builds only.
     #[cfg(debug_assertions)]
@@ -262,6 +324,7 @@ fn handle(args: &EmitArgs, role: &Role) {
         Ok(value) => (Some(value), None),
         Err(e) => (None, Some(e)),
     };
+    let harness = harness_of_payload(args, harness, payload_value.as_ref());
     // The log is opened before deciding, so that a fatal signal or the deadline while
     // deciding still leaves a record (prepared here) beside its deny.
     let log = open_log(args);
@@ -272,6 +335,7 @@ fn handle(args: &EmitArgs, role: &Role) {
         };
         let record = event_record(
             args,
+            harness,
             role,
             payload_value.as_ref(),
             facts.as_ref(),
@@ -284,7 +348,13 @@ fn handle(args: &EmitArgs, role: &Role) {
         }
     }
     let evaluation = match role {
-        Role::Gate(event) => evaluate(args, event, payload_value.as_ref(), payload_error.clone()),
+        Role::Gate(event) => evaluate(
+            args,
+            harness,
+            event,
+            payload_value.as_ref(),
+            payload_error.clone(),
+        ),
         Role::Observer => Evaluation {
             error: payload_error.clone(),
             ..Evaluation::default()
@@ -293,6 +363,7 @@ fn handle(args: &EmitArgs, role: &Role) {
     let recorded = log.and_then(|(file, path)| {
         let line = event_record(
             args,
+            harness,
             role,
             payload_value.as_ref(),
             facts.as_ref(),
@@ -330,7 +401,7 @@ fn handle(args: &EmitArgs, role: &Role) {
                     fail_closed_reason("no decision was reached"),
                 ),
             };
-            answer(harness_line(event, decision, &reason));
+            answer(harness_line(harness, event, decision, &reason));
         }
     }
 }
@@ -383,6 +454,7 @@ fn read_payload() -> (Result<Value, String>, Option<PayloadFacts>) {
 
 fn evaluate(
     args: &EmitArgs,
+    harness: Harness,
     event: &str,
     payload: Option<&Value>,
     payload_error: Option<String>,
@@ -422,6 +494,15 @@ fn evaluate(
         let tool_name = crate::payload::tool_name(payload)?;
         let null = Value::Null;
         let tool_input = payload.get("tool_input").unwrap_or(&null);
+        let canonical_event = harness
+            .canonical_event(event)
+            .ok_or_else(|| format!("`{event}` is not a gate event of {}", harness.as_str()))?;
+        // Gemini names the MCP server beside the call, which settles how `mcp_a_b_c` splits.
+        let mcp_server = payload
+            .get("mcp_context")
+            .and_then(|c| c.get("server_name"))
+            .and_then(Value::as_str);
+        let calls = harness::canonical_calls(harness, tool_name, tool_input, mcp_server);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
         let loaded = policy_source::load_for_hook(policy_path)?;
         #[cfg(debug_assertions)]
@@ -431,15 +512,31 @@ fn evaluate(
         let started = Instant::now();
         let home = crate::places::home_dir();
         let project_root = args.project_root.as_deref().and_then(|p| p.to_str());
-        let outcome = policy_source::decide(
-            &loaded,
-            Call {
-                event,
-                tool_name,
-                tool_input,
-                places: crate::places::of_payload(payload, home.as_deref(), project_root),
-            },
-        )?;
+        let places = crate::places::of_payload(payload, home.as_deref(), project_root);
+        let mut outcomes = Vec::with_capacity(calls.len());
+        for call in &calls {
+            let cwd = call
+                .cwd
+                .as_deref()
+                .map(|dir| crate::places::working_directory(places.cwd, dir));
+            let places = engine::Places {
+                cwd: match &cwd {
+                    Some(dir) => dir.as_deref(),
+                    None => places.cwd,
+                },
+                ..places
+            };
+            outcomes.push(policy_source::decide(
+                &loaded,
+                Call {
+                    event: canonical_event,
+                    tool_name: &call.tool_name,
+                    tool_input: &call.tool_input,
+                    places,
+                },
+            )?);
+        }
+        let outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
         evaluation.decide_us = Some(started.elapsed().as_micros());
         // The process ends right after recording: leave the two file maps to the kernel's
         // teardown at exit instead of unmapping them now (two `munmap`s and TLB flushes).
@@ -486,6 +583,8 @@ struct EventRecord<'a> {
     evaluator: Option<&'static str>,
     event: Option<&'a str>,
     gate: bool,
+    /// The harness answered (`claude`, `codex`, `gemini`, `opencode`).
+    harness: &'static str,
     /// A gate answered nothing: the harness's own permission rules decide (allow: the call
     /// is covered by the policy's allow entries, which the harness carries too; defer).
     left_to_harness: bool,
@@ -520,6 +619,7 @@ fn open_log(args: &EmitArgs) -> Result<(std::fs::File, PathBuf), String> {
 /// payload itself out (its length and digest stay): the record a fatal signal writes.
 fn event_record(
     args: &EmitArgs,
+    harness: Harness,
     role: &Role,
     payload: Option<&Value>,
     facts: Option<&PayloadFacts>,
@@ -561,6 +661,7 @@ fn event_record(
         event: args.event.as_deref(),
         session,
         gate: matches!(role, Role::Gate(_)),
+        harness: harness.as_str(),
         left_to_harness: matches!(role, Role::Gate(_))
             && matches!(decision, Some(Decision::Allow | Decision::Defer)),
         tool_name: field("tool_name"),

@@ -1,33 +1,62 @@
-//! The harness's decision shapes (Claude Code), one line each.
+//! The decision shapes of each harness, one line each.
 
 use engine::Decision;
+use engine::harness::Harness;
 
 /// Longest reason sent to the harness (Claude caps hook output strings at 10,000 characters).
 pub const MAX_REASON_CHARS: usize = 2000;
 
-/// The stdout line for `decision` on gate `event`, or `None` to abstain (print nothing).
+/// The stdout line for `decision` on gate `event` of `harness`, or `None` to abstain (print
+/// nothing).
 ///
-/// - `PreToolUse`: deny/ask → `hookSpecificOutput.permissionDecision` + reason;
-///   allow/defer → nothing.
+/// - Claude Code and Codex CLI, `PreToolUse`: deny/ask → `hookSpecificOutput.permissionDecision`
+///   + reason; allow/defer → nothing. Codex has no ask: an ask is a deny saying a human must
+///   run the call (its `ask` would be "unsupported", which Codex treats as a failed hook and
+///   runs the call).
 /// - `PermissionRequest`: deny → `decision.behavior = "deny"` with `message`; ask, allow and
-///   defer → nothing.
+///   defer → nothing (the harness asks its human, or refuses where nobody can answer).
+/// - Gemini CLI, `BeforeTool`: deny/ask → `{"decision":…,"reason":…}`; allow/defer → nothing
+///   (a hook cannot approve past Gemini's policy engine anyway).
+/// - opencode, through the plugin `inject` writes: deny → `{"decision":"deny","reason":…}`,
+///   which the plugin throws; ask is a deny (a plugin cannot ask); allow/defer → nothing.
 ///
 /// **An allow is never printed.** An explicit allow from a hook makes Claude skip its own
 /// permission checks, and Claude refuses more than any rule matcher shows (paths outside the
 /// project, `find -exec`, output redirection, unresolvable variables). So a call the policy's
 /// allow entries cover is abstained on, and Claude grants it from the same entries, which
 /// `inject` writes into the session settings as Claude's own `permissions`.
-pub fn harness_line(event: &str, decision: Decision, reason: &str) -> Option<String> {
-    let reason = json_string(&bounded_reason(reason));
-    let line = match (event, decision) {
-        (_, Decision::Defer | Decision::Allow) | ("PermissionRequest", Decision::Ask) => {
+pub fn harness_line(
+    harness: Harness,
+    event: &str,
+    decision: Decision,
+    reason: &str,
+) -> Option<String> {
+    let (decision, reason) = match decision {
+        Decision::Ask if !harness.can_ask() && event != "PermissionRequest" => (
+            Decision::Deny,
+            format!(
+                "{reason} (the policy asks a human to approve this call, and {} cannot ask: a \
+                 human must run it)",
+                harness.as_str()
+            ),
+        ),
+        _ if reason.trim().is_empty() => (decision, "denied by the animus-hook policy".into()),
+        _ => (decision, reason.to_string()),
+    };
+    let reason = json_string(&bounded_reason(&reason));
+    let line = match (harness, event, decision) {
+        (_, _, Decision::Defer | Decision::Allow) | (_, "PermissionRequest", Decision::Ask) => {
             return None;
         }
-        ("PermissionRequest", Decision::Deny) => format!(
+        (Harness::Claude | Harness::Codex, "PermissionRequest", Decision::Deny) => format!(
             r#"{{"hookSpecificOutput":{{"hookEventName":"PermissionRequest","decision":{{"behavior":"deny","message":{reason}}}}}}}"#
         ),
-        (_, decision) => format!(
+        (Harness::Claude | Harness::Codex, _, decision) => format!(
             r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"{}","permissionDecisionReason":{reason}}}}}"#,
+            decision.as_str()
+        ),
+        (Harness::Gemini | Harness::Opencode, _, decision) => format!(
+            r#"{{"decision":"{}","reason":{reason}}}"#,
             decision.as_str()
         ),
     };
@@ -54,22 +83,31 @@ mod tests {
     #[test]
     fn shapes() {
         assert_eq!(
-            harness_line("PreToolUse", Decision::Deny, "no").unwrap(),
+            harness_line(Harness::Claude, "PreToolUse", Decision::Deny, "no").unwrap(),
             "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\"}}\n"
         );
-        assert_eq!(harness_line("PreToolUse", Decision::Defer, "x"), None);
-        assert_eq!(harness_line("PermissionRequest", Decision::Ask, "x"), None);
-        assert_eq!(harness_line("PreToolUse", Decision::Allow, "x"), None);
         assert_eq!(
-            harness_line("PermissionRequest", Decision::Allow, "x"),
+            harness_line(Harness::Claude, "PreToolUse", Decision::Defer, "x"),
             None
         );
         assert_eq!(
-            harness_line("PermissionRequest", Decision::Deny, "no").unwrap(),
+            harness_line(Harness::Claude, "PermissionRequest", Decision::Ask, "x"),
+            None
+        );
+        assert_eq!(
+            harness_line(Harness::Claude, "PreToolUse", Decision::Allow, "x"),
+            None
+        );
+        assert_eq!(
+            harness_line(Harness::Claude, "PermissionRequest", Decision::Allow, "x"),
+            None
+        );
+        assert_eq!(
+            harness_line(Harness::Claude, "PermissionRequest", Decision::Deny, "no").unwrap(),
             "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"
         );
         let long = "é".repeat(5000);
-        let line = harness_line("PreToolUse", Decision::Deny, &long).unwrap();
+        let line = harness_line(Harness::Claude, "PreToolUse", Decision::Deny, &long).unwrap();
         assert!(line.len() < 5000 * 2);
         let parsed: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert!(
@@ -78,11 +116,90 @@ mod tests {
                 .unwrap()
                 .ends_with('…')
         );
-        let tricky = harness_line("PreToolUse", Decision::Ask, "say \"hi\"\n\\").unwrap();
+        let tricky = harness_line(
+            Harness::Claude,
+            "PreToolUse",
+            Decision::Ask,
+            "say \"hi\"\n\\",
+        )
+        .unwrap();
         let parsed: serde_json::Value = serde_json::from_str(&tricky).unwrap();
         assert_eq!(
             parsed["hookSpecificOutput"]["permissionDecisionReason"],
             "say \"hi\"\n\\"
+        );
+    }
+
+    #[test]
+    fn shapes_of_other_harnesses() {
+        let parse = |line: Option<String>| -> serde_json::Value {
+            serde_json::from_str(&line.expect("a line")).unwrap()
+        };
+        // Codex: Claude's deny shape; an ask is a deny naming the human.
+        let codex = parse(harness_line(
+            Harness::Codex,
+            "PreToolUse",
+            Decision::Ask,
+            "why",
+        ));
+        let out = &codex["hookSpecificOutput"];
+        assert_eq!(out["permissionDecision"], "deny");
+        let reason = out["permissionDecisionReason"].as_str().unwrap();
+        assert!(reason.starts_with("why (") && reason.contains("a human must run it"));
+        assert_eq!(
+            harness_line(Harness::Codex, "PermissionRequest", Decision::Ask, "x"),
+            None
+        );
+        // Codex rejects a deny with an empty reason (a failed hook: it runs the call).
+        let empty = parse(harness_line(
+            Harness::Codex,
+            "PreToolUse",
+            Decision::Deny,
+            " ",
+        ));
+        assert_eq!(
+            empty["hookSpecificOutput"]["permissionDecisionReason"],
+            "denied by the animus-hook policy"
+        );
+        // Gemini: {decision, reason}, and it can ask.
+        assert_eq!(
+            parse(harness_line(
+                Harness::Gemini,
+                "BeforeTool",
+                Decision::Ask,
+                "r"
+            )),
+            serde_json::json!({"decision": "ask", "reason": "r"})
+        );
+        assert_eq!(
+            parse(harness_line(
+                Harness::Gemini,
+                "BeforeTool",
+                Decision::Deny,
+                "r"
+            )),
+            serde_json::json!({"decision": "deny", "reason": "r"})
+        );
+        assert_eq!(
+            harness_line(Harness::Gemini, "BeforeTool", Decision::Allow, "r"),
+            None
+        );
+        // opencode: the plugin's shape; no ask.
+        let opencode = parse(harness_line(
+            Harness::Opencode,
+            "tool.execute.before",
+            Decision::Ask,
+            "r",
+        ));
+        assert_eq!(opencode["decision"], "deny");
+        assert_eq!(
+            harness_line(
+                Harness::Opencode,
+                "tool.execute.before",
+                Decision::Defer,
+                "r"
+            ),
+            None
         );
     }
 }

@@ -1,0 +1,447 @@
+//! One policy, every harness: the harnesses `animus-hook` guards, and the one table that maps
+//! each harness's tools onto the canonical tools a policy is written in.
+//!
+//! A policy speaks Claude Code's vocabulary (`Bash(…)`, `Read(…)`, `Edit(…)`, `WebFetch(…)`,
+//! `mcp__server__tool`), whatever harness runs the agent. Before deciding, a call from another
+//! harness is rewritten into one or more **canonical calls**: the canonical tool name and an
+//! input whose fields carry Claude's names (`file_path`, `command`, `url`). Every canonical call
+//! is decided, and the strictest outcome is the call's (see [`combine`]): an `apply_patch` that
+//! touches three files is denied if any of the three is.
+//!
+//! | canonical | Codex CLI | Gemini CLI | opencode |
+//! |---|---|---|---|
+//! | `Bash {command}` | `Bash {command}` | `run_shell_command {command, dir_path}` | `bash {command, workdir}` |
+//! | `Read {file_path}` | (through the shell) | `read_file {file_path}` | `read {filePath}` |
+//! | `Write {file_path}` | `apply_patch` `*** Add File:` | `write_file {file_path}` | `write {filePath}` |
+//! | `Edit {file_path}` | `apply_patch` `*** Update File:`, `*** Delete File:`, `*** Move to:` | `replace {file_path}` | `edit {filePath}`, `apply_patch {patchText}` |
+//! | `Glob {pattern, path}` | — | `glob {pattern, dir_path}` | `glob {pattern, path}` |
+//! | `Grep {pattern, path, glob}` | — | `grep_search`/`search_file_content {pattern, dir_path, include_pattern}` | `grep {pattern, path, include}` |
+//! | `LS {path}` | — | `list_directory {dir_path}` | `list {path}` |
+//! | `WebFetch {url}` | — | `web_fetch {prompt}`: one call per URL in the prompt | `webfetch {url}` |
+//! | `WebSearch {query}` | — | `google_web_search {query}` | `websearch {query}` |
+//! | `Agent` | `spawn_agent` | — | `task` |
+//! | `mcp__s__t` | `mcp__s__t` | `mcp_s_t` | `s_t` |
+//!
+//! A tool the table does not name keeps its own name and input: a rule written for it by name
+//! still applies, and so does the policy's default. The harness's own working directory field
+//! (`dir_path`, `workdir`) becomes the call's working directory, relative to the payload's.
+
+use serde_json::{Map, Value};
+
+use crate::{Decision, Outcome};
+
+/// A harness `animus-hook` can guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Harness {
+    Claude,
+    Codex,
+    Gemini,
+    Opencode,
+}
+
+impl Harness {
+    /// Every harness, in the order the README lists them.
+    pub const ALL: [Harness; 4] = [
+        Harness::Claude,
+        Harness::Codex,
+        Harness::Gemini,
+        Harness::Opencode,
+    ];
+
+    /// The name used on the command line (`--provider codex`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Harness::Claude => "claude",
+            Harness::Codex => "codex",
+            Harness::Gemini => "gemini",
+            Harness::Opencode => "opencode",
+        }
+    }
+
+    /// The harness named `name` (as on the command line), if any.
+    pub fn parse(name: &str) -> Option<Harness> {
+        Harness::ALL.into_iter().find(|h| h.as_str() == name)
+    }
+
+    /// The harness's own names of its gate events, paired with the canonical gate event each
+    /// is decided as (a rule's `events` name the canonical ones).
+    pub fn gate_events(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Harness::Claude | Harness::Codex => &[
+                ("PreToolUse", "PreToolUse"),
+                ("PermissionRequest", "PermissionRequest"),
+            ],
+            Harness::Gemini => &[("BeforeTool", "PreToolUse")],
+            Harness::Opencode => &[("tool.execute.before", "PreToolUse")],
+        }
+    }
+
+    /// The canonical gate event `event` is decided as, when it is one of this harness's gates.
+    pub fn canonical_event(self, event: &str) -> Option<&'static str> {
+        self.gate_events()
+            .iter()
+            .find(|(native, _)| *native == event)
+            .map(|(_, canonical)| *canonical)
+    }
+
+    /// Whether this harness can be told "ask a human". Where it cannot, an ask is answered as
+    /// a deny whose reason says a human must run the call.
+    pub fn can_ask(self) -> bool {
+        matches!(self, Harness::Claude | Harness::Gemini)
+    }
+}
+
+/// How a native tool's input becomes the canonical input.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    /// Same fields, renamed where the pair says (`native`, `canonical`); others kept as given.
+    Fields(&'static [(&'static str, &'static str)]),
+    /// A patch in the named field: one canonical call per file it adds, updates, deletes or
+    /// moves to (`Write` for an added file, `Edit` for the others).
+    PatchTargets(&'static str),
+    /// URLs inside free text in the named field: one canonical call per URL, `{url}`.
+    UrlsIn(&'static str),
+}
+
+/// One row of the table: a harness's tool and the canonical tool it is.
+struct ToolRow {
+    harness: Harness,
+    native: &'static str,
+    canonical: &'static str,
+    shape: Shape,
+    /// The input field holding the working directory of the call, if the tool has one.
+    cwd_field: Option<&'static str>,
+}
+
+const fn row(harness: Harness, native: &'static str, canonical: &'static str) -> ToolRow {
+    ToolRow {
+        harness,
+        native,
+        canonical,
+        shape: Shape::Fields(&[]),
+        cwd_field: None,
+    }
+}
+
+const fn fields(
+    harness: Harness,
+    native: &'static str,
+    canonical: &'static str,
+    renames: &'static [(&'static str, &'static str)],
+) -> ToolRow {
+    ToolRow {
+        harness,
+        native,
+        canonical,
+        shape: Shape::Fields(renames),
+        cwd_field: None,
+    }
+}
+
+const FILE_PATH: &[(&str, &str)] = &[("filePath", "file_path")];
+
+/// The map. Claude's tools are canonical and not listed.
+const TOOLS: &[ToolRow] = &[
+    // Codex CLI: every shell-like tool reaches hooks as `Bash {command}`.
+    row(Harness::Codex, "Bash", "Bash"),
+    ToolRow {
+        shape: Shape::PatchTargets("command"),
+        ..row(Harness::Codex, "apply_patch", "Edit")
+    },
+    row(Harness::Codex, "spawn_agent", "Agent"),
+    // Gemini CLI.
+    ToolRow {
+        cwd_field: Some("dir_path"),
+        ..row(Harness::Gemini, "run_shell_command", "Bash")
+    },
+    row(Harness::Gemini, "read_file", "Read"),
+    row(Harness::Gemini, "write_file", "Write"),
+    row(Harness::Gemini, "replace", "Edit"),
+    fields(Harness::Gemini, "glob", "Glob", &[("dir_path", "path")]),
+    fields(
+        Harness::Gemini,
+        "grep_search",
+        "Grep",
+        &[("dir_path", "path"), ("include_pattern", "glob")],
+    ),
+    fields(
+        Harness::Gemini,
+        "search_file_content",
+        "Grep",
+        &[("dir_path", "path"), ("include_pattern", "glob")],
+    ),
+    fields(
+        Harness::Gemini,
+        "list_directory",
+        "LS",
+        &[("dir_path", "path")],
+    ),
+    ToolRow {
+        shape: Shape::UrlsIn("prompt"),
+        ..row(Harness::Gemini, "web_fetch", "WebFetch")
+    },
+    row(Harness::Gemini, "google_web_search", "WebSearch"),
+    // opencode: camelCase fields.
+    ToolRow {
+        cwd_field: Some("workdir"),
+        ..row(Harness::Opencode, "bash", "Bash")
+    },
+    fields(Harness::Opencode, "read", "Read", FILE_PATH),
+    fields(Harness::Opencode, "write", "Write", FILE_PATH),
+    fields(
+        Harness::Opencode,
+        "edit",
+        "Edit",
+        &[
+            ("filePath", "file_path"),
+            ("oldString", "old_string"),
+            ("newString", "new_string"),
+            ("replaceAll", "replace_all"),
+        ],
+    ),
+    ToolRow {
+        shape: Shape::PatchTargets("patchText"),
+        ..row(Harness::Opencode, "apply_patch", "Edit")
+    },
+    row(Harness::Opencode, "glob", "Glob"),
+    fields(Harness::Opencode, "grep", "Grep", &[("include", "glob")]),
+    row(Harness::Opencode, "list", "LS"),
+    row(Harness::Opencode, "webfetch", "WebFetch"),
+    row(Harness::Opencode, "websearch", "WebSearch"),
+    row(Harness::Opencode, "task", "Agent"),
+];
+
+/// A call in the policy's vocabulary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CanonicalCall {
+    pub tool_name: String,
+    pub tool_input: Value,
+    /// The call's working directory when the tool names its own (`dir_path`, `workdir`), as
+    /// given: relative to the payload's `cwd` unless absolute.
+    pub cwd: Option<String>,
+}
+
+/// The canonical calls one native call stands for: at least one.
+///
+/// `mcp_server` is the MCP server the harness says the tool belongs to (Gemini's
+/// `mcp_context.server_name`), which settles how a `mcp_<server>_<tool>` name splits.
+pub fn canonical_calls(
+    harness: Harness,
+    tool_name: &str,
+    tool_input: &Value,
+    mcp_server: Option<&str>,
+) -> Vec<CanonicalCall> {
+    let as_given = || CanonicalCall {
+        tool_name: tool_name.to_string(),
+        tool_input: tool_input.clone(),
+        cwd: None,
+    };
+    if harness == Harness::Claude {
+        return vec![as_given()];
+    }
+    let Some(row) = TOOLS
+        .iter()
+        .find(|r| r.harness == harness && r.native == tool_name)
+    else {
+        return match mcp_names(harness, tool_name, mcp_server) {
+            Some(names) => names
+                .into_iter()
+                .map(|name| CanonicalCall {
+                    tool_name: name,
+                    ..as_given()
+                })
+                .collect(),
+            None => vec![as_given()],
+        };
+    };
+    let cwd = row
+        .cwd_field
+        .and_then(|f| tool_input.get(f))
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .map(String::from);
+    let call = |tool_name: &str, tool_input: Value| CanonicalCall {
+        tool_name: tool_name.to_string(),
+        tool_input,
+        cwd: cwd.clone(),
+    };
+    match row.shape {
+        Shape::Fields(renames) => vec![call(row.canonical, renamed(tool_input, renames))],
+        Shape::PatchTargets(field) => {
+            let patch = tool_input.get(field).and_then(Value::as_str).unwrap_or("");
+            let targets = patch_targets(patch);
+            if targets.is_empty() {
+                // A patch naming no file still goes through the policy as an edit of nothing:
+                // a rule on the tool itself (`Edit`) applies, a path rule cannot.
+                return vec![call(row.canonical, tool_input.clone())];
+            }
+            targets
+                .into_iter()
+                .map(|(tool, path)| {
+                    let mut input = Map::new();
+                    input.insert("file_path".into(), Value::String(path));
+                    call(tool, Value::Object(input))
+                })
+                .collect()
+        }
+        Shape::UrlsIn(field) => {
+            let text = tool_input.get(field).and_then(Value::as_str).unwrap_or("");
+            let urls = urls_in(text);
+            if urls.is_empty() {
+                return vec![call(row.canonical, tool_input.clone())];
+            }
+            urls.into_iter()
+                .map(|url| {
+                    let mut input = Map::new();
+                    input.insert("url".into(), Value::String(url));
+                    call(row.canonical, Value::Object(input))
+                })
+                .collect()
+        }
+    }
+}
+
+/// `input` with the `renames` applied (a native field replaces any canonical field of the same
+/// name already there: the harness reads the native one).
+fn renamed(input: &Value, renames: &[(&str, &str)]) -> Value {
+    let Value::Object(map) = input else {
+        return input.clone();
+    };
+    if renames.is_empty() {
+        return input.clone();
+    }
+    let mut out = map.clone();
+    for (native, canonical) in renames {
+        if let Some(value) = out.remove(*native) {
+            out.insert((*canonical).to_string(), value);
+        }
+    }
+    Value::Object(out)
+}
+
+/// The canonical MCP names a harness's MCP tool name may stand for, or `None` if it is not an
+/// MCP name in that harness's spelling.
+///
+/// Gemini spells `mcp_<server>_<tool>`, opencode `<server>_<tool>`; both are ambiguous when a
+/// server name holds `_`. Given the server, the split is exact; without it every split is a
+/// candidate, and each is decided (the strictest wins): a deny on any reading of the name
+/// applies, so no underscore in a server name can dodge one.
+fn mcp_names(harness: Harness, tool_name: &str, server: Option<&str>) -> Option<Vec<String>> {
+    let rest = match harness {
+        Harness::Claude | Harness::Codex => return None,
+        Harness::Gemini => tool_name.strip_prefix("mcp_")?,
+        Harness::Opencode => tool_name,
+    };
+    if let Some(server) = server.filter(|s| !s.is_empty())
+        && let Some(tool) = rest
+            .strip_prefix(server)
+            .and_then(|t| t.strip_prefix('_'))
+            .filter(|t| !t.is_empty())
+    {
+        return Some(vec![format!("mcp__{server}__{tool}")]);
+    }
+    let names: Vec<String> = rest
+        .match_indices('_')
+        .map(|(i, _)| (&rest[..i], &rest[i + 1..]))
+        .filter(|(server, tool)| !server.is_empty() && !tool.is_empty())
+        .map(|(server, tool)| format!("mcp__{server}__{tool}"))
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// The files a patch in Codex's `apply_patch` format touches, each with the canonical tool it
+/// amounts to: `*** Add File: p` writes `p`, `*** Update File: p`, `*** Delete File: p` and
+/// `*** Move to: p` edit it. Paths are as written (relative to the call's directory unless
+/// absolute), trimmed of surrounding blanks.
+pub fn patch_targets(patch: &str) -> Vec<(&'static str, String)> {
+    const HEADERS: [(&str, &str); 4] = [
+        ("*** Add File:", "Write"),
+        ("*** Update File:", "Edit"),
+        ("*** Delete File:", "Edit"),
+        ("*** Move to:", "Edit"),
+    ];
+    let mut targets: Vec<(&'static str, String)> = Vec::new();
+    for line in patch.lines() {
+        // Leading blanks are tolerated: a lenient patch applier may accept them too.
+        let line = line.trim_start();
+        for (header, tool) in HEADERS {
+            if let Some(path) = line.strip_prefix(header) {
+                let path = path.trim();
+                if !path.is_empty() && !targets.iter().any(|(t, p)| *t == tool && p == path) {
+                    targets.push((tool, path.to_string()));
+                }
+            }
+        }
+    }
+    targets
+}
+
+/// The URLs in free text: every `http://` or `https://` (any letter case) run up to the next
+/// blank, and the same run without trailing punctuation when it ends in some (a tool may strip
+/// it, or not; both are decided).
+pub fn urls_in(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut urls: Vec<String> = Vec::new();
+    let mut push = |url: &str| {
+        if !url.is_empty() && !urls.iter().any(|u| u == url) {
+            urls.push(url.to_string());
+        }
+    };
+    let mut from = 0;
+    while let Some(found) = lower[from..]
+        .find("http")
+        .map(|i| from + i)
+        .filter(|_| from < lower.len())
+    {
+        let tail = &lower[found..];
+        let scheme = ["https://", "http://"]
+            .into_iter()
+            .find(|s| tail.starts_with(s));
+        let Some(scheme) = scheme else {
+            from = found + 4;
+            continue;
+        };
+        let end = text[found..]
+            .find(|c: char| c.is_whitespace())
+            .map_or(text.len(), |i| found + i);
+        let url = &text[found..end];
+        if url.len() > scheme.len() {
+            push(url);
+            push(url.trim_end_matches(|c: char| ".,;:!?)]}>'\"`".contains(c)));
+        }
+        from = end.max(found + scheme.len());
+    }
+    urls
+}
+
+/// The outcome of a call that stands for several canonical calls: the strictest decision, where
+/// a part left to the harness (`defer`) is stricter than a part the allow entries cover — a
+/// call is only as covered as its least covered part. Its reason, deciding rule and matched
+/// rules are the deciding part's (matched: every part's, deduplicated).
+pub fn combine(mut outcomes: Vec<Outcome>) -> Option<Outcome> {
+    let rank = |d: Decision| match d {
+        Decision::Allow => 0,
+        Decision::Defer => 1,
+        Decision::Ask => 2,
+        Decision::Deny => 3,
+    };
+    let strictest = outcomes
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, o)| (rank(o.decision), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i)?;
+    let mut matched: Vec<String> = Vec::new();
+    for outcome in &outcomes {
+        for id in &outcome.matched {
+            if !matched.contains(id) {
+                matched.push(id.clone());
+            }
+        }
+    }
+    let mut out = outcomes.swap_remove(strictest);
+    out.matched = matched;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests;
