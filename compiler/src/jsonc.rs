@@ -43,6 +43,19 @@ pub enum Value {
 }
 
 impl Node {
+    /// The value without its places, as `serde_json` holds it (a repeated key: the last one).
+    pub fn to_json(&self) -> serde_json::Value {
+        match &self.value {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => (*b).into(),
+            // The reader accepts only JSON number syntax, which serde_json reads back.
+            Value::Number(n) => serde_json::from_str(n).unwrap_or(serde_json::Value::Null),
+            Value::String(s) => s.clone().into(),
+            Value::Array(items) => items.iter().map(Node::to_json).collect(),
+            Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+        }
+    }
+
     /// The member `key` of an object (the last one written), if this is an object holding it.
     pub fn get(&self, key: &str) -> Option<&Node> {
         match &self.value {
@@ -404,16 +417,7 @@ mod tests {
     #[test]
     fn agrees_with_serde_json_on_plain_json() {
         let text = r#"{"a": [1, -2.5e3, true, null, "x\"\u00e9\ud83d\ude00"], "b": {}}"#;
-        fn plain(node: &Node) -> serde_json::Value {
-            match &node.value {
-                Value::Null => serde_json::Value::Null,
-                Value::Bool(b) => (*b).into(),
-                Value::Number(n) => serde_json::from_str(n).unwrap(),
-                Value::String(s) => s.clone().into(),
-                Value::Array(items) => items.iter().map(plain).collect(),
-                Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), plain(v))).collect(),
-            }
-        }
+        let plain = Node::to_json;
         assert_eq!(
             plain(&parse(text).unwrap()),
             serde_json::from_str::<serde_json::Value>(text).unwrap()

@@ -17,8 +17,10 @@
 //! Protected: the directory the policy is written to (the session directory under `inject`),
 //! the state directory (`$ANIMUS_CONFIG_DIR`, and `~/.animus` always), the hook binaries (the
 //! compiling binary, its `animus-hook`/`animus-hook-emit` twins beside it, and the binary
-//! `inject` wires), and claude's settings (`.claude/settings*.json` of the project and of
-//! `~/.claude`).
+//! `inject` wires), claude's settings (`.claude/settings*.json` of the project and of
+//! `~/.claude`), and the other harnesses' hook configuration (Codex's `config.toml` and
+//! `hooks.json`, Gemini CLI's `settings.json`, opencode's config files and plugin directories,
+//! in the project and in the home directory).
 //!
 //! Paths are written as claude path globs (`engine::paths`): `//abs` for an absolute path,
 //! `~/x` and `/x` (the project root) resolved when the hook decides.
@@ -60,6 +62,8 @@ pub fn protected(
     const STATE: &str = "animus-hook's state directory (the session logs)";
     const BINARY: &str = "an animus-hook binary the hooks run";
     const SETTINGS: &str = "claude's settings, which wire the hooks and permissions";
+    const HARNESS_SETTINGS: &str =
+        "a coding agent's configuration, which can switch its hooks or plugins off";
     let policy_dir = std::fs::canonicalize(policy_dir).unwrap_or_else(|_| policy_dir.into());
     push(POLICY, format!("{}/**", absolute_glob(&policy_dir)));
     if let Some(root) = env("ANIMUS_CONFIG_DIR")
@@ -92,6 +96,24 @@ pub fn protected(
     // hooks sit in the protected session directory.)
     push(SETTINGS, "/.claude/settings*.json".into());
     push(SETTINGS, "~/.claude/settings*.json".into());
+    // The other harnesses' settings, where a hook or a plugin could be switched off or
+    // unhooked: Codex's config and hooks (its trust store is in the config), Gemini CLI's
+    // settings (`hooksConfig`), opencode's config and plugin directories (a plugin runs
+    // in-process beside the guard's, before it).
+    for glob in [
+        "/.codex/config.toml",
+        "/.codex/hooks.json",
+        "~/.codex/config.toml",
+        "~/.codex/hooks.json",
+        "/.gemini/settings.json",
+        "~/.gemini/settings.json",
+        "/.opencode/**",
+        "/opencode.json",
+        "/opencode.jsonc",
+        "~/.config/opencode/**",
+    ] {
+        push(HARNESS_SETTINGS, glob.into());
+    }
     out
 }
 
@@ -180,6 +202,8 @@ mod tests {
         assert!(globs.contains(&"//srv/animus state/**"), "{globs:?}");
         assert!(globs.contains(&"~/.animus/**"));
         assert!(globs.contains(&"/.claude/settings*.json"));
+        assert!(globs.contains(&"~/.gemini/settings.json"));
+        assert!(globs.contains(&"/.opencode/**"));
         for p in &list {
             engine::paths::PathGlob::parse(&p.glob).unwrap_or_else(|e| panic!("{}: {e}", p.glob));
         }

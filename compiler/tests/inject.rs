@@ -223,31 +223,178 @@ fn kill_switch_is_a_complete_no_op() {
 }
 
 #[test]
-fn non_claude_providers_are_a_no_op() {
+fn unknown_providers_are_a_no_op() {
     let setup = Setup::new("providers");
     let launch = args(&["exec", "hi"]);
-    for (provider, vector) in [
-        ("codex", HookConfigVector::HooksJson),
-        ("gemini", HookConfigVector::GeminiHooks),
-        ("opencode", HookConfigVector::JsPlugin),
-        ("aider", HookConfigVector::None),
-    ] {
-        let mut request = setup.request("s", &launch, Some(1));
-        request.provider = provider;
-        let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
-        assert_eq!(
-            injection,
-            Injection::NotGenerated {
-                vector,
-                args: launch.clone()
-            },
-            "{provider}"
-        );
-    }
-    assert!(
-        !setup.dir.join("session").exists(),
-        "no files for non-claude providers"
+    let mut request = setup.request("s", &launch, Some(1));
+    request.provider = "aider";
+    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    assert_eq!(
+        injection,
+        Injection::NotGenerated {
+            vector: HookConfigVector::None,
+            args: launch.clone()
+        }
     );
+    assert!(!setup.dir.join("session").exists(), "no files");
+}
+
+/// The pieces of an injection the per-harness tests look at.
+fn injected(injection: &Injection) -> (&[String], &[(String, String)], &Path) {
+    match injection {
+        Injection::Injected {
+            args,
+            env,
+            settings_path,
+            ..
+        } => (args, env, settings_path),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn codex_hooks_are_session_flags_with_their_own_trust() {
+    let setup = Setup::new("codex");
+    let launch = args(&["exec", "hi"]);
+    let mut request = setup.request("s", &launch, Some(1));
+    request.provider = "codex";
+    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    let (args, env, toml) = injected(&injection);
+    assert!(env.is_empty());
+    assert_eq!(args.first().map(String::as_str), Some("exec"));
+    assert_eq!(
+        args.last().map(String::as_str),
+        Some("hi"),
+        "the prompt stays last"
+    );
+    let flag = |prefix: &str| -> &str {
+        let at = args
+            .iter()
+            .position(|a| a.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {args:?}"));
+        assert_eq!(args[at - 1], "-c", "{prefix} is a -c value");
+        &args[at]
+    };
+    let gate = flag("hooks.PreToolUse=");
+    assert!(
+        gate.contains("'emit' '--provider' 'codex' '--event' 'PreToolUse'"),
+        "{gate}"
+    );
+    assert!(gate.contains("'--policy'"), "{gate}");
+    assert!(gate.contains("timeout -s KILL 25 "), "{gate}");
+    assert!(gate.contains("exit 2; }"), "a failing gate blocks: {gate}");
+    assert!(!flag("hooks.PostToolUse=").contains("--policy"));
+    // Trust for exactly the injected hooks, never the blanket bypass.
+    let state = flag("hooks.state=");
+    assert!(
+        state.contains("\"/<session-flags>/config.toml:pre_tool_use:0:0\"={trusted_hash=\"sha256:")
+    );
+    assert!(state.contains(":permission_request:0:0"));
+    assert!(!args.iter().any(|a| a.contains("dangerously")));
+    let written = std::fs::read_to_string(toml).unwrap();
+    assert!(
+        written.contains("PreToolUse = [{matcher=\"*\""),
+        "{written}"
+    );
+}
+
+#[test]
+fn gemini_hooks_are_system_settings_that_keep_the_admins() {
+    let setup = Setup::new("gemini");
+    let launch = args(&["-p", "hi"]);
+    let admin = setup.dir.join("system.json");
+    std::fs::write(
+        &admin,
+        "// the admin's\n{\"hooks\": {\"BeforeTool\": [{\"hooks\": [{\"type\": \"command\", \
+         \"command\": \"audit\"}]}]}, \"hooksConfig\": {\"enabled\": false, \"disabled\": [\"x\"]}, \
+         \"model\": {\"name\": \"m\"},}\n",
+    )
+    .unwrap();
+    let env =
+        |name: &str| (name == "GEMINI_CLI_SYSTEM_SETTINGS_PATH").then(|| admin.clone().into());
+    let mut request = setup.request("s", &launch, Some(1));
+    request.provider = "gemini";
+    let injection = inject_harness_hooks_with_env(&request, &env).unwrap();
+    let (args, injected_env, settings) = injected(&injection);
+    // Flags first: `-p` takes the prompt as its value.
+    assert_eq!(args, ["--skip-trust", "-p", "hi"]);
+    assert_eq!(
+        injected_env,
+        [(
+            "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_string(),
+            settings.to_str().unwrap().to_string()
+        )]
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(settings).unwrap()).unwrap();
+    let before = v["hooks"]["BeforeTool"].as_array().unwrap();
+    assert_eq!(before.len(), 2, "the admin's hook and ours: {before:?}");
+    assert_eq!(before[0]["hooks"][0]["command"], "audit");
+    let ours = &before[1]["hooks"][0];
+    assert!(
+        ours["command"]
+            .as_str()
+            .unwrap()
+            .contains("'--event' 'BeforeTool'")
+    );
+    assert_eq!(ours["timeout"], 30_000, "milliseconds");
+    let name = ours["name"].as_str().unwrap();
+    assert!(name.starts_with("animus-hook-") && name.len() == "animus-hook-".len() + 16);
+    assert_eq!(
+        v["hooksConfig"]["enabled"], true,
+        "the system layer keeps hooks on"
+    );
+    assert_eq!(v["hooksConfig"]["disabled"], serde_json::json!(["x"]));
+    assert_eq!(v["model"]["name"], "m");
+    assert!(v["hooks"]["AfterTool"].is_array());
+    // Another session's name differs: no setting written beforehand can name it.
+    let again = inject_harness_hooks_with_env(&request, &env).unwrap();
+    let v2: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(injected(&again).2).unwrap()).unwrap();
+    assert_ne!(v2["hooks"]["BeforeTool"][1]["hooks"][0]["name"], name);
+    // A system settings file that cannot be read as JSON is an error, not dropped.
+    std::fs::write(&admin, "{ nope").unwrap();
+    let e = inject_harness_hooks_with_env(&request, &env)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("system.json:1:3"), "{e}");
+}
+
+#[test]
+fn opencode_gets_a_plugin_through_its_config_dir() {
+    let setup = Setup::new("opencode");
+    let launch = args(&["run", "hi"]);
+    let mut request = setup.request("s", &launch, Some(1));
+    request.provider = "opencode";
+    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    let (args, env, plugin) = injected(&injection);
+    assert_eq!(args, launch.as_slice());
+    let dir = setup.session_dir.join("opencode");
+    assert_eq!(
+        env,
+        [(
+            "OPENCODE_CONFIG_DIR".to_string(),
+            std::path::absolute(&dir)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string()
+        )]
+    );
+    assert!(plugin.ends_with("opencode/plugins/animus-guard.js"));
+    let source = std::fs::read_to_string(plugin).unwrap();
+    assert!(source.contains("\"tool.execute.before\""), "{source}");
+    assert!(source.contains(setup.hook.to_str().unwrap()));
+    assert!(source.contains("\"--provider\",\"opencode\""));
+    // Seeded so opencode installs nothing into it.
+    assert!(dir.join("package-lock.json").is_file());
+    assert!(dir.join("node_modules").is_dir());
+    // An OPENCODE_CONFIG_DIR of the user's own would be displaced: refused.
+    let env = |name: &str| (name == "OPENCODE_CONFIG_DIR").then(|| "/home/u/oc".into());
+    let e = inject_harness_hooks_with_env(&request, &env)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("OPENCODE_CONFIG_DIR is already set"), "{e}");
 }
 
 #[test]

@@ -45,6 +45,7 @@ pub mod policy;
 pub mod reference;
 pub mod semantics;
 pub mod session;
+pub mod sha256;
 pub mod shell;
 pub mod sidecar;
 pub mod web;

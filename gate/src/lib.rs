@@ -13,5 +13,6 @@ pub mod payload;
 pub mod places;
 pub mod policy_source;
 pub mod record;
-pub mod sha256;
+/// SHA-256 (the engine's; the record digests payloads with it).
+pub use engine::sha256;
 pub mod time;

@@ -10,20 +10,27 @@ pub const USAGE: &str = "\
 animus-hook — a guardrail kernel for coding agents
 
 USAGE:
-  animus-hook emit --event <E> --session <id> --project-root <root> [--policy <animus-policy.json>]
+  animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
+                   --project-root <root> [--policy <animus-policy.json>]
       The hook the harness runs: read the payload on stdin, record the event under
       $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl and, for a gate
-      event with --policy, print the decision. Fails closed (deny). Exits 0, or 1 when
-      --policy is given to an event that is not a gate (recorded all the same).
+      event with --policy, print the decision in the harness's protocol. Gate events:
+      PreToolUse, PermissionRequest (claude, codex), BeforeTool (gemini), tool.execute.before
+      (opencode). Fails closed (deny). Exits 0, or 1 when --policy is given to an event that
+      is not a gate (recorded all the same).
   animus-hook compile --config <file> --agent <id> --out-dir <dir>
       Compile agent profile <id> (agents.<id> or agent_profiles.<id>, YAML or JSON) into
       <dir>/animus-policy.json. Warnings go to stderr; exit 1 on any error, writing nothing.
-  animus-hook inject --provider claude --config <file> --agent <id> --session-dir <dir>
-                     --session-id <id> --project-root <dir> [--hook-binary <path>]
-                     [--prompt-last | --prompt-index <n>] [--json] -- <launch args…>
-      Compile the profile into <session-dir>, write the claude hooks settings there and print
-      the launch arguments with `--settings <file>` inserted ahead of the prompt (one per line,
-      or a JSON array with --json). ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
+  animus-hook inject --provider claude|codex|gemini|opencode --config <file> --agent <id>
+                     --session-dir <dir> --session-id <id> --project-root <dir>
+                     [--hook-binary <path>] [--prompt-last | --prompt-index <n>] [--json]
+                     -- <launch args…>
+      Compile the profile into <session-dir>, write the harness's hook wiring there and print
+      the launch line to paste: the environment to set, the harness and its arguments with
+      the hook flags inserted ahead of the prompt (claude: --settings <file>; codex: -c
+      hooks…; gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH and --skip-trust; opencode:
+      OPENCODE_CONFIG_DIR). --json prints {\"env\": {…}, \"args\": […]} instead.
+      ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
   animus-hook check --policy <animus-policy.json> [--event <E>] [--project-root <dir>] [--json]
       Read one hook payload (Claude's PreToolUse/PermissionRequest shape) on stdin and print
       the decision, the reason and every matched rule. Path rules are anchored at the

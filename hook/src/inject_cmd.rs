@@ -1,4 +1,7 @@
-//! `animus-hook inject`: wire a guarded claude session for people who launch `claude` themselves.
+//! `animus-hook inject`: wire a guarded session for people who launch the harness themselves
+//! (Claude Code, Codex CLI, Gemini CLI, opencode): it prints the launch line to paste (the
+//! environment to set, the harness and its arguments), or with `--json` an object
+//! `{"env": {…}, "args": […]}`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,15 +89,61 @@ pub fn run(args: InjectArgs) -> ExitCode {
             );
         }
     }
+    let env: &[(String, String)] = match &injection {
+        Injection::Injected { env, .. } => env,
+        _ => &[],
+    };
     if args.json {
+        let env: serde_json::Map<String, serde_json::Value> = env
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect();
         println!(
             "{}",
-            serde_json::to_string(injection.args()).expect("strings serialize")
+            serde_json::json!({ "env": env, "args": injection.args() })
         );
     } else {
-        for arg in injection.args() {
-            println!("{arg}");
-        }
+        println!("{}", shell_line(env, &args.provider, injection.args()));
     }
     ExitCode::SUCCESS
+}
+
+/// The launch as one line to paste into a POSIX shell: `NAME='value' … provider 'arg' …`.
+fn shell_line(env: &[(String, String)], provider: &str, args: &[String]) -> String {
+    let quote = |word: &str| -> String {
+        if !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+        {
+            word.to_string()
+        } else {
+            format!("'{}'", word.replace('\'', "'\\''"))
+        }
+    };
+    let mut words: Vec<String> = env
+        .iter()
+        .map(|(name, value)| format!("{name}={}", quote(value)))
+        .collect();
+    words.push(quote(provider));
+    words.extend(args.iter().map(|a| quote(a)));
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shell_line_quotes_what_needs_it() {
+        let line = super::shell_line(
+            &[("A_B".into(), "/x y".into())],
+            "codex",
+            &[
+                "exec".into(),
+                "-c".into(),
+                "k=[{a=\"it's\"}]".into(),
+                "".into(),
+            ],
+        );
+        assert_eq!(line, "A_B='/x y' codex exec -c 'k=[{a=\"it'\\''s\"}]' ''");
+    }
 }

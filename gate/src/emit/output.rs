@@ -15,8 +15,9 @@ pub const MAX_REASON_CHARS: usize = 2000;
 ///   runs the call).
 /// - `PermissionRequest`: deny → `decision.behavior = "deny"` with `message`; ask, allow and
 ///   defer → nothing (the harness asks its human, or refuses where nobody can answer).
-/// - Gemini CLI, `BeforeTool`: deny/ask → `{"decision":…,"reason":…}`; allow/defer → nothing
-///   (a hook cannot approve past Gemini's policy engine anyway).
+/// - Gemini CLI, `BeforeTool`: deny → `{"decision":"deny","reason":…}`; ask is a deny (its
+///   `ask` hangs a headless run); allow/defer → nothing (a hook cannot approve past Gemini's
+///   policy engine anyway).
 /// - opencode, through the plugin `inject` writes: deny → `{"decision":"deny","reason":…}`,
 ///   which the plugin throws; ask is a deny (a plugin cannot ask); allow/defer → nothing.
 ///
@@ -161,15 +162,19 @@ mod tests {
             empty["hookSpecificOutput"]["permissionDecisionReason"],
             "denied by the animus-hook policy"
         );
-        // Gemini: {decision, reason}, and it can ask.
-        assert_eq!(
-            parse(harness_line(
-                Harness::Gemini,
-                "BeforeTool",
-                Decision::Ask,
-                "r"
-            )),
-            serde_json::json!({"decision": "ask", "reason": "r"})
+        // Gemini: {decision, reason}; its ask hangs a headless run, so an ask is a deny.
+        let gemini = parse(harness_line(
+            Harness::Gemini,
+            "BeforeTool",
+            Decision::Ask,
+            "r",
+        ));
+        assert_eq!(gemini["decision"], "deny");
+        assert!(
+            gemini["reason"]
+                .as_str()
+                .unwrap()
+                .contains("a human must run it")
         );
         assert_eq!(
             parse(harness_line(

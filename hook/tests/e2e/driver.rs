@@ -214,8 +214,15 @@ impl Sandbox {
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
-        serde_json::from_slice(&output.stdout)
-            .expect("inject --json prints a JSON array of strings")
+        let printed: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
+        assert_eq!(
+            printed["env"],
+            serde_json::json!({}),
+            "claude needs no environment"
+        );
+        serde_json::from_value(printed["args"].clone())
+            .expect("inject --json prints {\"args\": [strings…]}")
     }
 
     pub fn policy_path(&self) -> PathBuf {

@@ -1,0 +1,388 @@
+//! `inject_harness_hooks`: turn an agent profile into an enforced claude session.
+//!
+//! For the `claude` provider it
+//! 1. compiles the profile into `<session_dir>/animus-policy.json` (+ its sidecar),
+//! 2. writes `<session_dir>/animus-hooks.settings.json`, a settings file holding only a `hooks`
+//!    block that routes every wired event to `animus-hook emit`, and
+//! 3. returns the launch arguments with `--settings <path>` inserted ahead of the prompt.
+//!
+//! It never writes to `~/.claude` or any shared settings: `--settings` is an additive layer
+//! (hook lists concatenate), so the user's own hooks keep running beside ours.
+//!
+//! ## The settings block
+//!
+//! - Gate events `PreToolUse` and `PermissionRequest` run
+//!   `animus-hook emit --event <E> --session <id> --project-root <root> --policy <policy>` with
+//!   `"onFailure": "block"`: claude otherwise fails **open** when a hook crashes, times out or
+//!   is missing (measured on 2.1.328).
+//! - `PostToolUse`, `PostToolUseFailure`, `PermissionDenied`, `Stop`, `SessionStart`,
+//!   `SessionEnd` and every author observer event run the
+//!   same without `--policy` (record-only, never a gate, no `onFailure`).
+//! - Every entry uses the exec form (`command` + `args`): no path or id is ever shell-parsed.
+//!   Tool events match every tool (`"matcher": "*"`).
+//! - Observer events are checked against the harness's event list and the action against the
+//!   built-in actions, so an author can never place text of their own in a command.
+//!
+//! ## Kill switch
+//!
+//! `ANIMUS_DISABLE_HARNESS_HOOKS` set to any non-empty value makes injection a complete no-op:
+//! no files, no flags. It is the only way to run a guarded provider unguarded.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Diagnostic, Errors};
+use crate::profile::AgentProfile;
+use crate::providers::{HookConfigVector, harness_hook_config_vector};
+use crate::session::validate_session_id;
+use engine::harness::Harness;
+
+/// The settings file's name inside the session directory.
+pub const SETTINGS_FILE_NAME: &str = "animus-hooks.settings.json";
+/// The kill switch.
+pub const KILL_SWITCH_ENV: &str = "ANIMUS_DISABLE_HARNESS_HOOKS";
+/// Names the `animus-hook` binary explicitly (after an explicit argument).
+pub const HOOK_BINARY_ENV: &str = "ANIMUS_HOOK_BIN";
+/// Seconds claude gives a gate hook. `emit` answers (deny) on its own well before: its
+/// watchdog fires after 10 s.
+pub const GATE_TIMEOUT_SECS: u64 = 30;
+/// Seconds claude gives a record-only hook.
+pub const OBSERVER_TIMEOUT_SECS: u64 = 15;
+/// Observability events always wired: a failed call (`PostToolUseFailure`) and one the harness
+/// refused (`PermissionDenied`) leave a trace too, not only their gate record.
+pub const KERNEL_OBSERVER_EVENTS: [&str; 6] = [
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "Stop",
+    "SessionStart",
+    "SessionEnd",
+];
+/// Events whose hook matcher selects tools.
+pub(crate) const TOOL_EVENTS: [&str; 5] = [
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionDenied",
+];
+
+/// Everything `inject_harness_hooks` needs.
+#[derive(Clone, Debug)]
+pub struct InjectRequest<'a> {
+    /// The provider tool (`claude`, `codex`, … or a path to it).
+    pub provider: &'a str,
+    /// The per-session run directory (created if missing).
+    pub session_dir: &'a Path,
+    /// The session id passed to every hook.
+    pub session_id: &'a str,
+    /// The project root passed to every hook.
+    pub project_root: &'a Path,
+    /// The resolved agent profile.
+    pub profile: &'a AgentProfile,
+    /// The provider's launch arguments.
+    pub launch_args: &'a [String],
+    /// Index of the prompt in `launch_args`, if there is one: `--settings` goes just before it.
+    pub prompt_index: Option<usize>,
+    /// An explicit `animus-hook` binary (wins over `ANIMUS_HOOK_BIN`, the sibling and `PATH`).
+    pub hook_binary: Option<&'a Path>,
+}
+
+/// What injection did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Injection {
+    /// The kill switch is set: nothing written, arguments unchanged.
+    Disabled { args: Vec<String> },
+    /// The provider has no generated vector yet: nothing written, arguments unchanged.
+    NotGenerated {
+        vector: HookConfigVector,
+        args: Vec<String>,
+    },
+    /// Files written; `args` carry the harness's flags (`--settings`, `-c …`), and `env` must
+    /// be set when launching it.
+    Injected {
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        policy_path: PathBuf,
+        /// The harness configuration written: the Claude or Gemini CLI settings, the opencode
+        /// plugin, the Codex hooks (as TOML, for reading: Codex takes them as `-c` flags).
+        settings_path: PathBuf,
+        hook_binary: PathBuf,
+        warnings: Vec<Diagnostic>,
+    },
+}
+
+impl Injection {
+    /// The launch arguments to use.
+    pub fn args(&self) -> &[String] {
+        match self {
+            Injection::Disabled { args }
+            | Injection::NotGenerated { args, .. }
+            | Injection::Injected { args, .. } => args,
+        }
+    }
+}
+
+/// Inject with the process environment.
+pub fn inject_harness_hooks(request: &InjectRequest<'_>) -> Result<Injection, Errors> {
+    inject_harness_hooks_with_env(request, &|name| std::env::var_os(name))
+}
+
+/// Inject, reading environment variables through `env` (for tests and embedders).
+pub fn inject_harness_hooks_with_env(
+    request: &InjectRequest<'_>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Result<Injection, Errors> {
+    let args = request.launch_args.to_vec();
+    if env(KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
+        return Ok(Injection::Disabled { args });
+    }
+    let vector = harness_hook_config_vector(request.provider);
+    let harness = match vector {
+        HookConfigVector::Settings => Harness::Claude,
+        HookConfigVector::HooksJson => Harness::Codex,
+        HookConfigVector::GeminiHooks => Harness::Gemini,
+        HookConfigVector::JsPlugin => Harness::Opencode,
+        HookConfigVector::None => return Ok(Injection::NotGenerated { vector, args }),
+    };
+    let error = |message: String| Errors::one(Diagnostic::error(None, message));
+    validate_session_id(request.session_id)
+        .map_err(|e| error(format!("cannot inject harness hooks: {e}")))?;
+    if let Some(i) = request.prompt_index.filter(|&i| i >= args.len()) {
+        return Err(error(format!(
+            "prompt index {i} is past the {} launch arguments",
+            args.len()
+        )));
+    }
+    let hook_binary = lean_emit_binary(resolve_hook_binary(request.hook_binary, env)?);
+    verify_hook_binary(&hook_binary)?;
+    // The hook resolves the same root for every event; a missing one would make every gate deny.
+    let project_root = std::fs::canonicalize(request.project_root).map_err(|e| {
+        error(format!(
+            "project root `{}` cannot be used: {e}",
+            request.project_root.display()
+        ))
+    })?;
+    prepare_session_dir(request.session_dir).map_err(error)?;
+    let session_dir =
+        std::path::absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
+
+    let compiled = crate::compile_profile(request.profile)?;
+    let policy_path =
+        crate::write_policy_artifacts_protecting(&session_dir, &compiled, &[&hook_binary])?;
+    let utf8 = |p: &Path, what: &str| {
+        p.to_str()
+            .map(str::to_string)
+            .ok_or_else(|| error(format!("the {what} path is not UTF-8")))
+    };
+    let hook = HookCommand {
+        harness,
+        binary: utf8(&hook_binary, "hook binary")?,
+        session_id: request.session_id.to_string(),
+        project_root: utf8(&project_root, "project root")?,
+        policy: utf8(&policy_path, "policy")?,
+    };
+    let mut warnings = compiled.warnings;
+    let wiring = match harness {
+        Harness::Claude => {
+            let settings = claude_settings(
+                &hook_binary,
+                request.session_id,
+                &project_root,
+                &policy_path,
+                request.profile,
+            )?;
+            let path = session_dir.join(SETTINGS_FILE_NAME);
+            Wiring {
+                flags: vec!["--settings".into(), utf8(&path, "settings")?],
+                flags_first: false,
+                env: Vec::new(),
+                files: vec![(path, pretty_json(&settings))],
+            }
+        }
+        Harness::Codex => codex::wiring(&hook, &session_dir, request.profile, &mut warnings)?,
+        Harness::Gemini => {
+            gemini::wiring(&hook, &session_dir, request.profile, env, &mut warnings)?
+        }
+        Harness::Opencode => {
+            opencode::wiring(&hook, &session_dir, request.profile, env, &mut warnings)?
+        }
+    };
+    for (path, bytes) in &wiring.files {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| error(format!("cannot create `{}`: {e}", dir.display())))?;
+        }
+        crate::artifact::write_atomic(path, bytes)
+            .map_err(|e| error(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    let settings_path = wiring
+        .files
+        .first()
+        .map(|(path, _)| path.clone())
+        .ok_or_else(|| error("internal error: the wiring wrote no file".into()))?;
+    let mut args = args;
+    let at = if wiring.flags_first {
+        0
+    } else {
+        request.prompt_index.unwrap_or(args.len())
+    };
+    args.splice(at..at, wiring.flags);
+    Ok(Injection::Injected {
+        args,
+        env: wiring.env,
+        policy_path,
+        settings_path,
+        hook_binary,
+        warnings,
+    })
+}
+
+/// What one harness needs: the flags inserted ahead of the prompt, the environment to launch
+/// with, and the files to write (the first is the one reported as the harness's settings).
+pub(crate) struct Wiring {
+    pub flags: Vec<String>,
+    /// The flags go first rather than ahead of the prompt (Gemini's `-p` takes the prompt as
+    /// its value, so nothing may come between them).
+    pub flags_first: bool,
+    pub env: Vec<(String, String)>,
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+pub(crate) fn pretty_json(value: &serde_json::Value) -> Vec<u8> {
+    let mut text = serde_json::to_string_pretty(value).expect("JSON values serialize");
+    text.push('\n');
+    text.into_bytes()
+}
+
+/// How a harness runs `animus-hook emit` for one event.
+pub(crate) struct HookCommand {
+    pub harness: Harness,
+    pub binary: String,
+    pub session_id: String,
+    pub project_root: String,
+    pub policy: String,
+}
+
+impl HookCommand {
+    /// `emit`'s arguments for `event`; a gate also names the policy.
+    pub fn args(&self, event: &str, gate: bool) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "emit",
+            "--provider",
+            self.harness.as_str(),
+            "--event",
+            event,
+            "--session",
+            &self.session_id,
+            "--project-root",
+            &self.project_root,
+        ]
+        .map(String::from)
+        .into();
+        if gate {
+            args.extend(["--policy".to_string(), self.policy.clone()]);
+        }
+        args
+    }
+
+    /// The command as one shell line, for harnesses that run hooks through a shell (Codex and
+    /// Gemini CLI: `bash -c`). Every word is single-quoted. A gate runs under `timeout`, a few
+    /// seconds inside the harness's own `timeout_secs`, and its line ends in `|| { …; exit 2;
+    /// }`: a hook that cannot run, crashes, exits non-zero or hangs becomes a block with a
+    /// reason on stderr (exit 2 with stderr blocks in both harnesses; their own timeout, or
+    /// any other failure, would let the call run).
+    pub fn shell_line(&self, event: &str, gate: bool, timeout_secs: u64) -> String {
+        let mut line = String::new();
+        if gate {
+            line.push_str(&format!(
+                "timeout -s KILL {} ",
+                timeout_secs.saturating_sub(GATE_TIMEOUT_MARGIN_SECS).max(1)
+            ));
+        }
+        line.push_str(&shell_quote(&self.binary));
+        for arg in self.args(event, gate) {
+            line.push(' ');
+            line.push_str(&shell_quote(&arg));
+        }
+        if gate {
+            line.push_str(
+                " || { echo \"animus-hook could not decide this call (the hook failed with \
+                 exit $?), so it is blocked (fail closed)\" >&2; exit 2; }",
+            );
+        }
+        line
+    }
+}
+
+/// How much sooner than the harness's timeout a shell-run gate is killed, so that the kill is
+/// ours (a block) and not the harness's (which runs the call).
+pub const GATE_TIMEOUT_MARGIN_SECS: u64 = 5;
+
+/// `text` as one single-quoted shell word.
+pub(crate) fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// Create the session directory `0700` (with any missing parents), or check an existing one:
+/// it holds the policy every hook of the session reads, so it must be a directory this user
+/// owns that neither its group nor others may write (they could swap the policy for theirs).
+fn prepare_session_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create session dir `{}`: {e}", dir.display()))?;
+    let metadata = std::fs::metadata(dir)
+        .map_err(|e| format!("cannot inspect session dir `{}`: {e}", dir.display()))?;
+    if !metadata.is_dir() {
+        return Err(format!(
+            "session dir `{}` is not a directory",
+            dir.display()
+        ));
+    }
+    engine::ownership::check_owner_and_mode(&metadata, dir, false)
+        .map_err(|e| format!("refusing the session dir: {e}"))
+}
+
+mod binary;
+mod claude;
+mod codex;
+mod gemini;
+mod opencode;
+
+pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
+pub use claude::{CLAUDE_BUILTIN_TOOLS, claude_permissions, claude_settings};
+
+/// The events a harness records without deciding: `kernel` (always) and every event the
+/// profile's observers name that the harness has (`native`). An observer event the harness
+/// does not have is a warning, not an error: the profile may be written for another harness.
+pub(crate) fn observer_events(
+    harness: Harness,
+    profile: &AgentProfile,
+    native: &[&str],
+    kernel: &[&str],
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    let mut events: Vec<String> = kernel.iter().map(|e| e.to_string()).collect();
+    for observer in &profile.observers {
+        for event in &observer.events {
+            let gate = harness.canonical_event(event).is_some();
+            if !native.contains(&event.as_str()) {
+                warnings.push(Diagnostic::warning(
+                    Some(observer.location.clone()),
+                    format!(
+                        "observer event `{}` is not a {} hook event; it is not recorded in \
+                         this session",
+                        event.escape_debug(),
+                        harness.as_str()
+                    ),
+                ));
+            } else if !gate && !events.contains(event) {
+                events.push(event.clone());
+            }
+        }
+    }
+    events
+}
