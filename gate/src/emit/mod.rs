@@ -335,8 +335,7 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
         };
         let record = event_record(
             args,
-            harness,
-            role,
+            (harness, role),
             payload_value.as_ref(),
             facts.as_ref(),
             &crash,
@@ -363,8 +362,7 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
     let recorded = log.and_then(|(file, path)| {
         let line = event_record(
             args,
-            harness,
-            role,
+            (harness, role),
             payload_value.as_ref(),
             facts.as_ref(),
             &evaluation,
@@ -619,8 +617,7 @@ fn open_log(args: &EmitArgs) -> Result<(std::fs::File, PathBuf), String> {
 /// payload itself out (its length and digest stay): the record a fatal signal writes.
 fn event_record(
     args: &EmitArgs,
-    harness: Harness,
-    role: &Role,
+    (harness, role): (Harness, &Role),
     payload: Option<&Value>,
     facts: Option<&PayloadFacts>,
     evaluation: &Evaluation,

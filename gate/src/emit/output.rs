@@ -10,9 +10,9 @@ pub const MAX_REASON_CHARS: usize = 2000;
 /// nothing).
 ///
 /// - Claude Code and Codex CLI, `PreToolUse`: deny/ask → `hookSpecificOutput.permissionDecision`
-///   + reason; allow/defer → nothing. Codex has no ask: an ask is a deny saying a human must
-///   run the call (its `ask` would be "unsupported", which Codex treats as a failed hook and
-///   runs the call).
+///   with its reason; allow/defer → nothing. Codex has no ask: an ask is a deny saying a human
+///   must run the call (its `ask` would be "unsupported", which Codex treats as a failed hook
+///   and runs the call).
 /// - `PermissionRequest`: deny → `decision.behavior = "deny"` with `message`; ask, allow and
 ///   defer → nothing (the harness asks its human, or refuses where nobody can answer).
 /// - Gemini CLI, `BeforeTool`: deny → `{"decision":"deny","reason":…}`; ask is a deny (its
