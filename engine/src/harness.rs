@@ -10,7 +10,7 @@
 //!
 //! | canonical | Codex CLI | Gemini CLI | opencode |
 //! |---|---|---|---|
-//! | `Bash {command}` | `Bash {command}` | `run_shell_command {command, dir_path}` | `bash {command, workdir}` |
+//! | `Bash {command}` | `Bash {command}` (and the files of a patch in it, as below) | `run_shell_command {command, dir_path}` | `bash {command, workdir}` |
 //! | `Read {file_path}` | (through the shell) | `read_file {file_path}` | `read {filePath}` |
 //! | `Write {file_path}` | `apply_patch` `*** Add File:` | `write_file {file_path}` | `write {filePath}` |
 //! | `Edit {file_path}` | `apply_patch` `*** Update File:`, `*** Delete File:`, `*** Move to:` | `replace {file_path}` | `edit {filePath}`, `apply_patch {patchText}` |
@@ -102,6 +102,10 @@ enum Shape {
     PatchTargets(&'static str),
     /// URLs inside free text in the named field: one canonical call per URL, `{url}`.
     UrlsIn(&'static str),
+    /// A shell command, as given, plus one canonical call per file a patch inside its text
+    /// names (Codex applies `apply_patch <<'EOF' … EOF` run through its shell tool as a patch,
+    /// and its hooks see it as `Bash`).
+    ShellWithPatches(&'static str),
 }
 
 /// One row of the table: a harness's tool and the canonical tool it is.
@@ -144,7 +148,10 @@ const FILE_PATH: &[(&str, &str)] = &[("filePath", "file_path")];
 /// The map. Claude's tools are canonical and not listed.
 const TOOLS: &[ToolRow] = &[
     // Codex CLI: every shell-like tool reaches hooks as `Bash {command}`.
-    row(Harness::Codex, "Bash", "Bash"),
+    ToolRow {
+        shape: Shape::ShellWithPatches("command"),
+        ..row(Harness::Codex, "Bash", "Bash")
+    },
     ToolRow {
         shape: Shape::PatchTargets("command"),
         ..row(Harness::Codex, "apply_patch", "Edit")
@@ -284,6 +291,16 @@ pub fn canonical_calls(
                     call(tool, Value::Object(input))
                 })
                 .collect()
+        }
+        Shape::ShellWithPatches(field) => {
+            let command = tool_input.get(field).and_then(Value::as_str).unwrap_or("");
+            let mut calls = vec![call(row.canonical, tool_input.clone())];
+            calls.extend(patch_targets(command).into_iter().map(|(tool, path)| {
+                let mut input = Map::new();
+                input.insert("file_path".into(), Value::String(path));
+                call(tool, Value::Object(input))
+            }));
+            calls
         }
         Shape::UrlsIn(field) => {
             let text = tool_input.get(field).and_then(Value::as_str).unwrap_or("");

@@ -175,6 +175,13 @@ fn codex() {
         patch("*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n"),
         claude_deny(&denied_by("Edit(//etc/**)"))
     );
+    // A patch given to the shell tool is applied as a patch: its files are edits.
+    assert_eq!(
+        bash(
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: /etc/cron.d/x\n+* * * * * x\n*** End Patch\nEOF\n"
+        ),
+        claude_deny(&denied_by("Edit(//etc/**)"))
+    );
     assert_eq!(
         gate.emit(
             Some("codex"),

@@ -37,6 +37,15 @@ fn shells_are_bash_with_their_directory() {
     let codex = canonical_calls(Harness::Codex, "Bash", &json!({"command": "ls"}), None);
     assert_eq!(names(&codex), ["Bash"]);
     assert_eq!(codex[0].cwd, None);
+    // Codex runs `apply_patch` heredocs given to its shell as patches: their files are edits.
+    let heredoc = canonical_calls(
+        Harness::Codex,
+        "Bash",
+        &json!({"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\nEOF\n"}),
+        None,
+    );
+    assert_eq!(names(&heredoc), ["Bash", "Edit"]);
+    assert_eq!(heredoc[1].tool_input["file_path"], "/etc/hosts");
 }
 
 #[test]
