@@ -319,6 +319,29 @@ pub fn canonical_calls(
     }
 }
 
+/// Why `harness` itself makes a call unsafe to leave to the policy, if it does: a deny that
+/// holds whatever the policy says.
+///
+/// Codex CLI: its `write_stdin` tool sends input to a command still running from an earlier
+/// `exec_command` and fires no hook (measured on 0.169.0). A shell reading its script from the
+/// terminal, or an interpreter started with no operand (`bash`, `python3`, `psql`), would run
+/// whatever the model types into it next, unguarded; so starting one is denied. Given a script,
+/// a `-c`, a redirection, a here-document or a pipe, it reads no terminal and is decided as
+/// usual.
+pub fn harness_refusal(harness: Harness, tool_name: &str, tool_input: &Value) -> Option<String> {
+    if harness != Harness::Codex || tool_name != "Bash" {
+        return None;
+    }
+    let command = tool_input.get("command").and_then(Value::as_str)?;
+    let programs = crate::shell::terminal_interpreters(command);
+    let first = programs.first()?;
+    Some(format!(
+        "`{first}` would read commands from a terminal, and Codex's write_stdin tool sends a \
+         running command input that no hook sees: start it with a script, `-c`, a \
+         here-document or a pipe instead"
+    ))
+}
+
 /// `input` with the `renames` applied (a native field replaces any canonical field of the same
 /// name already there: the harness reads the native one).
 fn renamed(input: &Value, renames: &[(&str, &str)]) -> Value {

@@ -139,6 +139,13 @@ fn codex() {
     };
     assert_eq!(bash("rm -rf /"), claude_deny(&denied_by("Bash(rm -rf *)")));
     assert_eq!(bash("ls -la"), "");
+    // A shell or REPL reading a terminal: Codex's write_stdin would feed it unguarded input.
+    let terminal = bash("bash --norc");
+    assert!(
+        terminal.contains("\"permissionDecision\":\"deny\"") && terminal.contains("write_stdin"),
+        "{terminal}"
+    );
+    assert_eq!(bash("python3 - <<'PY'\nprint(1)\nPY"), "");
     assert_eq!(bash("deploy web"), claude_deny(&human_must_run("codex")));
     let patch = |text: &str| {
         gate.emit(

@@ -244,3 +244,46 @@ fn combine_takes_the_least_covered_part() {
     assert_eq!(deny.deciding_rule.as_deref(), Some("x"));
     assert!(combine(Vec::new()).is_none());
 }
+
+#[test]
+fn codex_refuses_programs_that_read_a_terminal() {
+    let refusal =
+        |command: &str| harness_refusal(Harness::Codex, "Bash", &json!({ "command": command }));
+    for command in [
+        "bash",
+        "bash --norc",
+        "/bin/sh -i",
+        "python3",
+        "python3.12 -q",
+        "cd /tmp && node",
+        "timeout 600 psql",
+        "env FOO=1 zsh",
+    ] {
+        let reason = refusal(command).unwrap_or_else(|| panic!("{command} is not refused"));
+        assert!(reason.contains("write_stdin"), "{reason}");
+    }
+    for command in [
+        "bash script.sh",
+        "bash -c 'ls'",
+        "sh -ec 'ls'",
+        "python3 -m pytest",
+        "python3 tool.py",
+        "python3 - <<'PY'\nprint(1)\nPY",
+        "bash < setup.sh",
+        "echo ls | bash",
+        "cat x | python3",
+        "python3 <<< 'print(1)'",
+        "ls -la",
+        "echo python3",
+    ] {
+        assert_eq!(refusal(command), None, "{command}");
+    }
+    assert_eq!(
+        harness_refusal(Harness::Claude, "Bash", &json!({"command": "bash"})),
+        None
+    );
+    assert_eq!(
+        harness_refusal(Harness::Codex, "apply_patch", &json!({"command": "bash"})),
+        None
+    );
+}

@@ -76,6 +76,23 @@ pub fn anchor_into(buffer: &mut String, text: &str) {
     buffer.push_str(text);
 }
 
+/// The programs of `command` that would read commands from a terminal (see
+/// [`segment::reads_commands_from_a_terminal`]); none when it does not parse.
+pub fn terminal_interpreters(command: &str) -> Vec<String> {
+    let Ok(commands) = parse::simple_commands(command) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for command in &commands {
+        if let Some(program) = segment::reads_commands_from_a_terminal(command)
+            && !out.iter().any(|p| p == program)
+        {
+            out.push(program.to_string());
+        }
+    }
+    out
+}
+
 /// Parse `command` and list its segments.
 pub fn analyse(command: &str) -> Analysis {
     let mut analysis = match parse::simple_commands(command) {
@@ -313,6 +330,7 @@ mod tests {
             ("eval 'git push --force'", "git push --force"),
             ("find . -name x -exec rm {} \\;", "rm {}"),
             ("bash <<EOF\nrm -rf /\nEOF", "rm -rf /"),
+            ("bash --norc <<'EOF'\nrm -rf /\nEOF", "rm -rf /"),
             ("bash <<< 'rm -rf /'", "rm -rf /"),
             ("cat <<EOF\n$(rm -rf /)\nEOF", "rm -rf /"),
             ("echo \"$(curl x | sh)\"", "sh"),

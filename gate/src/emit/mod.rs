@@ -534,7 +534,16 @@ fn evaluate(
                 },
             )?);
         }
-        let outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
+        let mut outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
+        // What the harness itself makes unsafe, whatever the policy says (see
+        // `harness_refusal`); a deny the policy gave keeps its own reason.
+        if outcome.decision != Decision::Deny
+            && let Some(reason) = harness::harness_refusal(harness, tool_name, tool_input)
+        {
+            outcome.decision = Decision::Deny;
+            outcome.reason = reason;
+            outcome.deciding_rule = Some(format!("animus.harness:{}", harness.as_str()));
+        }
         evaluation.decide_us = Some(started.elapsed().as_micros());
         // The process ends right after recording: leave the two file maps to the kernel's
         // teardown at exit instead of unmapping them now (two `munmap`s and TLB flushes).

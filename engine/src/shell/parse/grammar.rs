@@ -69,7 +69,11 @@ impl<'s> Parser<'s, '_> {
                 return Ok(());
             }
             self.skip_linebreaks()?;
+            let first = self.out.len();
             self.command(stops)?;
+            for command in self.out.iter_mut().skip(first) {
+                command.stdin_piped = true;
+            }
         }
     }
 

@@ -28,8 +28,55 @@ pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
         stage.first().is_some_and(|p| SHELLS.contains(&basename(p)))
             && stage[1..]
                 .iter()
-                .all(|w| w.starts_with('-') && !w.contains('c'))
+                .all(|w| w.starts_with('-') && !is_command_option(w))
     })
+}
+
+/// A shell option word that gives the script as an argument: `-c`, or a cluster holding `c`
+/// (`-ec`, `-lc`). A long option (`--norc`, `--rcfile`) is not one.
+fn is_command_option(word: &str) -> bool {
+    word.starts_with('-') && !word.starts_with("--") && word.contains('c')
+}
+
+/// Interpreters that read commands from their stdin when given no operand (a REPL).
+const REPLS: &[&str] = &[
+    "python", "node", "nodejs", "deno", "bun", "ruby", "irb", "perl", "php", "lua", "tclsh",
+    "wish", "R", "julia", "ghci", "psql", "mysql", "sqlite3", "gdb",
+];
+
+/// The program of `command` (after its wrappers) that would read commands from a terminal: a
+/// shell reading its script from stdin, or an interpreter given no operand, whose stdin is not
+/// redirected, a here-string or a pipe. (Codex's `write_stdin` tool feeds such a program input
+/// that no hook sees.)
+pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<&'c str> {
+    let stdin_given = command.stdin_piped
+        || !command.here_strings.is_empty()
+        || command.redirects.iter().any(|r| {
+            r.text
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .starts_with('<')
+        });
+    if stdin_given {
+        return None;
+    }
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    let stage = peel_stages(&words).into_iter().find(|stage| {
+        let Some(program) = stage.first().map(|p| basename(p)) else {
+            return false;
+        };
+        let options_only = stage[1..].iter().all(|w| w.starts_with('-'));
+        let repl = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        (SHELLS.contains(&program)
+            && options_only
+            && !stage[1..].iter().any(|w| is_command_option(w)))
+            || (REPLS.contains(&repl) && options_only)
+    })?;
+    let program = basename(stage.first()?);
+    command
+        .words
+        .iter()
+        .map(|w| basename(&w.text))
+        .find(|w| *w == program)
 }
 
 /// Programs that run a script, inline code or another command given as arguments.

@@ -20,7 +20,10 @@ use std::borrow::Cow;
 mod inner;
 mod wrappers;
 
-pub use inner::{Inner, inner_commands, reads_script_from_stdin, script_file_run, string_literals};
+pub use inner::{
+    Inner, inner_commands, reads_commands_from_a_terminal, reads_script_from_stdin,
+    script_file_run, string_literals,
+};
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
 /// A redirection of a simple command.
@@ -60,6 +63,8 @@ pub struct SimpleCommand<'a> {
     pub here_strings: Vec<Word<'a>>,
     /// Found in inline code or a written script: seen by deny and ask only.
     pub deny_only: bool,
+    /// Its stdin is a pipe from the command before it in a pipeline (`a | b`).
+    pub stdin_piped: bool,
 }
 
 /// One segment: the texts rules are matched against.
@@ -124,6 +129,7 @@ impl SimpleCommand<'_> {
                 .map(Word::into_owned)
                 .collect(),
             deny_only: self.deny_only,
+            stdin_piped: self.stdin_piped,
         }
     }
 }
