@@ -1,15 +1,20 @@
-//! `inject_harness_hooks`: turn an agent profile into an enforced claude session.
+//! `inject_harness_hooks`: turn an agent profile into an enforced session of a harness.
 //!
-//! For the `claude` provider it
-//! 1. compiles the profile into `<session_dir>/animus-policy.json` (+ its sidecar),
-//! 2. writes `<session_dir>/animus-hooks.settings.json`, a settings file holding only a `hooks`
-//!    block that routes every wired event to `animus-hook emit`, and
-//! 3. returns the launch arguments with `--settings <path>` inserted ahead of the prompt.
+//! For every harness it compiles the profile into `<session_dir>/animus-policy.json` (+ its
+//! sidecar), writes the harness's wiring into the session directory, and returns the launch
+//! arguments with the harness's flags inserted and the environment to launch with:
 //!
-//! It never writes to `~/.claude` or any shared settings: `--settings` is an additive layer
-//! (hook lists concatenate), so the user's own hooks keep running beside ours.
+//! - Claude Code ([`claude`]): `animus-hooks.settings.json`, passed with `--settings`;
+//! - Codex CLI ([`codex`]): `-c hooks.<Event>=…` flags with their trust (and the same hooks
+//!   as TOML in `animus-codex-hooks.toml`, for reading);
+//! - Gemini CLI ([`gemini`]): `animus-gemini.settings.json`, named by
+//!   `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, and `--skip-trust`;
+//! - opencode ([`opencode`]): `opencode/plugins/animus-guard.js`, through `OPENCODE_CONFIG_DIR`.
 //!
-//! ## The settings block
+//! It never writes to the user's own settings of any harness: each vector is a layer of the
+//! session's launch alone, and hook lists concatenate, so the user's own hooks keep running.
+//!
+//! ## The Claude settings block
 //!
 //! - Gate events `PreToolUse` and `PermissionRequest` run
 //!   `animus-hook emit --event <E> --session <id> --project-root <root> --policy <policy>` with
@@ -347,10 +352,10 @@ fn prepare_session_dir(dir: &Path) -> Result<(), String> {
 }
 
 mod binary;
-mod claude;
-mod codex;
-mod gemini;
-mod opencode;
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod opencode;
 
 pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
 pub use claude::{CLAUDE_BUILTIN_TOOLS, claude_permissions, claude_settings};
