@@ -3,27 +3,30 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use engine::{Call, Outcome};
+use engine::Outcome;
+use engine::harness::Harness;
 
 use crate::cli::CheckArgs;
+use animus_hook::harness_call;
 use animus_hook::payload::parse_gate_payload;
 use animus_hook::policy_source::LoadedPolicy;
 
 pub fn run(args: CheckArgs) -> ExitCode {
     match check(&args) {
-        Ok((outcome, evaluator)) => {
+        Ok((outcome, evaluator, harness)) => {
             if args.json {
                 let json = serde_json::json!({
                     "decision": outcome.decision,
                     "reason": outcome.reason,
                     "deciding_rule": outcome.deciding_rule,
                     "matched": outcome.matched,
-                    "harness_answer": harness_answer(outcome.decision),
+                    "harness": harness.as_str(),
+                    "harness_answer": harness_answer(harness, outcome.decision),
                     "evaluator": evaluator,
                 });
                 println!("{json}");
             } else {
-                print!("{}", render(&outcome, evaluator));
+                print!("{}", render(&outcome, evaluator, harness));
             }
             ExitCode::SUCCESS
         }
@@ -34,46 +37,49 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn check(args: &CheckArgs) -> Result<(Outcome, &'static str), String> {
+fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), String> {
     let loaded = LoadedPolicy::load(&args.policy)?;
     let mut stdin = Vec::new();
     std::io::stdin()
         .read_to_end(&mut stdin)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
     let payload = parse_gate_payload(&stdin)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&stdin).map_err(|e| format!("payload is not JSON ({e})"))?;
+    let harness = harness_call::detect(
+        args.provider,
+        args.event.as_deref().or(payload.hook_event_name.as_deref()),
+        Some(&value),
+    );
     let event = args
         .event
         .as_deref()
         .or(payload.hook_event_name.as_deref())
-        .unwrap_or("PreToolUse");
+        .unwrap_or(harness.gate_events()[0].0);
     let home = animus_hook::places::home_dir();
     let cwd = payload.cwd.as_deref().filter(|c| c.starts_with('/'));
-    let call = Call {
-        event,
-        tool_name: &payload.tool_name,
-        tool_input: &payload.tool_input,
-        places: engine::Places {
-            cwd,
-            home: home.as_deref(),
-            project_root: args
-                .project_root
-                .as_deref()
-                .and_then(|p| p.to_str())
-                .or(cwd),
-        },
+    let places = engine::Places {
+        cwd,
+        home: home.as_deref(),
+        project_root: args
+            .project_root
+            .as_deref()
+            .and_then(|p| p.to_str())
+            .or(cwd),
     };
-    Ok((loaded.decide(call)?, loaded.evaluator()))
+    let outcome = harness_call::decide(harness, event, &value, places, |call| loaded.decide(call))?;
+    Ok((outcome, loaded.evaluator(), harness))
 }
 
 /// The human-readable report.
-pub fn render(outcome: &Outcome, evaluator: &str) -> String {
+pub fn render(outcome: &Outcome, evaluator: &str, harness: Harness) -> String {
     let mut out = format!(
         "decision: {}\nreason: {}\n",
         outcome.decision, outcome.reason
     );
     out.push_str(&format!(
         "harness answer: {}\n",
-        harness_answer(outcome.decision)
+        harness_answer(harness, outcome.decision)
     ));
     match &outcome.deciding_rule {
         Some(id) => out.push_str(&format!("deciding rule: {id}\n")),
@@ -93,9 +99,12 @@ pub fn render(outcome: &Outcome, evaluator: &str) -> String {
 
 /// What `emit` answers Claude for `decision`: an allow is never printed (the covered call is
 /// left to Claude's own permission rules, which carry the same entries).
-pub fn harness_answer(decision: engine::Decision) -> &'static str {
+pub fn harness_answer(harness: Harness, decision: engine::Decision) -> &'static str {
     match decision {
         engine::Decision::Deny => "deny",
+        engine::Decision::Ask if !harness.can_ask() => {
+            "deny (the harness cannot ask: the reason says a human must run the call)"
+        }
         engine::Decision::Ask => "ask",
         engine::Decision::Allow => {
             "none: covered by the allow entries; the grant is left to the harness's own permission rules"

@@ -31,9 +31,11 @@ USAGE:
       hooks…; gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH and --skip-trust; opencode:
       OPENCODE_CONFIG_DIR). --json prints {\"env\": {…}, \"args\": […]} instead.
       ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
-  animus-hook check --policy <animus-policy.json> [--event <E>] [--project-root <dir>] [--json]
-      Read one hook payload (Claude's PreToolUse/PermissionRequest shape) on stdin and print
-      the decision, the reason and every matched rule. Path rules are anchored at the
+  animus-hook check --policy <animus-policy.json> [--provider <harness>] [--event <E>]
+                    [--project-root <dir>] [--json]
+      Read one hook payload on stdin (Claude's shape, or --provider codex|gemini|opencode's:
+      the call is decided as the canonical calls it stands for) and print the decision, the
+      reason and every matched rule. Path rules are anchored at the
       payload's `cwd`, $HOME and the project root (default: the payload's `cwd`).
   animus-hook explain --policy <animus-policy.json> [--event <E>] [--project-root <dir>]
                       [--command <cmd> | --tool <name> --input <json>] [--cwd <dir>]
@@ -217,6 +219,7 @@ fn parse_compile(parser: &mut lexopt::Parser) -> Result<CompileArgs, UsageError>
 
 pub struct CheckArgs {
     pub policy: PathBuf,
+    pub provider: Option<engine::harness::Harness>,
     pub event: Option<String>,
     pub project_root: Option<PathBuf>,
     pub json: bool,
@@ -224,9 +227,21 @@ pub struct CheckArgs {
 
 fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
     let (mut policy, mut event, mut json, mut project_root) = (None, None, false, None);
+    let mut provider = None;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("policy") => policy = Some(PathBuf::from(parser.value()?)),
+            Long("provider") => {
+                let name = parser.value()?.string()?;
+                provider = Some(engine::harness::Harness::parse(&name).ok_or_else(|| {
+                    UsageError(format!(
+                        "unknown --provider `{name}`; expected one of {}",
+                        engine::harness::Harness::ALL
+                            .map(engine::harness::Harness::as_str)
+                            .join(", ")
+                    ))
+                })?)
+            }
             Long("event") => event = Some(parser.value()?.string()?),
             Long("project-root") => project_root = Some(PathBuf::from(parser.value()?)),
             Long("json") => json = true,
@@ -235,6 +250,7 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<CheckArgs, UsageError> {
     }
     Ok(CheckArgs {
         policy: required(policy, "--policy")?,
+        provider,
         event,
         project_root,
         json,

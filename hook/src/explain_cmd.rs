@@ -183,7 +183,11 @@ impl Report {
     }
 
     fn text(&self, near: bool) -> String {
-        let mut out = crate::check::render(&self.outcome, self.evaluator);
+        let mut out = crate::check::render(
+            &self.outcome,
+            self.evaluator,
+            engine::harness::Harness::Claude,
+        );
         if let Some(problem) = self.disagreement() {
             out.push_str(&format!("WARNING: {problem}\n"));
         }
@@ -318,7 +322,10 @@ impl Report {
             "decision": self.outcome.decision,
             "reason": self.outcome.reason,
             "deciding_rule": self.outcome.deciding_rule,
-            "harness_answer": crate::check::harness_answer(self.outcome.decision),
+            "harness_answer": crate::check::harness_answer(
+                engine::harness::Harness::Claude,
+                self.outcome.decision,
+            ),
             "evaluator": self.evaluator,
             "matched": rules(&self.explanation.matched),
             "command": segments,

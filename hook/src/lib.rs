@@ -7,6 +7,6 @@
 
 #![forbid(unsafe_code)]
 
-pub use gate::{emit, payload, places, record, sha256, time};
+pub use gate::{emit, harness_call, payload, places, record, sha256, time};
 
 pub mod policy_source;

@@ -440,3 +440,46 @@ fn a_gate_event_of_another_harness_is_refused() {
     );
     assert!(run.stdout.contains("\"permissionDecision\":\"deny\""));
 }
+
+#[test]
+fn check_decides_a_harness_payload_as_emit_does() {
+    let gate = Gate::new("check");
+    let check = |args: &[&str], stdin: &[u8]| {
+        let mut all = vec!["check", "--policy", gate.policy.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let run = run_hook(&all, Some(stdin), &[("HOME", HOME)]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        run.stdout
+    };
+    // The event names the harness; the MCP name is split as emit splits it.
+    let out = check(&[], &payload("gemini/BeforeTool-mcp_mock_echo_tool.json"));
+    assert!(
+        out.starts_with(
+            "decision: deny\nreason: Denied by tool_policy.deny entry `mcp__mock__echo_tool`."
+        ),
+        "{out}"
+    );
+    // opencode's payload under --provider: camelCase paths are read.
+    let edit = payload_with(
+        "opencode",
+        "edit.json",
+        Some(json!({"filePath": "/etc/hosts", "oldString": "a", "newString": "b"})),
+    );
+    let out = check(&["--provider", "opencode", "--json"], &edit);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert_eq!(v["harness"], "opencode");
+    // Codex (told by its turn_id): an ask is answered as a deny.
+    let deploy = payload_with(
+        "codex",
+        "PreToolUse.bash.json",
+        Some(json!({"command": "deploy web"})),
+    );
+    let v: Value = serde_json::from_str(&check(&["--json"], &deploy)).unwrap();
+    assert_eq!(v["decision"], "ask");
+    assert_eq!(v["harness"], "codex");
+    assert!(
+        v["harness_answer"].as_str().unwrap().starts_with("deny"),
+        "{v}"
+    );
+}

@@ -40,12 +40,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
 
-use engine::harness::{self, Harness};
-use engine::{Call, Decision, Outcome};
+use engine::harness::Harness;
+use engine::{Decision, Outcome};
 use serde_json::Value;
 
-use crate::policy_source;
 use crate::record;
+use crate::{harness_call, policy_source};
 
 pub use output::harness_line;
 
@@ -163,33 +163,10 @@ fn parse_args(args: Vec<OsString>) -> EmitArgs {
     out
 }
 
-/// The harness this run answers: `--provider`, else the harness whose gate event `--event`
-/// names (`BeforeTool`: Gemini CLI; `tool.execute.before`: opencode), else Claude Code (Codex
-/// shares Claude's event names and deny shape; [`harness_of_payload`] tells them apart).
+/// The harness this run answers before the payload is read ([`harness_call::detect`]
+/// without it: Claude's and Codex's answers differ only for an ask).
 fn harness_of(args: &EmitArgs) -> Harness {
-    if let Some(harness) = args.provider {
-        return harness;
-    }
-    let event = args.event.as_deref().unwrap_or("");
-    [Harness::Gemini, Harness::Opencode]
-        .into_iter()
-        .find(|h| h.canonical_event(event).is_some())
-        .unwrap_or(Harness::Claude)
-}
-
-/// Without `--provider`, a Claude-named gate payload carrying Codex's `turn_id` is Codex's
-/// (its answers differ only for an ask, which Codex cannot take).
-fn harness_of_payload(args: &EmitArgs, harness: Harness, payload: Option<&Value>) -> Harness {
-    match payload {
-        Some(p)
-            if args.provider.is_none()
-                && harness == Harness::Claude
-                && p.get("turn_id").is_some() =>
-        {
-            Harness::Codex
-        }
-        _ => harness,
-    }
+    harness_call::detect(args.provider, args.event.as_deref(), None)
 }
 
 /// The harness's gate event names.
@@ -324,7 +301,12 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
         Ok(value) => (Some(value), None),
         Err(e) => (None, Some(e)),
     };
-    let harness = harness_of_payload(args, harness, payload_value.as_ref());
+    let harness = match &payload_value {
+        Some(payload) if args.provider.is_none() && harness == Harness::Claude => {
+            harness_call::detect(None, args.event.as_deref(), Some(payload))
+        }
+        _ => harness,
+    };
     // The log is opened before deciding, so that a fatal signal or the deadline while
     // deciding still leaves a record (prepared here) beside its deny.
     let log = open_log(args);
@@ -489,18 +471,11 @@ fn evaluate(
                 "the payload is for event `{sent}` but this hook gates `{event}`"
             ));
         }
-        let tool_name = crate::payload::tool_name(payload)?;
-        let null = Value::Null;
-        let tool_input = payload.get("tool_input").unwrap_or(&null);
-        let canonical_event = harness
+        // A payload without a usable tool is reported before the policy is read.
+        crate::payload::tool_name(payload)?;
+        harness
             .canonical_event(event)
             .ok_or_else(|| format!("`{event}` is not a gate event of {}", harness.as_str()))?;
-        // Gemini names the MCP server beside the call, which settles how `mcp_a_b_c` splits.
-        let mcp_server = payload
-            .get("mcp_context")
-            .and_then(|c| c.get("server_name"))
-            .and_then(Value::as_str);
-        let calls = harness::canonical_calls(harness, tool_name, tool_input, mcp_server);
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
         let loaded = policy_source::load_for_hook(policy_path)?;
         #[cfg(debug_assertions)]
@@ -511,39 +486,9 @@ fn evaluate(
         let home = crate::places::home_dir();
         let project_root = args.project_root.as_deref().and_then(|p| p.to_str());
         let places = crate::places::of_payload(payload, home.as_deref(), project_root);
-        let mut outcomes = Vec::with_capacity(calls.len());
-        for call in &calls {
-            let cwd = call
-                .cwd
-                .as_deref()
-                .map(|dir| crate::places::working_directory(places.cwd, dir));
-            let places = engine::Places {
-                cwd: match &cwd {
-                    Some(dir) => dir.as_deref(),
-                    None => places.cwd,
-                },
-                ..places
-            };
-            outcomes.push(policy_source::decide(
-                &loaded,
-                Call {
-                    event: canonical_event,
-                    tool_name: &call.tool_name,
-                    tool_input: &call.tool_input,
-                    places,
-                },
-            )?);
-        }
-        let mut outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
-        // What the harness itself makes unsafe, whatever the policy says (see
-        // `harness_refusal`); a deny the policy gave keeps its own reason.
-        if outcome.decision != Decision::Deny
-            && let Some(reason) = harness::harness_refusal(harness, tool_name, tool_input)
-        {
-            outcome.decision = Decision::Deny;
-            outcome.reason = reason;
-            outcome.deciding_rule = Some(format!("animus.harness:{}", harness.as_str()));
-        }
+        let outcome = harness_call::decide(harness, event, payload, places, |call| {
+            policy_source::decide(&loaded, call)
+        })?;
         evaluation.decide_us = Some(started.elapsed().as_micros());
         // The process ends right after recording: leave the two file maps to the kernel's
         // teardown at exit instead of unmapping them now (two `munmap`s and TLB flushes).

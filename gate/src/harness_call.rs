@@ -1,0 +1,82 @@
+//! A harness's tool call decided as the canonical calls it stands for ([`engine::harness`]):
+//! each is decided with its own working directory, the strictest outcome answers, and what the
+//! harness itself makes unsafe is denied whatever the policy says. `emit` and `check` decide
+//! through this one function.
+
+use engine::harness::{self, Harness};
+use engine::{Call, Decision, Outcome, Places};
+use serde_json::Value;
+
+/// The harness a call comes from: `provider` when given; else the harness whose gate event
+/// `event` names (`BeforeTool`: Gemini CLI; `tool.execute.before`: opencode); else Codex when
+/// the payload carries Codex's `turn_id` (Codex shares Claude's event names and deny shape,
+/// and differs for an ask, which it cannot take); else Claude Code.
+pub fn detect(provider: Option<Harness>, event: Option<&str>, payload: Option<&Value>) -> Harness {
+    if let Some(harness) = provider {
+        return harness;
+    }
+    let event = event.unwrap_or("");
+    if let Some(harness) = [Harness::Gemini, Harness::Opencode]
+        .into_iter()
+        .find(|h| h.canonical_event(event).is_some())
+    {
+        return harness;
+    }
+    match payload {
+        Some(p) if p.get("turn_id").is_some() => Harness::Codex,
+        _ => Harness::Claude,
+    }
+}
+
+/// Decide `tool_name`/`tool_input` of `payload`, a call of `harness` on its gate `event`, with
+/// `decide_one` deciding each canonical call.
+pub fn decide(
+    harness: Harness,
+    event: &str,
+    payload: &Value,
+    places: Places<'_>,
+    mut decide_one: impl FnMut(Call<'_>) -> Result<Outcome, String>,
+) -> Result<Outcome, String> {
+    let tool_name = crate::payload::tool_name(payload)?;
+    let null = Value::Null;
+    let tool_input = payload.get("tool_input").unwrap_or(&null);
+    let canonical_event = harness
+        .canonical_event(event)
+        .ok_or_else(|| format!("`{event}` is not a gate event of {}", harness.as_str()))?;
+    // Gemini names the MCP server beside the call, which settles how `mcp_a_b_c` splits.
+    let mcp_server = payload
+        .get("mcp_context")
+        .and_then(|c| c.get("server_name"))
+        .and_then(Value::as_str);
+    let calls = harness::canonical_calls(harness, tool_name, tool_input, mcp_server);
+    let mut outcomes = Vec::with_capacity(calls.len());
+    for call in &calls {
+        let cwd = call
+            .cwd
+            .as_deref()
+            .map(|dir| crate::places::working_directory(places.cwd, dir));
+        let places = Places {
+            cwd: match &cwd {
+                Some(dir) => dir.as_deref(),
+                None => places.cwd,
+            },
+            ..places
+        };
+        outcomes.push(decide_one(Call {
+            event: canonical_event,
+            tool_name: &call.tool_name,
+            tool_input: &call.tool_input,
+            places,
+        })?);
+    }
+    let mut outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
+    // A deny the policy gave keeps its own reason.
+    if outcome.decision != Decision::Deny
+        && let Some(reason) = harness::harness_refusal(harness, tool_name, tool_input)
+    {
+        outcome.decision = Decision::Deny;
+        outcome.reason = reason;
+        outcome.deciding_rule = Some(format!("animus.harness:{}", harness.as_str()));
+    }
+    Ok(outcome)
+}
