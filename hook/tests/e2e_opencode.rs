@@ -89,6 +89,8 @@ const TESTS: &[Test] = tests![
     fail_closed_broken_hook_answers,
     fail_closed_missing_hook_binary,
     hung_decision_is_denied_by_emits_deadline,
+    self_protection_keeps_the_agent_off_opencode_config,
+    project_config_does_not_unload_the_guard,
     pure_mode_runs_without_the_guard;
     offline:
     mock_scripts_turns_by_assistant_count_and_skips_the_title,
