@@ -164,11 +164,12 @@ pub fn gate_record<'a>(log: &'a [Value], event: &str, call_id: &str) -> &'a Valu
 }
 
 /// The `-c` flags that start the suite's MCP server `e2e` (this test binary, run with
-/// `--mcp-echo-server <calls>`), with its tools approved in advance: `exec` never asks a
-/// human, so without that Codex refuses every MCP call itself ("requires approval").
-pub fn mcp_server_flags(calls_file: &Path) -> Vec<String> {
+/// `--mcp-echo-server <calls>`). With `approved`, its tools are approved in advance: `exec`
+/// never asks a human, so otherwise Codex asks the PermissionRequest hooks and, when none
+/// allows, refuses the call itself ("requires approval").
+pub fn mcp_server_flags(calls_file: &Path, approved: bool) -> Vec<String> {
     let exe = std::env::current_exe().unwrap();
-    vec![
+    let mut flags = vec![
         "-c".into(),
         format!(
             "mcp_servers.e2e.command={}",
@@ -179,9 +180,12 @@ pub fn mcp_server_flags(calls_file: &Path) -> Vec<String> {
             "mcp_servers.e2e.args=[\"--mcp-echo-server\",{}]",
             toml_string(&calls_file.display().to_string())
         ),
-        "-c".into(),
-        "mcp_servers.e2e.default_tools_approval_mode=\"approve\"".into(),
-    ]
+    ];
+    if approved {
+        flags.push("-c".into());
+        flags.push("mcp_servers.e2e.default_tools_approval_mode=\"approve\"".into());
+    }
+    flags
 }
 
 /// The arguments of every `tools/call` the MCP server received.

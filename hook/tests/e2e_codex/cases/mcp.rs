@@ -22,7 +22,7 @@ pub fn mcp_call_is_gated() {
     let (mock, outcome) = guarded_run(
         &sandbox,
         "codex-allowlist",
-        &mcp_server_flags(&calls),
+        &mcp_server_flags(&calls, true),
         script,
     );
     outcome.completed();
@@ -53,5 +53,78 @@ pub fn mcp_call_is_gated() {
     assert_eq!(
         gate_record(&log, "PreToolUse", "call_shout")["decision"],
         "deny"
+    );
+}
+
+/// Without advance approval, Codex asks the PermissionRequest hooks (after PreToolUse let the
+/// call through). Our gate denies there when a rule says so; otherwise it abstains (it never
+/// answers allow) and Codex refuses the call itself, as `exec` has nobody to ask.
+pub fn mcp_permission_request_reaches_the_gate() {
+    let sandbox = Sandbox::new("mcp-permission");
+    install_trade_script(&sandbox);
+    let calls = sandbox.scratch.root.join("mcp-calls.jsonl");
+    let script = Script::new()
+        .mcp(
+            "call_signoff",
+            "e2e",
+            "echo",
+            json!({"text": "needs-sign-off"}),
+        )
+        .mcp("call_hi", "e2e", "echo", json!({"text": "hi"}))
+        .exec("call_paper", "./trade --paper");
+    let (mock, outcome) = guarded_run(
+        &sandbox,
+        "codex-allowlist",
+        &mcp_server_flags(&calls, false),
+        script,
+    );
+    outcome.completed();
+    let signoff = mock.tool_output("call_signoff").text;
+    assert!(
+        signoff.contains("This echo needs the desk's sign-off (codex e2e PermissionRequest deny)."),
+        "{signoff}"
+    );
+    let hi = mock.tool_output("call_hi").text;
+    assert!(
+        hi.contains("requires approval"),
+        "Codex refused it itself: {hi}"
+    );
+    assert!(!hi.contains("sign-off"), "{hi}");
+    assert!(
+        mcp_calls(&calls).is_empty(),
+        "no MCP call ran: {:?}",
+        mcp_calls(&calls)
+    );
+    // The control: this session runs what it may.
+    assert_not_blocked(&mock, "call_paper");
+    assert_eq!(trades(&sandbox), ["--paper"]);
+
+    let log = sandbox.session_log();
+    for call in ["call_signoff", "call_hi"] {
+        let pre = gate_record(&log, "PreToolUse", call);
+        assert_eq!(pre["decision"], "allow", "{pre:#}");
+        assert_eq!(pre["left_to_harness"], true, "{pre:#}");
+    }
+    // PermissionRequest payloads carry no tool_use_id: match them by input.
+    let permission: Vec<_> = records(&log, "PermissionRequest")
+        .into_iter()
+        .map(|r| {
+            (
+                r["payload"]["tool_input"]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                r["decision"].as_str().unwrap_or_default().to_owned(),
+                r["gate"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        permission,
+        [
+            ("needs-sign-off".to_owned(), "deny".to_owned(), json!(true)),
+            ("hi".to_owned(), "allow".to_owned(), json!(true)),
+        ],
+        "{log:#?}"
     );
 }

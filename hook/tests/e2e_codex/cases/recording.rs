@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
-use crate::mock_responses::Script;
+use crate::mock_responses::{Item, Script};
 
 pub fn records_every_event_of_a_run() {
     let sandbox = Sandbox::new("recording");
@@ -59,4 +59,37 @@ pub fn records_every_event_of_a_run() {
     let start: &Value = &records(&log, "SessionStart")[0]["payload"];
     assert_eq!(start["source"], "startup");
     assert_eq!(start["cwd"], sandbox.project.display().to_string());
+}
+
+/// Two calls in one model turn (Codex runs them in parallel, and so their hooks): each gets
+/// its own decision and its own whole record.
+pub fn records_two_parallel_calls_intact() {
+    let sandbox = Sandbox::new("parallel");
+    install_trade_script(&sandbox);
+    let exec = |call_id: &str, command: &str| Item::Call {
+        call_id: call_id.to_owned(),
+        name: "exec_command".to_owned(),
+        namespace: None,
+        arguments: serde_json::json!({ "cmd": command }),
+    };
+    let script = Script::new().turn(vec![
+        exec("call_live", "./trade --live"),
+        exec("call_paper", "./trade --paper"),
+    ]);
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &[], script);
+    outcome.completed();
+    assert_blocked(&mock, "call_live", "Live orders are denied (codex e2e).");
+    assert!(assert_not_blocked(&mock, "call_paper").contains("traded: --paper"));
+    assert_eq!(trades(&sandbox), ["--paper"]);
+    let log = sandbox.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_live")["decision"],
+        "deny"
+    );
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_paper")["decision"],
+        "allow"
+    );
+    gate_record(&log, "PostToolUse", "call_paper");
+    assert_eq!(records(&log, "PostToolUse").len(), 1, "{log:#?}");
 }
