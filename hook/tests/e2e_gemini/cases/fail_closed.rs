@@ -135,7 +135,11 @@ pub fn fail_closed_garbage_output() {
 }
 
 /// A gate that never answers: `timeout -s KILL 25` kills it inside Gemini's 30 s, and the
-/// wrapper blocks. (The slowest case; listed first so the rest overlap with it.)
+/// wrapper blocks. (The slowest case; listed first so the rest overlap with it.) Measured
+/// once by hand too: a hook whose child outlives the kill, holding the pipes open, is blocked
+/// the same way at 25 s (Gemini settles on the shell's exit, not on the pipes closing).
+/// The reason the model gets then starts with bash's `Killed` job line, which quotes the
+/// whole hook command line (paths, session id).
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
     let hook = private_hook_copy(&sandbox);
