@@ -90,6 +90,7 @@ const TESTS: &[Test] = tests![
     records_two_parallel_calls_intact,
     every_injected_hook_is_trusted_by_codex,
     wrong_trust_hash_makes_codex_skip_the_gate_silently,
+    user_hooks_still_run_and_project_config_cannot_unhook_the_gate,
     fail_closed_missing_hook_binary,
     fail_closed_crashing_hook,
     fail_closed_panicking_hook,

@@ -1,6 +1,8 @@
 //! The wiring itself: Codex trusts exactly the hooks inject passes (it skips an untrusted or
 //! stale one without a word, so only a measured trust status or a deny proves they run).
 
+use std::fs;
+
 use serde_json::Value;
 
 use crate::driver::Sandbox;
@@ -117,4 +119,101 @@ pub fn wrong_trust_hash_makes_codex_skip_the_gate_silently() {
     assert!(records(&log, "PreToolUse").is_empty(), "{log:#?}");
     // The other hooks, still trusted, ran.
     assert_eq!(records(&log, "SessionStart").len(), 1, "{log:#?}");
+}
+
+/// The hash Codex trusts a one-handler command hook by (see compiler/src/inject/codex.rs).
+fn trust_hash(event: &str, matcher: &str, command: &str, timeout: u64) -> String {
+    let identity = serde_json::json!({
+        "event_name": event,
+        "matcher": matcher,
+        "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": false}],
+    });
+    let digest = engine::sha256::sha256(identity.to_string().as_bytes());
+    format!("sha256:{}", engine::sha256::hex(&digest))
+}
+
+/// The user's own trusted hook keeps running beside the injected ones (inject's `hooks.state`
+/// flag adds trust, it does not replace the user's), while a cloned repository's `.codex/`
+/// can neither switch the gate off nor run its own untrusted hook (inject never passes the
+/// blanket `--dangerously-bypass-hook-trust`), even in a project the user trusts.
+pub fn user_hooks_still_run_and_project_config_cannot_unhook_the_gate() {
+    let sandbox = Sandbox::new("layers");
+    install_trade_script(&sandbox);
+    let user_log = sandbox.scratch.root.join("user-hook.log");
+    let project_marker = sandbox.scratch.root.join("project-hook-ran");
+    let user_command = format!(
+        "cat >> '{}'; echo >> '{}'",
+        user_log.display(),
+        user_log.display()
+    );
+    let user_config = sandbox.codex_home.join("config.toml");
+    fs::write(
+        &user_config,
+        format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"*\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n\
+             command = {command}\ntimeout = 5\n\n\
+             [hooks.state.{key}]\ntrusted_hash = \"{hash}\"\n\n\
+             [projects.{project}]\ntrust_level = \"trusted\"\n",
+            command = serde_json::to_string(&user_command).unwrap(),
+            key = serde_json::to_string(&format!("{}:pre_tool_use:0:0", user_config.display()))
+                .unwrap(),
+            hash = trust_hash("pre_tool_use", "*", &user_command, 5),
+            project = serde_json::to_string(&sandbox.project.display().to_string()).unwrap(),
+        ),
+    )
+    .unwrap();
+    let dot_codex = sandbox.project.join(".codex");
+    fs::create_dir_all(&dot_codex).unwrap();
+    fs::write(
+        dot_codex.join("config.toml"),
+        "[features]\nhooks = false\n\n[hooks]\nPreToolUse = []\n",
+    )
+    .unwrap();
+    fs::write(
+        dot_codex.join("hooks.json"),
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": format!("touch '{}'", project_marker.display())}
+        ]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let script = Script::new()
+        .exec("call_live", "./trade --live")
+        .exec("call_paper", "./trade --paper");
+    let mut launched = None;
+    let (mock, outcome) = guarded_run_with(
+        &sandbox,
+        "codex-allowlist",
+        &[],
+        None,
+        |_, launch| launched = Some(launch.clone()),
+        &[],
+        script,
+    );
+    outcome.completed();
+    assert_blocked(&mock, "call_live", "Live orders are denied (codex e2e).");
+    assert_not_blocked(&mock, "call_paper");
+    assert_eq!(trades(&sandbox), ["--paper"]);
+    // Codex did read the project's `.codex/` (so the test is not vacuous): it lists the
+    // project's hook, untrusted.
+    let mut hooks = Vec::new();
+    listed_hooks(&sandbox.list_hooks(&launched.unwrap()), &mut hooks);
+    let project_hook = hooks
+        .iter()
+        .find(|h| {
+            h["key"]
+                .as_str()
+                .is_some_and(|k| k.contains("/.codex/hooks.json:"))
+        })
+        .unwrap_or_else(|| panic!("the project's hook is not listed: {hooks:#?}"));
+    assert_eq!(project_hook["trustStatus"], "untrusted", "{project_hook:#}");
+    let user_calls = fs::read_to_string(&user_log).unwrap_or_default();
+    for call in ["call_live", "call_paper"] {
+        assert!(
+            user_calls.contains(&format!("\"tool_use_id\":\"{call}\"")),
+            "the user's own hook did not run on {call}: {user_calls:?}\n{}",
+            outcome.stderr
+        );
+    }
+    assert!(!project_marker.exists(), "the project's untrusted hook ran");
 }
