@@ -38,6 +38,11 @@ const TOOL_EVENTS: &[&str] = &["PreToolUse", "PermissionRequest", "PostToolUse"]
 pub const GATE_TIMEOUT_SECS: u64 = 30;
 /// Seconds Codex gives a record-only hook.
 pub const OBSERVER_TIMEOUT_SECS: u64 = 15;
+/// Events whose hook timeout Codex clamps to [`CLAMPED_TIMEOUT_SECS`] ("clamping SessionEnd hook
+/// timeout to 3s"), and then hashes the clamped handler: one given a longer timeout is
+/// "modified", so untrusted, so silently skipped (measured on 0.169.0's `hooks/list`).
+const CLAMPED_EVENTS: &[&str] = &["SessionEnd", "Interrupt"];
+const CLAMPED_TIMEOUT_SECS: u64 = 3;
 /// The hooks as TOML, written beside the policy for a reader: Codex reads the flags.
 pub const HOOKS_FILE_NAME: &str = "animus-codex-hooks.toml";
 
@@ -112,11 +117,14 @@ struct Handler {
 
 impl Handler {
     fn of(hook: &HookCommand, event: &str, gate: bool) -> Handler {
-        let timeout = if gate {
+        let mut timeout = if gate {
             GATE_TIMEOUT_SECS
         } else {
             OBSERVER_TIMEOUT_SECS
         };
+        if CLAMPED_EVENTS.contains(&event) {
+            timeout = timeout.min(CLAMPED_TIMEOUT_SECS);
+        }
         Handler {
             command: hook.shell_line(event, gate, timeout),
             timeout,
@@ -222,6 +230,29 @@ mod tests {
         );
         assert_eq!(snake_case("PermissionRequest"), "permission_request");
         assert_eq!(snake_case("Stop"), "stop");
+    }
+
+    /// Codex clamps SessionEnd and Interrupt hooks to 3 s and hashes the clamped handler: a
+    /// longer timeout would leave them untrusted (silently skipped).
+    #[test]
+    fn clamped_events_get_codexs_timeout() {
+        let hook = HookCommand {
+            harness: engine::harness::Harness::Codex,
+            binary: "/bin/animus-hook".into(),
+            session_id: "s".into(),
+            project_root: "/p".into(),
+            policy: "/p/policy.json".into(),
+        };
+        assert_eq!(Handler::of(&hook, "SessionEnd", false).timeout, 3);
+        assert_eq!(Handler::of(&hook, "Interrupt", false).timeout, 3);
+        assert_eq!(
+            Handler::of(&hook, "Stop", false).timeout,
+            OBSERVER_TIMEOUT_SECS
+        );
+        assert_eq!(
+            Handler::of(&hook, "PreToolUse", true).timeout,
+            GATE_TIMEOUT_SECS
+        );
     }
 
     #[test]

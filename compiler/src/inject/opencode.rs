@@ -178,9 +178,10 @@ export const AnimusGuard = async ({{ directory }}) => {{
       }}
       throw blocked("the hook's answer is not a deny");
     }},
+    // After a call, opencode hands the arguments in `input.args` (the output holds the result).
     "tool.execute.after": async (input, output) => {{
       await run(OBSERVER_ARGS.get("tool.execute.after"), {{
-        ...payload("tool.execute.after", input, output && output.args),
+        ...payload("tool.execute.after", input, input.args),
         tool_response: output ? {{ title: output.title, output: output.output, metadata: output.metadata }} : null,
       }}, OBSERVER_TIMEOUT_MS).catch(() => {{}});
     }},

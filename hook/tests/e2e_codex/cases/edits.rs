@@ -1,0 +1,175 @@
+//! File edits through `apply_patch` (a freeform tool; hooks see `apply_patch {command: <patch>}`
+//! and the engine decides every file the patch touches as `Write` (added) or `Edit`
+//! (updated, deleted, moved to)). A patch is refused whole if any file in it is.
+
+use std::fs;
+
+use crate::driver::Sandbox;
+use crate::fixtures::*;
+use crate::mock_responses::Script;
+
+fn add_file(path: &str, line: &str) -> String {
+    format!("*** Begin Patch\n*** Add File: {path}\n+{line}\n*** End Patch\n")
+}
+
+pub fn edit_outside_the_allowed_path_is_blocked() {
+    let sandbox = Sandbox::new("edit-allowlist");
+    let script = Script::new()
+        .patch("call_inside", &add_file("src/inside.txt", "inside"))
+        .patch("call_outside", &add_file("notes.txt", "outside"))
+        .patch("call_dotdot", &add_file("src/../dotdot.txt", "dotdot"))
+        .patch(
+            "call_move",
+            "*** Begin Patch\n*** Update File: src/inside.txt\n*** Move to: moved.txt\n@@\n-inside\n+moved\n*** End Patch\n",
+        )
+        .patch(
+            "call_mixed",
+            "*** Begin Patch\n*** Add File: src/mixed.txt\n+a\n*** Add File: mixed.txt\n+b\n*** End Patch\n",
+        );
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &[], script);
+    outcome.completed();
+    let project = &sandbox.project;
+
+    let inside = assert_not_blocked(&mock, "call_inside");
+    assert_eq!(
+        mock.tool_output("call_inside").kind,
+        "custom_tool_call_output"
+    );
+    assert!(inside.contains("Success"), "{inside}");
+    assert_eq!(
+        fs::read_to_string(project.join("src/inside.txt")).unwrap(),
+        "inside\n"
+    );
+    for (call, file) in [
+        ("call_outside", "notes.txt"),
+        ("call_dotdot", "dotdot.txt"),
+        ("call_move", "moved.txt"),
+        ("call_mixed", "mixed.txt"),
+    ] {
+        let text = assert_blocked(&mock, call, DEFAULT_DENY);
+        assert!(
+            text.contains("*** Begin Patch"),
+            "the model sees the patch: {text}"
+        );
+        assert!(!project.join(file).exists(), "{call} wrote {file}");
+    }
+    assert!(
+        !project.join("src/mixed.txt").exists(),
+        "a refused patch is refused whole"
+    );
+    assert_eq!(
+        fs::read_to_string(project.join("src/inside.txt")).unwrap(),
+        "inside\n",
+        "the refused move left the file alone"
+    );
+
+    let log = sandbox.session_log();
+    let inside = gate_record(&log, "PreToolUse", "call_inside");
+    assert_eq!(inside["tool_name"], "apply_patch");
+    assert_eq!(inside["decision"], "allow");
+    assert_eq!(inside["left_to_harness"], true);
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_outside")["decision"],
+        "deny"
+    );
+    assert_eq!(records(&log, "PostToolUse").len(), 1, "{log:#?}");
+}
+
+pub fn edit_deny_blocks_the_patch_in_a_deferring_profile() {
+    let sandbox = Sandbox::new("edit-defer");
+    fs::create_dir_all(sandbox.project.join("secret")).unwrap();
+    fs::write(sandbox.project.join("secret/existing.txt"), "original\n").unwrap();
+    let script = Script::new()
+        .patch("call_add", &add_file("secret/new.txt", "x"))
+        .patch(
+            "call_update",
+            "*** Begin Patch\n*** Update File: secret/existing.txt\n@@\n-original\n+changed\n*** End Patch\n",
+        )
+        .patch("call_free", &add_file("notes.txt", "free"));
+    let (mock, outcome) = guarded_run(&sandbox, "codex-defer", &[], script);
+    outcome.completed();
+    assert_blocked(&mock, "call_add", SECRET_DENY);
+    assert_blocked(&mock, "call_update", SECRET_DENY);
+    assert!(!sandbox.project.join("secret/new.txt").exists());
+    assert_eq!(
+        fs::read_to_string(sandbox.project.join("secret/existing.txt")).unwrap(),
+        "original\n"
+    );
+    assert_not_blocked(&mock, "call_free");
+    assert_eq!(
+        fs::read_to_string(sandbox.project.join("notes.txt")).unwrap(),
+        "free\n"
+    );
+    let log = sandbox.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_update")["deciding_rule"],
+        "tool_policy.deny:Edit(secret/**)"
+    );
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_free")["decision"],
+        "defer"
+    );
+}
+
+/// The reason of the defer profile's `Edit(secret/**)` deny.
+const SECRET_DENY: &str = "tool_policy.deny entry `Edit(secret/**)`";
+
+/// KNOWN GAP (engine): `apply_patch` run through the shell (`exec_command` with an
+/// `apply_patch <<'EOF'` heredoc). Codex intercepts it, applies the patch itself and fires
+/// PreToolUse once, as `Bash` with the heredoc in `command`; the engine decides it as a shell
+/// command only, so an `Edit`/`Write` path deny does not see the files it touches, and the
+/// patch applies. (An allowlist still refuses it: no `Bash(apply_patch…)` entry covers it.)
+///
+/// This test asserts today's behaviour, beside the control (the same patch through the
+/// `apply_patch` tool is denied). If the shell patch stops applying, the gap is closed: turn
+/// this into a deny test.
+pub fn known_gap_apply_patch_through_the_shell_skips_edit_rules() {
+    let sandbox = Sandbox::new("edit-heredoc");
+    let patch = add_file("secret/shell.txt", "through the shell");
+    let script = Script::new()
+        .patch("call_tool", &patch)
+        .exec("call_shell", &format!("apply_patch <<'EOF'\n{patch}EOF\n"));
+    let (mock, outcome) = guarded_run(&sandbox, "codex-defer", &[], script);
+    outcome.completed();
+    assert_blocked(&mock, "call_tool", SECRET_DENY);
+    let shell = assert_not_blocked(&mock, "call_shell");
+    assert!(shell.contains("Success"), "{shell}");
+    assert!(
+        sandbox.project.join("secret/shell.txt").exists(),
+        "the patch through the shell no longer applies: the known gap is closed, update this test"
+    );
+    let log = sandbox.session_log();
+    let record = gate_record(&log, "PreToolUse", "call_shell");
+    assert_eq!(record["tool_name"], "Bash");
+    assert_eq!(record["decision"], "defer");
+}
+
+/// KNOWN GAP (engine): an author rule's regex on `file_path` sees an `apply_patch` path as the
+/// patch writes it, relative to the working directory (`private/x.txt`), where Claude's tools
+/// always give an absolute path. A rule written as `/private/` (which matches every Claude
+/// path under `private/`) misses it. Control: the same rule catches the absolute spelling.
+/// (`tool_policy` path entries such as `Edit(secret/**)` resolve the path and are not
+/// affected.) If the relative patch stops applying, the gap is closed: update this test.
+pub fn known_gap_path_regex_sees_the_patch_path_as_written() {
+    let sandbox = Sandbox::new("edit-regex");
+    let absolute = sandbox.project.join("private/absolute.txt");
+    let script = Script::new()
+        .patch(
+            "call_absolute",
+            &add_file(&absolute.display().to_string(), "a"),
+        )
+        .patch("call_relative", &add_file("private/relative.txt", "r"));
+    let (mock, outcome) = guarded_run(&sandbox, "codex-defer", &[], script);
+    outcome.completed();
+    assert_blocked(
+        &mock,
+        "call_absolute",
+        "Files under private/ may not be changed (codex e2e).",
+    );
+    assert!(!absolute.exists());
+    assert_not_blocked(&mock, "call_relative");
+    assert!(
+        sandbox.project.join("private/relative.txt").exists(),
+        "the relative patch no longer applies: the known gap is closed, update this test"
+    );
+}

@@ -1,0 +1,244 @@
+//! Fail closed: each fault is planted after inject wrote its real wiring and policy. The call
+//! is `./trade --paper`, which the allowlist covers: the hook abstains on it and Codex runs it
+//! (see `denied_command_does_not_run_and_allowed_one_does`), so a fault that failed open would
+//! let it run.
+//!
+//! Codex by itself fails open on every hook failure (exit 1, a crash, a missing command, its
+//! own timeout, exit 2 without stderr: the call runs, and the model gets no hint). Inject's
+//! shell line turns each of these into a block: the gate runs under `timeout -s KILL` a few
+//! seconds inside Codex's timeout, and `|| { echo <reason> >&2; exit 2; }` makes any failure an
+//! exit 2 with a reason, which Codex treats as a block. What it cannot turn into a block is a
+//! hook that exits 0 after printing something Codex does not accept (see
+//! `known_gap_garbage_on_exit_0_runs_the_call`).
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::driver::{Sandbox, animus_hook};
+use crate::fixtures::*;
+use crate::mock_responses::Script;
+
+/// The reason inject's shell line gives when the hook failed.
+const WIRING_BLOCK: &str = "animus-hook could not decide this call (the hook failed with exit";
+
+/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
+fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
+    let dir = sandbox.scratch.root.join("bin");
+    fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("animus-hook");
+    fs::copy(animus_hook(), &copy).unwrap();
+    copy
+}
+
+fn replace_with_script(path: &Path, script: &str) {
+    fs::remove_file(path).unwrap();
+    fs::write(path, script).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run (with
+/// `env` on top), and check it was refused. Returns the refusal the model saw.
+fn run_with_fault(
+    sandbox: &Sandbox,
+    hook_bin: Option<&Path>,
+    plant: impl FnOnce(&Sandbox),
+    env: &[(&str, &str)],
+) -> String {
+    install_trade_script(sandbox);
+    let script = Script::new().exec("call_order", "./trade --paper");
+    let (mock, outcome) = guarded_run_with(
+        sandbox,
+        "codex-allowlist",
+        &[],
+        hook_bin,
+        |sandbox, _| plant(sandbox),
+        env,
+        script,
+    );
+    outcome.completed();
+    let output = mock.tool_output("call_order");
+    assert!(
+        output.text.starts_with(BLOCKED_COMMAND),
+        "a broken gate must block the call: {output:#?}\n{outcome:#?}"
+    );
+    assert!(
+        trades(sandbox).is_empty(),
+        "the order ran past a broken gate"
+    );
+    assert_eq!(
+        outcome.hook_lines("PreToolUse", "Blocked"),
+        1,
+        "{}",
+        outcome.stderr
+    );
+    output.text
+}
+
+pub fn fail_closed_missing_hook_binary() {
+    let sandbox = Sandbox::new("missing-hook");
+    let hook = private_hook_copy(&sandbox);
+    let refusal = run_with_fault(
+        &sandbox,
+        Some(&hook),
+        |_| fs::remove_file(&hook).unwrap(),
+        &[],
+    );
+    assert!(
+        refusal.contains(&format!("{WIRING_BLOCK} 127)")),
+        "{refusal}"
+    );
+    assert!(refusal.contains("No such file or directory"), "{refusal}");
+}
+
+pub fn fail_closed_crashing_hook() {
+    let sandbox = Sandbox::new("crashing-hook");
+    let hook = private_hook_copy(&sandbox);
+    // Dies of SIGSEGV before answering: no output, status 139.
+    let refusal = run_with_fault(
+        &sandbox,
+        Some(&hook),
+        |_| replace_with_script(&hook, "#!/bin/sh\nkill -SEGV $$\n"),
+        &[],
+    );
+    assert!(
+        refusal.contains(&format!("{WIRING_BLOCK} 139)")),
+        "{refusal}"
+    );
+}
+
+pub fn fail_closed_panicking_hook() {
+    let sandbox = Sandbox::new("panicking-hook");
+    // The real hook, panicking on entry (debug builds' fault injection; the hooks inherit
+    // Codex's environment): emit catches its own panic and denies.
+    let refusal = run_with_fault(&sandbox, None, |_| {}, &[("ANIMUS_HOOK_FAULT", "panic")]);
+    assert!(
+        refusal.contains("(fail closed): internal error (injected fault)"),
+        "{refusal}"
+    );
+}
+
+pub fn fail_closed_hung_hook() {
+    let sandbox = Sandbox::new("hung-hook");
+    let hook = private_hook_copy(&sandbox);
+    let real = animus_hook();
+    // Gate calls (the ones with --policy) sleep past Codex's own 30 s hook timeout, which by
+    // itself would kill the hook and run the call; inject's `timeout -s KILL 25` gets there
+    // first. Observer calls go straight to the real hook.
+    let refusal = run_with_fault(
+        &sandbox,
+        Some(&hook),
+        |_| {
+            replace_with_script(
+                &hook,
+                &format!(
+                    "#!/bin/sh\ncase \" $* \" in *\" --policy \"*) sleep 90 ;; esac\nexec '{}' \"$@\"\n",
+                    real.display()
+                ),
+            )
+        },
+        &[],
+    );
+    assert!(
+        refusal.contains(&format!("{WIRING_BLOCK} 137)")),
+        "{refusal}"
+    );
+}
+
+pub fn fail_closed_when_deciding_hangs() {
+    let sandbox = Sandbox::new("hang-deciding");
+    // The real hook, stuck while deciding: its own deadline answers deny.
+    let refusal = run_with_fault(
+        &sandbox,
+        None,
+        |_| {},
+        &[("ANIMUS_HOOK_FAULT", "hang-deciding")],
+    );
+    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert!(
+        !refusal.contains(WIRING_BLOCK),
+        "emit answered itself: {refusal}"
+    );
+}
+
+pub fn fail_closed_corrupt_sidecar() {
+    let sandbox = Sandbox::new("corrupt-sidecar");
+    let refusal = run_with_fault(
+        &sandbox,
+        None,
+        |sandbox| {
+            let path = sandbox.session_dir.join("animus-policy.sidecar");
+            let mut bytes = fs::read(&path).expect("inject writes the sidecar beside the policy");
+            bytes.truncate(bytes.len() / 2);
+            fs::write(&path, bytes).unwrap();
+        },
+        &[],
+    );
+    // emit's own deny (the hook ran and refused), not the wiring's.
+    assert!(
+        refusal.contains("(fail closed)") && refusal.contains("sidecar is truncated"),
+        "{refusal}"
+    );
+}
+
+pub fn fail_closed_deleted_policy() {
+    let sandbox = Sandbox::new("deleted-policy");
+    let refusal = run_with_fault(
+        &sandbox,
+        None,
+        |sandbox| fs::remove_file(sandbox.policy_path()).unwrap(),
+        &[],
+    );
+    assert!(refusal.contains("fail closed"), "{refusal}");
+}
+
+/// KNOWN GAP (Codex 0.169.0): a hook that exits 0 after printing something Codex does not
+/// accept fails open — plain text is taken as context ("Completed"), invalid JSON is a failed
+/// hook ("Failed") — and the call runs. Inject's `|| exit 2` only sees the exit status, so it
+/// cannot catch this; the real `animus-hook` only ever prints a valid deny or nothing. The
+/// control: the same garbage with a failing exit is blocked.
+///
+/// This test asserts today's behaviour; if the first two calls stop running, the gap is closed:
+/// turn it into a fail-closed test.
+pub fn known_gap_garbage_on_exit_0_runs_the_call() {
+    let sandbox = Sandbox::new("garbage-hook");
+    install_trade_script(&sandbox);
+    let hook = private_hook_copy(&sandbox);
+    let real = animus_hook();
+    let script = Script::new()
+        .exec("call_text", "./trade --paper text")
+        .exec("call_json", "./trade --paper badjson")
+        .exec("call_exit1", "./trade --paper exit1");
+    let (mock, outcome) = guarded_run_with(
+        &sandbox,
+        "codex-allowlist",
+        &[],
+        Some(&hook),
+        |_, _| {
+            replace_with_script(
+                &hook,
+                &format!(
+                    "#!/bin/sh\ncase \" $* \" in *\" --policy \"*) ;; *) exec '{}' \"$@\" ;; esac\n\
+                     payload=$(cat)\n\
+                     case \"$payload\" in\n\
+                     *text*) echo 'this is not json' ;;\n\
+                     *badjson*) echo '{{not valid json' ;;\n\
+                     *) echo 'garbage'; exit 1 ;;\n\
+                     esac\n",
+                    real.display()
+                ),
+            )
+        },
+        &[],
+        script,
+    );
+    outcome.completed();
+    assert_blocked(&mock, "call_exit1", WIRING_BLOCK);
+    assert_not_blocked(&mock, "call_text");
+    assert_not_blocked(&mock, "call_json");
+    assert_eq!(
+        trades(&sandbox),
+        ["--paper text", "--paper badjson"],
+        "garbage on exit 0 no longer runs the call: the known gap is closed, update this test"
+    );
+}

@@ -1,0 +1,163 @@
+//! Shell commands (`exec_command`, which hooks see as `Bash {command}`): a deny does not run
+//! and the model sees the reason; a covered or deferred command runs; an ask is a deny that
+//! names the human (Codex has no ask).
+
+use serde_json::json;
+
+use crate::driver::Sandbox;
+use crate::fixtures::*;
+use crate::mock_responses::{LAST_SESSION_ID, Script};
+
+pub fn denied_command_does_not_run_and_allowed_one_does() {
+    let sandbox = Sandbox::new("shell-allowlist");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        .exec("call_live", "./trade --live --size 1")
+        .exec("call_paper", "./trade --paper --size 1")
+        .exec("call_and", "./trade --paper && ./trade --live")
+        .exec("call_rm", "rm -f trade");
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &[], script);
+    outcome.completed();
+    assert_eq!(outcome.stdout.trim(), "all done", "{outcome:#?}");
+
+    let live = assert_blocked(&mock, "call_live", "Live orders are denied (codex e2e).");
+    assert!(live.ends_with("Command: ./trade --live --size 1"), "{live}");
+    let paper = assert_not_blocked(&mock, "call_paper");
+    assert!(
+        paper.contains("Process exited with code 0") && paper.contains("traded: --paper --size 1"),
+        "{paper}"
+    );
+    // A compound command is denied when any part is.
+    assert_blocked(&mock, "call_and", "Live orders are denied (codex e2e).");
+    // Anything the allowlist does not cover gets its default deny.
+    assert_blocked(&mock, "call_rm", DEFAULT_DENY);
+    assert!(
+        sandbox.project.join("trade").exists(),
+        "rm ran past the gate"
+    );
+    assert_eq!(trades(&sandbox), ["--paper --size 1"]);
+    assert_eq!(
+        outcome.hook_lines("PreToolUse", "Blocked"),
+        3,
+        "{}",
+        outcome.stderr
+    );
+
+    let log = sandbox.session_log();
+    let live = gate_record(&log, "PreToolUse", "call_live");
+    assert_eq!(live["decision"], "deny");
+    assert_eq!(live["deciding_rule"], "e2e-codex-no-live-orders");
+    assert_eq!(live["tool_name"], "Bash");
+    let paper = gate_record(&log, "PreToolUse", "call_paper");
+    assert_eq!(paper["decision"], "allow");
+    assert_eq!(paper["left_to_harness"], true);
+    assert_eq!(
+        paper["deciding_rule"],
+        "tool_policy.allow:Bash(./trade --paper:*)"
+    );
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_rm")["decision"],
+        "deny"
+    );
+    // PostToolUse fires for the call that ran, and only for it.
+    let post: Vec<_> = records(&log, "PostToolUse")
+        .iter()
+        .map(|r| r["tool_use_id"].clone())
+        .collect();
+    assert_eq!(post, [json!("call_paper")], "{log:#?}");
+}
+
+pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
+    let sandbox = Sandbox::new("shell-defer");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        .exec("call_paper", "./trade --paper")
+        .exec("call_big", "./trade --paper --size big")
+        .exec("call_live", "./trade --live")
+        .exec("call_pwd", "pwd");
+    let (mock, outcome) = guarded_run(&sandbox, "codex-defer", &[], script);
+    outcome.completed();
+    assert!(assert_not_blocked(&mock, "call_paper").contains("traded: --paper"));
+    let big = assert_blocked(
+        &mock,
+        "call_big",
+        "Big orders need a human to confirm (codex e2e ask).",
+    );
+    assert!(big.contains("a human must run it"), "{big}");
+    assert_blocked(
+        &mock,
+        "call_live",
+        "Live orders are denied (codex e2e, defer profile).",
+    );
+    let pwd = assert_not_blocked(&mock, "call_pwd");
+    assert!(
+        pwd.contains(&sandbox.project.display().to_string()),
+        "{pwd}"
+    );
+    assert_eq!(trades(&sandbox), ["--paper"]);
+
+    let log = sandbox.session_log();
+    let paper = gate_record(&log, "PreToolUse", "call_paper");
+    assert_eq!(paper["decision"], "defer");
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_big")["decision"],
+        "ask"
+    );
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_live")["decision"],
+        "deny"
+    );
+}
+
+/// KNOWN GAP (Codex 0.169.0, not ours to fix here): `write_stdin` fires no PreToolUse, so
+/// input typed into a command started with a tty is never gated. The model starts a shell
+/// (`bash --norc`, which no rule denies; the hook sees only that command, not `tty: true`) and
+/// then types the very command the gate denies when it is run directly.
+///
+/// The shell runs under `-s danger-full-access`: in this container, under `workspace-write`,
+/// Codex 0.169.0 cannot start a tty command at all ("Unable to spawn codex-linux-sandbox …
+/// No viable candidates found in PATH"), which closes the hole by accident there.
+///
+/// This test asserts today's behaviour: the typed order runs and nothing is recorded for the
+/// `write_stdin` call. If it starts failing because the order no longer runs, the gap is closed
+/// (Codex gates `write_stdin`, or the policy refuses interactive interpreters): turn it into a
+/// deny test.
+pub fn known_gap_write_stdin_is_not_gated() {
+    let sandbox = Sandbox::new("write-stdin");
+    install_trade_script(&sandbox);
+    let script = Script::new()
+        // The control: the same order, run directly, is denied in this session.
+        .exec("call_direct", "./trade --live")
+        .exec_with(
+            "call_shell",
+            json!({"cmd": "bash --norc", "tty": true, "yield_time_ms": 500}),
+        )
+        .call(
+            "call_typed",
+            "write_stdin",
+            json!({"session_id": LAST_SESSION_ID, "chars": "./trade --live\nexit\n", "yield_time_ms": 1000}),
+        );
+    let full_access = ["-s".to_owned(), "danger-full-access".to_owned()];
+    let (mock, outcome) = guarded_run(&sandbox, "codex-defer", &full_access, script);
+    outcome.completed();
+    assert_blocked(&mock, "call_direct", "Live orders are denied");
+    let shell = assert_not_blocked(&mock, "call_shell");
+    assert!(shell.contains("Process running with session ID"), "{shell}");
+    assert_not_blocked(&mock, "call_typed");
+    assert_eq!(
+        trades(&sandbox),
+        ["--live"],
+        "the order typed through write_stdin no longer runs: the known gap is closed, update this test"
+    );
+    let log = sandbox.session_log();
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_shell")["decision"],
+        "defer"
+    );
+    assert!(
+        records(&log, "PreToolUse")
+            .iter()
+            .all(|r| r["tool_use_id"] != "call_typed"),
+        "write_stdin reached the gate: {log:#?}"
+    );
+}

@@ -1,0 +1,489 @@
+//! Runs the real Codex CLI (`codex exec`) headless against [`MockApi`], wired exactly as
+//! `animus-hook inject --provider codex` wires it, in a throwaway HOME, CODEX_HOME and project.
+//!
+//! # Keeping Codex offline (measured on 0.169.0)
+//!
+//! - The model provider is a custom `responses` provider whose `base_url` is the mock
+//!   (`-c model_provider=mock -c model_providers.mock={…}`); its `env_key` variable is the
+//!   only credential needed (any value). No login, no `auth.json`.
+//! - `--disable plugins` stops the curated-plugin sync (`github.com`, `api.github.com`, a
+//!   `git ls-remote`, `chatgpt.com`); `-c analytics.enabled=false` stops `ab.chatgpt.com`. With
+//!   both, `strace` showed connections to the mock's port only. `exec` makes no update check.
+//! - `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` point at the mock, which refuses and logs anything
+//!   that is not a model call: every test asserts the log holds nothing else.
+//! - `-m gpt-5.5`: a model Codex knows, so it offers its real tool set (`apply_patch`
+//!   included); `-s workspace-write`: commands really run, inside Codex's bundled bubblewrap.
+//! - `CODEX_HOME` must exist. The process starts from an empty environment.
+//!
+//! A run is bounded: Codex is spawned in its own process group and the whole group (hooks, the
+//! MCP server, tool processes) is killed when the deadline passes.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::mock_responses::MockApi;
+
+/// The CLI version the suite was written against (and `scripts/install-codex-cli.sh` installs).
+pub const CODEX_VERSION: &str = "0.169.0";
+/// Deadline for one CLI run. A normal run takes about a second; a hung hook adds its timeout.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
+/// The variable the mock provider reads its API key from.
+const KEY_VAR: &str = "ANIMUS_E2E_MOCK_KEY";
+const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub fn animus_hook() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
+}
+
+/// The native binary inside the npm package's platform dependency.
+fn cached_binary() -> Option<PathBuf> {
+    let (platform, triple) = match std::env::consts::ARCH {
+        "x86_64" => ("linux-x64", "x86_64-unknown-linux-musl"),
+        "aarch64" => ("linux-arm64", "aarch64-unknown-linux-musl"),
+        _ => return None,
+    };
+    Some(repo_root().join(format!(
+        ".cache/codex/node_modules/@openai/codex-{platform}/vendor/{triple}/bin/codex"
+    )))
+}
+
+/// Where to find the CLI: `$ANIMUS_CODEX_BIN`, else the cache that
+/// `scripts/install-codex-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it is
+/// not installed.
+pub fn locate_codex() -> Result<Option<PathBuf>, String> {
+    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path = match std::env::var_os("ANIMUS_CODEX_BIN").filter(|v| !v.is_empty()) {
+                Some(path) => PathBuf::from(path),
+                None => match cached_binary() {
+                    Some(path) => path,
+                    None => return Ok(None),
+                },
+            };
+            if !path.is_file() {
+                return Ok(None);
+            }
+            let home = Scratch::new("version");
+            let output = Command::new(&path)
+                .arg("--version")
+                .env_clear()
+                .env("HOME", &home.root)
+                .env("CODEX_HOME", &home.root)
+                .env("PATH", PATH)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+            // "codex-cli 0.169.0"
+            let version = String::from_utf8_lossy(&output.stdout);
+            if version.split_whitespace().last() != Some(CODEX_VERSION) {
+                return Err(format!(
+                    "{} is version {:?}, the suite needs {CODEX_VERSION} (scripts/install-codex-cli.sh)",
+                    path.display(),
+                    version.trim()
+                ));
+            }
+            Ok(Some(path))
+        })
+        .clone()
+}
+
+pub fn codex() -> PathBuf {
+    locate_codex()
+        .unwrap()
+        .expect("the runner checked the CLI is installed")
+}
+
+/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
+pub struct Scratch {
+    pub root: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "animus-e2e-codex-{}-{}-{name}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        // Canonical, so paths compare equal to what Codex (which resolves symlinks) reports.
+        Scratch {
+            root: root.canonicalize().unwrap(),
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
+            let _ = fs::remove_dir_all(&self.root);
+        } else {
+            eprintln!("kept {}", self.root.display());
+        }
+    }
+}
+
+/// What `inject --json` printed: the arguments to start Codex with, and its environment.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl Launch {
+    /// The value of the `-c` flag that sets `key` (`hooks.state`, `hooks.PreToolUse`, …).
+    pub fn config_flag(&self, key: &str) -> Option<&str> {
+        self.args
+            .windows(2)
+            .filter(|w| w[0] == "-c")
+            .find_map(|w| w[1].strip_prefix(key)?.strip_prefix('='))
+    }
+
+    /// Only the `-c` flags (for `codex app-server`, which takes them too).
+    pub fn config_flags(&self) -> Vec<String> {
+        self.args
+            .windows(2)
+            .filter(|w| w[0] == "-c")
+            .flat_map(|w| w.iter().cloned())
+            .collect()
+    }
+}
+
+/// One guarded session's directories: HOME (with CODEX_HOME inside), the project (Codex's
+/// cwd), the per-session run dir that `inject` writes into, and the animus state root
+/// (`ANIMUS_CONFIG_DIR`).
+pub struct Sandbox {
+    pub scratch: Scratch,
+    pub home: PathBuf,
+    pub codex_home: PathBuf,
+    pub project: PathBuf,
+    pub session_dir: PathBuf,
+    pub state_dir: PathBuf,
+    pub session_id: String,
+}
+
+impl Sandbox {
+    pub fn new(name: &str) -> Sandbox {
+        let scratch = Scratch::new(name);
+        let dir = |sub: &str| {
+            let path = scratch.root.join(sub);
+            fs::create_dir_all(&path).unwrap();
+            path
+        };
+        let (home, codex_home, project, session_dir, state_dir) = (
+            dir("home"),
+            dir("home/.codex"),
+            dir("project"),
+            dir("run"),
+            dir("animus-state"),
+        );
+        Sandbox {
+            session_id: format!("e2e-codex-{name}"),
+            scratch,
+            home,
+            codex_home,
+            project,
+            session_dir,
+            state_dir,
+        }
+    }
+
+    /// `animus-hook inject --provider codex` for `profile`/`agent`, with `launch` as the launch
+    /// arguments (the prompt last). `hook_bin` overrides the hook binary inject would resolve.
+    pub fn inject(
+        &self,
+        profile: &Path,
+        agent: &str,
+        launch: &[String],
+        hook_bin: Option<&Path>,
+    ) -> Launch {
+        let mut command = Command::new(animus_hook());
+        command
+            .args(["inject", "--provider", "codex", "--config"])
+            .arg(profile)
+            .args(["--agent", agent, "--session-dir"])
+            .arg(&self.session_dir)
+            .args(["--session-id", &self.session_id, "--project-root"])
+            .arg(&self.project)
+            .args(["--prompt-last", "--json"])
+            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
+            .env_remove("ANIMUS_HOOK_BIN");
+        if let Some(hook_bin) = hook_bin {
+            command.arg("--hook-binary").arg(hook_bin);
+        }
+        let output = command
+            .arg("--")
+            .args(launch)
+            .output()
+            .expect("run animus-hook inject");
+        assert!(
+            output.status.success(),
+            "animus-hook inject failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let printed: Value =
+            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
+        let args: Vec<String> = serde_json::from_value(printed["args"].clone())
+            .expect("inject --json prints {\"args\": [strings…]}");
+        let env = printed["env"]
+            .as_object()
+            .expect("inject --json prints {\"env\": {…}}")
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().expect("env values are strings").into(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            args.last().map(String::as_str),
+            launch.last().map(String::as_str),
+            "the prompt stays last"
+        );
+        let launch = Launch { args, env };
+        assert!(
+            launch.config_flag("hooks.PreToolUse").is_some()
+                && launch.config_flag("hooks.state").is_some(),
+            "inject wires the gate and its trust as -c flags: {launch:?}"
+        );
+        launch
+    }
+
+    pub fn policy_path(&self) -> PathBuf {
+        self.session_dir.join("animus-policy.json")
+    }
+
+    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
+    /// line must be one whole JSON object: a torn or merged line fails the test.
+    pub fn session_log(&self) -> Vec<Value> {
+        let name = format!("{}.jsonl", self.session_id);
+        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|scope| scope.path().join("sessions").join(&name))
+            .filter(|path| path.is_file())
+            .collect();
+        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
+        let Some(log) = logs.first() else {
+            return Vec::new();
+        };
+        fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
+            })
+            .collect()
+    }
+
+    /// The environment every Codex process of this session gets (on top of an empty one).
+    fn base_env(&self, mock: Option<&MockApi>) -> Vec<(String, String)> {
+        let mut env: Vec<(String, String)> = [
+            ("PATH", PATH.to_owned()),
+            ("HOME", self.home.display().to_string()),
+            ("CODEX_HOME", self.codex_home.display().to_string()),
+            ("SHELL", "/bin/bash".to_owned()),
+            ("LANG", "C.UTF-8".to_owned()),
+            (KEY_VAR, "sk-e2e-offline-mock".to_owned()),
+            ("ANIMUS_CONFIG_DIR", self.state_dir.display().to_string()),
+            ("NO_PROXY", "127.0.0.1,localhost".to_owned()),
+            ("no_proxy", "127.0.0.1,localhost".to_owned()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        let proxy = mock.map_or_else(|| "http://127.0.0.1:9".to_owned(), MockApi::proxy_url);
+        for var in [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ] {
+            env.push((var.to_owned(), proxy.clone()));
+        }
+        env
+    }
+
+    /// Run Codex with `launch` in the project dir against `mock`, with `extra_env` on top (the
+    /// hooks inherit it), and wait (bounded) for it to end.
+    pub fn run_codex(
+        &self,
+        mock: &MockApi,
+        launch: &Launch,
+        extra_env: &[(&str, &str)],
+    ) -> Outcome {
+        let mut command = Command::new(codex());
+        command
+            .args(&launch.args)
+            .current_dir(&self.project)
+            .env_clear()
+            .envs(self.base_env(Some(mock)))
+            .envs(launch.env.iter().map(|(k, v)| (k, v)))
+            .envs(extra_env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = command.spawn().expect("spawn codex");
+        let pgid = child.id();
+        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
+        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
+        let (status, timed_out) = loop {
+            if let Some(status) = child.try_wait().expect("wait for codex") {
+                break (status, false);
+            }
+            if started.elapsed() > RUN_DEADLINE {
+                kill_group(pgid);
+                break (child.wait().expect("reap codex"), true);
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        // Hooks, the MCP server or tools left behind in the group would keep the pipes open.
+        kill_group(pgid);
+        let outcome = Outcome {
+            status,
+            timed_out,
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
+        };
+        assert!(
+            !outcome.timed_out,
+            "codex did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
+        );
+        outcome
+    }
+
+    /// Ask `codex app-server` (JSON-RPC on stdio: `initialize`, `initialized`, `hooks/list`)
+    /// which hooks the `-c` flags of `launch` define and how Codex trusts each one. Returns the
+    /// `hooks/list` result.
+    pub fn list_hooks(&self, launch: &Launch) -> Value {
+        let mut command = Command::new(codex());
+        command
+            .arg("app-server")
+            .args(["--disable", "plugins", "-c", "analytics.enabled=false"])
+            .args(launch.config_flags())
+            .current_dir(&self.project)
+            .env_clear()
+            .envs(self.base_env(None))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0);
+        let mut child = command.spawn().expect("spawn codex app-server");
+        let pgid = child.id();
+        let mut stdin = child.stdin.take().unwrap();
+        let project = self.project.display().to_string();
+        for message in [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"clientInfo": {"name": "animus-e2e", "version": "0.1"}}}),
+            json!({"jsonrpc": "2.0", "method": "initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list",
+                   "params": {"cwds": [project]}}),
+        ] {
+            writeln!(stdin, "{message}").unwrap();
+        }
+        stdin.flush().unwrap();
+        // Read until the answer to request 2 (stdin stays open until then: closing it ends the
+        // server). A watchdog kills the group if it never comes.
+        let stdout = child.stdout.take().unwrap();
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let watchdog = {
+            let done = std::sync::Arc::clone(&done);
+            thread::spawn(move || {
+                let started = Instant::now();
+                while !done.load(Ordering::SeqCst) {
+                    if started.elapsed() > RUN_DEADLINE {
+                        kill_group(pgid);
+                        return;
+                    }
+                    thread::sleep(Duration::from_millis(20));
+                }
+            })
+        };
+        let mut answer = None;
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message["id"] == 2 {
+                answer = Some(message);
+                break;
+            }
+        }
+        done.store(true, Ordering::SeqCst);
+        drop(stdin);
+        kill_group(pgid);
+        let _ = child.wait();
+        let _ = watchdog.join();
+        let answer = answer.expect("codex app-server answered hooks/list");
+        assert!(answer["error"].is_null(), "hooks/list failed: {answer:#}");
+        answer["result"].clone()
+    }
+}
+
+fn pipe(mut reader: Box<dyn Read + Send>) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = reader.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// How one CLI run ended.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    /// `codex exec` prints the last agent message on stdout.
+    pub stdout: String,
+    /// The transcript, with `hook: <Event> <Completed|Blocked|Failed>` lines.
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// Assert the run completed normally (Codex exits 0 even when a hook blocked a call).
+    pub fn completed(&self) -> &Self {
+        assert!(self.status.success(), "codex failed: {self:#?}");
+        self
+    }
+
+    /// How many `hook: <event> <status>` lines the transcript has.
+    pub fn hook_lines(&self, event: &str, status: &str) -> usize {
+        let line = format!("hook: {event} {status}");
+        self.stderr.lines().filter(|l| l.trim() == line).count()
+    }
+}

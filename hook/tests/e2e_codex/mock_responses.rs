@@ -1,0 +1,548 @@
+//! A scripted, offline stand-in for the OpenAI Responses API, for driving the real Codex CLI in
+//! tests.
+//!
+//! It listens on `127.0.0.1` on an ephemeral port (never any other interface), answers each
+//! request on its own short-lived thread with `Connection: close`, and stops accepting when
+//! dropped or when its lifetime runs out. Every request is logged, so a test can read back the
+//! tool outputs Codex sent after running (or refusing) a call, and can check that Codex asked
+//! for nothing else.
+//!
+//! # What Codex 0.169.0 asks for (measured, `codex exec` with a custom `responses` provider)
+//!
+//! - `POST /v1/responses`, `"stream": true`, one per model turn. The body's `input` holds the
+//!   whole conversation: developer and user messages, then each earlier model item echoed
+//!   (`function_call`, `custom_tool_call`, assistant `message`) followed by its output
+//!   (`function_call_output` / `custom_tool_call_output` with the same `call_id`). The mock
+//!   picks its reply from the number of model items already echoed, so a retried request gets
+//!   the same reply.
+//! - Nothing else once plugins and analytics are off. The driver also points `HTTPS_PROXY` and
+//!   `HTTP_PROXY` at the mock: any other connection attempt arrives here as a `CONNECT` (or an
+//!   absolute-URI request), is refused with 403 and stays in the log for
+//!   [`MockApi::stray_requests`].
+//!
+//! # The SSE body Codex accepts
+//!
+//! `event: <type>` + `data: <json>` per event: `response.created`, one
+//! `response.output_item.done` per item, then `response.completed` with `response.id` (without
+//! it Codex retries five times and fails). The body is sent whole, with a `Content-Length`.
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long a mock accepts connections at most: a safety net if a test never drops it.
+const LIFETIME: Duration = Duration::from_secs(300);
+/// Read/write deadline for one connection.
+const IO_TIMEOUT: Duration = Duration::from_secs(20);
+/// Largest request body the mock reads.
+const MAX_BODY: usize = 32 << 20;
+/// In a scripted argument, stands for the id of the last command session Codex left running
+/// (`Process running with session ID <n>` in the latest `function_call_output`).
+pub const LAST_SESSION_ID: &str = "@SESSION@";
+
+/// One item of a scripted model turn.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// A function tool call; MCP tools carry their namespace (`mcp__<server>`).
+    Call {
+        call_id: String,
+        name: String,
+        namespace: Option<String>,
+        arguments: Value,
+    },
+    /// A freeform tool call (`apply_patch`).
+    Custom {
+        call_id: String,
+        name: String,
+        input: String,
+    },
+    /// An assistant message: the turn (and the `exec` run) ends.
+    Text(String),
+}
+
+/// What the model "says", turn by turn. Once the script is exhausted, every request gets the
+/// final text.
+#[derive(Clone, Debug)]
+pub struct Script {
+    turns: Vec<Vec<Item>>,
+    final_text: String,
+}
+
+impl Script {
+    pub fn new() -> Self {
+        Script {
+            turns: Vec::new(),
+            final_text: "all done".to_owned(),
+        }
+    }
+
+    /// A turn with exactly these items (several calls = parallel tool calls).
+    pub fn turn(mut self, items: Vec<Item>) -> Self {
+        self.turns.push(items);
+        self
+    }
+
+    /// A shell command: `exec_command {"cmd": command}`.
+    pub fn exec(self, call_id: &str, command: &str) -> Self {
+        self.exec_with(call_id, json!({ "cmd": command }))
+    }
+
+    /// `exec_command` with these arguments (`cmd`, `tty`, `workdir`, `yield_time_ms`, …).
+    pub fn exec_with(self, call_id: &str, arguments: Value) -> Self {
+        self.call(call_id, "exec_command", arguments)
+    }
+
+    /// A function call by name (`write_stdin`, `view_image`, …).
+    pub fn call(self, call_id: &str, name: &str, arguments: Value) -> Self {
+        self.turn(vec![Item::Call {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            namespace: None,
+            arguments,
+        }])
+    }
+
+    /// `apply_patch` with this patch text.
+    pub fn patch(self, call_id: &str, patch: &str) -> Self {
+        self.turn(vec![Item::Custom {
+            call_id: call_id.to_owned(),
+            name: "apply_patch".to_owned(),
+            input: patch.to_owned(),
+        }])
+    }
+
+    /// The MCP tool `tool` of `server` (`mcp__<server>__<tool>` to hooks).
+    pub fn mcp(self, call_id: &str, server: &str, tool: &str, arguments: Value) -> Self {
+        self.turn(vec![Item::Call {
+            call_id: call_id.to_owned(),
+            name: tool.to_owned(),
+            namespace: Some(format!("mcp__{server}")),
+            arguments,
+        }])
+    }
+
+    /// The turn that answers a request whose input already echoes `echoed` model items.
+    fn reply_for(&self, echoed: usize) -> Option<&[Item]> {
+        let mut seen = 0;
+        for turn in &self.turns {
+            if seen >= echoed {
+                return Some(turn);
+            }
+            seen += turn.len();
+        }
+        None
+    }
+}
+
+/// One request as the mock received it.
+#[derive(Clone, Debug)]
+pub struct LoggedRequest {
+    pub method: String,
+    pub path: String,
+    /// The body, when it was JSON.
+    pub body: Option<Value>,
+}
+
+impl LoggedRequest {
+    pub fn is_model_call(&self) -> bool {
+        self.method == "POST" && route(&self.path) == "/v1/responses"
+    }
+}
+
+/// The output Codex sent back to the model for one call.
+#[derive(Clone, Debug)]
+pub struct ToolOutput {
+    pub call_id: String,
+    /// `function_call_output` or `custom_tool_call_output`.
+    pub kind: String,
+    /// The output text (an MCP result's `input_text` parts joined with newlines).
+    pub text: String,
+}
+
+pub struct MockApi {
+    addr: SocketAddr,
+    log: Arc<Mutex<Vec<LoggedRequest>>>,
+    stop: Arc<AtomicBool>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl MockApi {
+    pub fn start(script: Script) -> io::Result<MockApi> {
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(Shared {
+            script,
+            log: Arc::clone(&log),
+            next_id: AtomicU64::new(1),
+        });
+        let acceptor = {
+            let stop = Arc::clone(&stop);
+            thread::Builder::new()
+                .name("mock-responses".into())
+                .spawn(move || accept_loop(listener, shared, stop))?
+        };
+        Ok(MockApi {
+            addr,
+            log,
+            stop,
+            acceptor: Some(acceptor),
+        })
+    }
+
+    /// The provider's `base_url`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// For `HTTPS_PROXY` and `HTTP_PROXY`: any other connection Codex attempts lands here.
+    pub fn proxy_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn requests(&self) -> Vec<LoggedRequest> {
+        self.log.lock().unwrap().clone()
+    }
+
+    pub fn model_calls(&self) -> Vec<LoggedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(LoggedRequest::is_model_call)
+            .collect()
+    }
+
+    /// Every request that is not a model call (a proxied connection attempt, another path).
+    pub fn stray_requests(&self) -> Vec<LoggedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| !r.is_model_call())
+            .collect()
+    }
+
+    /// Every distinct tool output Codex sent, in the order first seen (each model call repeats
+    /// the conversation, so outputs are deduplicated by `call_id`).
+    pub fn tool_outputs(&self) -> Vec<ToolOutput> {
+        let mut outputs: Vec<ToolOutput> = Vec::new();
+        for request in self.model_calls() {
+            let Some(body) = &request.body else { continue };
+            for item in body["input"].as_array().into_iter().flatten() {
+                let kind = item["type"].as_str().unwrap_or_default();
+                if !matches!(kind, "function_call_output" | "custom_tool_call_output") {
+                    continue;
+                }
+                let call_id = item["call_id"].as_str().unwrap_or_default();
+                if outputs.iter().any(|o| o.call_id == call_id) {
+                    continue;
+                }
+                outputs.push(ToolOutput {
+                    call_id: call_id.to_owned(),
+                    kind: kind.to_owned(),
+                    text: output_text(&item["output"]),
+                });
+            }
+        }
+        outputs
+    }
+
+    /// The output for one call; panics with the full list when there is none.
+    pub fn tool_output(&self, call_id: &str) -> ToolOutput {
+        let all = self.tool_outputs();
+        all.iter()
+            .find(|o| o.call_id == call_id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool output for {call_id}; got {all:#?}"))
+    }
+}
+
+impl Drop for MockApi {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+}
+
+/// A tool output's text: a string as is; a list of content parts, their texts by line.
+fn output_text(output: &Value) -> String {
+    match output {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+struct Shared {
+    script: Script,
+    log: Arc<Mutex<Vec<LoggedRequest>>>,
+    next_id: AtomicU64,
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+    let deadline = Instant::now() + LIFETIME;
+    while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let shared = Arc::clone(&shared);
+                // A connection thread is bounded by IO_TIMEOUT on every read and write.
+                let _ = thread::Builder::new()
+                    .name("mock-responses-conn".into())
+                    .spawn(move || {
+                        let _ = serve_connection(stream, &shared);
+                    });
+            }
+            Err(_) => thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    stream.set_write_timeout(Some(IO_TIMEOUT))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let Some(request) = read_request(&mut reader)? else {
+        return Ok(());
+    };
+    shared.log.lock().unwrap().push(request.clone());
+    let mut out = stream;
+    respond(&mut out, &request, shared)?;
+    out.flush()?;
+    let _ = out.shutdown(Shutdown::Both);
+    Ok(())
+}
+
+fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
+    let mut line = String::new();
+    if reader.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "bad request line",
+        ));
+    };
+    let (method, path) = (method.to_owned(), path.to_owned());
+    let mut headers: Vec<(String, String)> = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        let header = line.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        read_chunked(reader)?
+    } else {
+        let length: usize = header("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        if length > MAX_BODY {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body)?;
+        body
+    };
+    Ok(Some(LoggedRequest {
+        method,
+        path,
+        body: serde_json::from_slice(&body).ok(),
+    }))
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line)?;
+        let size_text = line.trim().split(';').next().unwrap_or_default();
+        let size = usize::from_str_radix(size_text, 16)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "bad chunk size"))?;
+        if body.len() + size > MAX_BODY {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        reader.read_exact(&mut body[start..])?;
+        line.clear();
+        reader.read_line(&mut line)?; // CRLF after the chunk (or after the trailers)
+        if size == 0 {
+            return Ok(body);
+        }
+    }
+}
+
+fn route(path: &str) -> &str {
+    path.split('?').next().unwrap_or(path)
+}
+
+fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io::Result<()> {
+    if !request.is_model_call() {
+        // A proxied connection attempt (CONNECT host:443) or anything else: refused.
+        return write_response(out, 403, "text/plain", b"refused by the e2e mock (offline)");
+    }
+    let Some(body) = &request.body else {
+        return write_response(out, 400, "text/plain", b"body is not JSON");
+    };
+    let input = body["input"].as_array().cloned().unwrap_or_default();
+    let echoed = input.iter().filter(|item| is_model_item(item)).count();
+    let text = [Item::Text(shared.script.final_text.clone())];
+    let items = shared.script.reply_for(echoed).unwrap_or(&text);
+    let n = shared.next_id.fetch_add(1, Ordering::SeqCst);
+    let id = format!("resp_mock_{n}");
+    let mut sse = String::new();
+    let mut event = |value: Value| {
+        sse.push_str(&format!(
+            "event: {}\ndata: {value}\n\n",
+            value["type"].as_str().unwrap()
+        ));
+    };
+    event(json!({"type": "response.created", "response": {"id": id}}));
+    for (index, item) in items.iter().enumerate() {
+        event(json!({
+            "type": "response.output_item.done",
+            "output_index": index,
+            "item": item_json(item, &format!("{n}_{index}"), &input),
+        }));
+    }
+    event(
+        json!({"type": "response.completed", "response": {"id": id, "usage": {
+            "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        }}}),
+    );
+    write_response(out, 200, "text/event-stream", sse.as_bytes())
+}
+
+/// A model item Codex echoes back in later requests.
+fn is_model_item(item: &Value) -> bool {
+    match item["type"].as_str() {
+        Some("function_call" | "custom_tool_call") => true,
+        Some("message") => item["role"] == "assistant",
+        _ => false,
+    }
+}
+
+fn item_json(item: &Item, suffix: &str, input: &[Value]) -> Value {
+    match item {
+        Item::Call {
+            call_id,
+            name,
+            namespace,
+            arguments,
+        } => {
+            let mut call = json!({
+                "type": "function_call",
+                "id": format!("fc_{suffix}"),
+                "call_id": call_id,
+                "name": name,
+                "arguments": with_session_id(arguments, input).to_string(),
+                "status": "completed",
+            });
+            if let Some(namespace) = namespace {
+                call["namespace"] = json!(namespace);
+            }
+            call
+        }
+        Item::Custom {
+            call_id,
+            name,
+            input,
+        } => json!({
+            "type": "custom_tool_call",
+            "id": format!("ctc_{suffix}"),
+            "call_id": call_id,
+            "name": name,
+            "input": input,
+            "status": "completed",
+        }),
+        Item::Text(text) => json!({
+            "type": "message",
+            "id": format!("msg_{suffix}"),
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }),
+    }
+}
+
+/// `arguments` with every [`LAST_SESSION_ID`] value replaced by the session id in the latest
+/// `Process running with session ID <n>` output (-1 when there is none).
+fn with_session_id(arguments: &Value, input: &[Value]) -> Value {
+    let Value::Object(map) = arguments else {
+        return arguments.clone();
+    };
+    if !map.values().any(|v| v == LAST_SESSION_ID) {
+        return arguments.clone();
+    }
+    let session = input
+        .iter()
+        .rev()
+        .filter(|item| item["type"] == "function_call_output")
+        .find_map(|item| {
+            let text = output_text(&item["output"]);
+            let tail = &text[text.find("session ID ")? + "session ID ".len()..];
+            let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<i64>().ok()
+        })
+        .unwrap_or(-1);
+    Value::Object(
+        map.iter()
+            .map(|(k, v)| {
+                let v = if v == LAST_SESSION_ID {
+                    json!(session)
+                } else {
+                    v.clone()
+                };
+                (k.clone(), v)
+            })
+            .collect(),
+    )
+}
+
+fn write_response(
+    out: &mut TcpStream,
+    status: u16,
+    content_type: &str,
+    body: &[u8],
+) -> io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        _ => "Forbidden",
+    };
+    write!(
+        out,
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    out.write_all(body)
+}

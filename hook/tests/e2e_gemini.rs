@@ -1,0 +1,118 @@
+//! End-to-end: the real Gemini CLI (`@google/gemini-cli` 0.61.0, headless `-p`) against a
+//! scripted offline mock of the Gemini API, guarded by the real `animus-hook` through the exact
+//! launch arguments and environment that `animus-hook inject --provider gemini --json` prints.
+//!
+//! Each test scripts the model's tool calls, runs the CLI once, and checks what really
+//! happened: whether the tool ran (a marker the tool itself writes, a file, the MCP server's
+//! call log), which `functionResponse` the CLI sent back to the model, that the CLI called
+//! nothing but the mock's model endpoint, and what the session log recorded. Every deny test
+//! also has a call that is allowed to run in the same session, so a tool that never runs at
+//! all (a broken fixture) cannot pass for a blocked one.
+//!
+//! Setup: `scripts/install-gemini-cli.sh` installs the CLI into `.cache/gemini-cli`
+//! (`ANIMUS_GEMINI_BIN` points elsewhere). Without it every test prints `SKIPPED: …` and
+//! passes — unless `CI` is set, where a missing CLI fails the suite. `ANIMUS_E2E_KEEP=1` keeps
+//! each test's directories (under `target/tmp`); `ANIMUS_E2E_JOBS` sets how many tests run at
+//! once. Run just this suite with `cargo test -p animus-hook --test e2e_gemini [name-filter]`.
+//! How the CLI is kept offline, and why sessions live under `target/tmp`: `e2e_gemini/driver.rs`.
+//!
+//! # What the CLI does with each hook answer (measured on 0.61.0, `BeforeTool`)
+//!
+//! The model gets `functionResponse.response`: `{"output": …}` when the tool ran,
+//! `{"error": "Tool execution blocked: <reason>"}` when a hook blocked it.
+//! - `{"decision":"deny","reason":R}` (our deny): blocked with R.
+//! - No output, exit 0 (our abstain on allow/defer): Gemini's own policy decides.
+//! - Exit 2: blocked, with the hook's stderr (or non-JSON stdout) as the reason. inject's
+//!   wrapper turns every other failure of the gate (missing, crash, panic, non-zero exit, kill
+//!   by its `timeout -s KILL 25`) into exit 2 with its own reason.
+//! - `decision: "ask"`: the headless run hangs; our hook never sends it to Gemini (an ask is a
+//!   deny naming the human).
+//! - Fails open (the call runs): Gemini's own hook timeout (30 s here; the wrapper kills first),
+//!   exit 1 or any non-2 failure without the wrapper, and **non-JSON text with exit 0** (shown
+//!   as a "system message"): the wrapper cannot see that one — pinned by
+//!   `residual_risk_garbage_with_exit_zero_runs_the_call`.
+
+#[path = "e2e/mcp_echo.rs"]
+mod mcp_echo;
+#[path = "e2e/runner.rs"]
+mod runner;
+
+#[path = "e2e_gemini/mod.rs"]
+mod e2e_gemini;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use e2e_gemini::cases::{
+    fail_closed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
+};
+use e2e_gemini::driver::{Scratch, locate_gemini, settings_location_refused};
+use runner::Test;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, calls_file] = args.as_slice()
+        && flag == "--mcp-echo-server"
+    {
+        return match mcp_echo::serve(Path::new(calls_file)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
+    }
+    runner::run(TESTS, &args, skip_reason())
+}
+
+/// Every test, by function name: first those that drive the CLI, then those that do not.
+macro_rules! tests {
+    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
+        &[
+            $(Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
+            $(Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
+        ]
+    };
+}
+
+const TESTS: &[Test] = tests![
+    cli:
+    // The slowest first (it waits out the wrapper's 25 s kill), so the rest overlap with it.
+    fail_closed_hung_hook,
+    shell_deny_does_not_run_and_the_model_sees_the_reason,
+    allowlist_runs_covered_commands_only,
+    parallel_calls_in_one_turn_are_gated_each,
+    edit_outside_the_allowed_path_is_blocked,
+    mcp_call_is_gated,
+    records_every_event_of_a_run,
+    project_settings_hooks_disabled_is_ignored,
+    project_settings_disabling_guessable_names_is_ignored,
+    user_settings_cannot_switch_the_hook_off,
+    fail_closed_missing_hook_binary,
+    fail_closed_crashing_hook,
+    fail_closed_panicking_hook,
+    fail_closed_garbage_output,
+    fail_closed_hook_deadline,
+    fail_closed_corrupt_sidecar,
+    residual_risk_garbage_with_exit_zero_runs_the_call;
+    offline:
+    mock_plays_the_script_turn_by_turn,
+];
+
+/// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
+fn skip_reason() -> Result<Option<String>, String> {
+    match locate_gemini()? {
+        Some(_) => {}
+        None if std::env::var_os("CI").is_some() => {
+            return Err("the Gemini CLI is not installed and CI is set: run scripts/install-gemini-cli.sh first".into());
+        }
+        None => {
+            return Ok(Some(
+                "the Gemini CLI is not installed (scripts/install-gemini-cli.sh installs it)"
+                    .into(),
+            ));
+        }
+    }
+    // Gemini would skip inject's settings file (and run unguarded) anywhere else.
+    match settings_location_refused(&Scratch::new("location").root) {
+        Some(why) => Err(why),
+        None => Ok(None),
+    }
+}

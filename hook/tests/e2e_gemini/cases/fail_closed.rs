@@ -1,0 +1,213 @@
+//! Fail closed: each fault is planted after inject wrote its real settings and policy, on a
+//! paper order the trader profile defers and Gemini's policy would run. inject runs the gate
+//! as `timeout -s KILL 25 <hook> … || { echo "…(fail closed)" >&2; exit 2; }` under Gemini's
+//! 30 s hook timeout: Gemini blocks on exit 2 and shows the model the stderr text, while its
+//! own failures (a hook timeout, any other exit code, non-JSON output) would run the call.
+//!
+//! The control that the fixture works is in the same wiring's passing cases (the paper order
+//! runs there); here the model must get the wrapper's or emit's own reason, which only the
+//! hook line can produce.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::e2e_gemini::driver::{Outcome, Sandbox, animus_hook};
+use crate::e2e_gemini::fixtures::*;
+use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
+
+/// What the wrapper tells the model when the hook failed.
+const WRAPPER: &str = "animus-hook could not decide this call (the hook failed with exit";
+
+/// A private copy of `animus-hook` for inject to wire in, so a test can break it. (Named
+/// `animus-hook` with no `animus-hook-emit` beside it, so inject wires the copy itself.)
+fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
+    let dir = sandbox.scratch.root.join("bin");
+    fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("animus-hook");
+    fs::copy(animus_hook(), &copy).unwrap();
+    copy
+}
+
+fn replace_with_script(path: &Path, script: &str) {
+    fs::remove_file(path).unwrap();
+    fs::write(path, script).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Gate calls (those given `--policy`) run `gate`; observer calls go to the real hook.
+fn gate_only(gate: &str) -> String {
+    format!(
+        "#!/bin/sh\ncase \" $* \" in *\" --policy \"*) {gate} ;; esac\nexec '{}' \"$@\"\n",
+        animus_hook().display()
+    )
+}
+
+/// Inject (with `hook_bin` if given), plant the fault, run a paper order; return the run.
+fn run_paper_order(
+    sandbox: &Sandbox,
+    hook_bin: Option<&Path>,
+    plant: impl FnOnce(&Sandbox),
+    env: &[(&str, &str)],
+) -> (MockGemini, Outcome) {
+    install_trade_script(sandbox);
+    let script = Script::new().call("run_shell_command", shell("./trade --paper"));
+    let (mock, outcome) = run_with(
+        sandbox,
+        &profile("trader.yaml"),
+        "trader",
+        hook_bin,
+        |sandbox, _| plant(sandbox),
+        env,
+        script,
+    );
+    completed(&mock, &outcome);
+    (mock, outcome)
+}
+
+/// The order was refused with `reason` and did not run.
+fn assert_refused(sandbox: &Sandbox, mock: &MockGemini, reason: &str) -> String {
+    assert_blocked_with(mock, 0, reason);
+    assert!(
+        trades(sandbox).is_empty(),
+        "the order ran past a broken gate"
+    );
+    mock.error(0).unwrap()
+}
+
+pub fn fail_closed_missing_hook_binary() {
+    let sandbox = Sandbox::new("missing-hook");
+    let hook = private_hook_copy(&sandbox);
+    let (mock, _) = run_paper_order(
+        &sandbox,
+        Some(&hook),
+        |_| fs::remove_file(&hook).unwrap(),
+        &[],
+    );
+    // `timeout` cannot run it: exit 127.
+    assert_refused(&sandbox, &mock, &format!("{WRAPPER} 127)"));
+}
+
+pub fn fail_closed_crashing_hook() {
+    let sandbox = Sandbox::new("crashing-hook");
+    let hook = private_hook_copy(&sandbox);
+    // Dies of SIGSEGV before answering: no output, exit status 139.
+    let (mock, _) = run_paper_order(
+        &sandbox,
+        Some(&hook),
+        |_| replace_with_script(&hook, &gate_only("kill -SEGV $$")),
+        &[],
+    );
+    assert_refused(&sandbox, &mock, &format!("{WRAPPER} 139)"));
+}
+
+/// The real hook panicking (debug builds inject the fault from the environment, which Gemini
+/// passes to its hooks): emit's panic handler answers deny itself.
+pub fn fail_closed_panicking_hook() {
+    let sandbox = Sandbox::new("panicking-hook");
+    let (mock, _) = run_paper_order(&sandbox, None, |_| {}, &[("ANIMUS_HOOK_FAULT", "panic")]);
+    let refusal = assert_refused(
+        &sandbox,
+        &mock,
+        "(fail closed): internal error (injected fault)",
+    );
+    assert!(
+        !refusal.contains(WRAPPER),
+        "emit answered, not the wrapper: {refusal}"
+    );
+}
+
+/// Garbage on stdout and a failing exit: Gemini would show it as a system message and run
+/// the call (exit 1); the wrapper turns it into exit 2, a block. Gemini then takes the
+/// non-JSON stdout as the reason (ahead of the wrapper's stderr), so the model sees the
+/// garbage itself.
+pub fn fail_closed_garbage_output() {
+    let sandbox = Sandbox::new("garbage-hook");
+    let hook = private_hook_copy(&sandbox);
+    let (mock, _) = run_paper_order(
+        &sandbox,
+        Some(&hook),
+        |_| replace_with_script(&hook, &gate_only("echo 'not json {'; exit 1")),
+        &[],
+    );
+    assert_refused(&sandbox, &mock, "not json {");
+}
+
+/// A gate that never answers: `timeout -s KILL 25` kills it inside Gemini's 30 s, and the
+/// wrapper blocks. (The slowest case; listed first so the rest overlap with it.) Measured
+/// once by hand too: a hook whose child outlives the kill, holding the pipes open, is blocked
+/// the same way at 25 s (Gemini settles on the shell's exit, not on the pipes closing).
+/// The reason the model gets then starts with bash's `Killed` job line, which quotes the
+/// whole hook command line (paths, session id).
+pub fn fail_closed_hung_hook() {
+    let sandbox = Sandbox::new("hung-hook");
+    let hook = private_hook_copy(&sandbox);
+    let (mock, outcome) = run_paper_order(
+        &sandbox,
+        Some(&hook),
+        |_| replace_with_script(&hook, &gate_only("exec sleep 600")),
+        &[],
+    );
+    // SIGKILL: exit 137.
+    assert_refused(&sandbox, &mock, &format!("{WRAPPER} 137)"));
+    assert!(outcome.elapsed >= Duration::from_secs(25), "{outcome:#?}");
+}
+
+/// The real hook hanging while it decides: emit's own deadline answers deny long before the
+/// wrapper's kill.
+pub fn fail_closed_hook_deadline() {
+    let sandbox = Sandbox::new("deadline-hook");
+    let (mock, outcome) = run_paper_order(
+        &sandbox,
+        None,
+        |_| {},
+        &[
+            ("ANIMUS_HOOK_FAULT", "hang-deciding"),
+            ("ANIMUS_HOOK_DEADLINE_MS", "1500"),
+        ],
+    );
+    let refusal = assert_refused(&sandbox, &mock, "fail closed");
+    assert!(
+        !refusal.contains(WRAPPER),
+        "emit answered, not the wrapper: {refusal}"
+    );
+    assert!(outcome.elapsed < Duration::from_secs(20), "{outcome:#?}");
+}
+
+pub fn fail_closed_corrupt_sidecar() {
+    let sandbox = Sandbox::new("corrupt-sidecar");
+    let (mock, _) = run_paper_order(
+        &sandbox,
+        None,
+        |sandbox| {
+            let path = sandbox.session_dir.join("animus-policy.sidecar");
+            let mut bytes = fs::read(&path).expect("inject writes the sidecar beside the policy");
+            let middle = bytes.len() / 2;
+            bytes.truncate(middle);
+            fs::write(&path, bytes).unwrap();
+        },
+        &[],
+    );
+    // emit's own deny (the hook ran and refused), not the wrapper's.
+    let refusal = assert_refused(&sandbox, &mock, "sidecar is truncated");
+    assert!(refusal.contains("(fail closed)"), "{refusal}");
+}
+
+/// Residual risk, pinned: a hook that prints non-JSON text and exits 0 is not a failure to the
+/// wrapper (`||` sees success), and Gemini 0.61.0 treats such text as a system message and
+/// runs the call. Our hook prints JSON or nothing; only a replaced or corrupted binary can do
+/// this. If this starts failing, Gemini changed: update the README's residual-risk column.
+pub fn residual_risk_garbage_with_exit_zero_runs_the_call() {
+    let sandbox = Sandbox::new("garbage-exit0");
+    let hook = private_hook_copy(&sandbox);
+    let (mock, outcome) = run_paper_order(
+        &sandbox,
+        Some(&hook),
+        |_| replace_with_script(&hook, &gate_only("echo 'not json {'; exit 0")),
+        &[],
+    );
+    assert_ran_with(&mock, 0, "traded: --paper");
+    assert_eq!(trades(&sandbox), ["--paper"]);
+    assert!(outcome.stderr.contains("not json {"), "{outcome:#?}");
+}

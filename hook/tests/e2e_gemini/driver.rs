@@ -1,0 +1,499 @@
+//! Runs the real Gemini CLI headless against [`MockGemini`], wired exactly as
+//! `animus-hook inject --provider gemini` wires it, in a throwaway HOME and project directory.
+//!
+//! # Keeping the CLI offline (measured on 0.61.0, Node 20)
+//!
+//! The CLI starts from an empty environment (`env_clear`) plus:
+//! - `GEMINI_API_KEY` (any value) and `GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:<port>`: every
+//!   model call goes to the mock (plain http is accepted).
+//! - `HOME`: a fresh directory whose `.gemini/settings.json` selects API-key auth (without
+//!   `security.auth.selectedType: "gemini-api-key"` the base URL makes the CLI pick the
+//!   `gateway` auth type and exit 41), and turns telemetry, usage statistics, auto-update and
+//!   its notification off. The CLI writes its chats under `HOME/.gemini/tmp/`, nothing outside.
+//! - `-m gemini-2.5-flash`: without it the default model first asks a router model, a side
+//!   request. With it, the only request is one streaming call per model turn (the mock fails a
+//!   test on anything else). `strace -f -e trace=connect` on a run showed only `AF_UNIX`
+//!   sockets and connects to the mock's port: no DNS, no telemetry, no update check.
+//! - `GEMINI_CLI_NO_RELAUNCH=true`: the CLI runs in this process instead of re-spawning Node
+//!   with a larger heap (saves a second per run; hooks see the same variable either way).
+//! - `ANIMUS_CONFIG_DIR`: where `animus-hook emit` keeps the session log (the CLI passes its
+//!   whole environment to hooks).
+//! - `PATH` as the suite got it (the `gemini` launcher is `#!/usr/bin/env node`), `SHELL`,
+//!   `LANG`.
+//!
+//! # Where the session lives: only a root-owned path works
+//!
+//! Gemini CLI 0.61.0 loads a system settings file (what `GEMINI_CLI_SYSTEM_SETTINGS_PATH`
+//! names, which is how inject wires the hooks) only if the file and every directory above it
+//! are owned by root and not writable by group or others; otherwise it prints `Security
+//! Warning: Skipping system settings file …` and runs **unguarded** (exit 0). So every
+//! sandbox lives under cargo's `CARGO_TARGET_TMPDIR`, not `/tmp` (sticky, world-writable),
+//! and [`Sandbox::new`] checks the chain first: as a user other than root no path qualifies,
+//! and every test that drives the CLI fails saying so.
+//!
+//! # Gemini's own permissions: `--policy`
+//!
+//! Headless, the CLI offers a write or shell tool only when its policy allows it. The suite
+//! passes `--policy <file>` granting exactly the tools its cases call (shell with
+//! redirection, `write_file`, `replace`, `read_file`, every `mcp_*` tool), the way an operator
+//! would grant a headless agent its tools; the rest of the default headless policy stays. So
+//! the CLI itself would run every scripted call: any call that does not run was stopped by
+//! our hook, and a hook failure that failed open shows as the tool running. (`--yolo` would
+//! do as well here; the policy file is the narrower grant.)
+//!
+//! A run is bounded: the CLI is spawned in its own process group and the whole group (hooks,
+//! the MCP server, tool processes) is killed when the deadline passes.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::mock_gemini::{API_KEY, MODEL, MockGemini};
+
+/// The CLI version the suite was written against (and `scripts/install-gemini-cli.sh` installs).
+pub const GEMINI_CLI_VERSION: &str = "0.61.0";
+/// Deadline for one CLI run. A normal run takes 3–6 s; a hung gate adds up to its 25 s kill.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
+/// The settings file inject writes into the session dir.
+pub const SETTINGS_FILE: &str = "animus-gemini.settings.json";
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub fn animus_hook() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
+}
+
+/// The user settings every run starts from: API-key auth, nothing phoning home.
+pub fn base_user_settings() -> Value {
+    json!({
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "privacy": {"usageStatisticsEnabled": false},
+        "telemetry": {"enabled": false},
+        "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+    })
+}
+
+/// Where to find the CLI: `$ANIMUS_GEMINI_BIN`, else the cache that
+/// `scripts/install-gemini-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it is
+/// not installed.
+pub fn locate_gemini() -> Result<Option<PathBuf>, String> {
+    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path = match std::env::var_os("ANIMUS_GEMINI_BIN").filter(|v| !v.is_empty()) {
+                Some(path) => PathBuf::from(path),
+                None => repo_root().join(".cache/gemini-cli/node_modules/.bin/gemini"),
+            };
+            if !path.is_file() {
+                return Ok(None);
+            }
+            let home = Scratch::new("version");
+            write_json(&home.root.join(".gemini/settings.json"), &base_user_settings());
+            let output = Command::new(&path)
+                .arg("--version")
+                .env_clear()
+                .env("HOME", &home.root)
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("GEMINI_CLI_NO_RELAUNCH", "true")
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+            let version = String::from_utf8_lossy(&output.stdout);
+            if version.split_whitespace().last() != Some(GEMINI_CLI_VERSION) {
+                return Err(format!(
+                    "{} is version {:?}, the suite needs {GEMINI_CLI_VERSION} (scripts/install-gemini-cli.sh); stderr: {}",
+                    path.display(),
+                    version.trim(),
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ));
+            }
+            Ok(Some(path))
+        })
+        .clone()
+}
+
+/// Why Gemini CLI would skip a system settings file under `dir`, if it would: it takes one
+/// only when the file and each directory above it are owned by root and not writable by group
+/// or others (0.61.0, `isFileAndDirectorySecureSync`).
+pub fn settings_location_refused(dir: &Path) -> Option<String> {
+    for ancestor in dir.ancestors() {
+        let metadata = match fs::metadata(ancestor) {
+            Ok(metadata) => metadata,
+            Err(e) => return Some(format!("{}: {e}", ancestor.display())),
+        };
+        if metadata.uid() != 0 {
+            return Some(format!(
+                "{} is owned by uid {}, not root: Gemini CLI 0.61.0 skips a system settings file \
+                 unless root owns it and every directory above it, so inject's wiring is not \
+                 loaded for this user (the CLI would run unguarded)",
+                ancestor.display(),
+                metadata.uid()
+            ));
+        }
+        if metadata.mode() & 0o022 != 0 {
+            return Some(format!(
+                "{} is writable by group or others (mode {:o}): Gemini CLI 0.61.0 skips a system \
+                 settings file below it (the CLI would run unguarded)",
+                ancestor.display(),
+                metadata.mode() & 0o7777
+            ));
+        }
+    }
+    None
+}
+
+pub fn write_json(path: &Path, value: &Value) {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).unwrap();
+    }
+    fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+/// A directory under cargo's `CARGO_TARGET_TMPDIR`, removed on drop unless `ANIMUS_E2E_KEEP`
+/// is set. Mode 0755 whatever the umask, so Gemini accepts settings files below it.
+pub struct Scratch {
+    pub root: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "e2e-gemini-{}-{}-{name}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
+        Scratch {
+            root: root.canonicalize().unwrap(),
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
+            let _ = fs::remove_dir_all(&self.root);
+        } else {
+            eprintln!("kept {}", self.root.display());
+        }
+    }
+}
+
+/// One guarded session's directories: HOME, the project (the CLI's cwd), the session dir
+/// inject writes into, and the animus state root (`ANIMUS_CONFIG_DIR`).
+pub struct Sandbox {
+    pub scratch: Scratch,
+    pub home: PathBuf,
+    pub project: PathBuf,
+    pub session_dir: PathBuf,
+    pub state_dir: PathBuf,
+    pub session_id: String,
+    /// `--policy` for the CLI: grants the tools the cases call.
+    pub gemini_policy: PathBuf,
+}
+
+/// Gemini's own policy for every run (see the module documentation).
+const GEMINI_POLICY: &str = r#"[[rule]]
+toolName = "run_shell_command"
+decision = "allow"
+priority = 100
+allowRedirection = true
+
+[[rule]]
+toolName = ["write_file", "replace", "read_file"]
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "mcp_*"
+decision = "allow"
+priority = 100
+"#;
+
+impl Sandbox {
+    pub fn new(name: &str) -> Sandbox {
+        let scratch = Scratch::new(name);
+        if let Some(why) = settings_location_refused(&scratch.root) {
+            panic!("{why}");
+        }
+        let dir = |sub: &str| {
+            let path = scratch.root.join(sub);
+            fs::create_dir_all(&path).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let (home, project, state_dir) = (dir("home"), dir("project"), dir("animus-state"));
+        write_json(&home.join(".gemini/settings.json"), &base_user_settings());
+        let gemini_policy = scratch.root.join("gemini-policy.toml");
+        fs::write(&gemini_policy, GEMINI_POLICY).unwrap();
+        Sandbox {
+            session_id: format!("e2e-gemini-{name}"),
+            session_dir: scratch.root.join("run"),
+            scratch,
+            home,
+            project,
+            state_dir,
+            gemini_policy,
+        }
+    }
+
+    /// Add to (or replace keys of) the user settings in HOME.
+    pub fn user_settings(&self, extra: Value) {
+        let path = self.home.join(".gemini/settings.json");
+        let mut settings: Value =
+            serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        for (key, value) in extra.as_object().unwrap() {
+            settings[key] = value.clone();
+        }
+        write_json(&path, &settings);
+    }
+
+    pub fn settings_path(&self) -> PathBuf {
+        self.session_dir.join(SETTINGS_FILE)
+    }
+
+    /// `animus-hook inject --provider gemini` for `profile`/`agent` with `launch` as the launch
+    /// arguments. `hook_bin` overrides the hook binary inject would resolve.
+    pub fn inject(
+        &self,
+        profile: &Path,
+        agent: &str,
+        launch: &[String],
+        hook_bin: Option<&Path>,
+    ) -> Launch {
+        let mut command = Command::new(animus_hook());
+        command
+            .args(["inject", "--provider", "gemini", "--config"])
+            .arg(profile)
+            .args(["--agent", agent, "--session-dir"])
+            .arg(&self.session_dir)
+            .args(["--session-id", &self.session_id, "--project-root"])
+            .arg(&self.project)
+            .arg("--json")
+            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
+            .env_remove("ANIMUS_HOOK_BIN")
+            .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH");
+        if let Some(hook_bin) = hook_bin {
+            command.arg("--hook-binary").arg(hook_bin);
+        }
+        let output = command
+            .arg("--")
+            .args(launch)
+            .output()
+            .expect("run animus-hook inject");
+        assert!(
+            output.status.success(),
+            "animus-hook inject failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let printed: Value =
+            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
+        let launch: Launch = Launch {
+            args: serde_json::from_value(printed["args"].clone()).expect("args: [strings]"),
+            env: printed["env"]
+                .as_object()
+                .expect("env: {name: value}")
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().expect("env values are strings").to_owned(),
+                    )
+                })
+                .collect(),
+        };
+        assert_eq!(
+            launch.args.first().map(String::as_str),
+            Some("--skip-trust"),
+            "inject trusts the folder for this run, first: {launch:?}"
+        );
+        assert_eq!(
+            launch.env,
+            vec![(
+                "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_string(),
+                self.settings_path().to_str().unwrap().to_string()
+            )],
+            "inject names its settings file as the system settings"
+        );
+        launch
+    }
+
+    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
+    /// line must be one whole JSON object: a torn or merged line fails the test.
+    pub fn session_log(&self) -> Vec<Value> {
+        let name = format!("{}.jsonl", self.session_id);
+        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|scope| scope.path().join("sessions").join(&name))
+            .filter(|path| path.is_file())
+            .collect();
+        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
+        let Some(log) = logs.first() else {
+            return Vec::new();
+        };
+        fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
+            })
+            .collect()
+    }
+
+    /// Run `gemini <launch>` in the project dir against `mock` and wait (bounded) for it.
+    pub fn run_gemini(
+        &self,
+        gemini: &Path,
+        mock: &MockGemini,
+        launch: &Launch,
+        extra_env: &[(&str, &str)],
+    ) -> Outcome {
+        let mut command = Command::new(gemini);
+        command
+            .args(&launch.args)
+            .current_dir(&self.project)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("SHELL", "/bin/bash")
+            .env("LANG", "C.UTF-8")
+            .env("GEMINI_API_KEY", API_KEY)
+            .env("GOOGLE_GEMINI_BASE_URL", mock.base_url())
+            .env("GEMINI_CLI_NO_RELAUNCH", "true")
+            .env("ANIMUS_CONFIG_DIR", &self.state_dir)
+            .envs(launch.env.iter().map(|(k, v)| (k, v)))
+            .envs(extra_env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = command.spawn().expect("spawn gemini");
+        let pgid = child.id();
+        let pipe = |mut reader: Box<dyn Read + Send>| {
+            thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = reader.read_to_end(&mut text);
+                String::from_utf8_lossy(&text).into_owned()
+            })
+        };
+        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
+        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
+        let (status, timed_out) = loop {
+            if let Some(status) = child.try_wait().expect("wait for gemini") {
+                break (status, false);
+            }
+            if started.elapsed() > RUN_DEADLINE {
+                kill_group(pgid);
+                break (child.wait().expect("reap gemini"), true);
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        let elapsed = started.elapsed();
+        // Hooks or tools left behind in the group would keep the pipes open.
+        kill_group(pgid);
+        let stdout = stdout.join().unwrap();
+        let stderr = stderr.join().unwrap();
+        let result = serde_json::from_str(stdout.trim()).ok();
+        let outcome = Outcome {
+            status,
+            timed_out,
+            elapsed,
+            stdout,
+            stderr,
+            result,
+        };
+        assert!(
+            !outcome.timed_out,
+            "gemini did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
+        );
+        assert!(
+            !outcome.stderr.contains("Skipping system settings file"),
+            "Gemini ignored inject's settings file, so the run was unguarded: {outcome:#?}"
+        );
+        outcome
+    }
+}
+
+/// What inject says to launch the CLI with.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// How one CLI run ended.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    pub elapsed: Duration,
+    #[allow(dead_code)] // shown in failure messages
+    pub stdout: String,
+    pub stderr: String,
+    /// The `--output-format json` object: `{session_id, response, stats}`.
+    pub result: Option<Value>,
+}
+
+impl Outcome {
+    /// The result object, asserting the run completed normally (exit 0, a final answer).
+    pub fn completed(&self) -> &Value {
+        assert!(self.status.success(), "gemini failed: {self:#?}");
+        let result = self
+            .result
+            .as_ref()
+            .unwrap_or_else(|| panic!("gemini printed no JSON result: {self:#?}"));
+        assert!(
+            result["response"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("FINAL: ")),
+            "the run ends on the mock's final answer: {self:#?}"
+        );
+        result
+    }
+}
+
+/// The launch arguments every case uses (before inject adds its own): the model, Gemini's
+/// policy, JSON output, and the prompt (the mock's script does not depend on it).
+pub fn launch_args(sandbox: &Sandbox) -> Vec<String> {
+    [
+        "-m",
+        MODEL,
+        "--policy",
+        sandbox.gemini_policy.to_str().unwrap(),
+        "--output-format",
+        "json",
+        "-p",
+        "Run the scripted tool calls.",
+    ]
+    .map(String::from)
+    .into()
+}

@@ -1,0 +1,412 @@
+//! Runs the real opencode CLI headless (`opencode run "<prompt>" </dev/null`) against
+//! [`MockApi`], wired exactly as `animus-hook inject --provider opencode` wires it, in a
+//! throwaway HOME and project directory.
+//!
+//! # Keeping the CLI offline (measured on 1.18.33)
+//!
+//! The CLI starts from an empty environment (`env_clear`) plus:
+//! - `OPENCODE_CONFIG_CONTENT`: a provider `mock` through the bundled
+//!   `@ai-sdk/openai-compatible` (no download) whose `baseURL` is the mock, `model` and
+//!   `small_model` (the title) on it, `autoupdate: false`, `share: "disabled"`, and the MCP
+//!   server of a test when it has one.
+//! - `OPENCODE_DISABLE_MODELS_FETCH=1`: otherwise every run fetches the models.dev catalogue.
+//!   `OPENCODE_DISABLE_AUTOUPDATE`, `OPENCODE_DISABLE_SHARE` and
+//!   `OPENCODE_DISABLE_LSP_DOWNLOAD` too, should a path reach them.
+//! - `HOME` and the four `XDG_*_HOME`: fresh directories. opencode `npm install`s its plugin
+//!   SDK into every config directory that has no `node_modules/` and no lock naming
+//!   `@opencode-ai/plugin` (a network fetch, ~40 s): inject seeds the session's
+//!   `OPENCODE_CONFIG_DIR`; [`Sandbox::new`] seeds the global `$XDG_CONFIG_HOME/opencode`, and
+//!   a test that makes a project `.opencode/` seeds it with [`seed_config_dir`].
+//! - The environment `inject --json` printed (`OPENCODE_CONFIG_DIR`), and `ANIMUS_CONFIG_DIR`
+//!   (where `emit` keeps the session log; the plugin passes opencode's environment on).
+//! - `PATH`, `SHELL=/bin/bash`, `LANG`: for the bash tool.
+//!
+//! With that, the only sockets it opens go to the mock (checked with `strace` when the suite
+//! was written). glob and grep would download ripgrep: no test calls them.
+//!
+//! A run is bounded: the CLI is spawned in its own process group and the whole group is killed
+//! when the deadline passes. (The plugin starts each hook in a process group of its own, so
+//! a hook that outlives its run is the plugin's to kill, which a test checks.)
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::mock::MockApi;
+
+/// The CLI version the suite was written against (and `scripts/install-opencode-cli.sh`
+/// installs).
+pub const OPENCODE_VERSION: &str = "1.18.33";
+/// Deadline for one CLI run. A run takes 5-15 s; a hook timeout adds its own 30 s.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(120);
+/// The prompt of every run.
+pub const PROMPT: &str = "Run the scripted tool calls.";
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub fn animus_hook() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
+}
+
+/// Where to find the CLI: `$ANIMUS_OPENCODE_BIN`, else the cache that
+/// `scripts/install-opencode-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it
+/// is not installed.
+pub fn locate_opencode() -> Result<Option<PathBuf>, String> {
+    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path = match std::env::var_os("ANIMUS_OPENCODE_BIN").filter(|v| !v.is_empty()) {
+                Some(path) => PathBuf::from(path),
+                None => repo_root()
+                    .join(".cache/opencode/node_modules/opencode-ai/bin/opencode.exe"),
+            };
+            if !path.is_file() {
+                return Ok(None);
+            }
+            let home = Scratch::new("version");
+            let output = Command::new(&path)
+                .arg("--version")
+                .env_clear()
+                .envs(home_env(&home.root))
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+            let version = String::from_utf8_lossy(&output.stdout);
+            if version.split_whitespace().next() != Some(OPENCODE_VERSION) {
+                return Err(format!(
+                    "{} is version {:?}, the suite needs {OPENCODE_VERSION} (scripts/install-opencode-cli.sh)",
+                    path.display(),
+                    version.trim()
+                ));
+            }
+            Ok(Some(path))
+        })
+        .clone()
+}
+
+/// `HOME` and the XDG base directories under `home`.
+fn home_env(home: &Path) -> Vec<(&'static str, PathBuf)> {
+    vec![
+        ("HOME", home.to_path_buf()),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+    ]
+}
+
+/// Make `dir` look like a config directory whose plugin SDK is installed, so opencode does
+/// not `npm install` into it (the same two files inject writes into the session's).
+pub fn seed_config_dir(dir: &Path) {
+    fs::create_dir_all(dir.join("node_modules")).unwrap();
+    fs::write(
+        dir.join("package-lock.json"),
+        r#"{"packages":{"":{"dependencies":{"@opencode-ai/plugin":"*"}}}}"#,
+    )
+    .unwrap();
+}
+
+/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
+pub struct Scratch {
+    pub root: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "animus-e2e-oc-{}-{}-{name}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        Scratch {
+            root: root.canonicalize().unwrap(),
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
+            let _ = fs::remove_dir_all(&self.root);
+        } else {
+            eprintln!("kept {}", self.root.display());
+        }
+    }
+}
+
+/// What `inject --json` printed: the arguments and the environment to launch opencode with.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+/// One guarded session's directories: HOME, the project (the CLI's cwd), the per-session run
+/// dir that `inject` writes into, and the animus state root (`ANIMUS_CONFIG_DIR`).
+pub struct Sandbox {
+    pub scratch: Scratch,
+    pub home: PathBuf,
+    pub project: PathBuf,
+    pub session_dir: PathBuf,
+    pub state_dir: PathBuf,
+    pub session_id: String,
+    /// The MCP servers for `OPENCODE_CONFIG_CONTENT`'s `mcp` (none unless a test adds one).
+    pub mcp: Value,
+}
+
+impl Sandbox {
+    pub fn new(name: &str) -> Sandbox {
+        let scratch = Scratch::new(name);
+        let dir = |sub: &str| {
+            let path = scratch.root.join(sub);
+            fs::create_dir_all(&path).unwrap();
+            path
+        };
+        let (home, project, session_dir, state_dir) =
+            (dir("home"), dir("project"), dir("run"), dir("animus-state"));
+        for (_, path) in home_env(&home) {
+            fs::create_dir_all(path).unwrap();
+        }
+        seed_config_dir(&home.join(".config/opencode"));
+        Sandbox {
+            session_id: format!("e2e-oc-{name}"),
+            scratch,
+            home,
+            project,
+            session_dir,
+            state_dir,
+            mcp: json!({}),
+        }
+    }
+
+    /// `animus-hook inject --provider opencode` over `profile`/`agent` for `opencode run
+    /// <extra…> <prompt>`. `hook_bin` overrides the hook binary inject would resolve.
+    pub fn inject(
+        &self,
+        profile: &Path,
+        agent: &str,
+        extra: &[&str],
+        hook_bin: Option<&Path>,
+    ) -> Launch {
+        let mut command = Command::new(animus_hook());
+        command
+            .args(["inject", "--provider", "opencode", "--config"])
+            .arg(profile)
+            .args(["--agent", agent, "--session-dir"])
+            .arg(&self.session_dir)
+            .args(["--session-id", &self.session_id, "--project-root"])
+            .arg(&self.project)
+            .args(["--prompt-last", "--json"])
+            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
+            .env_remove("ANIMUS_HOOK_BIN")
+            .env_remove("OPENCODE_CONFIG_DIR");
+        if let Some(hook_bin) = hook_bin {
+            command.arg("--hook-binary").arg(hook_bin);
+        }
+        let output = command
+            .arg("--")
+            .arg("run")
+            .args(extra)
+            .arg(PROMPT)
+            .output()
+            .expect("run animus-hook inject");
+        assert!(
+            output.status.success(),
+            "animus-hook inject failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let printed: Value =
+            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
+        let args: Vec<String> = serde_json::from_value(printed["args"].clone())
+            .expect("inject --json prints {\"args\": [strings…]}");
+        let env: Vec<(String, String)> = printed["env"]
+            .as_object()
+            .expect("inject --json prints {\"env\": {…}}")
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+            .collect();
+        assert_eq!(
+            env,
+            [(
+                "OPENCODE_CONFIG_DIR".to_owned(),
+                self.config_dir().display().to_string()
+            )],
+            "inject loads the guard through the session's config dir"
+        );
+        assert!(self.plugin_path().is_file(), "inject wrote the plugin");
+        Launch { args, env }
+    }
+
+    /// The session's opencode config dir (`OPENCODE_CONFIG_DIR`).
+    pub fn config_dir(&self) -> PathBuf {
+        self.session_dir.join("opencode")
+    }
+
+    pub fn plugin_path(&self) -> PathBuf {
+        self.config_dir().join("plugins/animus-guard.js")
+    }
+
+    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
+    /// line must be one whole JSON object: a torn or merged line fails the test.
+    pub fn session_log(&self) -> Vec<Value> {
+        let name = format!("{}.jsonl", self.session_id);
+        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|scope| scope.path().join("sessions").join(&name))
+            .filter(|path| path.is_file())
+            .collect();
+        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
+        let Some(log) = logs.first() else {
+            return Vec::new();
+        };
+        fs::read_to_string(log)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
+            })
+            .collect()
+    }
+
+    /// `OPENCODE_CONFIG_CONTENT` for `mock`.
+    fn config_content(&self, mock: &MockApi) -> String {
+        json!({
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Mock",
+                "options": {"baseURL": mock.base_url(), "apiKey": "e2e-offline-mock"},
+                "models": {"m": {"name": "m", "tool_call": true}},
+            }},
+            "model": "mock/m",
+            "small_model": "mock/m",
+            "autoupdate": false,
+            "share": "disabled",
+            "mcp": self.mcp,
+        })
+        .to_string()
+    }
+
+    /// Run opencode with `launch` in the project dir against `mock`, plus `extra_env`, and
+    /// wait (bounded) for it to end.
+    pub fn run_opencode(
+        &self,
+        opencode: &Path,
+        mock: &MockApi,
+        launch: &Launch,
+        extra_env: &[(&str, &str)],
+    ) -> Outcome {
+        let mut command = Command::new(opencode);
+        command
+            .args(&launch.args)
+            .current_dir(&self.project)
+            .env_clear()
+            .envs(home_env(&self.home))
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("SHELL", "/bin/bash")
+            .env("LANG", "C.UTF-8")
+            .env("OPENCODE_CONFIG_CONTENT", self.config_content(mock))
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .env("OPENCODE_DISABLE_SHARE", "1")
+            .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+            .env("ANIMUS_CONFIG_DIR", &self.state_dir)
+            .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(extra_env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = command.spawn().expect("spawn opencode");
+        let pgid = child.id();
+        let pipe = |mut reader: Box<dyn Read + Send>| {
+            thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = reader.read_to_end(&mut text);
+                String::from_utf8_lossy(&text).into_owned()
+            })
+        };
+        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
+        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
+        let (status, timed_out) = loop {
+            if let Some(status) = child.try_wait().expect("wait for opencode") {
+                break (status, false);
+            }
+            if started.elapsed() > RUN_DEADLINE {
+                kill_group(pgid);
+                break (child.wait().expect("reap opencode"), true);
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        let elapsed = started.elapsed();
+        // Tools or MCP servers left behind in the group would keep the pipes open.
+        kill_group(pgid);
+        let outcome = Outcome {
+            status,
+            timed_out,
+            elapsed,
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
+        };
+        assert!(
+            !outcome.timed_out,
+            "opencode did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
+        );
+        outcome
+    }
+}
+
+fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// How one CLI run ended.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    pub elapsed: Duration,
+    /// The model's final text.
+    pub stdout: String,
+    /// The banner, each tool's line and the errors tools (or the plugin) raised.
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// The run ended normally with the model's last words on stdout: a blocked call does not
+    /// end the session (opencode exits 0 whatever its tools did).
+    pub fn completed(&self, last_words: &str) {
+        assert!(self.status.success(), "opencode failed: {self:#?}");
+        assert!(
+            self.stdout.contains(last_words),
+            "the session went on to the model's last turn ({last_words:?}): {self:#?}"
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! What the cases share: the `./trade` marker script, one guarded run (which also checks the
+//! run stayed offline and installed nothing), and lookups in the session log.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::driver::{Launch, Outcome, Sandbox, locate_opencode, repo_root};
+use super::mock::{MockApi, Script};
+
+/// The suite's own profiles (`corpus/profiles/e2e-opencode.yaml`).
+pub fn profile() -> PathBuf {
+    repo_root().join("corpus/profiles/e2e-opencode.yaml")
+}
+
+pub fn opencode() -> PathBuf {
+    locate_opencode()
+        .unwrap()
+        .expect("the runner checked the CLI is installed")
+}
+
+/// A `bash` call's arguments, as opencode's model sends them.
+pub fn bash(command: &str) -> Value {
+    json!({"command": command, "description": "scripted by the e2e mock"})
+}
+
+/// `./trade` in the project: appends its arguments to `trades.log` (the marker that it ran).
+pub fn install_trade_script(sandbox: &Sandbox) {
+    let path = sandbox.project.join("trade");
+    fs::write(
+        &path,
+        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+pub fn trades(sandbox: &Sandbox) -> Vec<String> {
+    fs::read_to_string(sandbox.project.join("trades.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Inject `agent` of the suite's profile, start a mock with `script`, run the CLI once, and
+/// check the run completed (the model's last turn reached) and stayed offline.
+pub fn guarded_run(sandbox: &Sandbox, agent: &str, script: Script) -> (MockApi, Outcome) {
+    let launch = sandbox.inject(&profile(), agent, &[], None);
+    let (mock, outcome) = run(sandbox, &launch, script, &[]);
+    (mock, outcome)
+}
+
+/// Run `launch` against a mock with `script`; checks the session reached the model's last
+/// turn and that opencode talked to nothing but the mock's chat completions and installed
+/// nothing into its config dirs.
+pub fn run(
+    sandbox: &Sandbox,
+    launch: &Launch,
+    script: Script,
+    extra_env: &[(&str, &str)],
+) -> (MockApi, Outcome) {
+    let last_words = script.last_words().to_owned();
+    let mock = MockApi::start(script).expect("start the mock API");
+    let outcome = sandbox.run_opencode(&opencode(), &mock, launch, extra_env);
+    outcome.completed(&last_words);
+    assert_offline(sandbox, &mock);
+    (mock, outcome)
+}
+
+/// Every request was a chat completion, and opencode `npm install`ed into no config dir
+/// (an install writes a `package.json` there).
+pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
+    let requests = mock.requests();
+    assert!(!requests.is_empty(), "opencode never called the mock");
+    for request in &requests {
+        assert!(
+            request.is_completion(),
+            "opencode asked the mock for something else: {} {}",
+            request.method,
+            request.path
+        );
+    }
+    for dir in [sandbox.config_dir(), sandbox.home.join(".config/opencode")] {
+        assert!(
+            !dir.join("package.json").exists(),
+            "opencode ran npm install in {}",
+            dir.display()
+        );
+    }
+}
+
+/// The records of `event` in the session log.
+pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
+    log.iter().filter(|r| r["event"] == event).collect()
+}
+
+/// The one record of `event` for the call `call_id`.
+pub fn record<'a>(log: &'a [Value], event: &str, call_id: &str) -> &'a Value {
+    let found: Vec<_> = records(log, event)
+        .into_iter()
+        .filter(|r| r["tool_use_id"] == call_id)
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one {event} record for {call_id} expected in {log:#?}"
+    );
+    found[0]
+}
+
+/// The gate's record of `call_id`: `(decision, deciding rule, reason)`.
+pub fn decided(sandbox: &Sandbox, call_id: &str) -> (String, String, String) {
+    let log = sandbox.session_log();
+    let gate = record(&log, "tool.execute.before", call_id);
+    let text = |key: &str| gate[key].as_str().unwrap_or_default().to_owned();
+    (text("decision"), text("deciding_rule"), text("reason"))
+}
+
+/// The call was denied by the gate and the model got the gate's reason, verbatim, as the
+/// tool's result; returns the reason.
+pub fn assert_denied(sandbox: &Sandbox, mock: &MockApi, call_id: &str) -> String {
+    let (decision, _, reason) = decided(sandbox, call_id);
+    assert_eq!(decision, "deny", "{call_id} was denied");
+    let told = mock.tool_message(call_id);
+    assert_eq!(
+        told, reason,
+        "the model got the gate's reason for {call_id}"
+    );
+    reason
+}
+
+/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
+pub fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
+    let dir = sandbox.scratch.root.join("bin");
+    fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("animus-hook");
+    fs::copy(super::driver::animus_hook(), &copy).unwrap();
+    copy
+}
+
+pub fn replace_with_script(path: &Path, script: &str) {
+    fs::remove_file(path).unwrap();
+    fs::write(path, script).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
