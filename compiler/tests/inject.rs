@@ -281,8 +281,8 @@ fn codex_hooks_are_session_flags_with_their_own_trust() {
         "{gate}"
     );
     assert!(gate.contains("'--policy'"), "{gate}");
-    assert!(gate.contains("timeout -s KILL 25 "), "{gate}");
-    assert!(gate.contains("exit 2; }"), "a failing gate blocks: {gate}");
+    assert!(gate.contains("timeout -k 2 25 "), "{gate}");
+    assert!(gate.contains("exit 2; fi"), "a failing gate blocks: {gate}");
     assert!(!flag("hooks.PostToolUse=").contains("--policy"));
     // Trust for exactly the injected hooks, never the blanket bypass.
     let state = flag("hooks.state=");
@@ -299,36 +299,38 @@ fn codex_hooks_are_session_flags_with_their_own_trust() {
 }
 
 #[test]
-fn gemini_hooks_are_system_settings_that_keep_the_admins() {
+fn gemini_hooks_are_user_settings_of_a_session_home() {
     let setup = Setup::new("gemini");
     let launch = args(&["-p", "hi"]);
-    let admin = setup.dir.join("system.json");
-    std::fs::write(
-        &admin,
-        "// the admin's\n{\"hooks\": {\"BeforeTool\": [{\"hooks\": [{\"type\": \"command\", \
-         \"command\": \"audit\"}]}]}, \"hooksConfig\": {\"enabled\": false, \"disabled\": [\"x\"]}, \
-         \"model\": {\"name\": \"m\"},}\n",
-    )
-    .unwrap();
-    let env =
-        |name: &str| (name == "GEMINI_CLI_SYSTEM_SETTINGS_PATH").then(|| admin.clone().into());
+    // The user's own Gemini home: settings (JSON with comments), credentials, history.
+    let user = setup.dir.join("user");
+    std::fs::create_dir_all(user.join(".gemini/tmp")).unwrap();
+    std::fs::create_dir_all(user.join(".agents")).unwrap();
+    std::fs::write(user.join(".gemini/oauth_creds.json"), "{}").unwrap();
+    let settings_text = "// mine\n{\"hooks\": {\"BeforeTool\": [{\"hooks\": [{\"type\": \
+         \"command\", \"command\": \"audit\"}]}]}, \"hooksConfig\": {\"enabled\": false, \
+         \"disabled\": [\"x\"]}, \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},}\n";
+    std::fs::write(user.join(".gemini/settings.json"), settings_text).unwrap();
+    let env = |name: &str| (name == "HOME").then(|| user.clone().into());
     let mut request = setup.request("s", &launch, Some(1));
     request.provider = "gemini";
     let injection = inject_harness_hooks_with_env(&request, &env).unwrap();
     let (args, injected_env, settings) = injected(&injection);
     // Flags first: `-p` takes the prompt as its value.
     assert_eq!(args, ["--skip-trust", "-p", "hi"]);
+    let home = std::path::absolute(setup.session_dir.join("gemini-home")).unwrap();
     assert_eq!(
         injected_env,
         [(
-            "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_string(),
-            settings.to_str().unwrap().to_string()
+            "GEMINI_CLI_HOME".to_string(),
+            home.to_str().unwrap().to_string()
         )]
     );
+    assert_eq!(settings, home.join(".gemini/settings.json"));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(settings).unwrap()).unwrap();
     let before = v["hooks"]["BeforeTool"].as_array().unwrap();
-    assert_eq!(before.len(), 2, "the admin's hook and ours: {before:?}");
+    assert_eq!(before.len(), 2, "the user's hook and ours: {before:?}");
     assert_eq!(before[0]["hooks"][0]["command"], "audit");
     let ours = &before[1]["hooks"][0];
     assert!(
@@ -342,22 +344,35 @@ fn gemini_hooks_are_system_settings_that_keep_the_admins() {
     assert!(name.starts_with("animus-hook-") && name.len() == "animus-hook-".len() + 16);
     assert_eq!(
         v["hooksConfig"]["enabled"], true,
-        "the system layer keeps hooks on"
+        "the session's hooks are on"
     );
     assert_eq!(v["hooksConfig"]["disabled"], serde_json::json!(["x"]));
-    assert_eq!(v["model"]["name"], "m");
+    assert_eq!(v["security"]["auth"]["selectedType"], "gemini-api-key");
     assert!(v["hooks"]["AfterTool"].is_array());
-    // Another session's name differs: no setting written beforehand can name it.
+    // Everything else of the user's is linked, not copied; the user's settings are untouched.
+    for entry in [".gemini/oauth_creds.json", ".gemini/tmp", ".agents"] {
+        assert_eq!(
+            std::fs::read_link(home.join(entry)).unwrap(),
+            user.join(entry),
+            "{entry}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(user.join(".gemini/settings.json")).unwrap(),
+        settings_text
+    );
+    // Another session's name differs: no setting written beforehand can name it; injecting
+    // the same session dir again replaces its links.
     let again = inject_harness_hooks_with_env(&request, &env).unwrap();
     let v2: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(injected(&again).2).unwrap()).unwrap();
     assert_ne!(v2["hooks"]["BeforeTool"][1]["hooks"][0]["name"], name);
-    // A system settings file that cannot be read as JSON is an error, not dropped.
-    std::fs::write(&admin, "{ nope").unwrap();
+    // Settings that cannot be read as JSON are an error, not dropped.
+    std::fs::write(user.join(".gemini/settings.json"), "{ nope").unwrap();
     let e = inject_harness_hooks_with_env(&request, &env)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("system.json:1:3"), "{e}");
+    assert!(e.contains(".gemini/settings.json:1:3"), "{e}");
 }
 
 #[test]

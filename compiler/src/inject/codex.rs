@@ -101,6 +101,7 @@ pub(crate) fn wiring(
         flags_first: false,
         flags,
         env: Vec::new(),
+        links: Vec::new(),
         files: vec![(session_dir.join(HOOKS_FILE_NAME), toml.into_bytes())],
     })
 }

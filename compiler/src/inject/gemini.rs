@@ -1,10 +1,16 @@
-//! Gemini CLI: hooks in a system settings file named by `GEMINI_CLI_SYSTEM_SETTINGS_PATH`
-//! (the highest-precedence settings layer; hook lists concatenate with the user's and the
-//! project's), run by Gemini through `bash -c`.
+//! Gemini CLI: hooks in the user settings of a Gemini home made for the session
+//! (`GEMINI_CLI_HOME=<session>/gemini-home`), run by Gemini through `bash -c`.
 //!
-//! The file this writes *replaces* the system settings the CLI would otherwise read
-//! (`/etc/gemini-cli/settings.json`, or the file the variable already names), so it starts
-//! from that file's settings and adds to them: an administrator's settings are kept, not lost.
+//! Why not the system settings file (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`): Gemini CLI 0.61.0
+//! loads a system settings or system defaults file only when root owns it and every directory
+//! above it, and nobody else may write them; otherwise it warns and runs without it — with no
+//! hooks. So for any user but root that vector leaves the session unguarded (measured).
+//!
+//! The session's Gemini home holds `.gemini/settings.json`: the user's own settings (from
+//! `$GEMINI_CLI_HOME/.gemini/` or `~/.gemini/`) with the hooks added and `hooksConfig.enabled`
+//! set; every other entry of the user's `.gemini/` (credentials, history, trusted folders,
+//! extensions) and `~/.agents` are symbolic links to the user's own, so the session is the
+//! user's Gemini with a guard, and nothing of the user's is written.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -37,12 +43,11 @@ const TOOL_EVENTS: &[&str] = &["BeforeTool", "AfterTool"];
 pub const GATE_TIMEOUT_MS: u64 = 30_000;
 /// Milliseconds Gemini gives a record-only hook.
 pub const OBSERVER_TIMEOUT_MS: u64 = 15_000;
-/// The variable naming the system settings file.
-pub const SYSTEM_SETTINGS_ENV: &str = "GEMINI_CLI_SYSTEM_SETTINGS_PATH";
-/// Where Gemini CLI reads system settings on Linux when the variable is unset.
-pub const DEFAULT_SYSTEM_SETTINGS: &str = "/etc/gemini-cli/settings.json";
-/// The settings file written into the session directory.
-pub const SETTINGS_FILE_NAME: &str = "animus-gemini.settings.json";
+/// The variable naming the directory Gemini CLI takes for the home (its `.gemini/` and
+/// `.agents/` live there).
+pub const HOME_ENV: &str = "GEMINI_CLI_HOME";
+/// The session's Gemini home, inside the session directory.
+pub const HOME_DIR_NAME: &str = "gemini-home";
 
 pub(crate) fn wiring(
     hook: &HookCommand,
@@ -51,8 +56,10 @@ pub(crate) fn wiring(
     env: &dyn Fn(&str) -> Option<OsString>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Wiring, Errors> {
-    let path = session_dir.join(SETTINGS_FILE_NAME);
-    let mut settings = system_settings(env, &path)?;
+    let home = session_dir.join(HOME_DIR_NAME);
+    let path = home.join(".gemini").join("settings.json");
+    let user_home = user_home(env, &home)?;
+    let mut settings = user_settings(&user_home)?;
     // A name nobody can write down before the session: Gemini merges every layer's
     // `hooksConfig.disabled` list of hook names, so a project or user setting naming a fixed
     // name would switch the guard off, and no system setting can undo it (measured on 0.61.0).
@@ -80,8 +87,8 @@ pub(crate) fn wiring(
         .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(hooks) = hooks else {
         return Err(error(format!(
-            "the system settings' `hooks` is not an object; fix `{}` first",
-            system_settings_source(env).display()
+            "the user settings' `hooks` is not an object; fix `{}` first",
+            user_home.join(".gemini/settings.json").display()
         )));
     };
     for (event, gate) in events {
@@ -103,14 +110,15 @@ pub(crate) fn wiring(
         match hooks.entry(event).or_insert_with(|| json!([])) {
             Value::Array(groups) => groups.push(group),
             _ => {
-                return Err(error(
-                    "a hook event in the system settings is not a list".into(),
-                ));
+                return Err(error(format!(
+                    "a hook event in `{}` is not a list",
+                    user_home.join(".gemini/settings.json").display()
+                )));
             }
         }
     }
-    // The system layer has the last word on `hooksConfig.enabled`: a project's
-    // `.gemini/settings.json` cannot switch the session's hooks off.
+    // On at the user layer (the project's settings are not read under `--skip-trust`; an
+    // administrator's system settings still have the last word).
     let hooks_config = object
         .entry("hooksConfig")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -125,11 +133,12 @@ pub(crate) fn wiring(
         // run (the flag writes nothing to the user's trusted-folders list).
         flags: vec!["--skip-trust".into()],
         env: vec![(
-            SYSTEM_SETTINGS_ENV.to_string(),
-            path.to_str()
-                .ok_or_else(|| error("the settings path is not UTF-8".into()))?
+            HOME_ENV.to_string(),
+            home.to_str()
+                .ok_or_else(|| error("the session dir is not UTF-8".into()))?
                 .to_string(),
         )],
+        links: user_entries(&user_home, &home)?,
         files: vec![(path, super::pretty_json(&settings))],
     })
 }
@@ -148,34 +157,45 @@ fn error(message: String) -> Errors {
     Errors::one(Diagnostic::error(None, message))
 }
 
-/// The system settings file the CLI would read without us.
-fn system_settings_source(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
-    env(SYSTEM_SETTINGS_ENV)
+/// The home Gemini CLI would use without us: `$GEMINI_CLI_HOME`, else `$HOME`.
+fn user_home(env: &dyn Fn(&str) -> Option<OsString>, ours: &Path) -> Result<PathBuf, Errors> {
+    let home = env(HOME_ENV)
         .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_SYSTEM_SETTINGS), PathBuf::from)
+        .or_else(|| env("HOME").filter(|v| !v.is_empty()))
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            error(
+                "neither GEMINI_CLI_HOME nor HOME is set: cannot find the user's Gemini settings"
+                    .into(),
+            )
+        })?;
+    if home == ours {
+        return Err(error(format!(
+            "{HOME_ENV} already names this session's Gemini home (`{}`): launch inject from \
+             the user's own environment",
+            ours.display()
+        )));
+    }
+    Ok(home)
 }
 
-/// The settings to start from: those of the system settings file the CLI would read (none when
-/// it does not exist, or when it is the file written here), as a JSON object.
-fn system_settings(env: &dyn Fn(&str) -> Option<OsString>, ours: &Path) -> Result<Value, Errors> {
-    let source = system_settings_source(env);
-    if source == ours {
-        return Ok(json!({}));
-    }
+/// The user's own settings (`<home>/.gemini/settings.json`, JSON with comments), or none.
+fn user_settings(home: &Path) -> Result<Value, Errors> {
+    let source = home.join(".gemini").join("settings.json");
     let text = match std::fs::read_to_string(&source) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(json!({})),
         Err(e) => {
             return Err(error(format!(
-                "cannot read Gemini CLI's system settings `{}` (the session's settings replace \
-                 them, so they must be kept): {e}",
+                "cannot read the user's Gemini settings `{}` (the session's settings start from \
+                 them): {e}",
                 source.display()
             )));
         }
     };
     let node = crate::jsonc::parse(&text).map_err(|e| {
         error(format!(
-            "{}:{}:{}: Gemini CLI's system settings are not valid JSON: {}",
+            "{}:{}:{}: the user's Gemini settings are not valid JSON: {}",
             source.display(),
             e.line,
             e.column,
@@ -185,9 +205,36 @@ fn system_settings(env: &dyn Fn(&str) -> Option<OsString>, ours: &Path) -> Resul
     let value = node.to_json();
     if !value.is_object() {
         return Err(error(format!(
-            "{}: Gemini CLI's system settings are not a JSON object",
+            "{}: the user's Gemini settings are not a JSON object",
             source.display()
         )));
     }
     Ok(value)
+}
+
+/// Links in the session's Gemini home to everything of the user's but the settings:
+/// `.gemini/<entry>` for each entry of the user's `.gemini/`, and `.agents`.
+fn user_entries(user_home: &Path, home: &Path) -> Result<Vec<(PathBuf, PathBuf)>, Errors> {
+    let mut links = Vec::new();
+    let gemini = user_home.join(".gemini");
+    match std::fs::read_dir(&gemini) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry =
+                    entry.map_err(|e| error(format!("cannot list `{}`: {e}", gemini.display())))?;
+                if entry.file_name() == "settings.json" {
+                    continue;
+                }
+                links.push((home.join(".gemini").join(entry.file_name()), entry.path()));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(error(format!("cannot list `{}`: {e}", gemini.display()))),
+    }
+    let agents = user_home.join(".agents");
+    if agents.exists() {
+        links.push((home.join(".agents"), agents));
+    }
+    links.sort();
+    Ok(links)
 }

@@ -201,6 +201,7 @@ pub fn inject_harness_hooks_with_env(
             Wiring {
                 flags: vec!["--settings".into(), utf8(&path, "settings")?],
                 flags_first: false,
+                links: Vec::new(),
                 env: Vec::new(),
                 files: vec![(path, pretty_json(&settings))],
             }
@@ -220,6 +221,9 @@ pub fn inject_harness_hooks_with_env(
         }
         crate::artifact::write_atomic(path, bytes)
             .map_err(|e| error(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    for (link, target) in &wiring.links {
+        make_link(link, target).map_err(error)?;
     }
     let settings_path = wiring
         .files
@@ -243,6 +247,34 @@ pub fn inject_harness_hooks_with_env(
     })
 }
 
+/// Make `link` point at `target`, replacing a link that is there (a session dir injected
+/// again); anything else in the way is an error, never overwritten.
+fn make_link(link: &Path, target: &Path) -> Result<(), String> {
+    if let Some(dir) = link.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    }
+    match std::fs::symlink_metadata(link) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(link)
+            .map_err(|e| format!("cannot replace the link `{}`: {e}", link.display()))?,
+        Ok(_) => {
+            return Err(format!(
+                "`{}` is in the way of a link to `{}`",
+                link.display(),
+                target.display()
+            ));
+        }
+        Err(_) => {}
+    }
+    std::os::unix::fs::symlink(target, link).map_err(|e| {
+        format!(
+            "cannot link `{}` to `{}`: {e}",
+            link.display(),
+            target.display()
+        )
+    })
+}
+
 /// What one harness needs: the flags inserted ahead of the prompt, the environment to launch
 /// with, and the files to write (the first is the one reported as the harness's settings).
 pub(crate) struct Wiring {
@@ -252,6 +284,8 @@ pub(crate) struct Wiring {
     pub flags_first: bool,
     pub env: Vec<(String, String)>,
     pub files: Vec<(PathBuf, Vec<u8>)>,
+    /// Symbolic links to make: (the link, what it points to).
+    pub links: Vec<(PathBuf, PathBuf)>,
 }
 
 pub(crate) fn pretty_json(value: &serde_json::Value) -> Vec<u8> {
@@ -292,31 +326,30 @@ impl HookCommand {
     }
 
     /// The command as one shell line, for harnesses that run hooks through a shell (Codex and
-    /// Gemini CLI: `bash -c`). Every word is single-quoted. A gate runs under `timeout`, a few
-    /// seconds inside the harness's own `timeout_secs`, and its line ends in `|| { …; exit 2;
-    /// }`: a hook that cannot run, crashes, exits non-zero or hangs becomes a block with a
-    /// reason on stderr (exit 2 with stderr blocks in both harnesses; their own timeout, or
-    /// any other failure, would let the call run).
+    /// Gemini CLI: `bash -c`). Every word is single-quoted. Both harnesses let a call run when
+    /// a hook fails (a crash, a non-zero exit, their own timeout, output they cannot read) —
+    /// except on exit 2 with a reason on stderr. So a gate's line runs the hook under
+    /// `timeout` (a few seconds inside the harness's own `timeout_secs`), takes its answer, and
+    /// passes it on only when the hook exited 0 and answered nothing or a JSON object; any
+    /// other outcome exits 2 with the reason on stderr: a block.
     pub fn shell_line(&self, event: &str, gate: bool, timeout_secs: u64) -> String {
-        let mut line = String::new();
-        if gate {
-            line.push_str(&format!(
-                "timeout -s KILL {} ",
-                timeout_secs.saturating_sub(GATE_TIMEOUT_MARGIN_SECS).max(1)
-            ));
-        }
-        line.push_str(&shell_quote(&self.binary));
+        let mut command = shell_quote(&self.binary);
         for arg in self.args(event, gate) {
-            line.push(' ');
-            line.push_str(&shell_quote(&arg));
+            command.push(' ');
+            command.push_str(&shell_quote(&arg));
         }
-        if gate {
-            line.push_str(
-                " || { echo \"animus-hook could not decide this call (the hook failed with \
-                 exit $?), so it is blocked (fail closed)\" >&2; exit 2; }",
-            );
+        if !gate {
+            return command;
         }
-        line
+        let limit = timeout_secs.saturating_sub(GATE_TIMEOUT_MARGIN_SECS).max(1);
+        format!(
+            "out=$(timeout -k 2 {limit} {command}); rc=$?; if [ \"$rc\" -ne 0 ]; then echo \
+             \"animus-hook could not decide this call (the hook failed with exit $rc; 124: no \
+             answer within {limit} s), so it is blocked (fail closed)\" >&2; exit 2; fi; case \
+             \"$out\" in '') ;; '{{\"'*'}}') printf '%s\\n' \"$out\" ;; *) echo \"animus-hook \
+             answered something that is not a decision, so the call is blocked (fail closed)\" \
+             >&2; exit 2 ;; esac"
+        )
     }
 }
 
@@ -390,4 +423,95 @@ pub(crate) fn observer_events(
         }
     }
     events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Run a gate's shell line with the hook replaced by `script`: (exit code, stdout, stderr).
+    fn run_gate(script: &str, timeout_secs: u64) -> (Option<i32>, String, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = dir.path().join("hook's bin");
+        std::fs::write(&hook, format!("#!/bin/sh\n{script}\n")).unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let command = HookCommand {
+            harness: Harness::Codex,
+            binary: hook.to_str().unwrap().into(),
+            session_id: "s".into(),
+            project_root: "/p".into(),
+            policy: "/p/animus-policy.json".into(),
+        };
+        let line = command.shell_line("PreToolUse", true, timeout_secs);
+        let out = std::process::Command::new("bash")
+            .args(["-c", &line])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn a_gate_line_passes_on_a_decision_and_blocks_everything_else() {
+        let deny = r#"{"decision":"deny","reason":"no"}"#;
+        assert_eq!(
+            run_gate(&format!("echo '{deny}'"), 30),
+            (Some(0), format!("{deny}\n"), String::new())
+        );
+        // The arguments reach the hook as given.
+        let (code, out, _) = run_gate(
+            r#"[ "$1 $2 $3 $5" = "emit --provider codex PreToolUse" ] || exit 9"#,
+            30,
+        );
+        assert_eq!((code, out.as_str()), (Some(0), ""));
+        for (script, why) in [
+            ("echo 'not a decision'", "not a decision"),
+            ("echo '{\"decision\":'; exit 0", "not a decision"),
+            ("exit 1", "exit 1;"),
+            ("kill -SEGV $$", "exit 139;"),
+            (
+                "echo '{\"decision\":\"deny\",\"reason\":\"x\"}'; exit 3",
+                "exit 3;",
+            ),
+            ("sleep 30", "exit 124;"),
+        ] {
+            let started = std::time::Instant::now();
+            let (code, out, err) = run_gate(script, 6);
+            assert_eq!(code, Some(2), "{script}: {out} {err}");
+            assert!(
+                err.contains(why) && err.contains("(fail closed)"),
+                "{script}: {err}"
+            );
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(5),
+                "{script}"
+            );
+        }
+        // A hook that is not there blocks too.
+        let dir = tempfile::tempdir().unwrap();
+        let command = HookCommand {
+            harness: Harness::Gemini,
+            binary: dir.path().join("missing").to_str().unwrap().into(),
+            session_id: "s".into(),
+            project_root: "/p".into(),
+            policy: "/p/p.json".into(),
+        };
+        let out = std::process::Command::new("bash")
+            .args(["-c", &command.shell_line("BeforeTool", true, 30)])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("exit 127;"));
+        // Observers run the hook as it is: nothing to block.
+        assert!(
+            !command
+                .shell_line("AfterTool", false, 15)
+                .contains("timeout")
+        );
+    }
 }

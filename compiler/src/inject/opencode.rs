@@ -58,6 +58,7 @@ pub(crate) fn wiring(
         flags_first: false,
         flags: Vec::new(),
         env: vec![(CONFIG_DIR_ENV.to_string(), dir_text)],
+        links: Vec::new(),
         files: vec![
             (path, plugin(hook).into_bytes()),
             // opencode `npm install`s its plugin SDK into every config directory that lacks
