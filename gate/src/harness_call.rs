@@ -62,10 +62,13 @@ pub fn decide(
             },
             ..places
         };
+        let absolute = (harness != Harness::Claude)
+            .then(|| absolute_file_path(&call.tool_input, places))
+            .flatten();
         outcomes.push(decide_one(Call {
             event: canonical_event,
             tool_name: &call.tool_name,
-            tool_input: &call.tool_input,
+            tool_input: absolute.as_ref().unwrap_or(&call.tool_input),
             places,
         })?);
     }
@@ -79,4 +82,60 @@ pub fn decide(
         outcome.deciding_rule = Some(format!("animus.harness:{}", harness.as_str()));
     }
     Ok(outcome)
+}
+
+/// `input` with its `file_path` made absolute, when it is not: Claude Code expands `~` and
+/// makes every path absolute before its hooks run, and rules are written for that (a regex on
+/// `file_path`); the other harnesses pass the model's spelling (`src/x.rs`, `~/.ssh/config`).
+/// `None` when there is nothing to change or nothing to anchor it to.
+fn absolute_file_path(input: &Value, places: Places<'_>) -> Option<Value> {
+    let path = input.get("file_path")?.as_str()?;
+    let absolute = if path.starts_with('/') {
+        return None;
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        format!("{}/{rest}", places.home?.trim_end_matches('/'))
+    } else if path == "~" {
+        places.home?.to_string()
+    } else {
+        format!("{}/{path}", places.cwd?.trim_end_matches('/'))
+    };
+    let mut out = input.clone();
+    out["file_path"] = Value::String(absolute);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn file_paths_are_made_absolute_as_claude_gives_them() {
+        let places = Places {
+            cwd: Some("/work/p/"),
+            home: Some("/home/u"),
+            project_root: Some("/work/p"),
+        };
+        let path = |p: &str| {
+            absolute_file_path(&json!({"file_path": p, "content": "x"}), places)
+                .map(|v| v["file_path"].as_str().unwrap().to_string())
+        };
+        assert_eq!(path("src/a.rs").as_deref(), Some("/work/p/src/a.rs"));
+        assert_eq!(
+            path("~/.ssh/config").as_deref(),
+            Some("/home/u/.ssh/config")
+        );
+        assert_eq!(path("~").as_deref(), Some("/home/u"));
+        assert_eq!(path("/etc/hosts"), None);
+        assert_eq!(absolute_file_path(&json!({"command": "ls"}), places), None);
+        let nowhere = Places {
+            cwd: None,
+            home: None,
+            project_root: None,
+        };
+        assert_eq!(
+            absolute_file_path(&json!({"file_path": "a"}), nowhere),
+            None
+        );
+    }
 }

@@ -28,9 +28,12 @@
 //! - Every hook *failure* runs the call, silently for the model: exit 1, a crash, a missing
 //!   command, exit 2 without stderr, Codex's own timeout (it kills the hook), and any output
 //!   it does not accept on exit 0 (`ask`, `allow`, plain text, bad JSON). Inject's shell line
-//!   turns the first five into blocks (`cases/faults.rs`); the last cannot be (a known gap).
+//!   turns every one of them into a block (`cases/faults.rs`): it takes the hook's answer and
+//!   passes on only exit 0 with nothing or a JSON object, else exits 2 with a reason.
 //! - An untrusted hook, or one whose trust hash is stale, is skipped without a word.
-//! - `write_stdin` (typing into a command started with a tty) fires no PreToolUse (a known gap).
+//! - `write_stdin` (typing into a command started with a tty) fires no PreToolUse: so starting a
+//!   program that would read commands from a terminal is denied under Codex
+//!   (`write_stdin_has_no_terminal_to_feed`).
 
 #[path = "e2e_codex/cases/mod.rs"]
 mod cases;
@@ -96,10 +99,10 @@ const TESTS: &[Test] = tests![
     fail_closed_panicking_hook,
     fail_closed_corrupt_sidecar,
     fail_closed_deleted_policy,
-    known_gap_garbage_on_exit_0_runs_the_call,
-    known_gap_write_stdin_is_not_gated,
-    known_gap_apply_patch_through_the_shell_skips_edit_rules,
-    known_gap_path_regex_sees_the_patch_path_as_written;
+    fail_closed_garbage_on_exit_0,
+    write_stdin_has_no_terminal_to_feed,
+    apply_patch_through_the_shell_meets_edit_rules,
+    path_regex_sees_the_patch_path_absolute;
     offline:
     mock_answers_turn_by_turn_and_refuses_strays,
 ];

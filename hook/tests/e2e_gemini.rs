@@ -23,14 +23,14 @@
 //! - `{"decision":"deny","reason":R}` (our deny): blocked with R.
 //! - No output, exit 0 (our abstain on allow/defer): Gemini's own policy decides.
 //! - Exit 2: blocked, with the hook's stderr (or non-JSON stdout) as the reason. inject's
-//!   wrapper turns every other failure of the gate (missing, crash, panic, non-zero exit, kill
-//!   by its `timeout -s KILL 25`) into exit 2 with its own reason.
+//!   gate line turns every other outcome of the gate (missing, crash, non-zero exit, no answer
+//!   within its `timeout -k 2 25`, an answer that is neither nothing nor a JSON object) into
+//!   exit 2 with its own reason.
 //! - `decision: "ask"`: the headless run hangs; our hook never sends it to Gemini (an ask is a
 //!   deny naming the human).
-//! - Fails open (the call runs): Gemini's own hook timeout (30 s here; the wrapper kills first),
-//!   exit 1 or any non-2 failure without the wrapper, and **non-JSON text with exit 0** (shown
-//!   as a "system message"): the wrapper cannot see that one — pinned by
-//!   `residual_risk_garbage_with_exit_zero_runs_the_call`.
+//! - Fails open (the call runs) without that line: Gemini's own hook timeout (30 s here; the
+//!   line's `timeout` ends the hook first), exit 1 or any non-2 failure, and non-JSON text
+//!   with exit 0 (shown as a "system message"; `fail_closed_garbage_with_exit_zero`).
 
 #[path = "e2e/mcp_echo.rs"]
 mod mcp_echo;
@@ -46,7 +46,7 @@ use std::process::ExitCode;
 use e2e_gemini::cases::{
     fail_closed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
 };
-use e2e_gemini::driver::{Scratch, locate_gemini, settings_location_refused};
+use e2e_gemini::driver::locate_gemini;
 use runner::Test;
 
 fn main() -> ExitCode {
@@ -91,7 +91,8 @@ const TESTS: &[Test] = tests![
     fail_closed_garbage_output,
     fail_closed_hook_deadline,
     fail_closed_corrupt_sidecar,
-    residual_risk_garbage_with_exit_zero_runs_the_call;
+    fail_closed_garbage_with_exit_zero,
+    user_settings_written_after_inject_are_not_read;
     offline:
     mock_plays_the_script_turn_by_turn,
 ];
@@ -110,9 +111,5 @@ fn skip_reason() -> Result<Option<String>, String> {
             ));
         }
     }
-    // Gemini would skip inject's settings file (and run unguarded) anywhere else.
-    match settings_location_refused(&Scratch::new("location").root) {
-        Some(why) => Err(why),
-        None => Ok(None),
-    }
+    Ok(None)
 }

@@ -343,9 +343,10 @@ impl HookCommand {
         }
         let limit = timeout_secs.saturating_sub(GATE_TIMEOUT_MARGIN_SECS).max(1);
         format!(
-            "out=$(timeout -k 2 {limit} {command}); rc=$?; if [ \"$rc\" -ne 0 ]; then echo \
-             \"animus-hook could not decide this call (the hook failed with exit $rc; 124: no \
-             answer within {limit} s), so it is blocked (fail closed)\" >&2; exit 2; fi; case \
+            "out=$(timeout -k 2 {limit} {command}); rc=$?; if [ \"$rc\" -ne 0 ]; then [ \
+             \"$rc\" -eq 124 ] && rc=\"124: no answer within {limit} s\"; echo \"animus-hook \
+             could not decide this call (the hook failed with exit $rc), so it is blocked (fail \
+             closed)\" >&2; exit 2; fi; case \
              \"$out\" in '') ;; '{{\"'*'}}') printf '%s\\n' \"$out\" ;; *) echo \"animus-hook \
              answered something that is not a decision, so the call is blocked (fail closed)\" \
              >&2; exit 2 ;; esac"
@@ -472,13 +473,13 @@ mod tests {
         for (script, why) in [
             ("echo 'not a decision'", "not a decision"),
             ("echo '{\"decision\":'; exit 0", "not a decision"),
-            ("exit 1", "exit 1;"),
-            ("kill -SEGV $$", "exit 139;"),
+            ("exit 1", "exit 1)"),
+            ("kill -SEGV $$", "exit 139)"),
             (
                 "echo '{\"decision\":\"deny\",\"reason\":\"x\"}'; exit 3",
-                "exit 3;",
+                "exit 3)",
             ),
-            ("sleep 30", "exit 124;"),
+            ("sleep 30", "exit 124: no answer within 1 s)"),
         ] {
             let started = std::time::Instant::now();
             let (code, out, err) = run_gate(script, 6);
@@ -506,7 +507,7 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("exit 127;"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("exit 127)"));
         // Observers run the hook as it is: nothing to block.
         assert!(
             !command

@@ -21,15 +21,13 @@
 //! - `PATH` as the suite got it (the `gemini` launcher is `#!/usr/bin/env node`), `SHELL`,
 //!   `LANG`.
 //!
-//! # Where the session lives: only a root-owned path works
+//! # Where the hooks live: a session Gemini home
 //!
-//! Gemini CLI 0.61.0 loads a system settings file (what `GEMINI_CLI_SYSTEM_SETTINGS_PATH`
-//! names, which is how inject wires the hooks) only if the file and every directory above it
-//! are owned by root and not writable by group or others; otherwise it prints `Security
-//! Warning: Skipping system settings file …` and runs **unguarded** (exit 0). So every
-//! sandbox lives under cargo's `CARGO_TARGET_TMPDIR`, not `/tmp` (sticky, world-writable),
-//! and [`Sandbox::new`] checks the chain first: as a user other than root no path qualifies,
-//! and every test that drives the CLI fails saying so.
+//! inject points `GEMINI_CLI_HOME` at `<session>/gemini-home`, whose `.gemini/settings.json`
+//! is the user's settings (this HOME's) plus the hooks; the rest of the user's `.gemini/` is
+//! linked. (A system settings file would be skipped unless root owns it and every directory
+//! above it — Gemini CLI 0.61.0 checks — so the sandboxes live under the system temp dir, a
+//! world-writable sticky directory, on purpose: the wiring must not depend on where it is.)
 //!
 //! # Gemini's own permissions: `--policy`
 //!
@@ -46,7 +44,7 @@
 
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -63,8 +61,8 @@ use super::mock_gemini::{API_KEY, MODEL, MockGemini};
 pub const GEMINI_CLI_VERSION: &str = "0.61.0";
 /// Deadline for one CLI run. A normal run takes 3–6 s; a hung gate adds up to its 25 s kill.
 pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
-/// The settings file inject writes into the session dir.
-pub const SETTINGS_FILE: &str = "animus-gemini.settings.json";
+/// The settings file inject writes, inside the session dir.
+pub const SETTINGS_FILE: &str = "gemini-home/.gemini/settings.json";
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -126,36 +124,6 @@ pub fn locate_gemini() -> Result<Option<PathBuf>, String> {
         .clone()
 }
 
-/// Why Gemini CLI would skip a system settings file under `dir`, if it would: it takes one
-/// only when the file and each directory above it are owned by root and not writable by group
-/// or others (0.61.0, `isFileAndDirectorySecureSync`).
-pub fn settings_location_refused(dir: &Path) -> Option<String> {
-    for ancestor in dir.ancestors() {
-        let metadata = match fs::metadata(ancestor) {
-            Ok(metadata) => metadata,
-            Err(e) => return Some(format!("{}: {e}", ancestor.display())),
-        };
-        if metadata.uid() != 0 {
-            return Some(format!(
-                "{} is owned by uid {}, not root: Gemini CLI 0.61.0 skips a system settings file \
-                 unless root owns it and every directory above it, so inject's wiring is not \
-                 loaded for this user (the CLI would run unguarded)",
-                ancestor.display(),
-                metadata.uid()
-            ));
-        }
-        if metadata.mode() & 0o022 != 0 {
-            return Some(format!(
-                "{} is writable by group or others (mode {:o}): Gemini CLI 0.61.0 skips a system \
-                 settings file below it (the CLI would run unguarded)",
-                ancestor.display(),
-                metadata.mode() & 0o7777
-            ));
-        }
-    }
-    None
-}
-
 pub fn write_json(path: &Path, value: &Value) {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).unwrap();
@@ -163,8 +131,7 @@ pub fn write_json(path: &Path, value: &Value) {
     fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
 
-/// A directory under cargo's `CARGO_TARGET_TMPDIR`, removed on drop unless `ANIMUS_E2E_KEEP`
-/// is set. Mode 0755 whatever the umask, so Gemini accepts settings files below it.
+/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
 pub struct Scratch {
     pub root: PathBuf,
 }
@@ -172,7 +139,7 @@ pub struct Scratch {
 impl Scratch {
     pub fn new(name: &str) -> Scratch {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        let root = std::env::temp_dir().join(format!(
             "e2e-gemini-{}-{}-{name}",
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::SeqCst)
@@ -230,9 +197,6 @@ priority = 100
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {
         let scratch = Scratch::new(name);
-        if let Some(why) = settings_location_refused(&scratch.root) {
-            panic!("{why}");
-        }
         let dir = |sub: &str| {
             let path = scratch.root.join(sub);
             fs::create_dir_all(&path).unwrap();
@@ -289,7 +253,9 @@ impl Sandbox {
             .arg("--json")
             .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
             .env_remove("ANIMUS_HOOK_BIN")
-            .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH");
+            .env_remove("GEMINI_CLI_HOME")
+            // The user whose Gemini settings the session starts from.
+            .env("HOME", &self.home);
         if let Some(hook_bin) = hook_bin {
             command.arg("--hook-binary").arg(hook_bin);
         }
@@ -328,10 +294,14 @@ impl Sandbox {
         assert_eq!(
             launch.env,
             vec![(
-                "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_string(),
-                self.settings_path().to_str().unwrap().to_string()
+                "GEMINI_CLI_HOME".to_string(),
+                self.session_dir
+                    .join("gemini-home")
+                    .to_str()
+                    .unwrap()
+                    .to_string()
             )],
-            "inject names its settings file as the system settings"
+            "inject names the session's Gemini home"
         );
         launch
     }

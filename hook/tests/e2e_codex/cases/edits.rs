@@ -114,16 +114,12 @@ pub fn edit_deny_blocks_the_patch_in_a_deferring_profile() {
 /// The reason of the defer profile's `Edit(secret/**)` deny.
 const SECRET_DENY: &str = "tool_policy.deny entry `Edit(secret/**)`";
 
-/// KNOWN GAP (engine): `apply_patch` run through the shell (`exec_command` with an
-/// `apply_patch <<'EOF'` heredoc). Codex intercepts it, applies the patch itself and fires
-/// PreToolUse once, as `Bash` with the heredoc in `command`; the engine decides it as a shell
-/// command only, so an `Edit`/`Write` path deny does not see the files it touches, and the
-/// patch applies. (An allowlist still refuses it: no `Bash(apply_patch…)` entry covers it.)
-///
-/// This test asserts today's behaviour, beside the control (the same patch through the
-/// `apply_patch` tool is denied). If the shell patch stops applying, the gap is closed: turn
-/// this into a deny test.
-pub fn known_gap_apply_patch_through_the_shell_skips_edit_rules() {
+/// `apply_patch` run through the shell (`exec_command` with an `apply_patch <<'EOF'`
+/// heredoc): Codex intercepts it, applies the patch itself and fires PreToolUse once, as
+/// `Bash` with the heredoc in `command`. The files of a patch in a Codex shell command are
+/// decided as edits too, so the `Edit(secret/**)` deny stops it as it stops the same patch
+/// through the `apply_patch` tool.
+pub fn apply_patch_through_the_shell_meets_edit_rules() {
     let sandbox = Sandbox::new("edit-heredoc");
     let patch = add_file("secret/shell.txt", "through the shell");
     let script = Script::new()
@@ -132,25 +128,19 @@ pub fn known_gap_apply_patch_through_the_shell_skips_edit_rules() {
     let (mock, outcome) = guarded_run(&sandbox, "codex-defer", &[], script);
     outcome.completed();
     assert_blocked(&mock, "call_tool", SECRET_DENY);
-    let shell = assert_not_blocked(&mock, "call_shell");
-    assert!(shell.contains("Success"), "{shell}");
-    assert!(
-        sandbox.project.join("secret/shell.txt").exists(),
-        "the patch through the shell no longer applies: the known gap is closed, update this test"
-    );
+    assert_blocked(&mock, "call_shell", SECRET_DENY);
+    assert!(!sandbox.project.join("secret/shell.txt").exists());
     let log = sandbox.session_log();
     let record = gate_record(&log, "PreToolUse", "call_shell");
     assert_eq!(record["tool_name"], "Bash");
-    assert_eq!(record["decision"], "defer");
+    assert_eq!(record["decision"], "deny");
 }
 
-/// KNOWN GAP (engine): an author rule's regex on `file_path` sees an `apply_patch` path as the
-/// patch writes it, relative to the working directory (`private/x.txt`), where Claude's tools
-/// always give an absolute path. A rule written as `/private/` (which matches every Claude
-/// path under `private/`) misses it. Control: the same rule catches the absolute spelling.
-/// (`tool_policy` path entries such as `Edit(secret/**)` resolve the path and are not
-/// affected.) If the relative patch stops applying, the gap is closed: update this test.
-pub fn known_gap_path_regex_sees_the_patch_path_as_written() {
+/// An author rule's regex on `file_path` is written for Claude's absolute paths (`/private/`
+/// matches every Claude path under `private/`); an `apply_patch` path is relative to the
+/// working directory as the patch writes it (`private/x.txt`). Paths from other harnesses are
+/// made absolute before deciding, so the rule catches both spellings.
+pub fn path_regex_sees_the_patch_path_absolute() {
     let sandbox = Sandbox::new("edit-regex");
     let absolute = sandbox.project.join("private/absolute.txt");
     let script = Script::new()
@@ -167,9 +157,10 @@ pub fn known_gap_path_regex_sees_the_patch_path_as_written() {
         "Files under private/ may not be changed (codex e2e).",
     );
     assert!(!absolute.exists());
-    assert_not_blocked(&mock, "call_relative");
-    assert!(
-        sandbox.project.join("private/relative.txt").exists(),
-        "the relative patch no longer applies: the known gap is closed, update this test"
+    assert_blocked(
+        &mock,
+        "call_relative",
+        "Files under private/ may not be changed (codex e2e).",
     );
+    assert!(!sandbox.project.join("private/relative.txt").exists());
 }

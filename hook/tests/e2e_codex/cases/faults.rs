@@ -5,11 +5,11 @@
 //!
 //! Codex by itself fails open on every hook failure (exit 1, a crash, a missing command, its
 //! own timeout, exit 2 without stderr: the call runs, and the model gets no hint). Inject's
-//! shell line turns each of these into a block: the gate runs under `timeout -s KILL` a few
-//! seconds inside Codex's timeout, and `|| { echo <reason> >&2; exit 2; }` makes any failure an
-//! exit 2 with a reason, which Codex treats as a block. What it cannot turn into a block is a
-//! hook that exits 0 after printing something Codex does not accept (see
-//! `known_gap_garbage_on_exit_0_runs_the_call`).
+//! shell line turns each of these into a block: the gate runs under `timeout -k 2 25`, a few
+//! seconds inside Codex's timeout, its answer is taken, and anything but exit 0 with nothing or
+//! a JSON object becomes exit 2 with a reason, which Codex treats as a block — a hook that
+//! exits 0 after printing something Codex does not accept included
+//! (`fail_closed_garbage_on_exit_0`).
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -123,7 +123,7 @@ pub fn fail_closed_hung_hook() {
     let hook = private_hook_copy(&sandbox);
     let real = animus_hook();
     // Gate calls (the ones with --policy) sleep past Codex's own 30 s hook timeout, which by
-    // itself would kill the hook and run the call; inject's `timeout -s KILL 25` gets there
+    // itself would kill the hook and run the call; inject's `timeout -k 2 25` gets there
     // first. Observer calls go straight to the real hook.
     let refusal = run_with_fault(
         &sandbox,
@@ -140,7 +140,13 @@ pub fn fail_closed_hung_hook() {
         &[],
     );
     assert!(
-        refusal.contains(&format!("{WIRING_BLOCK} 137)")),
+        refusal.contains(&format!("{WIRING_BLOCK} 124: no answer within 25 s)")),
+        "{refusal}"
+    );
+    // `timeout` ends the hook with SIGTERM and exits itself: no shell job line quoting the
+    // hook's command line reaches the model.
+    assert!(
+        !refusal.contains("Killed") && !refusal.contains("'emit'"),
         "{refusal}"
     );
 }
@@ -192,15 +198,11 @@ pub fn fail_closed_deleted_policy() {
     assert!(refusal.contains("fail closed"), "{refusal}");
 }
 
-/// KNOWN GAP (Codex 0.169.0): a hook that exits 0 after printing something Codex does not
-/// accept fails open — plain text is taken as context ("Completed"), invalid JSON is a failed
-/// hook ("Failed") — and the call runs. Inject's `|| exit 2` only sees the exit status, so it
-/// cannot catch this; the real `animus-hook` only ever prints a valid deny or nothing. The
-/// control: the same garbage with a failing exit is blocked.
-///
-/// This test asserts today's behaviour; if the first two calls stop running, the gap is closed:
-/// turn it into a fail-closed test.
-pub fn known_gap_garbage_on_exit_0_runs_the_call() {
+/// A hook that exits 0 after printing something Codex does not accept would fail open in
+/// Codex 0.169.0 (plain text is taken as context, invalid JSON is a failed hook: the call
+/// runs). The gate's shell line passes on only nothing or a JSON object, so each of these is a
+/// block; so is the same garbage with a failing exit.
+pub fn fail_closed_garbage_on_exit_0() {
     let sandbox = Sandbox::new("garbage-hook");
     install_trade_script(&sandbox);
     let hook = private_hook_copy(&sandbox);
@@ -234,11 +236,8 @@ pub fn known_gap_garbage_on_exit_0_runs_the_call() {
     );
     outcome.completed();
     assert_blocked(&mock, "call_exit1", WIRING_BLOCK);
-    assert_not_blocked(&mock, "call_text");
-    assert_not_blocked(&mock, "call_json");
-    assert_eq!(
-        trades(&sandbox),
-        ["--paper text", "--paper badjson"],
-        "garbage on exit 0 no longer runs the call: the known gap is closed, update this test"
-    );
+    let not_a_decision = "animus-hook answered something that is not a decision";
+    assert_blocked(&mock, "call_text", not_a_decision);
+    assert_blocked(&mock, "call_json", not_a_decision);
+    assert!(trades(&sandbox).is_empty(), "{:?}", trades(&sandbox));
 }

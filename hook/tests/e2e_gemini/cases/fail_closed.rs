@@ -1,6 +1,6 @@
 //! Fail closed: each fault is planted after inject wrote its real settings and policy, on a
 //! paper order the trader profile defers and Gemini's policy would run. inject runs the gate
-//! as `timeout -s KILL 25 <hook> … || { echo "…(fail closed)" >&2; exit 2; }` under Gemini's
+//! as `out=$(timeout -k 2 25 <hook> …)`, passing on only a clean answer (else `exit 2` with the reason) under Gemini's
 //! 30 s hook timeout: Gemini blocks on exit 2 and shows the model the stderr text, while its
 //! own failures (a hook timeout, any other exit code, non-JSON output) would run the call.
 //!
@@ -119,9 +119,8 @@ pub fn fail_closed_panicking_hook() {
 }
 
 /// Garbage on stdout and a failing exit: Gemini would show it as a system message and run
-/// the call (exit 1); the wrapper turns it into exit 2, a block. Gemini then takes the
-/// non-JSON stdout as the reason (ahead of the wrapper's stderr), so the model sees the
-/// garbage itself.
+/// the call (exit 1); the gate's shell line keeps the hook's output and exits 2 with its own
+/// reason, a block.
 pub fn fail_closed_garbage_output() {
     let sandbox = Sandbox::new("garbage-hook");
     let hook = private_hook_copy(&sandbox);
@@ -131,15 +130,16 @@ pub fn fail_closed_garbage_output() {
         |_| replace_with_script(&hook, &gate_only("echo 'not json {'; exit 1")),
         &[],
     );
-    assert_refused(&sandbox, &mock, "not json {");
+    let refusal = assert_refused(&sandbox, &mock, WRAPPER);
+    assert!(!refusal.contains("not json"), "{refusal}");
 }
 
-/// A gate that never answers: `timeout -s KILL 25` kills it inside Gemini's 30 s, and the
+/// A gate that never answers: `timeout -k 2 25` kills it inside Gemini's 30 s, and the
 /// wrapper blocks. (The slowest case; listed first so the rest overlap with it.) Measured
 /// once by hand too: a hook whose child outlives the kill, holding the pipes open, is blocked
 /// the same way at 25 s (Gemini settles on the shell's exit, not on the pipes closing).
-/// The reason the model gets then starts with bash's `Killed` job line, which quotes the
-/// whole hook command line (paths, session id).
+/// `timeout` ends the hook with SIGTERM and exits 124 itself: no shell job line quoting the
+/// hook's command line reaches the model.
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
     let hook = private_hook_copy(&sandbox);
@@ -149,8 +149,15 @@ pub fn fail_closed_hung_hook() {
         |_| replace_with_script(&hook, &gate_only("exec sleep 600")),
         &[],
     );
-    // SIGKILL: exit 137.
-    assert_refused(&sandbox, &mock, &format!("{WRAPPER} 137)"));
+    let refusal = assert_refused(
+        &sandbox,
+        &mock,
+        &format!("{WRAPPER} 124: no answer within 25 s)"),
+    );
+    assert!(
+        !refusal.contains("Killed") && !refusal.contains("'emit'"),
+        "{refusal}"
+    );
     assert!(outcome.elapsed >= Duration::from_secs(25), "{outcome:#?}");
 }
 
@@ -194,20 +201,22 @@ pub fn fail_closed_corrupt_sidecar() {
     assert!(refusal.contains("(fail closed)"), "{refusal}");
 }
 
-/// Residual risk, pinned: a hook that prints non-JSON text and exits 0 is not a failure to the
-/// wrapper (`||` sees success), and Gemini 0.61.0 treats such text as a system message and
-/// runs the call. Our hook prints JSON or nothing; only a replaced or corrupted binary can do
-/// this. If this starts failing, Gemini changed: update the README's residual-risk column.
-pub fn residual_risk_garbage_with_exit_zero_runs_the_call() {
+/// A hook that prints non-JSON text and exits 0: Gemini 0.61.0 takes such text as a system
+/// message and runs the call, so the gate's shell line passes on only nothing or a JSON
+/// object, and blocks anything else.
+pub fn fail_closed_garbage_with_exit_zero() {
     let sandbox = Sandbox::new("garbage-exit0");
     let hook = private_hook_copy(&sandbox);
-    let (mock, outcome) = run_paper_order(
+    let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
         |_| replace_with_script(&hook, &gate_only("echo 'not json {'; exit 0")),
         &[],
     );
-    assert_ran_with(&mock, 0, "traded: --paper");
-    assert_eq!(trades(&sandbox), ["--paper"]);
-    assert!(outcome.stderr.contains("not json {"), "{outcome:#?}");
+    let refusal = assert_refused(
+        &sandbox,
+        &mock,
+        "animus-hook answered something that is not a decision",
+    );
+    assert!(refusal.contains("(fail closed)"), "{refusal}");
 }
