@@ -5,14 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The end-to-end suite (hook/tests/e2e_claude.rs) drives the real Claude Code CLI; install the
-# pinned version into .cache/ first (a no-op when it is there). Without it the suite skips —
-# except under CI, where it fails — so only CI insists the install works.
-echo "== Claude Code CLI for the end-to-end suite"
-if ! scripts/install-claude-cli.sh; then
-    [[ -z "${CI:-}" ]] || exit 1
-    echo "warning: could not install the Claude Code CLI; the end-to-end suite will be skipped" >&2
-fi
+# The end-to-end suites (hook/tests/e2e_{claude,codex,gemini,opencode}.rs) drive the real
+# harness CLIs; install each pinned version into .cache/ first (a no-op when it is there).
+# Without one its suite skips — except under CI, where it fails — so only CI insists the
+# installs work.
+for cli in claude codex gemini opencode; do
+    echo "== $cli CLI for the end-to-end suite"
+    if ! "scripts/install-$cli-cli.sh"; then
+        [[ -z "${CI:-}" ]] || exit 1
+        echo "warning: could not install the $cli CLI; its end-to-end suite will be skipped" >&2
+    fi
+done
 
 # Formatting and lints, where the toolchain has rustfmt and clippy (rustup's default profile
 # does; a minimal toolchain skips them, saying so).
