@@ -42,7 +42,6 @@
 
 mod e2e;
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use e2e::cases::{
@@ -53,16 +52,7 @@ use e2e::driver::locate_claude;
 use e2e::runner::{self, Test};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, calls_file] = args.as_slice()
-        && flag == "--mcp-echo-server"
-    {
-        return match e2e::mcp_echo::serve(Path::new(calls_file)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
-    }
-    runner::run(TESTS, &args, skip_reason())
+    runner::main(TESTS, skip_reason)
 }
 
 /// Every test, by function name: first those that drive the CLI, then those that do not.

@@ -37,10 +37,14 @@
 
 #[path = "e2e_codex/cases/mod.rs"]
 mod cases;
+#[path = "e2e/common.rs"]
+mod common;
 #[path = "e2e_codex/driver.rs"]
 mod driver;
 #[path = "e2e_codex/fixtures.rs"]
 mod fixtures;
+#[path = "e2e/http.rs"]
+mod http;
 #[path = "e2e/mcp_echo.rs"]
 mod mcp_echo;
 #[path = "e2e_codex/mock_responses.rs"]
@@ -48,7 +52,6 @@ mod mock_responses;
 #[path = "e2e/runner.rs"]
 mod runner;
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use cases::{edits::*, faults::*, mcp::*, mock_wire::*, recording::*, shell::*, wiring::*};
@@ -56,16 +59,7 @@ use driver::locate_codex;
 use runner::Test;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, calls_file] = args.as_slice()
-        && flag == "--mcp-echo-server"
-    {
-        return match mcp_echo::serve(Path::new(calls_file)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
-    }
-    runner::run(TESTS, &args, skip_reason())
+    runner::main(TESTS, skip_reason)
 }
 
 /// Every test, by function name: first those that drive the CLI, then those that do not.

@@ -32,6 +32,10 @@
 //!   line's `timeout` ends the hook first), exit 1 or any non-2 failure, and non-JSON text
 //!   with exit 0 (shown as a "system message"; `fail_closed_garbage_with_exit_zero`).
 
+#[path = "e2e/common.rs"]
+mod common;
+#[path = "e2e/http.rs"]
+mod http;
 #[path = "e2e/mcp_echo.rs"]
 mod mcp_echo;
 #[path = "e2e/runner.rs"]
@@ -40,7 +44,6 @@ mod runner;
 #[path = "e2e_gemini/mod.rs"]
 mod e2e_gemini;
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use e2e_gemini::cases::{
@@ -50,16 +53,7 @@ use e2e_gemini::driver::locate_gemini;
 use runner::Test;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, calls_file] = args.as_slice()
-        && flag == "--mcp-echo-server"
-    {
-        return match mcp_echo::serve(Path::new(calls_file)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
-    }
-    runner::run(TESTS, &args, skip_reason())
+    runner::main(TESTS, skip_reason)
 }
 
 /// Every test, by function name: first those that drive the CLI, then those that do not.

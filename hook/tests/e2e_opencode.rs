@@ -45,7 +45,6 @@
 #[path = "e2e_opencode/mod.rs"]
 mod oc;
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use oc::cases::*;
@@ -55,16 +54,7 @@ use oc::mock::selftest::*;
 use oc::runner::{self, Test};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, calls_file] = args.as_slice()
-        && flag == "--mcp-echo-server"
-    {
-        return match oc::mcp_echo::serve(Path::new(calls_file)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
-    }
-    runner::run(TESTS, &args, skip_reason())
+    runner::main(TESTS, skip_reason)
 }
 
 /// Every test, by function name: first those that drive the CLI, then those that do not.

@@ -77,8 +77,10 @@
 #[allow(dead_code)]
 #[path = "../e2e"]
 mod e2e {
+    pub mod common;
     pub mod driver;
     pub mod fixtures;
+    pub mod http;
     pub mod mcp_echo;
     pub mod mock_api;
     pub mod runner;
@@ -97,7 +99,7 @@ use scenarios_other::*;
 use std::collections::{BTreeMap, VecDeque};
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -163,16 +165,7 @@ struct Call {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, calls_file] = args.as_slice()
-        && flag == "--mcp-echo-server"
-    {
-        return match e2e::mcp_echo::serve(Path::new(calls_file)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        };
-    }
-    runner::run(TESTS, &args, skip_reason())
+    runner::main(TESTS, skip_reason)
 }
 
 const TESTS: &[Test] = &[

@@ -20,34 +20,21 @@
 //! the MCP server, tool processes) is killed when the deadline passes.
 
 use std::fs;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
+pub use super::common::{Scratch, animus_hook, repo_root};
+use super::common::{inject, run_bounded, session_log};
 use super::mock_api::MockApi;
 
 /// The CLI version the suite was written against (and `scripts/install-claude-cli.sh` installs).
 pub const CLAUDE_CODE_VERSION: &str = "2.1.328";
 /// Deadline for one CLI run. A normal run takes about a second; a hook timeout adds its own.
 pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
-
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-pub fn animus_hook() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
-}
 
 /// Where to find the CLI: `$ANIMUS_CLAUDE_BIN`, else the cache that
 /// `scripts/install-claude-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it is
@@ -84,38 +71,6 @@ pub fn locate_claude() -> Result<Option<PathBuf>, String> {
             Ok(Some(path))
         })
         .clone()
-}
-
-/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
-pub struct Scratch {
-    pub root: PathBuf,
-}
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "animus-e2e-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
-        // Canonical, so paths compare equal to what the CLI (which resolves symlinks) reports.
-        Scratch {
-            root: root.canonicalize().unwrap(),
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
-            let _ = fs::remove_dir_all(&self.root);
-        } else {
-            eprintln!("kept {}", self.root.display());
-        }
-    }
 }
 
 /// One guarded session's directories: HOME, the project (the CLI's cwd), the per-session run
@@ -186,43 +141,25 @@ impl Sandbox {
         hook_bin: Option<&Path>,
         kill_switch: bool,
     ) -> Vec<String> {
-        let mut command = Command::new(animus_hook());
-        command
-            .args(["inject", "--provider", "claude", "--config"])
-            .arg(profile)
-            .args(["--agent", agent, "--session-dir"])
-            .arg(&self.session_dir)
-            .args(["--session-id", &self.session_id, "--project-root"])
-            .arg(&self.project)
-            .args(["--prompt-last", "--json"])
-            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-            .env_remove("ANIMUS_HOOK_BIN");
-        if kill_switch {
-            command.env("ANIMUS_DISABLE_HARNESS_HOOKS", "1");
-        }
-        if let Some(hook_bin) = hook_bin {
-            command.arg("--hook-binary").arg(hook_bin);
-        }
-        let output = command
-            .arg("--")
-            .args(launch)
-            .output()
-            .expect("run animus-hook inject");
-        assert!(
-            output.status.success(),
-            "animus-hook inject failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
+        let launch: Vec<String> = launch.iter().map(|a| a.to_string()).collect();
+        let printed = inject(
+            "claude",
+            profile,
+            agent,
+            &self.session_dir,
+            &self.session_id,
+            &self.project,
+            hook_bin,
+            &launch,
+            |command| {
+                command.arg("--prompt-last");
+                if kill_switch {
+                    command.env("ANIMUS_DISABLE_HARNESS_HOOKS", "1");
+                }
+            },
         );
-        let printed: serde_json::Value =
-            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
-        assert_eq!(
-            printed["env"],
-            serde_json::json!({}),
-            "claude needs no environment"
-        );
-        serde_json::from_value(printed["args"].clone())
-            .expect("inject --json prints {\"args\": [strings…]}")
+        assert!(printed.env.is_empty(), "claude needs no environment");
+        printed.args
     }
 
     pub fn policy_path(&self) -> PathBuf {
@@ -236,26 +173,7 @@ impl Sandbox {
     /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
     /// line must be one whole JSON object: a torn or merged line fails the test.
     pub fn session_log(&self) -> Vec<Value> {
-        let name = format!("{}.jsonl", self.session_id);
-        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|scope| scope.path().join("sessions").join(&name))
-            .filter(|path| path.is_file())
-            .collect();
-        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
-        let Some(log) = logs.first() else {
-            return Vec::new();
-        };
-        fs::read_to_string(log)
-            .unwrap()
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
-            })
-            .collect()
+        session_log(&self.state_dir, &self.session_id)
     }
 
     /// Run `claude <args>` in the project dir against `mock` and wait (bounded) for it to end.
@@ -276,64 +194,22 @@ impl Sandbox {
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("ANIMUS_CONFIG_DIR", &self.state_dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let started = Instant::now();
-        let mut child = command.spawn().expect("spawn claude");
-        let pgid = child.id();
-        let pipe = |mut reader: Box<dyn Read + Send>| {
-            thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = reader.read_to_end(&mut text);
-                String::from_utf8_lossy(&text).into_owned()
-            })
-        };
-        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
-        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait().expect("wait for claude") {
-                break (status, false);
-            }
-            if started.elapsed() > RUN_DEADLINE {
-                kill_group(pgid);
-                break (child.wait().expect("reap claude"), true);
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        // Hooks or tools left behind in the group would keep the pipes open.
-        kill_group(pgid);
-        let stdout = stdout.join().unwrap();
-        let stderr = stderr.join().unwrap();
-        let result = serde_json::from_str(stdout.trim()).ok();
-        let outcome = Outcome {
-            status,
-            timed_out,
-            stdout,
-            stderr,
+            .stdin(Stdio::null());
+        let finished = run_bounded(&mut command, RUN_DEADLINE, "claude");
+        let result = serde_json::from_str(finished.stdout.trim()).ok();
+        Outcome {
+            status: finished.status,
+            stdout: finished.stdout,
+            stderr: finished.stderr,
             result,
-        };
-        assert!(
-            !outcome.timed_out,
-            "claude did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
-        );
-        outcome
+        }
     }
-}
-
-fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// How one CLI run ended.
 #[derive(Debug)]
 pub struct Outcome {
     pub status: ExitStatus,
-    pub timed_out: bool,
     #[allow(dead_code)] // shown in failure messages
     pub stdout: String,
     #[allow(dead_code)] // shown in failure messages

@@ -29,13 +29,14 @@
 //! Several `tool_use` blocks in one message are parallel tool calls.
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use super::http::{self, route};
 
 /// How long a mock accepts connections at most: a safety net if a test never drops it.
 const LIFETIME: Duration = Duration::from_secs(300);
@@ -161,42 +162,28 @@ pub struct ToolResult {
 }
 
 pub struct MockApi {
-    addr: SocketAddr,
+    server: http::Server,
     log: Arc<Mutex<Vec<LoggedRequest>>>,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let log = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
         let shared = Arc::new(Shared {
             script,
             log: Arc::clone(&log),
             stream_broken: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
         });
-        let acceptor = {
-            let stop = Arc::clone(&stop);
-            thread::Builder::new()
-                .name("mock-api".into())
-                .spawn(move || accept_loop(listener, shared, stop))?
-        };
-        Ok(MockApi {
-            addr,
-            log,
-            stop,
-            acceptor: Some(acceptor),
-        })
+        let server = http::Server::start("mock-api", LIFETIME, IO_TIMEOUT, move |stream| {
+            let _ = serve_connection(stream, &shared);
+        })?;
+        Ok(MockApi { server, log })
     }
 
     /// For `ANTHROPIC_BASE_URL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
@@ -246,15 +233,6 @@ impl MockApi {
     }
 }
 
-impl Drop for MockApi {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
 struct Shared {
     script: Script,
     log: Arc<Mutex<Vec<LoggedRequest>>>,
@@ -262,33 +240,9 @@ struct Shared {
     next_id: AtomicU64,
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: Arc<AtomicBool>) {
-    let deadline = Instant::now() + LIFETIME;
-    while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let shared = Arc::clone(&shared);
-                // A connection thread is bounded by IO_TIMEOUT on every read and write.
-                let _ = thread::Builder::new()
-                    .name("mock-api-conn".into())
-                    .spawn(move || {
-                        let _ = serve_connection(stream, &shared);
-                    });
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                thread::sleep(Duration::from_millis(5));
-            }
-            Err(_) => thread::sleep(Duration::from_millis(5)),
-        }
-    }
-}
-
 /// Serve one request and close the connection (`Connection: close`), which the CLI's HTTP
 /// client handles like any other server's.
 fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let Some(request) = read_request(&mut reader)? else {
         return Ok(());
@@ -302,84 +256,14 @@ fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
 }
 
 fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    let mut parts = line.split_whitespace();
-    let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "bad request line",
-        ));
-    };
-    let (method, path) = (method.to_owned(), path.to_owned());
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-        }
-    }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        read_chunked(reader)?
-    } else {
-        let length: usize = header("content-length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        if length > MAX_BODY {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body)?;
-        body
-    };
-    Ok(Some(LoggedRequest {
-        method,
-        path,
-        headers,
-        body: serde_json::from_slice(&body).ok(),
-    }))
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let size_text = line.trim().split(';').next().unwrap_or_default();
-        let size = usize::from_str_radix(size_text, 16)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "bad chunk size"))?;
-        if body.len() + size > MAX_BODY {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
-        }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        line.clear();
-        reader.read_line(&mut line)?; // CRLF after the chunk (or after the trailers)
-        if size == 0 {
-            return Ok(body);
-        }
-    }
-}
-
-fn route(path: &str) -> &str {
-    path.split('?').next().unwrap_or(path)
+    Ok(
+        http::read_request(reader, MAX_BODY)?.map(|r| LoggedRequest {
+            body: serde_json::from_slice(&r.body).ok(),
+            method: r.method,
+            path: r.path,
+            headers: r.headers,
+        }),
+    )
 }
 
 fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io::Result<()> {

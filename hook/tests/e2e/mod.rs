@@ -3,8 +3,10 @@
 //! The list of tests and `main` are in `tests/e2e_claude.rs`.
 
 pub mod cases;
+pub mod common;
 pub mod driver;
 pub mod fixtures;
+pub mod http;
 pub mod mcp_echo;
 pub mod mock_api;
 pub mod runner;

@@ -26,6 +26,22 @@ pub struct Test {
 /// Why every test that needs the CLI is skipped, or `None` to run them.
 pub type Skip = Option<String>;
 
+/// A suite's `main`: the stdio MCP server when a CLI starts this binary as one
+/// (`--mcp-echo-server <calls file>`), else the tests the arguments select, `skip` saying
+/// whether those that need the CLI can run.
+pub fn main(tests: &[Test], skip: impl FnOnce() -> Result<Skip, String>) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, calls_file] = args.as_slice()
+        && flag == "--mcp-echo-server"
+    {
+        return match super::mcp_echo::serve(std::path::Path::new(calls_file)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
+    }
+    run(tests, &args, skip())
+}
+
 /// Run the tests `args` select; `skip` says whether those that need the CLI can run.
 pub fn run(tests: &[Test], args: &[String], skip: Result<Skip, String>) -> ExitCode {
     let filters: Vec<&str> = args

@@ -19,17 +19,19 @@
 //! MCP server, tool processes) is killed when the deadline passes.
 
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub use crate::common::{Launch, Scratch, animus_hook, repo_root};
+use crate::common::{inject, kill_group, run_bounded, session_log};
 use crate::mock_responses::MockApi;
 
 /// The CLI version the suite was written against (and `scripts/install-codex-cli.sh` installs).
@@ -39,17 +41,6 @@ pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
 /// The variable the mock provider reads its API key from.
 const KEY_VAR: &str = "ANIMUS_E2E_MOCK_KEY";
 const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-pub fn animus_hook() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
-}
 
 /// The native binary inside the npm package's platform dependency.
 fn cached_binary() -> Option<PathBuf> {
@@ -108,45 +99,6 @@ pub fn codex() -> PathBuf {
     locate_codex()
         .unwrap()
         .expect("the runner checked the CLI is installed")
-}
-
-/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
-pub struct Scratch {
-    pub root: PathBuf,
-}
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "animus-e2e-codex-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
-        // Canonical, so paths compare equal to what Codex (which resolves symlinks) reports.
-        Scratch {
-            root: root.canonicalize().unwrap(),
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
-            let _ = fs::remove_dir_all(&self.root);
-        } else {
-            eprintln!("kept {}", self.root.display());
-        }
-    }
-}
-
-/// What `inject --json` printed: the arguments to start Codex with, and its environment.
-#[derive(Clone, Debug)]
-pub struct Launch {
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
 }
 
 impl Launch {
@@ -216,46 +168,19 @@ impl Sandbox {
         launch: &[String],
         hook_bin: Option<&Path>,
     ) -> Launch {
-        let mut command = Command::new(animus_hook());
-        command
-            .args(["inject", "--provider", "codex", "--config"])
-            .arg(profile)
-            .args(["--agent", agent, "--session-dir"])
-            .arg(&self.session_dir)
-            .args(["--session-id", &self.session_id, "--project-root"])
-            .arg(&self.project)
-            .args(["--prompt-last", "--json"])
-            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-            .env_remove("ANIMUS_HOOK_BIN");
-        if let Some(hook_bin) = hook_bin {
-            command.arg("--hook-binary").arg(hook_bin);
-        }
-        let output = command
-            .arg("--")
-            .args(launch)
-            .output()
-            .expect("run animus-hook inject");
-        assert!(
-            output.status.success(),
-            "animus-hook inject failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
+        let Launch { args, env } = inject(
+            "codex",
+            profile,
+            agent,
+            &self.session_dir,
+            &self.session_id,
+            &self.project,
+            hook_bin,
+            launch,
+            |command| {
+                command.arg("--prompt-last");
+            },
         );
-        let printed: Value =
-            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
-        let args: Vec<String> = serde_json::from_value(printed["args"].clone())
-            .expect("inject --json prints {\"args\": [strings…]}");
-        let env = printed["env"]
-            .as_object()
-            .expect("inject --json prints {\"env\": {…}}")
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().expect("env values are strings").into(),
-                )
-            })
-            .collect();
         assert_eq!(
             args.last().map(String::as_str),
             launch.last().map(String::as_str),
@@ -277,26 +202,7 @@ impl Sandbox {
     /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
     /// line must be one whole JSON object: a torn or merged line fails the test.
     pub fn session_log(&self) -> Vec<Value> {
-        let name = format!("{}.jsonl", self.session_id);
-        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|scope| scope.path().join("sessions").join(&name))
-            .filter(|path| path.is_file())
-            .collect();
-        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
-        let Some(log) = logs.first() else {
-            return Vec::new();
-        };
-        fs::read_to_string(log)
-            .unwrap()
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
-            })
-            .collect()
+        session_log(&self.state_dir, &self.session_id)
     }
 
     /// The environment every Codex process of this session gets (on top of an empty one).
@@ -345,38 +251,13 @@ impl Sandbox {
             .envs(self.base_env(Some(mock)))
             .envs(launch.env.iter().map(|(k, v)| (k, v)))
             .envs(extra_env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let started = Instant::now();
-        let mut child = command.spawn().expect("spawn codex");
-        let pgid = child.id();
-        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
-        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait().expect("wait for codex") {
-                break (status, false);
-            }
-            if started.elapsed() > RUN_DEADLINE {
-                kill_group(pgid);
-                break (child.wait().expect("reap codex"), true);
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        // Hooks, the MCP server or tools left behind in the group would keep the pipes open.
-        kill_group(pgid);
-        let outcome = Outcome {
-            status,
-            timed_out,
-            stdout: stdout.join().unwrap(),
-            stderr: stderr.join().unwrap(),
-        };
-        assert!(
-            !outcome.timed_out,
-            "codex did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
-        );
-        outcome
+            .stdin(Stdio::null());
+        let finished = run_bounded(&mut command, RUN_DEADLINE, "codex");
+        Outcome {
+            status: finished.status,
+            stdout: finished.stdout,
+            stderr: finished.stderr,
+        }
     }
 
     /// Ask `codex app-server` (JSON-RPC on stdio: `initialize`, `initialized`, `hooks/list`)
@@ -448,26 +329,10 @@ impl Sandbox {
     }
 }
 
-fn pipe(mut reader: Box<dyn Read + Send>) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = reader.read_to_end(&mut text);
-        String::from_utf8_lossy(&text).into_owned()
-    })
-}
-
-fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status();
-}
-
 /// How one CLI run ended.
 #[derive(Debug)]
 pub struct Outcome {
     pub status: ExitStatus,
-    pub timed_out: bool,
     /// `codex exec` prints the last agent message on stdout.
     pub stdout: String,
     /// The transcript, with `hook: <Event> <Completed|Blocked|Failed>` lines.

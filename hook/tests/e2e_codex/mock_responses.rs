@@ -27,13 +27,14 @@
 //! it Codex retries five times and fails). The body is sent whole, with a `Content-Length`.
 
 use std::io::{self, BufRead, BufReader, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use crate::http::{self, route};
 
 /// How long a mock accepts connections at most: a safety net if a test never drops it.
 const LIFETIME: Duration = Duration::from_secs(300);
@@ -165,46 +166,32 @@ pub struct ToolOutput {
 }
 
 pub struct MockApi {
-    addr: SocketAddr,
+    server: http::Server,
     log: Arc<Mutex<Vec<LoggedRequest>>>,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let log = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
         let shared = Arc::new(Shared {
             script,
             log: Arc::clone(&log),
             next_id: AtomicU64::new(1),
         });
-        let acceptor = {
-            let stop = Arc::clone(&stop);
-            thread::Builder::new()
-                .name("mock-responses".into())
-                .spawn(move || accept_loop(listener, shared, stop))?
-        };
-        Ok(MockApi {
-            addr,
-            log,
-            stop,
-            acceptor: Some(acceptor),
-        })
+        let server = http::Server::start("mock-responses", LIFETIME, IO_TIMEOUT, move |stream| {
+            let _ = serve_connection(stream, &shared);
+        })?;
+        Ok(MockApi { server, log })
     }
 
     /// The provider's `base_url`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.server.addr())
     }
 
     /// For `HTTPS_PROXY` and `HTTP_PROXY`: any other connection Codex attempts lands here.
     pub fn proxy_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
@@ -261,15 +248,6 @@ impl MockApi {
     }
 }
 
-impl Drop for MockApi {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
 /// A tool output's text: a string as is; a list of content parts, their texts by line.
 fn output_text(output: &Value) -> String {
     match output {
@@ -289,28 +267,7 @@ struct Shared {
     next_id: AtomicU64,
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: Arc<AtomicBool>) {
-    let deadline = Instant::now() + LIFETIME;
-    while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let shared = Arc::clone(&shared);
-                // A connection thread is bounded by IO_TIMEOUT on every read and write.
-                let _ = thread::Builder::new()
-                    .name("mock-responses-conn".into())
-                    .spawn(move || {
-                        let _ = serve_connection(stream, &shared);
-                    });
-            }
-            Err(_) => thread::sleep(Duration::from_millis(5)),
-        }
-    }
-}
-
 fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let Some(request) = read_request(&mut reader)? else {
         return Ok(());
@@ -324,83 +281,13 @@ fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
 }
 
 fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    let mut parts = line.split_whitespace();
-    let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "bad request line",
-        ));
-    };
-    let (method, path) = (method.to_owned(), path.to_owned());
-    let mut headers: Vec<(String, String)> = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-        }
-    }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
-        read_chunked(reader)?
-    } else {
-        let length: usize = header("content-length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        if length > MAX_BODY {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body)?;
-        body
-    };
-    Ok(Some(LoggedRequest {
-        method,
-        path,
-        body: serde_json::from_slice(&body).ok(),
-    }))
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let size_text = line.trim().split(';').next().unwrap_or_default();
-        let size = usize::from_str_radix(size_text, 16)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "bad chunk size"))?;
-        if body.len() + size > MAX_BODY {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "body too large"));
-        }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        line.clear();
-        reader.read_line(&mut line)?; // CRLF after the chunk (or after the trailers)
-        if size == 0 {
-            return Ok(body);
-        }
-    }
-}
-
-fn route(path: &str) -> &str {
-    path.split('?').next().unwrap_or(path)
+    Ok(
+        http::read_request(reader, MAX_BODY)?.map(|r| LoggedRequest {
+            body: serde_json::from_slice(&r.body).ok(),
+            method: r.method,
+            path: r.path,
+        }),
+    )
 }
 
 fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io::Result<()> {

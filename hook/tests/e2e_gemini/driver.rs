@@ -43,19 +43,17 @@
 //! the MCP server, tool processes) is killed when the deadline passes.
 
 use std::fs;
-use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::mock_gemini::{API_KEY, MODEL, MockGemini};
+pub use crate::common::{Launch, Scratch, animus_hook, repo_root};
+use crate::common::{inject, run_bounded, session_log};
 
 /// The CLI version the suite was written against (and `scripts/install-gemini-cli.sh` installs).
 pub const GEMINI_CLI_VERSION: &str = "0.61.0";
@@ -63,17 +61,6 @@ pub const GEMINI_CLI_VERSION: &str = "0.61.0";
 pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
 /// The settings file inject writes, inside the session dir.
 pub const SETTINGS_FILE: &str = "gemini-home/.gemini/settings.json";
-
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-pub fn animus_hook() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
-}
 
 /// The user settings every run starts from: API-key auth, nothing phoning home.
 pub fn base_user_settings() -> Value {
@@ -129,38 +116,6 @@ pub fn write_json(path: &Path, value: &Value) {
         fs::create_dir_all(dir).unwrap();
     }
     fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
-}
-
-/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
-pub struct Scratch {
-    pub root: PathBuf,
-}
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "e2e-gemini-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
-        fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
-        Scratch {
-            root: root.canonicalize().unwrap(),
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
-            let _ = fs::remove_dir_all(&self.root);
-        } else {
-            eprintln!("kept {}", self.root.display());
-        }
-    }
 }
 
 /// One guarded session's directories: HOME, the project (the CLI's cwd), the session dir
@@ -242,50 +197,22 @@ impl Sandbox {
         launch: &[String],
         hook_bin: Option<&Path>,
     ) -> Launch {
-        let mut command = Command::new(animus_hook());
-        command
-            .args(["inject", "--provider", "gemini", "--config"])
-            .arg(profile)
-            .args(["--agent", agent, "--session-dir"])
-            .arg(&self.session_dir)
-            .args(["--session-id", &self.session_id, "--project-root"])
-            .arg(&self.project)
-            .arg("--json")
-            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-            .env_remove("ANIMUS_HOOK_BIN")
-            .env_remove("GEMINI_CLI_HOME")
-            // The user whose Gemini settings the session starts from.
-            .env("HOME", &self.home);
-        if let Some(hook_bin) = hook_bin {
-            command.arg("--hook-binary").arg(hook_bin);
-        }
-        let output = command
-            .arg("--")
-            .args(launch)
-            .output()
-            .expect("run animus-hook inject");
-        assert!(
-            output.status.success(),
-            "animus-hook inject failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
+        let launch = inject(
+            "gemini",
+            profile,
+            agent,
+            &self.session_dir,
+            &self.session_id,
+            &self.project,
+            hook_bin,
+            launch,
+            |command| {
+                command
+                    .env_remove("GEMINI_CLI_HOME")
+                    // The user whose Gemini settings the session starts from.
+                    .env("HOME", &self.home);
+            },
         );
-        let printed: Value =
-            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
-        let launch: Launch = Launch {
-            args: serde_json::from_value(printed["args"].clone()).expect("args: [strings]"),
-            env: printed["env"]
-                .as_object()
-                .expect("env: {name: value}")
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        v.as_str().expect("env values are strings").to_owned(),
-                    )
-                })
-                .collect(),
-        };
         assert_eq!(
             launch.args.first().map(String::as_str),
             Some("--skip-trust"),
@@ -309,26 +236,7 @@ impl Sandbox {
     /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
     /// line must be one whole JSON object: a torn or merged line fails the test.
     pub fn session_log(&self) -> Vec<Value> {
-        let name = format!("{}.jsonl", self.session_id);
-        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|scope| scope.path().join("sessions").join(&name))
-            .filter(|path| path.is_file())
-            .collect();
-        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
-        let Some(log) = logs.first() else {
-            return Vec::new();
-        };
-        fs::read_to_string(log)
-            .unwrap()
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
-            })
-            .collect()
+        session_log(&self.state_dir, &self.session_id)
     }
 
     /// Run `gemini <launch>` in the project dir against `mock` and wait (bounded) for it.
@@ -354,80 +262,27 @@ impl Sandbox {
             .env("ANIMUS_CONFIG_DIR", &self.state_dir)
             .envs(launch.env.iter().map(|(k, v)| (k, v)))
             .envs(extra_env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let started = Instant::now();
-        let mut child = command.spawn().expect("spawn gemini");
-        let pgid = child.id();
-        let pipe = |mut reader: Box<dyn Read + Send>| {
-            thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = reader.read_to_end(&mut text);
-                String::from_utf8_lossy(&text).into_owned()
-            })
-        };
-        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
-        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait().expect("wait for gemini") {
-                break (status, false);
-            }
-            if started.elapsed() > RUN_DEADLINE {
-                kill_group(pgid);
-                break (child.wait().expect("reap gemini"), true);
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        let elapsed = started.elapsed();
-        // Hooks or tools left behind in the group would keep the pipes open.
-        kill_group(pgid);
-        let stdout = stdout.join().unwrap();
-        let stderr = stderr.join().unwrap();
-        let result = serde_json::from_str(stdout.trim()).ok();
-        let outcome = Outcome {
-            status,
-            timed_out,
-            elapsed,
-            stdout,
-            stderr,
+            .stdin(Stdio::null());
+        let finished = run_bounded(&mut command, RUN_DEADLINE, "gemini");
+        let result = serde_json::from_str(finished.stdout.trim()).ok();
+        Outcome {
+            status: finished.status,
+            elapsed: finished.elapsed,
+            stdout: finished.stdout,
+            stderr: finished.stderr,
             result,
-        };
-        assert!(
-            !outcome.timed_out,
-            "gemini did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
-        );
-        assert!(
-            !outcome.stderr.contains("Skipping system settings file"),
-            "Gemini ignored inject's settings file, so the run was unguarded: {outcome:#?}"
-        );
-        outcome
+        }
     }
-}
-
-/// What inject says to launch the CLI with.
-#[derive(Clone, Debug)]
-pub struct Launch {
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
-}
-
-fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// How one CLI run ended.
 #[derive(Debug)]
 pub struct Outcome {
     pub status: ExitStatus,
-    pub timed_out: bool,
     pub elapsed: Duration,
     #[allow(dead_code)] // shown in failure messages
     pub stdout: String,
+    #[allow(dead_code)] // shown in failure messages
     pub stderr: String,
     /// The `--output-format json` object: `{session_id, response, stats}`.
     pub result: Option<Value>,

@@ -15,11 +15,10 @@
 //! The CLI names each call itself (`<name>_<epoch-ms>_<n>`), so a call's result is found by
 //! its place in the script: [`MockGemini::response`].
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::{BufReader, Write};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
-use std::thread;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -112,36 +111,30 @@ struct State {
 }
 
 pub struct MockGemini {
-    addr: SocketAddr,
+    server: crate::http::Server,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
 }
 
 impl MockGemini {
     pub fn start(script: Script) -> std::io::Result<MockGemini> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let addr = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
             script,
             requests: Vec::new(),
         }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (state2, stop2) = (Arc::clone(&state), Arc::clone(&stop));
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                if stop2.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
-                let state = Arc::clone(&state2);
-                thread::spawn(move || serve(stream, &state));
-            }
-        });
-        Ok(MockGemini { addr, state, stop })
+        let server = {
+            let state = Arc::clone(&state);
+            crate::http::Server::start(
+                "mock-gemini",
+                Duration::from_secs(300),
+                Duration::from_secs(20),
+                move |stream| serve(stream, &state),
+            )?
+        };
+        Ok(MockGemini { server, state })
     }
 
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     pub fn requests(&self) -> Vec<Request> {
@@ -215,14 +208,6 @@ impl MockGemini {
     }
 }
 
-impl Drop for MockGemini {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
-        let _ = TcpStream::connect(self.addr);
-    }
-}
-
 /// Serve one keep-alive connection until the client closes it.
 fn serve(stream: TcpStream, state: &Mutex<State>) {
     let Ok(mut writer) = stream.try_clone() else {
@@ -272,54 +257,13 @@ fn respond(request: &Request, state: &Mutex<State>) -> (&'static str, &'static s
     )
 }
 
-/// One HTTP/1.1 request (a `Content-Length` or chunked body), or `None` at end of stream.
+/// One HTTP/1.1 request, or `None` at the end of the stream (or on a malformed one).
 fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).ok()? == 0 {
-        return None;
-    }
-    let mut words = line.split_whitespace();
-    let method = words.next()?.to_string();
-    let target = words.next()?.to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).ok()?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':')?;
-        headers.push((name.trim().to_string(), value.trim().to_string()));
-    }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _): &&(String, String)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.clone())
-    };
-    let mut body = Vec::new();
-    if let Some(length) = header("content-length") {
-        body.resize(length.parse().ok()?, 0);
-        reader.read_exact(&mut body).ok()?;
-    } else if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        loop {
-            let mut size = String::new();
-            reader.read_line(&mut size).ok()?;
-            let size = usize::from_str_radix(size.trim().split(';').next()?, 16).ok()?;
-            let mut chunk = vec![0; size + 2];
-            reader.read_exact(&mut chunk).ok()?;
-            if size == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..size]);
-        }
-    }
-    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let request = crate::http::read_request(reader, 32 << 20).ok()??;
     Some(Request {
-        method,
-        target,
-        headers,
-        body,
+        body: serde_json::from_slice(&request.body).unwrap_or(Value::Null),
+        method: request.method,
+        target: request.path,
+        headers: request.headers,
     })
 }

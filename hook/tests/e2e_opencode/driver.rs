@@ -29,17 +29,15 @@
 //! a hook that outlives its run is the plugin's to kill, which a test checks.)
 
 use std::fs;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+pub use super::common::{Launch, Scratch, animus_hook, repo_root};
+use super::common::{inject, run_bounded, session_log};
 use super::mock::MockApi;
 
 /// The CLI version the suite was written against (and `scripts/install-opencode-cli.sh`
@@ -49,17 +47,6 @@ pub const OPENCODE_VERSION: &str = "1.18.33";
 pub const RUN_DEADLINE: Duration = Duration::from_secs(120);
 /// The prompt of every run.
 pub const PROMPT: &str = "Run the scripted tool calls.";
-
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-pub fn animus_hook() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
-}
 
 /// Where to find the CLI: `$ANIMUS_OPENCODE_BIN`, else the cache that
 /// `scripts/install-opencode-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it
@@ -122,44 +109,6 @@ pub fn seed_config_dir(dir: &Path) {
     .unwrap();
 }
 
-/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
-pub struct Scratch {
-    pub root: PathBuf,
-}
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "animus-e2e-oc-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
-        Scratch {
-            root: root.canonicalize().unwrap(),
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
-            let _ = fs::remove_dir_all(&self.root);
-        } else {
-            eprintln!("kept {}", self.root.display());
-        }
-    }
-}
-
-/// What `inject --json` printed: the arguments and the environment to launch opencode with.
-#[derive(Clone, Debug)]
-pub struct Launch {
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
-}
-
 /// One guarded session's directories: HOME, the project (the CLI's cwd), the per-session run
 /// dir that `inject` writes into, and the animus state root (`ANIMUS_CONFIG_DIR`).
 pub struct Sandbox {
@@ -207,44 +156,24 @@ impl Sandbox {
         extra: &[&str],
         hook_bin: Option<&Path>,
     ) -> Launch {
-        let mut command = Command::new(animus_hook());
-        command
-            .args(["inject", "--provider", "opencode", "--config"])
-            .arg(profile)
-            .args(["--agent", agent, "--session-dir"])
-            .arg(&self.session_dir)
-            .args(["--session-id", &self.session_id, "--project-root"])
-            .arg(&self.project)
-            .args(["--prompt-last", "--json"])
-            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-            .env_remove("ANIMUS_HOOK_BIN")
-            .env_remove("OPENCODE_CONFIG_DIR");
-        if let Some(hook_bin) = hook_bin {
-            command.arg("--hook-binary").arg(hook_bin);
-        }
-        let output = command
-            .arg("--")
-            .arg("run")
-            .args(extra)
-            .arg(PROMPT)
-            .output()
-            .expect("run animus-hook inject");
-        assert!(
-            output.status.success(),
-            "animus-hook inject failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
+        let mut run: Vec<String> = vec!["run".into()];
+        run.extend(extra.iter().map(|e| e.to_string()));
+        run.push(PROMPT.into());
+        let Launch { args, env } = inject(
+            "opencode",
+            profile,
+            agent,
+            &self.session_dir,
+            &self.session_id,
+            &self.project,
+            hook_bin,
+            &run,
+            |command| {
+                command
+                    .arg("--prompt-last")
+                    .env_remove("OPENCODE_CONFIG_DIR");
+            },
         );
-        let printed: Value =
-            serde_json::from_slice(&output.stdout).expect("inject --json prints JSON");
-        let args: Vec<String> = serde_json::from_value(printed["args"].clone())
-            .expect("inject --json prints {\"args\": [strings…]}");
-        let env: Vec<(String, String)> = printed["env"]
-            .as_object()
-            .expect("inject --json prints {\"env\": {…}}")
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
-            .collect();
         assert_eq!(
             env,
             [(
@@ -269,26 +198,7 @@ impl Sandbox {
     /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
     /// line must be one whole JSON object: a torn or merged line fails the test.
     pub fn session_log(&self) -> Vec<Value> {
-        let name = format!("{}.jsonl", self.session_id);
-        let logs: Vec<PathBuf> = fs::read_dir(&self.state_dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|scope| scope.path().join("sessions").join(&name))
-            .filter(|path| path.is_file())
-            .collect();
-        assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
-        let Some(log) = logs.first() else {
-            return Vec::new();
-        };
-        fs::read_to_string(log)
-            .unwrap()
-            .lines()
-            .map(|line| {
-                serde_json::from_str(line)
-                    .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
-            })
-            .collect()
+        session_log(&self.state_dir, &self.session_id)
     }
 
     /// `OPENCODE_CONFIG_CONTENT` for `mock`.
@@ -336,62 +246,21 @@ impl Sandbox {
             .env("ANIMUS_CONFIG_DIR", &self.state_dir)
             .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .envs(extra_env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let started = Instant::now();
-        let mut child = command.spawn().expect("spawn opencode");
-        let pgid = child.id();
-        let pipe = |mut reader: Box<dyn Read + Send>| {
-            thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = reader.read_to_end(&mut text);
-                String::from_utf8_lossy(&text).into_owned()
-            })
-        };
-        let stdout = pipe(Box::new(child.stdout.take().unwrap()));
-        let stderr = pipe(Box::new(child.stderr.take().unwrap()));
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait().expect("wait for opencode") {
-                break (status, false);
-            }
-            if started.elapsed() > RUN_DEADLINE {
-                kill_group(pgid);
-                break (child.wait().expect("reap opencode"), true);
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        let elapsed = started.elapsed();
-        // Tools or MCP servers left behind in the group would keep the pipes open.
-        kill_group(pgid);
-        let outcome = Outcome {
-            status,
-            timed_out,
-            elapsed,
-            stdout: stdout.join().unwrap(),
-            stderr: stderr.join().unwrap(),
-        };
-        assert!(
-            !outcome.timed_out,
-            "opencode did not finish within {RUN_DEADLINE:?}: {outcome:#?}"
-        );
-        outcome
+            .stdin(Stdio::null());
+        let finished = run_bounded(&mut command, RUN_DEADLINE, "opencode");
+        Outcome {
+            status: finished.status,
+            elapsed: finished.elapsed,
+            stdout: finished.stdout,
+            stderr: finished.stderr,
+        }
     }
-}
-
-fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// How one CLI run ended.
 #[derive(Debug)]
 pub struct Outcome {
     pub status: ExitStatus,
-    pub timed_out: bool,
     pub elapsed: Duration,
     /// The model's final text.
     pub stdout: String,

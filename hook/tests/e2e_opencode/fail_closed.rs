@@ -191,7 +191,7 @@ pub fn hung_decision_is_denied_by_emits_deadline() {
     let script = Script::new()
         .call("call_order", "bash", bash("./trade --paper"))
         .final_text("deadline done");
-    let (mock, outcome) = run(
+    let (mock, _) = run(
         &sandbox,
         &launch,
         script,
@@ -208,5 +208,6 @@ pub fn hung_decision_is_denied_by_emits_deadline() {
         "{told}"
     );
     assert!(trades(&sandbox).is_empty());
-    assert!(outcome.elapsed < Duration::from_secs(30), "{outcome:#?}");
+    // Which timer answered is in the reason (the plugin's or the wrapper's would say its own
+    // words); the wall time is not asserted: on a loaded machine it says nothing more.
 }

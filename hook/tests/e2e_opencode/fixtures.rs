@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
@@ -134,15 +134,7 @@ pub fn assert_denied(sandbox: &Sandbox, mock: &MockApi, call_id: &str) -> String
 
 /// A private copy of `animus-hook` for inject to wire in, so a test can break it.
 pub fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    let dir = sandbox.scratch.root.join("bin");
-    fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("animus-hook");
-    fs::copy(super::driver::animus_hook(), &copy).unwrap();
-    copy
+    super::common::private_hook_copy(&sandbox.scratch.root)
 }
 
-pub fn replace_with_script(path: &Path, script: &str) {
-    fs::remove_file(path).unwrap();
-    fs::write(path, script).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
-}
+pub use super::common::replace_with_script;

@@ -29,13 +29,13 @@
 //! `data: [DONE]`. Several calls in one turn (`index` 0..n) are parallel tool calls.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Mutex};
-use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use super::http;
 
 /// How long a mock accepts connections at most: a safety net if a test never drops it.
 const LIFETIME: Duration = Duration::from_secs(300);
@@ -136,37 +136,26 @@ impl LoggedRequest {
 }
 
 pub struct MockApi {
-    addr: SocketAddr,
+    server: http::Server,
     log: Arc<Mutex<Vec<LoggedRequest>>>,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
         let log = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = {
-            let (stop, log) = (Arc::clone(&stop), Arc::clone(&log));
-            let script = Arc::new(script);
-            thread::Builder::new()
-                .name("mock-openai".into())
-                .spawn(move || accept_loop(listener, script, log, stop))?
+        let script = Arc::new(script);
+        let server = {
+            let log = Arc::clone(&log);
+            http::Server::start("mock-openai", LIFETIME, IO_TIMEOUT, move |stream| {
+                let _ = serve_connection(stream, &script, &log);
+            })?
         };
-        Ok(MockApi {
-            addr,
-            log,
-            stop,
-            acceptor: Some(acceptor),
-        })
+        Ok(MockApi { server, log })
     }
 
     /// The provider's `baseURL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.server.addr())
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
@@ -232,16 +221,6 @@ impl MockApi {
     }
 }
 
-impl Drop for MockApi {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
-/// A message's content as text (a string, or the text parts of a list joined by newlines).
 fn content_text(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
@@ -254,38 +233,12 @@ fn content_text(content: &Value) -> String {
     }
 }
 
-fn accept_loop(
-    listener: TcpListener,
-    script: Arc<Script>,
-    log: Arc<Mutex<Vec<LoggedRequest>>>,
-    stop: Arc<AtomicBool>,
-) {
-    let deadline = Instant::now() + LIFETIME;
-    while !stop.load(Ordering::SeqCst) && Instant::now() < deadline {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let (script, log) = (Arc::clone(&script), Arc::clone(&log));
-                // A connection thread is bounded by IO_TIMEOUT on every read and write.
-                let _ = thread::Builder::new()
-                    .name("mock-openai-conn".into())
-                    .spawn(move || {
-                        let _ = serve_connection(stream, &script, &log);
-                    });
-            }
-            Err(_) => thread::sleep(Duration::from_millis(5)),
-        }
-    }
-}
-
 /// Serve one request and close the connection (`Connection: close`).
 fn serve_connection(
     stream: TcpStream,
     script: &Script,
     log: &Mutex<Vec<LoggedRequest>>,
 ) -> io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let Some(request) = read_request(&mut reader)? else {
         return Ok(());
@@ -385,73 +338,14 @@ fn sse(events: &[Value]) -> String {
 /// Read one HTTP/1.1 request (`Content-Length` or chunked body). `None` when the peer closed
 /// before sending one.
 fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_owned();
-    let path = parts.next().unwrap_or_default().to_owned();
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let trimmed = line.trim_end();
-        if trimmed.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = trimmed.split_once(':') {
-            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-        }
-    }
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let too_big = || io::Error::new(io::ErrorKind::InvalidData, "request body too large");
-    let mut raw = Vec::new();
-    if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        loop {
-            line.clear();
-            reader.read_line(&mut line)?;
-            let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            if size == 0 {
-                // Trailers, then the blank line.
-                loop {
-                    line.clear();
-                    if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
-                        break;
-                    }
-                }
-                break;
-            }
-            if raw.len() + size > MAX_BODY {
-                return Err(too_big());
-            }
-            let start = raw.len();
-            raw.resize(start + size, 0);
-            reader.read_exact(&mut raw[start..])?;
-            line.clear();
-            reader.read_line(&mut line)?;
-        }
-    } else if let Some(length) = header("content-length").and_then(|v| v.parse::<usize>().ok()) {
-        if length > MAX_BODY {
-            return Err(too_big());
-        }
-        raw.resize(length, 0);
-        reader.read_exact(&mut raw)?;
-    }
-    Ok(Some(LoggedRequest {
-        method,
-        path,
-        headers,
-        body: serde_json::from_slice(&raw).ok(),
-    }))
+    Ok(
+        http::read_request(reader, MAX_BODY)?.map(|r| LoggedRequest {
+            body: serde_json::from_slice(&r.body).ok(),
+            method: r.method,
+            path: r.path,
+            headers: r.headers,
+        }),
+    )
 }
 
 /// The offline checks of the mock itself (no CLI): it speaks the protocol above.

@@ -3,28 +3,18 @@
 //! order run.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::e2e::common::{self, replace_with_script};
 use crate::e2e::driver::{Sandbox, animus_hook};
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
 
 /// A private copy of `animus-hook` for inject to wire in, so a test can break it.
 fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    let dir = sandbox.scratch.root.join("bin");
-    fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("animus-hook");
-    fs::copy(animus_hook(), &copy).unwrap();
-    copy
-}
-
-fn replace_with_script(path: &Path, script: &str) {
-    fs::remove_file(path).unwrap();
-    fs::write(path, script).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    common::private_hook_copy(&sandbox.scratch.root)
 }
 
 /// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run, and

@@ -12,9 +12,9 @@
 //! (`fail_closed_garbage_on_exit_0`).
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::common::{self, replace_with_script};
 use crate::driver::{Sandbox, animus_hook};
 use crate::fixtures::*;
 use crate::mock_responses::Script;
@@ -24,17 +24,7 @@ const WIRING_BLOCK: &str = "animus-hook could not decide this call (the hook fai
 
 /// A private copy of `animus-hook` for inject to wire in, so a test can break it.
 fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    let dir = sandbox.scratch.root.join("bin");
-    fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("animus-hook");
-    fs::copy(animus_hook(), &copy).unwrap();
-    copy
-}
-
-fn replace_with_script(path: &Path, script: &str) {
-    fs::remove_file(path).unwrap();
-    fs::write(path, script).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    common::private_hook_copy(&sandbox.scratch.root)
 }
 
 /// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run (with

@@ -1,7 +1,7 @@
 //! Fail closed: each fault is planted after inject wrote its real settings and policy, on a
 //! paper order the trader profile defers and Gemini's policy would run. inject runs the gate
-//! as `out=$(timeout -k 2 25 <hook> …)`, passing on only a clean answer (else `exit 2` with the reason) under Gemini's
-//! 30 s hook timeout: Gemini blocks on exit 2 and shows the model the stderr text, while its
+//! as `out=$(timeout -k 2 25 <hook> …)`, passing on only a clean answer (else `exit 2` with
+//! the reason) under Gemini's 30 s hook timeout: Gemini blocks on exit 2 and shows the model the stderr text, while its
 //! own failures (a hook timeout, any other exit code, non-JSON output) would run the call.
 //!
 //! The control that the fixture works is in the same wiring's passing cases (the paper order
@@ -9,10 +9,10 @@
 //! hook line can produce.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common::{self, replace_with_script};
 use crate::e2e_gemini::driver::{Outcome, Sandbox, animus_hook};
 use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
@@ -23,17 +23,7 @@ const WRAPPER: &str = "animus-hook could not decide this call (the hook failed w
 /// A private copy of `animus-hook` for inject to wire in, so a test can break it. (Named
 /// `animus-hook` with no `animus-hook-emit` beside it, so inject wires the copy itself.)
 fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    let dir = sandbox.scratch.root.join("bin");
-    fs::create_dir_all(&dir).unwrap();
-    let copy = dir.join("animus-hook");
-    fs::copy(animus_hook(), &copy).unwrap();
-    copy
-}
-
-fn replace_with_script(path: &Path, script: &str) {
-    fs::remove_file(path).unwrap();
-    fs::write(path, script).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    common::private_hook_copy(&sandbox.scratch.root)
 }
 
 /// Gate calls (those given `--policy`) run `gate`; observer calls go to the real hook.
@@ -165,7 +155,7 @@ pub fn fail_closed_hung_hook() {
 /// wrapper's kill.
 pub fn fail_closed_hook_deadline() {
     let sandbox = Sandbox::new("deadline-hook");
-    let (mock, outcome) = run_paper_order(
+    let (mock, _) = run_paper_order(
         &sandbox,
         None,
         |_| {},
@@ -179,7 +169,8 @@ pub fn fail_closed_hook_deadline() {
         !refusal.contains(WRAPPER),
         "emit answered, not the wrapper: {refusal}"
     );
-    assert!(outcome.elapsed < Duration::from_secs(20), "{outcome:#?}");
+    // Which timer answered is in the reason (the plugin's or the wrapper's would say its own
+    // words); the wall time is not asserted: on a loaded machine it says nothing more.
 }
 
 pub fn fail_closed_corrupt_sidecar() {
