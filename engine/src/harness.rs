@@ -26,6 +26,8 @@
 //! still applies, and so does the policy's default. The harness's own working directory field
 //! (`dir_path`, `workdir`) becomes the call's working directory, relative to the payload's.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::{Decision, Outcome};
@@ -221,9 +223,11 @@ const TOOLS: &[ToolRow] = &[
 
 /// A call in the policy's vocabulary.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CanonicalCall {
-    pub tool_name: String,
-    pub tool_input: Value,
+pub struct CanonicalCall<'a> {
+    pub tool_name: Cow<'a, str>,
+    /// Borrowed when the native input is the canonical one (Claude Code; a tool whose fields
+    /// keep their names): the hot path copies nothing for them.
+    pub tool_input: Cow<'a, Value>,
     /// The call's working directory when the tool names its own (`dir_path`, `workdir`), as
     /// given: relative to the payload's `cwd` unless absolute.
     pub cwd: Option<String>,
@@ -233,15 +237,15 @@ pub struct CanonicalCall {
 ///
 /// `mcp_server` is the MCP server the harness says the tool belongs to (Gemini's
 /// `mcp_context.server_name`), which settles how a `mcp_<server>_<tool>` name splits.
-pub fn canonical_calls(
+pub fn canonical_calls<'a>(
     harness: Harness,
-    tool_name: &str,
-    tool_input: &Value,
+    tool_name: &'a str,
+    tool_input: &'a Value,
     mcp_server: Option<&str>,
-) -> Vec<CanonicalCall> {
+) -> Vec<CanonicalCall<'a>> {
     let as_given = || CanonicalCall {
-        tool_name: tool_name.to_string(),
-        tool_input: tool_input.clone(),
+        tool_name: Cow::Borrowed(tool_name),
+        tool_input: Cow::Borrowed(tool_input),
         cwd: None,
     };
     if harness == Harness::Claude {
@@ -255,7 +259,7 @@ pub fn canonical_calls(
             Some(names) => names
                 .into_iter()
                 .map(|name| CanonicalCall {
-                    tool_name: name,
+                    tool_name: Cow::Owned(name),
                     ..as_given()
                 })
                 .collect(),
@@ -268,8 +272,8 @@ pub fn canonical_calls(
         .and_then(Value::as_str)
         .filter(|d| !d.is_empty())
         .map(String::from);
-    let call = |tool_name: &str, tool_input: Value| CanonicalCall {
-        tool_name: tool_name.to_string(),
+    let call = |tool_name: &'static str, tool_input: Cow<'a, Value>| CanonicalCall {
+        tool_name: Cow::Borrowed(tool_name),
         tool_input,
         cwd: cwd.clone(),
     };
@@ -281,24 +285,24 @@ pub fn canonical_calls(
             if targets.is_empty() {
                 // A patch naming no file still goes through the policy as an edit of nothing:
                 // a rule on the tool itself (`Edit`) applies, a path rule cannot.
-                return vec![call(row.canonical, tool_input.clone())];
+                return vec![call(row.canonical, Cow::Borrowed(tool_input))];
             }
             targets
                 .into_iter()
                 .map(|(tool, path)| {
                     let mut input = Map::new();
                     input.insert("file_path".into(), Value::String(path));
-                    call(tool, Value::Object(input))
+                    call(tool, Cow::Owned(Value::Object(input)))
                 })
                 .collect()
         }
         Shape::ShellWithPatches(field) => {
             let command = tool_input.get(field).and_then(Value::as_str).unwrap_or("");
-            let mut calls = vec![call(row.canonical, tool_input.clone())];
+            let mut calls = vec![call(row.canonical, Cow::Borrowed(tool_input))];
             calls.extend(patch_targets(command).into_iter().map(|(tool, path)| {
                 let mut input = Map::new();
                 input.insert("file_path".into(), Value::String(path));
-                call(tool, Value::Object(input))
+                call(tool, Cow::Owned(Value::Object(input)))
             }));
             calls
         }
@@ -306,13 +310,13 @@ pub fn canonical_calls(
             let text = tool_input.get(field).and_then(Value::as_str).unwrap_or("");
             let urls = urls_in(text);
             if urls.is_empty() {
-                return vec![call(row.canonical, tool_input.clone())];
+                return vec![call(row.canonical, Cow::Borrowed(tool_input))];
             }
             urls.into_iter()
                 .map(|url| {
                     let mut input = Map::new();
                     input.insert("url".into(), Value::String(url));
-                    call(row.canonical, Value::Object(input))
+                    call(row.canonical, Cow::Owned(Value::Object(input)))
                 })
                 .collect()
         }
@@ -344,12 +348,12 @@ pub fn harness_refusal(harness: Harness, tool_name: &str, tool_input: &Value) ->
 
 /// `input` with the `renames` applied (a native field replaces any canonical field of the same
 /// name already there: the harness reads the native one).
-fn renamed(input: &Value, renames: &[(&str, &str)]) -> Value {
+fn renamed<'a>(input: &'a Value, renames: &[(&str, &str)]) -> Cow<'a, Value> {
     let Value::Object(map) = input else {
-        return input.clone();
+        return Cow::Borrowed(input);
     };
-    if renames.is_empty() {
-        return input.clone();
+    if renames.is_empty() || !renames.iter().any(|(native, _)| map.contains_key(*native)) {
+        return Cow::Borrowed(input);
     }
     let mut out = map.clone();
     for (native, canonical) in renames {
@@ -357,7 +361,7 @@ fn renamed(input: &Value, renames: &[(&str, &str)]) -> Value {
             out.insert((*canonical).to_string(), value);
         }
     }
-    Value::Object(out)
+    Cow::Owned(Value::Object(out))
 }
 
 /// The canonical MCP names a harness's MCP tool name may stand for, or `None` if it is not an

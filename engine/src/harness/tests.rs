@@ -1,8 +1,32 @@
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 
-fn names(calls: &[CanonicalCall]) -> Vec<&str> {
+/// A canonical call owning its parts, so a test can pass temporaries.
+struct Owned {
+    tool_name: String,
+    tool_input: Value,
+    cwd: Option<String>,
+}
+
+/// [`super::canonical_calls`], owned.
+fn canonical_calls(
+    harness: Harness,
+    tool_name: &str,
+    tool_input: &Value,
+    mcp_server: Option<&str>,
+) -> Vec<Owned> {
+    super::canonical_calls(harness, tool_name, tool_input, mcp_server)
+        .into_iter()
+        .map(|c| Owned {
+            tool_name: c.tool_name.into_owned(),
+            tool_input: c.tool_input.into_owned(),
+            cwd: c.cwd,
+        })
+        .collect()
+}
+
+fn names(calls: &[Owned]) -> Vec<&str> {
     calls.iter().map(|c| c.tool_name.as_str()).collect()
 }
 
