@@ -31,6 +31,7 @@
 //! state directory — is the only way to run unguarded. A deny stays a deny in every case.
 
 mod deadline;
+mod event;
 mod output;
 
 use std::ffi::OsString;
@@ -38,7 +39,7 @@ use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use engine::harness::Harness;
 use engine::{Decision, Outcome};
@@ -46,6 +47,7 @@ use serde_json::Value;
 
 use crate::record;
 use crate::{harness_call, policy_source};
+use event::{event_record, open_log};
 
 pub use output::harness_line;
 
@@ -522,119 +524,4 @@ fn change_sidecar_under_the_map(policy: &std::path::Path) {
         "hang-deciding" => std::thread::sleep(Duration::from_secs(60)),
         _ => {}
     }
-}
-
-/// One line of the session log. Keys in alphabetical order (the order the log has always had).
-#[derive(serde::Serialize)]
-struct EventRecord<'a> {
-    decide_us: Option<u128>,
-    deciding_rule: Option<&'a str>,
-    decision: Option<Decision>,
-    elapsed_us: u128,
-    error: Option<&'a str>,
-    evaluator: Option<&'static str>,
-    event: Option<&'a str>,
-    gate: bool,
-    /// The harness answered (`claude`, `codex`, `gemini`, `opencode`).
-    harness: &'static str,
-    /// A gate answered nothing: the harness's own permission rules decide (allow: the call
-    /// is covered by the policy's allow entries, which the harness carries too; defer).
-    left_to_harness: bool,
-    matched_rules: &'a [String],
-    payload: &'a Value,
-    /// The length of the exact stdin bytes.
-    payload_bytes: Option<usize>,
-    /// Their SHA-256, hex.
-    payload_sha256: Option<&'a str>,
-    payload_truncated: bool,
-    pid: u32,
-    policy: Option<String>,
-    policy_digest: Option<&'a str>,
-    reason: Option<std::borrow::Cow<'a, str>>,
-    session: &'a str,
-    tool_name: Option<&'a Value>,
-    tool_use_id: Option<&'a Value>,
-    ts: String,
-}
-
-/// The session log this run appends to (see [`record::open_session_log`]).
-fn open_log(args: &EmitArgs) -> Result<(std::fs::File, PathBuf), String> {
-    let session = args.session.as_deref().ok_or("missing --session")?;
-    let project_root = args
-        .project_root
-        .as_deref()
-        .ok_or("missing --project-root")?;
-    record::open_session_log(project_root, session)
-}
-
-/// The record of this run, one serialized line ending in `\n`. `without_payload` leaves the
-/// payload itself out (its length and digest stay): the record a fatal signal writes.
-fn event_record(
-    args: &EmitArgs,
-    (harness, role): (Harness, &Role),
-    payload: Option<&Value>,
-    facts: Option<&PayloadFacts>,
-    evaluation: &Evaluation,
-    started: Instant,
-    without_payload: bool,
-) -> Result<Vec<u8>, String> {
-    let session = args.session.as_deref().ok_or("missing --session")?;
-    // Copied only when something must be cut (rare): the common payload is written as read.
-    let bounded = payload
-        .filter(|_| !without_payload)
-        .and_then(record::bounded_payload);
-    let (payload_recorded, truncated) = match (&bounded, payload) {
-        (_, Some(_)) if without_payload => (&Value::Null, false),
-        (Some(copy), _) => (copy, true),
-        (None, Some(original)) => (original, false),
-        (None, None) => (&Value::Null, false),
-    };
-    let field = |name: &str| payload.and_then(|p| p.get(name));
-    let no_rules: &[String] = &[];
-    let (decision, deciding_rule, matched, reason) =
-        match (&evaluation.outcome, &evaluation.error, role) {
-            (_, Some(e), Role::Gate(_)) => (
-                Some(Decision::Deny),
-                None,
-                no_rules,
-                Some(fail_closed_reason(e).into()),
-            ),
-            (Some(out), None, _) => (
-                Some(out.decision),
-                out.deciding_rule.as_deref(),
-                out.matched.as_slice(),
-                Some(out.reason.as_str().into()),
-            ),
-            _ => (None, None, no_rules, None),
-        };
-    let record = EventRecord {
-        ts: crate::time::rfc3339_utc(SystemTime::now()),
-        event: args.event.as_deref(),
-        session,
-        gate: matches!(role, Role::Gate(_)),
-        harness: harness.as_str(),
-        left_to_harness: matches!(role, Role::Gate(_))
-            && matches!(decision, Some(Decision::Allow | Decision::Defer)),
-        tool_name: field("tool_name"),
-        tool_use_id: field("tool_use_id"),
-        decision,
-        deciding_rule,
-        matched_rules: matched,
-        reason,
-        error: evaluation.error.as_deref(),
-        policy: args.policy.as_ref().map(|p| p.display().to_string()),
-        policy_digest: evaluation.policy_digest.as_deref(),
-        evaluator: evaluation.evaluator,
-        decide_us: evaluation.decide_us,
-        elapsed_us: started.elapsed().as_micros(),
-        payload_truncated: truncated,
-        payload: payload_recorded,
-        payload_bytes: facts.map(|f| f.bytes),
-        payload_sha256: facts.map(|f| f.sha256.as_str()),
-        pid: std::process::id(),
-    };
-    let mut line =
-        serde_json::to_vec(&record).map_err(|e| format!("cannot serialize the record: {e}"))?;
-    line.push(b'\n');
-    Ok(line)
 }
