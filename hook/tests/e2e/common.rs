@@ -232,3 +232,24 @@ pub fn replace_with_script(path: &Path, script: &str) {
     fs::write(path, script).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// `./trade` in `project`: appends its arguments to `trades.log` (the marker that it ran) and
+/// prints `traded: <arguments>`.
+pub fn install_trade_script(project: &Path) {
+    let path = project.join("trade");
+    fs::write(
+        &path,
+        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The arguments of every `./trade` that ran in `project`, in order.
+pub fn trades(project: &Path) -> Vec<String> {
+    fs::read_to_string(project.join("trades.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}

@@ -2,7 +2,6 @@
 //! one guarded run, the checks on what the model got back, and lookups in the session log.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -56,23 +55,13 @@ pub fn launch_args(mock: &MockApi, extra: &[String]) -> Vec<String> {
     args
 }
 
-/// `./trade` in the project: appends its arguments to `trades.log` (the marker that it ran).
+/// `./trade` in the project (see [`crate::common::install_trade_script`]).
 pub fn install_trade_script(sandbox: &Sandbox) {
-    let path = sandbox.project.join("trade");
-    fs::write(
-        &path,
-        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
-    )
-    .unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    crate::common::install_trade_script(&sandbox.project)
 }
 
 pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    fs::read_to_string(sandbox.project.join("trades.log"))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    crate::common::trades(&sandbox.project)
 }
 
 /// Start a mock with `script`, inject for `agent` of the suite's profile (with `extra` launch

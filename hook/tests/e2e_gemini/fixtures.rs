@@ -1,8 +1,6 @@
 //! What the Gemini cases share: the `./trade` marker script, one guarded run, lookups in the
 //! session log, and the checks every run makes.
 
-use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -33,23 +31,13 @@ pub fn shell(command: &str) -> Value {
     json!({"command": command, "description": "scripted by the e2e mock"})
 }
 
-/// `./trade` in the project: appends its arguments to `trades.log` (the marker that it ran).
+/// `./trade` in the project (see [`crate::common::install_trade_script`]).
 pub fn install_trade_script(sandbox: &Sandbox) {
-    let path = sandbox.project.join("trade");
-    fs::write(
-        &path,
-        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
-    )
-    .unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    crate::common::install_trade_script(&sandbox.project)
 }
 
 pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    fs::read_to_string(sandbox.project.join("trades.log"))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    crate::common::trades(&sandbox.project)
 }
 
 /// Inject for `profile`/`agent` (`hook_bin` overrides the hook binary), then `prepare` (plant a

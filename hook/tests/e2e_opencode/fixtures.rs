@@ -1,8 +1,6 @@
 //! What the cases share: the `./trade` marker script, one guarded run (which also checks the
 //! run stayed offline and installed nothing), and lookups in the session log.
 
-use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
@@ -26,23 +24,13 @@ pub fn bash(command: &str) -> Value {
     json!({"command": command, "description": "scripted by the e2e mock"})
 }
 
-/// `./trade` in the project: appends its arguments to `trades.log` (the marker that it ran).
+/// `./trade` in the project (see [`super::common::install_trade_script`]).
 pub fn install_trade_script(sandbox: &Sandbox) {
-    let path = sandbox.project.join("trade");
-    fs::write(
-        &path,
-        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
-    )
-    .unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    super::common::install_trade_script(&sandbox.project)
 }
 
 pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    fs::read_to_string(sandbox.project.join("trades.log"))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    super::common::trades(&sandbox.project)
 }
 
 /// Inject `agent` of the suite's profile, start a mock with `script`, run the CLI once, and
