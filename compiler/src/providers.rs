@@ -4,7 +4,7 @@
 //! |-----------|---------------|------------------------------------------------------------------|
 //! | claude    | `Settings`    | a settings file passed with `--settings <file>`                  |
 //! | codex     | `HooksJson`   | `-c hooks.<Event>=[…]` session flags and their `hooks.state` trust |
-//! | gemini    | `GeminiHooks` | a system settings file (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`)       |
+//! | gemini    | `GeminiHooks` | the user settings of a session Gemini home (`GEMINI_CLI_HOME`)   |
 //! | opencode  | `JsPlugin`    | a plugin in `OPENCODE_CONFIG_DIR`                                |
 //! | others    | `None`        | nothing: no harness hook vector                                  |
 //!

@@ -28,7 +28,7 @@ USAGE:
       Compile the profile into <session-dir>, write the harness's hook wiring there and print
       the launch line to paste: the environment to set, the harness and its arguments with
       the hook flags inserted ahead of the prompt (claude: --settings <file>; codex: -c
-      hooks…; gemini: GEMINI_CLI_SYSTEM_SETTINGS_PATH and --skip-trust; opencode:
+      hooks…; gemini: GEMINI_CLI_HOME (a session Gemini home) and --skip-trust; opencode:
       OPENCODE_CONFIG_DIR). --json prints {\"env\": {…}, \"args\": […]} instead.
       ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
   animus-hook check --policy <animus-policy.json> [--provider <harness>] [--event <E>]

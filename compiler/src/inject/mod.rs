@@ -7,8 +7,8 @@
 //! - Claude Code ([`claude`]): `animus-hooks.settings.json`, passed with `--settings`;
 //! - Codex CLI ([`codex`]): `-c hooks.<Event>=…` flags with their trust (and the same hooks
 //!   as TOML in `animus-codex-hooks.toml`, for reading);
-//! - Gemini CLI ([`gemini`]): `animus-gemini.settings.json`, named by
-//!   `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, and `--skip-trust`;
+//! - Gemini CLI ([`gemini`]): `gemini-home/.gemini/settings.json`, the settings of a session
+//!   Gemini home named by `GEMINI_CLI_HOME`, and `--skip-trust`;
 //! - opencode ([`opencode`]): `opencode/plugins/animus-guard.js`, through `OPENCODE_CONFIG_DIR`.
 //!
 //! It never writes to the user's own settings of any harness: each vector is a layer of the
