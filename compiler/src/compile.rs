@@ -10,7 +10,10 @@
 //!    stricter than the default (dropped under an allowlist); `allow` is downgraded to `defer`.
 //!
 //! Every downgrade or drop is a warning naming the rule and its location. `default_decision` is
-//! `deny` when `tool_policy.allow` is non-empty (an allowlist), else `defer`.
+//! `deny` when `tool_policy.allow` is non-empty (an allowlist) and `tool_policy.meaning` is
+//! `allowlist` (the default), else `defer`: under `meaning: claude` (what `import` writes) a
+//! call no entry names goes to the harness's own flow, and a bare `*` allow is ignored, as
+//! claude ignores it.
 //!
 //! Kernel rule ids are derived from the entry (`tool_policy.deny:Bash(* --live*)`), so they
 //! are stable across compiles and unique; the `tool_policy.` prefix is reserved.
@@ -22,7 +25,7 @@ use engine::policy::POLICY_VERSION;
 use engine::{Decision, HookPolicy, HookPolicyRule};
 
 use crate::diagnostic::{Diagnostic, Errors, Location, quote};
-use crate::profile::{AgentProfile, AuthorRule, Located, ToolPolicy};
+use crate::profile::{AgentProfile, AuthorRule, Located, Meaning, ToolPolicy};
 use crate::tool_policy::lower_entry;
 
 /// At most this many duplicate entries of one list are each named in a warning; the rest are
@@ -118,6 +121,14 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     // The profile's own examples: a failing one is an error at the example.
     let mut failures = Vec::new();
     for author in &profile.policy_rules {
+        let mut findings = Vec::new();
+        crate::lint::never_firing_author_rule(author, &mut findings);
+        for finding in findings {
+            match finding.severity {
+                crate::Severity::Error => failures.push(finding),
+                _ => warnings.push(finding),
+            }
+        }
         check_author_examples(author, &mut failures);
     }
     for case in &profile.examples {
@@ -167,10 +178,11 @@ fn compile_tool_policy_located(
     tool_policy: &ToolPolicy,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Decision, Vec<(HookPolicyRule, Location)>), Errors> {
-    let default_decision = if tool_policy.allow.is_empty() {
-        Decision::Defer
-    } else {
-        Decision::Deny
+    // Under Claude's meaning a call no entry names goes to the harness's own flow, whatever
+    // the allow list holds; a seed profile's non-empty allow list is an allowlist.
+    let default_decision = match tool_policy.meaning {
+        Meaning::Allowlist if !tool_policy.allow.is_empty() => Decision::Deny,
+        _ => Decision::Defer,
     };
     let mut rules = Vec::new();
     let mut errors = Vec::new();
@@ -197,6 +209,20 @@ fn compile_tool_policy_located(
                 } else if unnamed_from.is_none() {
                     unnamed_from = Some(location.clone());
                 }
+                continue;
+            }
+            if decision == Decision::Allow
+                && entry == "*"
+                && tool_policy.meaning == Meaning::Claude
+            {
+                warnings.push(Diagnostic::warning(
+                    Some(location.clone()),
+                    "tool_policy.allow entry `*` is ignored under `meaning: claude`, as claude \
+                     ignores a bare `*` in an allow list: it grants nothing, and there is no \
+                     default deny for it to lift (unlisted calls already go to the harness's \
+                     own flow)"
+                        .to_string(),
+                ));
                 continue;
             }
             match lower_entry(entry, decision) {

@@ -10,7 +10,18 @@
 //!   compiles, and `import` exits non-zero);
 //! - an entry that compiles with a caveat (a tool Claude does not have) is kept and warned about;
 //! - `defaultMode`, `additionalDirectories` and any other `permissions` key have no place in an
-//!   agent profile: each is reported, with what it would have meant.
+//!   agent profile: each is reported, with what it would have meant;
+//! - a bare `*` in `allow` is left out and reported: claude ignores it there, so it must not
+//!   widen anything here; so is an entry whose tool is a near miss of a Claude tool's name
+//!   (`Web Search(*)`, `bash(rm:*)`), which never fires in claude either (a warning naming
+//!   the tool meant).
+//!
+//! The lists keep the meaning they have in claude: the profile says `meaning: claude`
+//! ([`Meaning::Claude`]), so a call no entry names goes to the harness's own flow (the hook
+//! abstains: claude asks in `default` mode, runs it in `bypassPermissions` as the user chose),
+//! while every `deny` and `ask` entry binds in every permission mode. A user who wants the
+//! list as a strict allowlist on purpose sets [`Import::meaning`] to [`Meaning::Allowlist`]
+//! (`import --meaning allowlist`): every call the `allow` entries do not cover is then denied.
 //!
 //! The profile it prints (YAML, or JSON) is accepted by `compile` unchanged.
 
@@ -21,6 +32,7 @@ use engine::Decision;
 
 use crate::diagnostic::{Diagnostic, Location};
 use crate::jsonc::{self, Node, Value};
+use crate::profile::Meaning;
 use crate::tool_policy::lower_entry;
 
 /// One settings file: its name as the user gave it, and its text.
@@ -75,6 +87,9 @@ pub struct ImportedEntry {
 /// The merged permissions.
 #[derive(Clone, Debug, Default)]
 pub struct Import {
+    /// The `tool_policy.meaning` the profile is written with: [`Meaning::Claude`] from
+    /// [`import_claude_settings`]; a caller may choose [`Meaning::Allowlist`].
+    pub meaning: Meaning,
     /// `permissions.allow`, merged.
     pub allow: Vec<ImportedEntry>,
     /// `permissions.ask`, merged.
@@ -103,8 +118,9 @@ fn unmodelled_key(key: &str) -> &'static str {
     match key {
         "defaultMode" => {
             "is the permission mode the harness starts in; an agent profile has no place for it \
-             (launch claude with `--permission-mode` instead); the policy's own default is \
-             `deny` under an allowlist, else `defer`"
+             (launch claude with `--permission-mode` instead); under `meaning: claude` the hook \
+             abstains on a call no entry names, so the mode decides it as it does in claude \
+             (under `meaning: allowlist` it is denied in every mode)"
         }
         "additionalDirectories" => {
             "widens where claude's own file tools may work without asking; an agent profile has \
@@ -122,6 +138,7 @@ fn unmodelled_key(key: &str) -> &'static str {
 /// reports.
 pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diagnostic>> {
     let mut import = Import {
+        meaning: Meaning::Claude,
         files: files.iter().map(|f| f.name.clone()).collect(),
         ..Import::default()
     };
@@ -248,6 +265,29 @@ pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diag
                         ),
                     ));
                 }
+                if decision == Decision::Allow && entry == "*" {
+                    import.reports.push(Diagnostic::warning(
+                        Some(place),
+                        "`permissions.allow` entry `*` is left out: claude ignores a bare `*` in \
+                         an allow list (it grants nothing there), so it must not widen anything \
+                         here; under `meaning: claude` there is no default deny for it to lift, \
+                         and under `meaning: allowlist` it would allow every call",
+                    ));
+                    continue;
+                }
+                let tool = entry.split_once('(').map_or(entry.as_str(), |(tool, _)| tool);
+                if let Some(meant) = crate::tool_policy::misspelt_tool(tool) {
+                    import.reports.push(Diagnostic::warning(
+                        Some(place),
+                        format!(
+                            "`permissions.{key}` entry `{entry}` is left out: it names {} — \
+                             in claude it never fires either, so the list means the same without \
+                             it (write `{meant}` for the rule it looks meant to be)",
+                            crate::tool_policy::never_fires(tool, meant)
+                        ),
+                    ));
+                    continue;
+                }
                 if let Some(seen) = list.iter_mut().find(|e| e.entry == *entry) {
                     seen.repeated_at.push(place);
                     continue;
@@ -322,12 +362,14 @@ pub fn render_yaml(import: &Import, agent: &str) -> String {
         let _ = writeln!(out, "#   {file}");
     }
     let _ = writeln!(out, "agents:\n  {}:\n    tool_policy:", quote(agent));
-    let mut empty = true;
+    for line in wrap(meaning_comment(import.meaning), 90) {
+        let _ = writeln!(out, "      # {line}");
+    }
+    let _ = writeln!(out, "      meaning: {}", import.meaning.as_str());
     for (name, entries) in lists(import) {
         if entries.is_empty() {
             continue;
         }
-        empty = false;
         let _ = writeln!(out, "      {name}:");
         for e in entries {
             let _ = write!(out, "        - {}  # {}", quote(&e.entry), e.from);
@@ -337,15 +379,46 @@ pub fn render_yaml(import: &Import, agent: &str) -> String {
             out.push('\n');
         }
     }
-    if empty {
-        out.push_str("      {}\n");
-    }
     out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().expect("one line");
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
+
+/// What `meaning` makes of the lists, as the YAML's comment and `import`'s last line say it.
+pub fn meaning_comment(meaning: Meaning) -> &'static str {
+    match meaning {
+        Meaning::Claude => {
+            "claude's meaning: a call no entry names goes to the harness's own flow (claude \
+             asks, or runs it where its mode does not ask); deny and ask entries bind in every \
+             mode. `meaning: allowlist` denies every call the allow entries do not cover."
+        }
+        Meaning::Allowlist => {
+            "a strict allowlist: every call the allow entries do not cover is denied, in every \
+             mode; deny and ask entries bind in every mode. `meaning: claude` leaves unlisted \
+             calls to the harness's own flow instead."
+        }
+    }
 }
 
 /// The profile as JSON (`{"agents": {"<agent>": {"tool_policy": …}}}`).
 pub fn render_json(import: &Import, agent: &str) -> String {
     let mut tool_policy = serde_json::Map::new();
+    tool_policy.insert("meaning".into(), import.meaning.as_str().into());
     for (name, entries) in lists(import) {
         if !entries.is_empty() {
             tool_policy.insert(

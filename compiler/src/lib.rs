@@ -45,12 +45,13 @@ pub mod providers;
 pub mod regex_check;
 pub mod self_protection;
 pub mod session;
+mod suggest;
 pub mod tool_policy;
 
 pub use compile::{Compiled, compile_profile, compile_tool_policy};
 pub use diagnostic::{Diagnostic, Errors, Location, Severity};
 pub use profile::{
-    AgentProfile, AuthorRule, Located, Observer, ObserverAction, ToolPolicy, load_profile_file,
+    AgentProfile, AuthorRule, Located, Meaning, Observer, ObserverAction, ToolPolicy, load_profile_file,
     load_profile_str,
 };
 

@@ -1,11 +1,16 @@
 //! `animus-hook lint`: what in a profile cannot mean what its author meant.
 //!
-//! Errors are rules that can never fire — a deny the author relies on that protects nothing: a
-//! tool glob that names no Claude tool and no MCP tool, a matcher on a field none of the rule's
-//! tools has, a regex that matches nothing. Warnings are the rest: allow entries a deny or ask
-//! entry shadows (they never grant), duplicate author rules, allows so broad an allowlist
-//! guards nothing, and what `compile` warns about (repeated entries, author rules the merge
-//! downgrades).
+//! `compile` and `lint` share one severity table: what can never fire is an error in both —
+//! a deny the author relies on that protects nothing. A tool name that is a near miss of a
+//! Claude tool's (`bash(rm:*)`, `Reed(./.env)`, `tools: [bash]`) is refused by the loader and
+//! `lower_entry` with the name meant; an author rule whose matcher reads a field none of its
+//! tools has, or whose regex matches nothing, is an error of `compile`
+//! ([`never_firing_author_rule`]). A profile with an error does not compile, so `lint` reports
+//! it as `compile` does. Any other unknown tool name is a warning in both: it may be another
+//! harness's tool kept under its own name (an opencode custom tool). `lint`'s own findings
+//! are warnings: allow entries a deny or ask entry shadows (they never grant), duplicate author
+//! rules, allows so broad an allowlist guards nothing, plus what `compile` warns about
+//! (repeated entries, author rules the merge downgrades, unknown tool names).
 //! Each finding names `file:line:column` and says what to do.
 
 use engine::Decision;
@@ -19,29 +24,8 @@ use crate::tool_policy::{CLAUDE_TOOLS, known_fields};
 /// Every finding about `profile` (compiled as `compiled`), errors first, each in file order.
 pub fn lint(profile: &AgentProfile, compiled: &Compiled) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for rule in &profile.policy_rules {
-        dead_author_rule(rule, &mut out);
-    }
     duplicate_author_rules(&profile.policy_rules, &mut out);
     let policy = &profile.tool_policy;
-    for (list, entries) in [("deny", &policy.deny), ("ask", &policy.ask)] {
-        for entry in entries {
-            if let Some(tool) = unknown_tool(tool_of(&entry.value)) {
-                out.push(
-                    Diagnostic::error(
-                        Some(entry.location.clone()),
-                        format!(
-                            "tool_policy.{list} entry `{}` names `{}`, which is no Claude tool \
-                             and no MCP tool: it never fires",
-                            quote(&entry.value),
-                            quote(tool)
-                        ),
-                    )
-                    .with_help("check the spelling (tools are case-sensitive: Bash, Read, WebFetch, mcp__server__tool)"),
-                );
-            }
-        }
-    }
     for allow in &policy.allow {
         if let Some((list, by)) = [("deny", &policy.deny), ("ask", &policy.ask)]
             .into_iter()
@@ -107,36 +91,31 @@ pub fn lint(profile: &AgentProfile, compiled: &Compiled) -> Vec<Diagnostic> {
     out
 }
 
-/// An author rule that can never fire: every tool glob dead, or a matcher on a field no tool
-/// of the rule has, or a regex that matches nothing.
-fn dead_author_rule(rule: &AuthorRule, out: &mut Vec<Diagnostic>) {
+/// An author rule that can never fire: a matcher on a field no tool of the rule has, or a
+/// regex that matches nothing (errors); a tool glob that matches no Claude tool and no MCP
+/// tool (a warning: it may be another harness's tool). `compile` reports these.
+pub(crate) fn never_firing_author_rule(rule: &AuthorRule, out: &mut Vec<Diagnostic>) {
     let id = quote(&rule.id);
     let dead: Vec<&String> = rule
         .tools
         .iter()
         .filter(|glob| !glob_may_match_a_tool(glob))
         .collect();
-    if !rule.tools.is_empty() && dead.len() == rule.tools.len() {
+    // A name that is no Claude or MCP tool may be another harness's tool kept under its own
+    // name (an opencode custom tool): a warning. A near miss of a Claude tool's name (`bash`)
+    // was refused by the loader.
+    for glob in dead {
         out.push(
-            Diagnostic::error(
+            Diagnostic::warning(
                 Some(rule.location.clone()),
                 format!(
-                    "rule `{id}` never fires: its tools ({}) match no Claude tool and no MCP tool",
-                    dead.iter().map(|t| quote(t)).collect::<Vec<_>>().join(", ")
+                    "rule `{id}`: tool `{}` matches no Claude tool and no MCP tool: it fires only \
+                     for a tool of that name (another harness's own tool)",
+                    quote(glob)
                 ),
             )
             .with_help("tools are case-sensitive: Bash, Read, WebFetch, mcp__server__tool, or a glob such as mcp__github__*"),
         );
-        return;
-    }
-    for glob in dead {
-        out.push(Diagnostic::warning(
-            Some(rule.location.clone()),
-            format!(
-                "rule `{id}`: tool `{}` matches no Claude tool and no MCP tool",
-                quote(glob)
-            ),
-        ));
     }
     // The fields of the rule's tools, when every tool is a Claude tool named exactly.
     let fields: Option<Vec<&str>> = (!rule.tools.is_empty())
@@ -219,11 +198,6 @@ fn argument_of(entry: &str) -> Option<&str> {
         .split_once('(')
         .and_then(|(_, rest)| rest.strip_suffix(')'))
         .filter(|arg| !matches!(*arg, "*" | "**" | ""))
-}
-
-/// `tool`, when it is no Claude tool, no MCP tool and not `*`.
-fn unknown_tool(tool: &str) -> Option<&str> {
-    (tool != "*" && !tool.starts_with("mcp__") && !CLAUDE_TOOLS.contains(&tool)).then_some(tool)
 }
 
 /// May a rule's tool glob match some tool: a Claude tool, or an MCP tool (`mcp__s__t`)?

@@ -52,6 +52,7 @@ fn the_adversarial_corpus_is_met() {
             allow: located(&rules["allow"]),
             deny: located(&rules["deny"]),
             ask: located(&rules["ask"]),
+            ..ToolPolicy::default()
         };
         let (policy, compiled) = match common::compile_entries(&tool_policy) {
             Ok(compiled) => compiled,

@@ -101,6 +101,7 @@ fn the_hook_is_never_looser_than_claude_on_the_recorded_oracle() {
             allow: located(&strings(&permissions["allow"])),
             ask: located(&strings(&permissions["ask"])),
             deny: located(&strings(&permissions["deny"])),
+            ..Default::default()
         };
         assert!(
             !tool_policy.allow.is_empty(),

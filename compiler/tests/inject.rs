@@ -343,6 +343,7 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
             "Read(//etc/**)",
         ]),
         ask: located(&["Bash(git push:*)", "Edit(/src/**)", "Bash(/bin/x:*)"]),
+        ..ToolPolicy::default()
     };
     let p = compiler::inject::claude_permissions(&policy, Some(std::path::Path::new("/work/p")));
     let allow: Vec<&str> = p["allow"]

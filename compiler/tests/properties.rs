@@ -138,6 +138,7 @@ fn profile(
             allow,
             deny,
             ask: Vec::new(),
+            ..ToolPolicy::default()
         },
         policy_rules: rules,
         observers: Vec::new(),

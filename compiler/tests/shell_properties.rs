@@ -29,6 +29,7 @@ impl Both {
             allow: common::located(allow),
             deny: common::located(deny),
             ask: Vec::new(),
+            ..ToolPolicy::default()
         };
         let (policy, compiled) = common::compile_entries(&tool_policy).unwrap();
         Both { policy, compiled }

@@ -66,11 +66,15 @@ USAGE:
       self-protection rules differ between policies written to different directories;
       --without-self-protection leaves them out. Exit 0 when the policies are the same, 1
       when they differ, 2 on trouble.
-  animus-hook import --claude-settings <file>... --agent <id> [--json]
+  animus-hook import --claude-settings <file>... --agent <id> [--meaning claude|allowlist]
+                     [--json]
       Merge Claude settings files (lowest precedence first; JSON with comments) and print an
-      agent profile whose tool_policy holds their permissions (YAML; JSON with --json). Every
-      entry lands in the profile or is reported on stderr with file:line:column; exit 1 when
-      an entry was left out, 2 on a usage error.
+      agent profile whose tool_policy holds their permissions (YAML; JSON with --json). The
+      lists keep Claude's meaning (`meaning: claude`): a call no entry names is left to the
+      harness's own flow, deny and ask entries bind in every permission mode; --meaning
+      allowlist makes them a strict allowlist (unlisted calls denied). Every entry lands in
+      the profile or is reported on stderr with file:line:column (a bare `*` allow, which
+      Claude ignores, is left out); exit 1 when an entry was left out, 2 on a usage error.
   animus-hook packs [--json]
       List the built-in protection packs a profile enables with `packs: [core, …]`: each
       pack's name, rule count and description, then each rule with its decision.
@@ -375,10 +379,12 @@ pub struct ImportArgs {
     pub claude_settings: Vec<PathBuf>,
     pub agent: String,
     pub json: bool,
+    pub meaning: compiler::Meaning,
 }
 
 fn parse_import(parser: &mut lexopt::Parser) -> Result<ImportArgs, UsageError> {
     let (mut claude_settings, mut agent, mut json) = (Vec::new(), None, false);
+    let mut meaning = compiler::Meaning::Claude;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("claude-settings") => {
@@ -388,6 +394,17 @@ fn parse_import(parser: &mut lexopt::Parser) -> Result<ImportArgs, UsageError> {
             }
             Long("agent") => agent = Some(parser.value()?.string()?),
             Long("json") => json = true,
+            Long("meaning") => {
+                meaning = match parser.value()?.string()?.as_str() {
+                    "claude" => compiler::Meaning::Claude,
+                    "allowlist" => compiler::Meaning::Allowlist,
+                    other => {
+                        return Err(UsageError(format!(
+                            "--meaning is `claude` or `allowlist`, not `{other}`"
+                        )));
+                    }
+                }
+            }
             other => return Err(other.unexpected().into()),
         }
     }
@@ -400,6 +417,7 @@ fn parse_import(parser: &mut lexopt::Parser) -> Result<ImportArgs, UsageError> {
         claude_settings,
         agent: required(agent, "--agent")?,
         json,
+        meaning,
     })
 }
 

@@ -1,8 +1,10 @@
-//! `animus-hook import --claude-settings FILE… --agent ID [--json]`.
+//! `animus-hook import --claude-settings FILE… --agent ID [--meaning claude|allowlist] [--json]`.
 
 use std::process::ExitCode;
 
-use compiler::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
+use compiler::import::{
+    SettingsFile, import_claude_settings, meaning_comment, render_json, render_yaml,
+};
 
 use crate::cli::ImportArgs;
 
@@ -17,7 +19,7 @@ pub fn run(args: ImportArgs) -> ExitCode {
             }
         }
     }
-    let import = match import_claude_settings(&files) {
+    let mut import = match import_claude_settings(&files) {
         Ok(import) => import,
         Err(errors) => {
             for e in &errors {
@@ -27,6 +29,7 @@ pub fn run(args: ImportArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    import.meaning = args.meaning;
     for report in &import.reports {
         eprintln!("{report}");
     }
@@ -42,6 +45,11 @@ pub fn run(args: ImportArgs) -> ExitCode {
         import.allow.len(),
         import.ask.len(),
         import.deny.len()
+    );
+    eprintln!(
+        "animus-hook import: written with `tool_policy.meaning: {}`, {}",
+        import.meaning.as_str(),
+        meaning_comment(import.meaning)
     );
     if left_out == 0 {
         ExitCode::SUCCESS

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use engine::{Decision, GATE_EVENTS};
 use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use super::{
     AgentProfile, AuthorRule, Located, MAX_ENTRY_BYTES, MAX_ID_BYTES, MAX_REASON_BYTES,
-    MAX_REGEX_BYTES, Observer, ObserverAction, ToolPolicy,
+    MAX_REGEX_BYTES, Meaning, Observer, ObserverAction, ToolPolicy,
 };
 use crate::diagnostic::{Diagnostic, Errors, Location, quote};
 use crate::events::CLAUDE_HOOK_EVENTS;
@@ -19,19 +20,103 @@ use crate::regex_check::check_matcher_regex;
 // ---------------------------------------------------------------------------------------------
 // Raw, span-carrying shapes as written.
 
-#[derive(Deserialize)]
+/// The keys of an agent profile animus-hook reads. Every other key belongs to other tools
+/// (`model`, a prompt, …) and is skipped, unless it is a near miss of one of these
+/// ([`crate::suggest`]) or one of [`MISPLACED`]: a misspelt `tool_policy` would otherwise
+/// leave the agent unguarded without a word.
+pub(super) const PROFILE_KEYS: &[&str] = &["tool_policy", "packs", "hooks"];
+
+/// Keys that belong one level down, and where.
+const MISPLACED: &[(&str, &str)] = &[
+    ("allow", "tool_policy"),
+    ("deny", "tool_policy"),
+    ("ask", "tool_policy"),
+    ("meaning", "tool_policy"),
+    ("policy_rules", "hooks"),
+    ("observers", "hooks"),
+];
+
 pub(super) struct RawProfile {
-    #[serde(default)]
     tool_policy: Option<Spanned<RawToolPolicy>>,
-    #[serde(default)]
     packs: Option<Vec<Spanned<String>>>,
-    #[serde(default)]
     hooks: Option<Spanned<RawHooks>>,
+    /// Keys that look meant for animus-hook but are not its keys, with the key meant.
+    mistaken: Vec<(Spanned<String>, String)>,
+}
+
+impl<'de> Deserialize<'de> for RawProfile {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ProfileVisitor;
+        impl<'de> Visitor<'de> for ProfileVisitor {
+            type Value = RawProfile;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an agent profile (a mapping with tool_policy, packs, hooks)")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RawProfile, E> {
+                Ok(RawProfile {
+                    tool_policy: None,
+                    packs: None,
+                    hooks: None,
+                    mistaken: Vec::new(),
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawProfile, A::Error> {
+                let mut out = self.visit_unit::<A::Error>()?;
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    let once = |seen: bool| {
+                        if seen {
+                            Err(de::Error::custom(format_args!(
+                                "duplicate field `{}`",
+                                key.value
+                            )))
+                        } else {
+                            Ok(())
+                        }
+                    };
+                    match key.value.as_str() {
+                        "tool_policy" => {
+                            once(out.tool_policy.is_some())?;
+                            out.tool_policy = map.next_value()?;
+                        }
+                        "packs" => {
+                            once(out.packs.is_some())?;
+                            out.packs = map.next_value()?;
+                        }
+                        "hooks" => {
+                            once(out.hooks.is_some())?;
+                            out.hooks = map.next_value()?;
+                        }
+                        other => {
+                            map.next_value::<IgnoredAny>()?;
+                            let meant = crate::suggest::did_you_mean(
+                                other,
+                                PROFILE_KEYS.iter().copied(),
+                            )
+                            .map(str::to_string)
+                            .or_else(|| {
+                                MISPLACED
+                                    .iter()
+                                    .find(|(k, _)| crate::suggest::closeness(other, k) == Some(0))
+                                    .map(|(k, under)| format!("{under}.{k}"))
+                            });
+                            if let Some(meant) = meant {
+                                out.mistaken.push((key, meant));
+                            }
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_map(ProfileVisitor)
+    }
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawToolPolicy {
+    #[serde(default)]
+    meaning: Option<Spanned<Meaning>>,
     #[serde(default)]
     allow: Option<Vec<Spanned<String>>>,
     #[serde(default)]
@@ -142,7 +227,25 @@ impl Converter<'_> {
             tool_policy,
             packs,
             hooks,
+            mistaken,
         } = raw.value;
+        for (key, meant) in mistaken {
+            let location = self.loc(&key);
+            let help = if meant.contains('.') {
+                format!("move it under `{}`", meant.split('.').next().unwrap_or(""))
+            } else {
+                format!("rename it `{meant}`")
+            };
+            self.error(
+                location,
+                format!(
+                    "unknown key `{}` in agent `{agent_id}`: did you mean `{meant}`? (as written it \
+                     is ignored, and the agent would run without it)",
+                    quote(&key.value)
+                ),
+                Some(&help),
+            );
+        }
         let packs = packs
             .unwrap_or_default()
             .into_iter()
@@ -171,6 +274,7 @@ impl Converter<'_> {
                     .collect()
             };
             let policy = ToolPolicy {
+                meaning: tp.value.meaning.map(|m| m.value).unwrap_or_default(),
                 allow: located("allow", tp.value.allow),
                 deny: located("deny", tp.value.deny),
                 ask: located("ask", tp.value.ask),
@@ -308,13 +412,17 @@ impl Converter<'_> {
                     &t.value,
                     MAX_ENTRY_BYTES,
                     l.clone(),
-                ) && let Err(why) = crate::tool_policy::check_tool_glob(&t.value)
-                {
-                    self.error(
-                        l,
-                        format!("rule `{shown}`: tool `{}` {why}", quote(&t.value)),
-                        None,
-                    );
+                ) {
+                    if let Err(why) = crate::tool_policy::check_tool_glob(&t.value) {
+                        self.error(
+                            l,
+                            format!("rule `{shown}`: tool `{}` {why}", quote(&t.value)),
+                            None,
+                        );
+                    } else if let Some(meant) = crate::tool_policy::misspelt_tool(&t.value) {
+                        let why = crate::tool_policy::never_fires(&t.value, meant);
+                        self.error(l, format!("rule `{shown}`: tool {why}"), None);
+                    }
                 }
                 t.value
             })

@@ -54,10 +54,39 @@ pub struct AgentProfile {
     pub examples: Vec<crate::cases::Case>,
 }
 
+/// Whose meaning a `tool_policy`'s lists have (`tool_policy.meaning`): what the hook does with
+/// a call no entry names, and with a bare `*` allow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Meaning {
+    /// The spec's seed profile (the default when the key is absent): a non-empty `allow` is an
+    /// allowlist, every call it does not cover is denied, and a bare `*` allows every tool.
+    #[default]
+    Allowlist,
+    /// The list means what it means to Claude (what `import` writes): a call no entry names
+    /// goes to the harness's own flow (the hook abstains: Claude asks, or runs it in a mode
+    /// that does not ask), `deny` and `ask` entries bind in every permission mode, and a bare
+    /// `*` allow is ignored, as Claude ignores it.
+    Claude,
+}
+
+impl Meaning {
+    /// The name as written in a profile.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Meaning::Allowlist => "allowlist",
+            Meaning::Claude => "claude",
+        }
+    }
+}
+
 /// `tool_policy`: claude permission-rule entries.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolPolicy {
-    /// Entries compiled to allow rules; non-empty makes the policy an allowlist.
+    /// `meaning`: how unlisted calls and a bare `*` allow are read (default: allowlist).
+    pub meaning: Meaning,
+    /// Entries compiled to allow rules; non-empty makes the policy an allowlist under
+    /// [`Meaning::Allowlist`].
     pub allow: Vec<Located<String>>,
     /// Entries compiled to deny rules.
     pub deny: Vec<Located<String>>,
@@ -337,6 +366,9 @@ fn describe_parse_error(e: &serde_saphyr::Error) -> String {
         );
     }
     let first = crate::diagnostic::error_line(&e.to_string());
+    if let Some(message) = unknown_name(&first) {
+        return message;
+    }
     match first.as_str() {
         "" => "invalid YAML/JSON".to_string(),
         "expected sequence start" => "wrong type: expected a list here".to_string(),
@@ -346,9 +378,109 @@ fn describe_parse_error(e: &serde_saphyr::Error) -> String {
     }
 }
 
+/// serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown variant …"), said with
+/// the name most likely meant: "unknown key `alow`: did you mean `allow`? (expected one of
+/// allow, deny, …)".
+fn unknown_name(message: &str) -> Option<String> {
+    let (what, rest) = [("field", "key"), ("variant", "value")]
+        .into_iter()
+        .find_map(|(serde, ours)| {
+            message
+                .strip_prefix(&format!("unknown {serde} `"))
+                .map(|rest| (ours, rest))
+        })?;
+    let (name, expected) = rest.split_once("`, expected ")?;
+    let expected = expected.strip_prefix("one of ").unwrap_or(expected);
+    let known: Vec<&str> = expected
+        .split([',', ' '])
+        .map(|w| w.trim_matches('`'))
+        .filter(|w| !w.is_empty() && *w != "or")
+        .collect();
+    let mean = crate::suggest::did_you_mean(name, known.iter().copied())
+        .map(|k| format!(": did you mean `{k}`?"))
+        .unwrap_or_default();
+    Some(format!(
+        "unknown {what} `{}`{mean} (expected one of {})",
+        quote(name),
+        known.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn error_of(yaml: &str) -> String {
+        load_profile_str(yaml, "p.yaml".into(), "a")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_misspelt_profile_key_is_an_error_naming_the_key_meant() {
+        for (key, meant, at) in [
+            ("toolPolicy", "tool_policy", "p.yaml:4:5"),
+            ("tool_polcy", "tool_policy", "p.yaml:4:5"),
+            ("pack", "packs", "p.yaml:4:5"),
+            ("Hooks", "hooks", "p.yaml:4:5"),
+            ("deny", "tool_policy.deny", "p.yaml:4:5"),
+            ("policy_rules", "hooks.policy_rules", "p.yaml:4:5"),
+        ] {
+            let yaml = format!("agents:\n  a:\n    model: x\n    {key}: [core]\n");
+            let error = error_of(&yaml);
+            assert!(
+                error.starts_with(at)
+                    && error.contains(&format!("unknown key `{key}`"))
+                    && error.contains(&format!("did you mean `{meant}`?")),
+                "{key}: {error}"
+            );
+        }
+        // Other tools' keys of the profile stay allowed.
+        let yaml = "agents:\n  a:\n    model: x\n    tools: [a]\n    prompt: hi\n    tool_policy: {deny: [Bash]}\n";
+        load_profile_str(yaml, "p.yaml".into(), "a").unwrap();
+    }
+
+    #[test]
+    fn unknown_keys_inside_the_blocks_say_which_key_was_meant() {
+        for (yaml, at, wanted) in [
+            (
+                "agents:\n  a:\n    tool_policy:\n      alow: [Bash]\n",
+                "p.yaml:4:7",
+                "unknown key `alow`: did you mean `allow`?",
+            ),
+            (
+                "agents:\n  a:\n    tool_policy:\n      meaning: claud\n",
+                "p.yaml:4:16",
+                "unknown value `claud`: did you mean `claude`?",
+            ),
+            (
+                "agents:\n  a:\n    hooks:\n      policy_rule: []\n",
+                "p.yaml:4:7",
+                "did you mean `policy_rules`?",
+            ),
+            (
+                "agents:\n  a:\n    hooks:\n      observers: [{events: [Stop], acton: record}]\n",
+                "p.yaml:4:",
+                "did you mean `action`?",
+            ),
+            (
+                "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: x, decision: deny, input_matchers: [{field: command, regx: rm}]}\n",
+                "p.yaml:5:",
+                "did you mean `regex`?",
+            ),
+            (
+                "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: x, decison: deny}\n",
+                "p.yaml:5:",
+                "did you mean `decision`?",
+            ),
+        ] {
+            let error = error_of(yaml);
+            assert!(
+                error.starts_with(at) && error.contains(wanted),
+                "{yaml}: {error}"
+            );
+        }
+    }
 
     #[test]
     fn the_parse_budget_grows_with_the_input_up_to_the_node_cap() {

@@ -27,8 +27,11 @@
 //! What claude 2.1.328 was measured (`corpus/claude-oracle`) to read as matching or granting
 //! nothing compiles to no rule, with a note: `Tool()`, `Write(…)`/`MultiEdit(…)`/
 //! `NotebookEdit(…)`/`WebSearch(q)` allows, a tool glob such as `mcp__*` in an allow. A name
-//! claude has no tool for compiles with a note. An argument form that cannot be modelled
-//! (`WebFetch(https://…)`, `mcp__x__y(arg)`) is an error, never a rule that cannot match.
+//! claude has no tool for compiles with a note (it may be another harness's tool kept under
+//! its own name), unless it is a near miss of a Claude tool's name (`bash`, `Reed`): no
+//! harness calls a tool that, so such an entry is an error with the name meant
+//! ([`misspelt_tool`]). An argument form that cannot be modelled (`WebFetch(https://…)`,
+//! `mcp__x__y(arg)`) is an error, never a rule that cannot match.
 
 use engine::Decision;
 use engine::InputMatcher;
@@ -43,7 +46,7 @@ mod tools;
 
 pub(crate) use tools::known_fields;
 use tools::{Argument, EDIT_FAMILY, READ_FAMILY, argument_of, content_field, input_keys};
-pub use tools::{CLAUDE_TOOLS, MONITOR_TOOL};
+pub use tools::{AS_GIVEN_TOOLS, CLAUDE_TOOLS, MONITOR_TOOL, misspelt_tool};
 
 /// One rule one entry lowers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,6 +86,15 @@ pub fn check_tool_glob(glob: &str) -> Result<(), String> {
     }
 }
 
+/// The error for a tool name that is a near miss of Claude's tool `meant`.
+pub fn never_fires(tool: &str, meant: &str) -> String {
+    format!(
+        "`{}`, no tool any harness calls: did you mean `{meant}`? (tool names are \
+         case-sensitive; as written it never fires)",
+        quote(tool)
+    )
+}
+
 /// Split an entry into its tool and argument (`Read(./.env)` → `Read`, `./.env`). The
 /// argument ends at the entry's last character, a `)`; `\(` and `\)` inside it stay escaped.
 fn split_entry(entry: &str) -> Result<(&str, Option<&str>), String> {
@@ -115,6 +127,9 @@ pub fn root_relative_path_entry(entry: &str) -> Option<(&str, &str)> {
 pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
     let (tool, argument) = split_entry(entry)?;
     check_tool_glob(tool).map_err(|why| format!("has a tool name that {why}"))?;
+    if let Some(meant) = misspelt_tool(tool) {
+        return Err(format!("names {}", never_fires(tool, meant)));
+    }
     let is_mcp = tool.starts_with("mcp__");
     let note = (tool != "*" && !is_mcp && !CLAUDE_TOOLS.contains(&tool)).then(|| {
         format!(

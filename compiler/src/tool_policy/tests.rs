@@ -100,8 +100,10 @@ fn path_entries_reach_their_family() {
 fn unknown_tools_compile_with_a_note() {
     for entry in [
         "git commit",
-        "Web Search(*)",
         "GlobTool(**)",
+        "my_custom_tool",
+        "run_shell_command(rm:*)",
+        "todowrite",
         "Search(pattern:*)",
         ":(Skill*)",
     ] {
@@ -109,6 +111,30 @@ fn unknown_tools_compile_with_a_note() {
         assert!(lowered.note.unwrap().contains("not a tool"), "{entry}");
     }
     assert!(lower_entry("Read", Decision::Allow).unwrap().note.is_none());
+}
+
+#[test]
+fn near_misses_of_claude_tools_are_errors_naming_the_tool_meant() {
+    for (entry, meant) in [
+        ("bash(rm:*)", "Bash"),
+        ("Reed(./.env)", "Read"),
+        ("Web Search(*)", "WebSearch"),
+        ("webfetch(domain:x.io)", "WebFetch"),
+        ("Bsh", "Bash"),
+        ("ls", "LS"),
+    ] {
+        for decision in [Decision::Deny, Decision::Ask, Decision::Allow] {
+            let e = lower_entry(entry, decision).unwrap_err();
+            assert!(
+                e.contains(&format!("did you mean `{meant}`?")) && e.contains("never fires"),
+                "{entry}: {e}"
+            );
+        }
+    }
+    // Tools a harness passes on under their own name, MCP tools and globs are not misspellings.
+    for entry in ["todowrite", "skill", "lsp", "mcp__bash__run", "bash*", "*"] {
+        lower_entry(entry, Decision::Deny).unwrap_or_else(|e| panic!("{entry}: {e}"));
+    }
 }
 
 #[test]

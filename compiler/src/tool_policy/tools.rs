@@ -43,6 +43,30 @@ pub const CLAUDE_TOOLS: &[&str] = &[
     "Write",
 ];
 
+/// Tools a harness passes on under their own name (`engine::harness` keeps a name its table
+/// does not map) that resemble a Claude tool's: an entry naming one of them fires for that
+/// harness, so it is no misspelling ([`misspelt_tool`]). Opencode's `todowrite`, `todoread`,
+/// `skill` and `lsp` (its `bash`, `read`, `task`, … are mapped to `Bash`, `Read`, `Agent`, …, so
+/// an entry `bash(…)` never fires anywhere).
+pub const AS_GIVEN_TOOLS: &[&str] = &["todowrite", "todoread", "skill", "lsp"];
+
+/// The Claude tool `tool` most likely misspells: a name that is no Claude tool, no MCP tool,
+/// no glob and none of [`AS_GIVEN_TOOLS`], but differs from a Claude tool only in case, `_`
+/// and `-` (`bash`, `webfetch`) or by one edit (`Reed`, two for long names: `WebFecth`). No
+/// harness calls a tool by such a name (each maps its own names onto Claude's), so an entry
+/// naming it can never fire. Any other unknown name (an opencode custom tool, a Gemini or
+/// Codex tool kept under its own name) is not flagged: it is matched by its exact name.
+pub fn misspelt_tool(tool: &str) -> Option<&'static str> {
+    if tool.contains('*')
+        || tool.starts_with("mcp__")
+        || CLAUDE_TOOLS.contains(&tool)
+        || AS_GIVEN_TOOLS.contains(&tool)
+    {
+        return None;
+    }
+    crate::suggest::did_you_mean(tool, CLAUDE_TOOLS.iter().copied())
+}
+
 /// The file tools a path rule reaches, and the field holding each one's path: a `Read(…)`
 /// entry reaches every tool that reads files, an `Edit(…)` entry every tool that edits them.
 pub(super) const READ_FAMILY: &[(&str, &str)] = &[
