@@ -31,6 +31,7 @@ fn every_real_permission_list_imports_and_compiles_whole() {
     );
     let (mut entries_total, mut rules_total, mut warnings, mut inert) =
         (0usize, 0usize, 0usize, 0usize);
+    let mut ignored = 0usize;
     let mut slowest = (0u128, String::new());
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
@@ -67,6 +68,16 @@ fn every_real_permission_list_imports_and_compiles_whole() {
                 .unwrap_or_default();
             written.sort_unstable();
             written.dedup();
+            // What claude ignores is left out with a report: a bare `*` allow, a tool name
+            // that is a near miss of a Claude tool's (`Web Search(*)`).
+            written.retain(|w| {
+                let left_out = format!("`permissions.{list}` entry `{w}` is left out");
+                let reported = import.reports.iter().any(|d| d.message.starts_with(&left_out));
+                if reported {
+                    ignored += 1;
+                }
+                !reported
+            });
             let mut got: Vec<&str> = imported.iter().map(|e| e.entry.as_str()).collect();
             got.sort_unstable();
             assert_eq!(got, written, "{name}: permissions.{list}");
@@ -125,8 +136,10 @@ fn every_real_permission_list_imports_and_compiles_whole() {
     }
     println!(
         "permission lists: {} files import and compile whole; {entries_total} unique entries, \
-         0 left out, {rules_total} rules, {inert} entries claude reads as granting or matching \
-         nothing (reported, no rule), {warnings} reports in all; slowest import {} us ({})",
+         0 left out, {ignored} that claude ignores left out with a report (a bare `*` allow, a \
+         misspelt tool), {rules_total} rules, {inert} entries claude reads as granting or \
+         matching nothing (reported, no rule), {warnings} reports in all; slowest import {} us \
+         ({})",
         files.len(),
         slowest.0,
         slowest.1
