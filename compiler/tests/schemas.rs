@@ -40,8 +40,39 @@ fn profile_fixtures_validate_against_the_profile_schema() {
         serde_json::json!({"tool_policy": {"examples": [{"command": "ls", "call": {"tool": "Read"}, "expect": "deny"}]}}),
         serde_json::json!({"tool_policy": {"examples": [{"command": "ls", "expect": "maybe"}]}}),
         serde_json::json!({"hooks": {"policy_rules": [{"id": "x", "decision": "deny", "examples": {"match": [42]}}]}}),
+        serde_json::json!({"toolPolicy": {"deny": ["Bash"]}}),
+        serde_json::json!({"tool_polcy": {"deny": ["Bash"]}}),
+        serde_json::json!({"Tool-Policy": {"deny": ["Bash"]}}),
+        serde_json::json!({"pack": ["core"]}),
+        serde_json::json!({"Hooks": {}}),
+        serde_json::json!({"deny": ["Bash"]}),
+        serde_json::json!({"tool_policy": {"meaning": "claud"}}),
     ] {
         assert!(!validator.is_valid(&bad), "schema accepted {bad}");
+        // The loader rejects it too.
+        let yaml = format!("agents:\n  a: {bad}\n");
+        assert!(
+            compiler::load_profile_str(&yaml, "bad.yaml".into(), "a").is_err(),
+            "the loader accepted {bad}"
+        );
+    }
+    // Every key the schema names as a mistake, the loader refuses too.
+    let s = schema("agent-profile.v1.json");
+    for key in s["propertyNames"]["not"]["anyOf"][0]["enum"].as_array().unwrap() {
+        let yaml = format!("agents:\n  a:\n    {}: []\n", key.as_str().unwrap());
+        assert!(
+            compiler::load_profile_str(&yaml, "bad.yaml".into(), "a").is_err(),
+            "the loader accepted `{key}`"
+        );
+    }
+    for good in [
+        serde_json::json!({"model": "x", "tools": ["a"], "tool_policy": {"meaning": "claude", "allow": ["Read"]}}),
+        serde_json::json!({"tool_policy": {"meaning": "allowlist"}, "packs": ["core"], "hooks": {}}),
+    ] {
+        assert!(validator.is_valid(&good), "schema rejected {good}");
+        let yaml = format!("agents:\n  a: {good}\n");
+        compiler::load_profile_str(&yaml, "good.yaml".into(), "a")
+            .unwrap_or_else(|e| panic!("the loader rejected {good}: {e}"));
     }
 }
 
