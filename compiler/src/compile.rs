@@ -211,9 +211,7 @@ fn compile_tool_policy_located(
                 }
                 continue;
             }
-            if decision == Decision::Allow
-                && entry == "*"
-                && tool_policy.meaning == Meaning::Claude
+            if decision == Decision::Allow && entry == "*" && tool_policy.meaning == Meaning::Claude
             {
                 warnings.push(Diagnostic::warning(
                     Some(location.clone()),

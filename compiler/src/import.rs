@@ -275,7 +275,9 @@ pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diag
                     ));
                     continue;
                 }
-                let tool = entry.split_once('(').map_or(entry.as_str(), |(tool, _)| tool);
+                let tool = entry
+                    .split_once('(')
+                    .map_or(entry.as_str(), |(tool, _)| tool);
                 if let Some(meant) = crate::tool_policy::misspelt_tool(tool) {
                     import.reports.push(Diagnostic::warning(
                         Some(place),

@@ -51,8 +51,8 @@ pub mod tool_policy;
 pub use compile::{Compiled, compile_profile, compile_tool_policy};
 pub use diagnostic::{Diagnostic, Errors, Location, Severity};
 pub use profile::{
-    AgentProfile, AuthorRule, Located, Meaning, Observer, ObserverAction, ToolPolicy, load_profile_file,
-    load_profile_str,
+    AgentProfile, AuthorRule, Located, Meaning, Observer, ObserverAction, ToolPolicy,
+    load_profile_file, load_profile_str,
 };
 
 use std::path::{Path, PathBuf};

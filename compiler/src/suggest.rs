@@ -30,7 +30,9 @@ fn distance(a: &[char], b: &[char]) -> usize {
     for i in 1..=n {
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(d[i - 2][j - 2] + 1);
             }
@@ -97,7 +99,14 @@ mod tests {
         assert_eq!(mean("hook"), Some("hooks"));
         assert_eq!(mean("tool_policy"), None);
         // Other tools' keys of an agent profile are no typos.
-        for other in ["model", "tools", "prompt", "system_prompt", "instructions", "policy"] {
+        for other in [
+            "model",
+            "tools",
+            "prompt",
+            "system_prompt",
+            "instructions",
+            "policy",
+        ] {
             assert_eq!(mean(other), None, "{other}");
         }
     }

@@ -35,8 +35,8 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
     let mut commands = Vec::new();
     for file in ["nl2bash.jsonl", "tldr-examples.jsonl"] {
         let path = shared.join("corpus-real/commands").join(file);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for (i, line) in text.lines().enumerate().filter(|(i, _)| i % STRIDE == 0) {
             let record: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
@@ -53,7 +53,11 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
         .map(|e| e.unwrap().path())
         .collect();
     lists.sort();
-    assert!(lists.len() >= 60, "expected the 63 lists, found {}", lists.len());
+    assert!(
+        lists.len() >= 60,
+        "expected the 63 lists, found {}",
+        lists.len()
+    );
 
     // (decisions, denied, asked, denied by the default) per meaning.
     let mut claude = [0usize; 4];
@@ -88,7 +92,10 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
             } else {
                 Decision::Defer
             };
-            assert_eq!(policy.default_decision, expected_default, "{file} {meaning:?}");
+            assert_eq!(
+                policy.default_decision, expected_default,
+                "{file} {meaning:?}"
+            );
             let evaluator = ReferenceEvaluator::new(policy).unwrap();
             for command in &commands {
                 let input = serde_json::json!({ "command": command });
@@ -110,7 +117,11 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
                 }
                 if meaning == Meaning::Claude {
                     // Only the list's own deny and ask entries deny or ask.
-                    let list_name = if outcome.decision == Decision::Deny { "deny" } else { "ask" };
+                    let list_name = if outcome.decision == Decision::Deny {
+                        "deny"
+                    } else {
+                        "ask"
+                    };
                     let entries = if outcome.decision == Decision::Deny {
                         &import.deny
                     } else {
@@ -147,7 +158,10 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
         allowlist[2],
         rate(allowlist[2], allowlist[0]),
     );
-    assert_eq!(claude[3], 0, "no call is denied by a default under the Claude meaning");
+    assert_eq!(
+        claude[3], 0,
+        "no call is denied by a default under the Claude meaning"
+    );
     assert!(
         allowlist[3] > claude[1],
         "the strict allowlist denies unlisted calls: {} by the default",

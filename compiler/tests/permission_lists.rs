@@ -72,7 +72,10 @@ fn every_real_permission_list_imports_and_compiles_whole() {
             // that is a near miss of a Claude tool's (`Web Search(*)`).
             written.retain(|w| {
                 let left_out = format!("`permissions.{list}` entry `{w}` is left out");
-                let reported = import.reports.iter().any(|d| d.message.starts_with(&left_out));
+                let reported = import
+                    .reports
+                    .iter()
+                    .any(|d| d.message.starts_with(&left_out));
                 if reported {
                     ignored += 1;
                 }

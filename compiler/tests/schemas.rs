@@ -58,7 +58,10 @@ fn profile_fixtures_validate_against_the_profile_schema() {
     }
     // Every key the schema names as a mistake, the loader refuses too.
     let s = schema("agent-profile.v1.json");
-    for key in s["propertyNames"]["not"]["anyOf"][0]["enum"].as_array().unwrap() {
+    for key in s["propertyNames"]["not"]["anyOf"][0]["enum"]
+        .as_array()
+        .unwrap()
+    {
         let yaml = format!("agents:\n  a:\n    {}: []\n", key.as_str().unwrap());
         assert!(
             compiler::load_profile_str(&yaml, "bad.yaml".into(), "a").is_err(),

@@ -52,11 +52,13 @@ USAGE:
       allow|defer` and optional `name`, `event`, `cwd`, `project_root`, `home`. One line per
       failure at its file:line:column, then `N passed, N failed`; exit 1 on any failure.
   animus-hook lint --config <file> --agent <id> [--deny-warnings]
-      What in the profile cannot mean what it says, each at file:line:column with a fix:
-      errors for rules that never fire (a tool that is no Claude or MCP tool, a matcher on a
-      field the rule's tools lack, a regex matching nothing), warnings for allow entries a
-      deny shadows, duplicates, allows an allowlist cannot guard, and what compile warns
-      about. Exit 1 on errors (or on warnings with --deny-warnings).
+      What in the profile cannot mean what it says, each at file:line:column with a fix.
+      Errors, as in compile: a misspelt key (toolPolicy, pack: did you mean tool_policy,
+      packs?), rules that never fire (a near miss of a Claude tool's name such as bash or
+      Reed, a matcher on a field the rule's tools lack, a regex matching nothing). Warnings:
+      a tool no harness is known to have, allow entries a deny shadows, duplicates, allows an
+      allowlist cannot guard, and what compile warns about. Exit 1 on errors (or on warnings
+      with --deny-warnings).
   animus-hook diff <before.json> <after.json> [--calls <calls.jsonl>]
                    [--without-self-protection] [--json]
       Which rules two compiled policies add, remove or change (by id), and for each change

@@ -59,17 +59,28 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     let out = dir.join("out");
     let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
     let compile = run_hook(
-        &["compile", "--config", c, "--agent", "a", "--out-dir", out.to_str().unwrap()],
+        &[
+            "compile",
+            "--config",
+            c,
+            "--agent",
+            "a",
+            "--out-dir",
+            out.to_str().unwrap(),
+        ],
         Some(b""),
         &[],
     );
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-        for (at, says) in [
-            ("p.yaml:5:11: error", "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?"),
-        ] {
+        for (at, says) in [(
+            "p.yaml:5:11: error",
+            "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?",
+        )] {
             assert!(
-                run.stderr.lines().any(|l| l.contains(at) && l.contains(says)),
+                run.stderr
+                    .lines()
+                    .any(|l| l.contains(at) && l.contains(says)),
                 "{at} {says}:\n{}",
                 run.stderr
             );
@@ -77,21 +88,41 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     }
     assert!(lint.stderr.contains("does not compile"), "{}", lint.stderr);
     // Without the misspelt entry, the author rules' errors are next.
-    std::fs::write(&config, NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\"")).unwrap();
+    std::fs::write(
+        &config,
+        NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
+    )
+    .unwrap();
     let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
     let compile = run_hook(
-        &["compile", "--config", c, "--agent", "a", "--out-dir", out.to_str().unwrap()],
+        &[
+            "compile",
+            "--config",
+            c,
+            "--agent",
+            "a",
+            "--out-dir",
+            out.to_str().unwrap(),
+        ],
         Some(b""),
         &[],
     );
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
         for (at, says) in [
-            ("p.yaml:8:11: error", "no tool it applies to (Read) has a field `command`"),
-            ("p.yaml:12:11: error", "the regex `[^\\s\\S]` on `command` matches no text"),
+            (
+                "p.yaml:8:11: error",
+                "no tool it applies to (Read) has a field `command`",
+            ),
+            (
+                "p.yaml:12:11: error",
+                "the regex `[^\\s\\S]` on `command` matches no text",
+            ),
         ] {
             assert!(
-                run.stderr.lines().any(|l| l.contains(at) && l.contains(says)),
+                run.stderr
+                    .lines()
+                    .any(|l| l.contains(at) && l.contains(says)),
                 "{at} {says}:\n{}",
                 run.stderr
             );

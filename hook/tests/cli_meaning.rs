@@ -122,15 +122,30 @@ fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
             (bash("rm -rf build"), Some("deny")),
             (bash("cd /tmp && rm x"), Some("deny")),
             (
-                payload(project, mode, "Read", json!({"file_path": "/home/user/project/.env"})),
+                payload(
+                    project,
+                    mode,
+                    "Read",
+                    json!({"file_path": "/home/user/project/.env"}),
+                ),
                 Some("deny"),
             ),
             (
-                payload(project, mode, "Read", json!({"file_path": "/home/user/project/a.txt"})),
+                payload(
+                    project,
+                    mode,
+                    "Read",
+                    json!({"file_path": "/home/user/project/a.txt"}),
+                ),
                 None,
             ),
             (
-                payload(project, mode, "Write", json!({"file_path": "/tmp/x", "content": "y"})),
+                payload(
+                    project,
+                    mode,
+                    "Write",
+                    json!({"file_path": "/tmp/x", "content": "y"}),
+                ),
                 None,
             ),
         ];
@@ -142,7 +157,11 @@ fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
                 "{mode}: {}",
                 String::from_utf8_lossy(&p)
             );
-            assert_ne!(got.as_deref(), Some("allow"), "the hook never answers allow");
+            assert_ne!(
+                got.as_deref(),
+                Some("allow"),
+                "the hook never answers allow"
+            );
         }
     }
 }
@@ -168,18 +187,44 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
             (bash("git push origin main"), Some("ask")),
             (bash("rm -rf build"), Some("deny")),
             (
-                payload(project, mode, "Write", json!({"file_path": "/tmp/x", "content": "y"})),
+                payload(
+                    project,
+                    mode,
+                    "Write",
+                    json!({"file_path": "/tmp/x", "content": "y"}),
+                ),
                 Some("deny"),
             ),
         ] {
             let got = gate(&policy, &state, project, &p);
-            assert_eq!(got.as_deref(), want, "{mode}: {}", String::from_utf8_lossy(&p));
+            assert_eq!(
+                got.as_deref(),
+                want,
+                "{mode}: {}",
+                String::from_utf8_lossy(&p)
+            );
         }
     }
     // The bare `*` Claude ignores did not widen the allowlist.
-    let run = run_hook(&["import", "--claude-settings", "x", "--agent", "a", "--meaning", "loose"], Some(b""), &[]);
+    let run = run_hook(
+        &[
+            "import",
+            "--claude-settings",
+            "x",
+            "--agent",
+            "a",
+            "--meaning",
+            "loose",
+        ],
+        Some(b""),
+        &[],
+    );
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(run.stderr.contains("`claude` or `allowlist`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`claude` or `allowlist`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -225,15 +270,50 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         let out = dir.join("out");
         let session = dir.join("session");
         let runs = [
-            ("compile", vec!["compile", "--config", c, "--agent", "a", "--out-dir", out.to_str().unwrap()]),
+            (
+                "compile",
+                vec![
+                    "compile",
+                    "--config",
+                    c,
+                    "--agent",
+                    "a",
+                    "--out-dir",
+                    out.to_str().unwrap(),
+                ],
+            ),
             ("lint", vec!["lint", "--config", c, "--agent", "a"]),
-            ("test", vec!["test", "--config", c, "--agent", "a", cases.to_str().unwrap()]),
+            (
+                "test",
+                vec![
+                    "test",
+                    "--config",
+                    c,
+                    "--agent",
+                    "a",
+                    cases.to_str().unwrap(),
+                ],
+            ),
             (
                 "inject",
                 vec![
-                    "inject", "--provider", "claude", "--config", c, "--agent", "a",
-                    "--session-dir", session.to_str().unwrap(), "--session-id", "s1",
-                    "--project-root", dir.to_str().unwrap(), "--", "claude", "-p", "hi",
+                    "inject",
+                    "--provider",
+                    "claude",
+                    "--config",
+                    c,
+                    "--agent",
+                    "a",
+                    "--session-dir",
+                    session.to_str().unwrap(),
+                    "--session-id",
+                    "s1",
+                    "--project-root",
+                    dir.to_str().unwrap(),
+                    "--",
+                    "claude",
+                    "-p",
+                    "hi",
                 ],
             ),
         ];
@@ -261,5 +341,9 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         &[],
     );
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("0 errors, 2 warnings"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("0 errors, 2 warnings"),
+        "{}",
+        run.stdout
+    );
 }

@@ -88,17 +88,17 @@ impl<'de> Deserialize<'de> for RawProfile {
                         }
                         other => {
                             map.next_value::<IgnoredAny>()?;
-                            let meant = crate::suggest::did_you_mean(
-                                other,
-                                PROFILE_KEYS.iter().copied(),
-                            )
-                            .map(str::to_string)
-                            .or_else(|| {
-                                MISPLACED
-                                    .iter()
-                                    .find(|(k, _)| crate::suggest::closeness(other, k) == Some(0))
-                                    .map(|(k, under)| format!("{under}.{k}"))
-                            });
+                            let meant =
+                                crate::suggest::did_you_mean(other, PROFILE_KEYS.iter().copied())
+                                    .map(str::to_string)
+                                    .or_else(|| {
+                                        MISPLACED
+                                            .iter()
+                                            .find(|(k, _)| {
+                                                crate::suggest::closeness(other, k) == Some(0)
+                                            })
+                                            .map(|(k, under)| format!("{under}.{k}"))
+                                    });
                             if let Some(meant) = meant {
                                 out.mistaken.push((key, meant));
                             }

@@ -45,8 +45,8 @@ mod tests;
 mod tools;
 
 pub(crate) use tools::known_fields;
-use tools::{Argument, EDIT_FAMILY, READ_FAMILY, argument_of, content_field, input_keys};
 pub use tools::{AS_GIVEN_TOOLS, CLAUDE_TOOLS, MONITOR_TOOL, misspelt_tool};
+use tools::{Argument, EDIT_FAMILY, READ_FAMILY, argument_of, content_field, input_keys};
 
 /// One rule one entry lowers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
