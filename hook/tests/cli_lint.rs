@@ -73,18 +73,17 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     );
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-        for (at, says) in [(
+        let (at, says) = (
             "p.yaml:5:11: error",
             "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?",
-        )] {
-            assert!(
-                run.stderr
-                    .lines()
-                    .any(|l| l.contains(at) && l.contains(says)),
-                "{at} {says}:\n{}",
-                run.stderr
-            );
-        }
+        );
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains(at) && l.contains(says)),
+            "{at} {says}:\n{}",
+            run.stderr
+        );
     }
     assert!(lint.stderr.contains("does not compile"), "{}", lint.stderr);
     // Without the misspelt entry, the author rules' errors are next.
