@@ -47,11 +47,20 @@ fn write_files(base: &Path, files: &Value) {
     }
 }
 
+/// The list's entries as a profile holds them: an entry whose tool is a near miss of a Claude
+/// tool's name (`Web Search(*)`) is left out, as `import` leaves it out (a profile refuses it;
+/// the oracle shows it grants and matches nothing in claude).
 fn strings(list: &Value) -> Vec<String> {
     list.as_array()
         .into_iter()
         .flatten()
         .filter_map(|v| v.as_str().map(String::from))
+        .filter(|entry| {
+            let tool = entry
+                .split_once('(')
+                .map_or(entry.as_str(), |(tool, _)| tool);
+            compiler::tool_policy::misspelt_tool(tool).is_none()
+        })
         .collect()
 }
 

@@ -35,13 +35,13 @@ fn unknown_key_inside_hooks_and_tool_policy() {
         "a",
     );
     assert!(
-        e.starts_with("cfg.yaml:7:11: error: unknown field `colour`, expected one of id, events"),
+        e.starts_with("cfg.yaml:7:11: error: unknown key `colour` (expected one of id, events"),
         "{e}"
     );
     let e = error_of("agents:\n  a:\n    hooks:\n      pre_tool: []\n", "a");
     assert!(
         e.contains(
-            "cfg.yaml:4:7: error: unknown field `pre_tool`, expected one of policy_rules, observers"
+            "cfg.yaml:4:7: error: unknown key `pre_tool` (expected one of policy_rules, observers"
         ),
         "{e}"
     );
@@ -50,7 +50,9 @@ fn unknown_key_inside_hooks_and_tool_policy() {
         "a",
     );
     assert!(
-        e.contains("cfg.yaml:4:7: error: unknown field `prompt`, expected one of allow, deny, ask"),
+        e.contains(
+            "cfg.yaml:4:7: error: unknown key `prompt` (expected one of meaning, allow, deny, ask"
+        ),
         "{e}"
     );
 }
@@ -106,7 +108,7 @@ fn empty_events_unknown_events_and_actions() {
     );
     assert_eq!(
         e,
-        "cfg.yaml:6:19: error: unknown variant `run`, expected one of record"
+        "cfg.yaml:6:19: error: unknown value `run` (expected one of record)"
     );
     let e = error_of(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: []\n          action: record\n",
@@ -188,7 +190,7 @@ fn json_configs_get_the_same_locations() {
     let json = "{\n  \"agents\": {\n    \"a\": {\n      \"hooks\": {\"policy_rules\": [{\"id\": \"x\", \"decision\": \"deny\", \"oops\": 1}]}\n    }\n  }\n}\n";
     let e = error_of(json, "a");
     assert!(e.starts_with("cfg.yaml:4:"), "{e}");
-    assert!(e.contains("unknown field `oops`"), "{e}");
+    assert!(e.contains("unknown key `oops`"), "{e}");
 }
 
 #[test]

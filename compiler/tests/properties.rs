@@ -111,10 +111,26 @@ fn author_rules() -> impl Strategy<Value = Vec<AuthorRule>> {
             .map(|(i, (decision, tools, matchers, event))| AuthorRule {
                 id: format!("author-{i}"),
                 events: event.map(|e| vec![e.to_string()]),
-                tools: tools.into_iter().map(String::from).collect(),
+                tools: tools.iter().copied().map(String::from).collect(),
+                // A matcher on a field none of the rule's tools has never fires, which is a
+                // compile error: such a rule reads the field its tools have instead.
                 input_matchers: matchers
                     .into_iter()
-                    .map(|(field, regex): (&str, &str)| InputMatcher::regex(field, regex))
+                    .map(|(field, regex): (&str, &str)| {
+                        let own = |tool: &str| match tool {
+                            "Bash" => Some("command"),
+                            "Read" => Some("file_path"),
+                            _ => None,
+                        };
+                        let fields: Option<Vec<&str>> = tools.iter().map(|t| own(t)).collect();
+                        let field = match fields {
+                            Some(fields) if !fields.is_empty() && !fields.contains(&field) => {
+                                fields[0]
+                            }
+                            _ => field,
+                        };
+                        InputMatcher::regex(field, regex)
+                    })
                     .collect(),
                 decision,
                 reason: None,
