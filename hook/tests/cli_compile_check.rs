@@ -115,7 +115,7 @@ fn errors_exit_nonzero_with_location_and_leave_the_previous_policy_untouched() {
         (
             "key.yaml",
             "agents:\n  a:\n    hooks:\n      policy_rule: []\n",
-            "key.yaml:4:7: error: unknown field `policy_rule`",
+            "key.yaml:4:7: error: unknown key `policy_rule`: did you mean `policy_rules`?",
         ),
         (
             "regex.yaml",
