@@ -282,12 +282,16 @@ pub fn canonical_calls<'a>(
                         ..as_given()
                     })
                     .collect();
-                // opencode's own and custom tools are named `a_b` too.
+                // opencode's own and custom tools are named `a_b` too. First: a deny written
+                // for the native name then gives its own reason over a default deny.
                 if harness == Harness::Opencode {
-                    calls.push(CanonicalCall {
-                        only_when_a_rule_decides: true,
-                        ..as_given()
-                    });
+                    calls.insert(
+                        0,
+                        CanonicalCall {
+                            only_when_a_rule_decides: true,
+                            ..as_given()
+                        },
+                    );
                 }
                 calls
             }

@@ -201,13 +201,13 @@ fn mcp_names_in_each_spelling() {
     // opencode: every MCP reading, and the name as given, which counts only when a rule
     // decides it (`plan_exit`, a custom tool `<file>_<export>`).
     let opencode = canonical_calls(Harness::Opencode, "echo_say", &input, None);
-    assert_eq!(names(&opencode), ["mcp__echo__say", "echo_say"]);
+    assert_eq!(names(&opencode), ["echo_say", "mcp__echo__say"]);
     assert_eq!(
         opencode
             .iter()
             .map(|c| c.only_when_a_rule_decides)
             .collect::<Vec<_>>(),
-        [false, true]
+        [true, false]
     );
     // Not MCP spellings: kept as given.
     assert_eq!(
