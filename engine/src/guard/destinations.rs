@@ -183,6 +183,9 @@ fn resolved(path: &str) -> Option<String> {
 struct Effects {
     /// Paths written, and whether a whole tree may land there.
     written: Vec<(String, bool)>,
+    /// A copy's destination operand: written as a path unless it is a directory already
+    /// (then the sources land inside it, each in `written`).
+    onto: Vec<(String, bool)>,
     /// Directories a tree lands in under names the command does not spell (a glob source):
     /// `(directory, name pattern, subtree)`.
     written_as: Vec<(String, String, bool)>,
@@ -236,6 +239,7 @@ pub(super) fn refusal(
     for text in &texts {
         let words: Vec<&str> = text.split_whitespace().collect();
         redirections(&words, &mut effects);
+        let words = without_redirections(&words);
         let Some(start) = words.iter().position(|w| !is_assignment(w)) else {
             continue;
         };
@@ -263,6 +267,7 @@ pub(super) fn refusal(
         }
     }
     if effects.written.is_empty()
+        && effects.onto.is_empty()
         && effects.written_as.is_empty()
         && effects.removed.is_empty()
         && effects.linked_to.is_empty()
@@ -285,7 +290,11 @@ pub(super) fn refusal(
         out
     };
     let hit = |p: &Place| Some((p.path.clone(), p.what));
-    for (word, subtree) in &effects.written {
+    let onto = effects
+        .onto
+        .iter()
+        .filter(|(word, _)| paths(word).iter().all(|p| !is_directory(p)));
+    for (word, subtree) in effects.written.iter().chain(onto) {
         for path in paths(word) {
             if let Some(p) = list.written(&path, *subtree) {
                 return hit(p);
@@ -444,6 +453,24 @@ fn redirections(words: &[&str], effects: &mut Effects) {
     }
 }
 
+/// `words` without their redirections (the segment texts append them after the operands).
+fn without_redirections<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut skip_next = false;
+    for word in words {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let op = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+        if op.starts_with(['>', '<']) && op.len() < word.len() + 1 && !op.is_empty() {
+            skip_next = op.trim_start_matches(['>', '<', '|', '&']).is_empty();
+            continue;
+        }
+        out.push(*word);
+    }
+    out
+}
+
 /// The operands of `args` (options skipped; a short option in `with_value` takes the next
 /// word, or the rest of its cluster; everything after `--` is an operand).
 fn operands<'a>(args: &[&'a str], with_value: &[u8]) -> Vec<&'a str> {
@@ -524,7 +551,7 @@ fn copy_like(args: &[&str], with_value: &[u8], tree: bool, moves: bool, effects:
         (Some(dir), _) => (&operands[..], Some(dir.clone())),
         (None, Some((dest, sources))) if !sources.is_empty() => {
             if !dest.ends_with('/') {
-                effects.written.push((dest.to_string(), recursive));
+                effects.onto.push((dest.to_string(), recursive));
             }
             (sources, (!no_target_dir).then(|| dest.to_string()))
         }
@@ -594,7 +621,7 @@ fn link(args: &[&str], effects: &mut Effects) {
     let (sources, dest) = match (target_dir, sources_and_dest.split_last()) {
         (Some(dir), _) => (&sources_and_dest[..], Some(dir)),
         (None, Some((dest, sources))) if !sources.is_empty() => {
-            effects.written.push((dest.to_string(), false));
+            effects.onto.push((dest.to_string(), false));
             (sources, Some(*dest))
         }
         (None, Some(_)) => (&sources_and_dest[..], Some(".")),
@@ -651,20 +678,34 @@ fn rsync(args: &[&str], effects: &mut Effects) {
             operands.push(a);
         }
     }
-    let remote = |o: &&str| o.split('/').next().is_some_and(|head| head.contains(':'));
+    // `host:path`: the path part names what lands here.
+    fn remote(o: &str) -> Option<&str> {
+        o.split('/')
+            .next()
+            .and_then(|head| head.find(':'))
+            .map(|at| &o[at + 1..])
+    }
     let Some((dest, sources)) = operands.split_last() else {
         return;
     };
-    if sources.is_empty() || remote(dest) {
+    if sources.is_empty() || remote(dest).is_some() {
         return;
     }
-    let sources: Vec<&str> = sources.iter().copied().filter(|s| !remote(s)).collect();
     if removes_sources {
-        effects
-            .removed
-            .extend(sources.iter().map(|s| s.to_string()));
+        effects.removed.extend(
+            sources
+                .iter()
+                .filter(|s| remote(s).is_none())
+                .map(|s| s.to_string()),
+        );
     }
-    effects.written.push((dest.to_string(), recursive));
+    let sources: Vec<&str> = sources
+        .iter()
+        .map(|s| remote(s).unwrap_or(s))
+        .collect();
+    if !dest.ends_with('/') {
+        effects.onto.push((dest.to_string(), recursive));
+    }
     into_directory(dest, &sources, recursive, true, effects);
 }
 
@@ -715,7 +756,7 @@ fn unzip(args: &[&str], effects: &mut Effects) {
             dir = args.get(i + 1).copied();
         } else if let Some(d) = a.strip_prefix("-d") {
             dir = Some(d);
-        } else if a.starts_with('-') && a.contains(['l', 't', 'p', 'v', 'Z', 'z']) {
+        } else if a.starts_with('-') && a.contains(['l', 't', 'p', 'v', 'Z', 'z', 'c']) {
             return;
         }
     }
@@ -726,10 +767,37 @@ fn unzip(args: &[&str], effects: &mut Effects) {
 
 /// `find START… EXPR` with `-delete`, `-exec`, `-execdir`, `-ok` or `-okdir`.
 fn find(args: &[&str], effects: &mut Effects) {
-    let acts = args
-        .iter()
-        .any(|a| matches!(*a, "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir"));
-    if !acts {
+    // `-delete`, or `-exec` of a program that writes or removes what it is handed (`chmod`
+    // and the like cannot free the agent: a policy whose mode changed is refused).
+    let acts = args.iter().enumerate().any(|(i, a)| match *a {
+        "-delete" => true,
+        "-exec" | "-execdir" | "-ok" | "-okdir" => {
+            let rest = &args[i + 1..];
+            let end = rest
+                .iter()
+                .position(|w| matches!(*w, ";" | "\\;" | "+"))
+                .unwrap_or(rest.len());
+            let command = &rest[..end];
+            match command.first().map(|p| basename(p)) {
+                Some(
+                    "rm" | "rmdir" | "unlink" | "shred" | "mv" | "cp" | "ln" | "install"
+                    | "rsync" | "tee" | "truncate" | "dd" | "perl" | "python" | "python3"
+                    | "ruby" | "node" | "sh" | "bash" | "zsh" | "dash",
+                ) => true,
+                Some("sed") => command
+                    .iter()
+                    .any(|w| w.starts_with("-i") || *w == "--in-place"),
+                _ => false,
+            }
+        }
+        _ => false,
+    });
+    // Tests no guard file passes: an inode number, an empty file, a link or special file.
+    let narrowed = args.windows(2).any(|w| {
+        matches!(w[0], "-inum" | "-samefile" | "-links")
+            || (w[0] == "-type" && !w[1].contains(['f', 'd']))
+    }) || args.contains(&"-empty");
+    if !acts || narrowed {
         return;
     }
     let starts: Vec<&str> = args

@@ -105,6 +105,10 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("find . -name '*.json' -delete", DESTINATION_RULE),
         ("find . -type f -delete", DESTINATION_RULE),
         ("find s -delete", DESTINATION_RULE),
+        ("find . -name 'settings*' -exec rm {} \\;", DESTINATION_RULE),
+        ("find ~ -name '*.json' -exec sed -i s/deny/allow/ {} +", DESTINATION_RULE),
+        ("rsync -a host:evil/ .", DESTINATION_RULE),
+        ("rsync -a host:evil/.claude .", DESTINATION_RULE),
         ("d=.claude; cp x $d/", DESTINATION_RULE),
         ("export D=~/.claude && cp x \"${D}\"", DESTINATION_RULE),
         ("cp x $HOME/.claude/", DESTINATION_RULE),
@@ -161,6 +165,18 @@ fn ordinary_work_and_reading_the_guard_places_pass() {
         "git mv src/a.rs src/b.rs",
         "cp $UNKNOWN/x .",
         "/tmp/running/x",
+        "mv prisma /tmp/ && mv src/lib/db*.ts /tmp/ 2>/dev/null",
+        "cp a b 2> err.log",
+        "cp -r src .",
+        "cp -r /tmp/x/src ./",
+        "rsync -av host:/my/dir .",
+        "find . -type f -exec md5sum {} \\;",
+        "find . -type d -exec chmod 755 {} +",
+        "find src -name '*.rs' -exec sed -i s/a/b/ {} +",
+        "unzip -c a.zip",
+        "find . -inum 752010 -exec rm {} \\;",
+        "find . -depth -empty -type d -delete",
+        "find -L . -type l -delete",
     ] {
         assert_eq!(s.refusal(command), None, "{command}");
     }
@@ -177,3 +193,4 @@ fn shell_globs_match_names_as_the_shell_does() {
     assert!(!glob_matches("*.pyc", "settings.json"));
     assert!(glob_matches("?", "a"));
 }
+
