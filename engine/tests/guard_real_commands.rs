@@ -19,7 +19,10 @@ fn corpus() -> Option<PathBuf> {
         "{} is missing under CI",
         dir.display()
     );
-    println!("SKIPPED guard_real_commands: {} does not exist", dir.display());
+    println!(
+        "SKIPPED guard_real_commands: {} does not exist",
+        dir.display()
+    );
     None
 }
 
@@ -29,7 +32,11 @@ fn real_agent_commands_are_not_refused() {
     let root = std::env::temp_dir().join(format!("animus-guard-real-{}", std::process::id()));
     let project = root.join("project");
     let home = root.join("home");
-    for d in [project.join(".claude"), home.join(".claude"), root.join("run")] {
+    for d in [
+        project.join(".claude"),
+        home.join(".claude"),
+        root.join("run"),
+    ] {
         std::fs::create_dir_all(d).unwrap();
     }
     let s = |p: PathBuf| p.to_str().unwrap().to_string();
@@ -73,5 +80,8 @@ fn real_agent_commands_are_not_refused() {
         .iter()
         .filter(|(c, _)| !(c.contains(".claude/settings") || c.contains("/.animus")))
         .collect();
-    assert!(unexpected.is_empty(), "refused ordinary work: {unexpected:#?}");
+    assert!(
+        unexpected.is_empty(),
+        "refused ordinary work: {unexpected:#?}"
+    );
 }

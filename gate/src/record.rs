@@ -451,7 +451,11 @@ mod tests {
     fn log_with(name: &str, content: &[u8]) -> (PathBuf, File) {
         let path = std::env::temp_dir().join(format!("animus-torn-{name}-{}", std::process::id()));
         fs::write(&path, content).unwrap();
-        let file = OpenOptions::new().read(true).append(true).open(&path).unwrap();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
         (path, file)
     }
 
@@ -479,7 +483,11 @@ mod tests {
         assert_eq!(record["torn_line"]["starts_at"], first.len());
         assert!(lines[2].find("torn_line").unwrap() < lines[2].find("\"ts\"").unwrap());
         // The next record finds a whole last line and says nothing.
-        let file = OpenOptions::new().read(true).append(true).open(&path).unwrap();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
         assert_eq!(torn_last_line(&file).unwrap(), None);
         append_line(file, &path, b"{\"a\":4}\n").unwrap();
         let text = fs::read_to_string(&path).unwrap();

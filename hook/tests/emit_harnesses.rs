@@ -500,7 +500,11 @@ fn gate_over(name: &str, tool_policy: &str) -> Gate {
         .arg(dir.join("policy"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let project = dir.join("project");
     std::fs::create_dir_all(&project).unwrap();
     Gate {
@@ -517,17 +521,14 @@ fn gate_over(name: &str, tool_policy: &str) -> Gate {
 #[test]
 fn opencode_tools_named_a_b_are_decided_as_given_too() {
     let plan_exit = |input: Value| {
-        let mut v: Value =
-            serde_json::from_slice(&payload("opencode/echo_echo.json")).unwrap();
+        let mut v: Value = serde_json::from_slice(&payload("opencode/echo_echo.json")).unwrap();
         v["tool_name"] = "plan_exit".into();
         v["tool_input"] = input;
         serde_json::to_vec(&v).unwrap()
     };
     let echo = payload("opencode/echo_echo.json");
     let gate = gate_over("opencode-as-given", "      deny: [plan_exit]\n");
-    let ask = |gate: &Gate, stdin: &[u8]| {
-        gate.emit(Some("opencode"), "tool.execute.before", stdin)
-    };
+    let ask = |gate: &Gate, stdin: &[u8]| gate.emit(Some("opencode"), "tool.execute.before", stdin);
     assert_eq!(
         ask(&gate, &plan_exit(json!({}))),
         plain_deny(&denied_by("plan_exit"))
@@ -559,7 +560,11 @@ fn gemini_read_many_files_paths_are_read_calls() {
         v["tool_name"] = "read_many_files".into();
         v["tool_input"] = json!({ "include": include });
         v["cwd"] = gate.project.to_str().unwrap().into();
-        gate.emit(Some("gemini"), "BeforeTool", &serde_json::to_vec(&v).unwrap())
+        gate.emit(
+            Some("gemini"),
+            "BeforeTool",
+            &serde_json::to_vec(&v).unwrap(),
+        )
     };
     assert_eq!(
         call(json!(["README.md", ".env"])),

@@ -73,7 +73,11 @@ fn setup(name: &str) -> Setup {
         .env("HOME", &home)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Setup {
         policy: run.join("animus-policy.json"),
         project,
@@ -113,7 +117,12 @@ impl Setup {
         ];
         let args = gate_args("guard", &self.project, &self.policy);
         let stdin = payload.to_string();
-        let full = run_bin(self.hook.to_str().unwrap(), &args, Some(stdin.as_bytes()), &env);
+        let full = run_bin(
+            self.hook.to_str().unwrap(),
+            &args,
+            Some(stdin.as_bytes()),
+            &env,
+        );
         let lean = run_bin(
             self.bin_dir.join("animus-hook-emit").to_str().unwrap(),
             &args,
@@ -186,7 +195,10 @@ fn every_spelling_that_reaches_the_guard_is_denied() {
     ];
     for command in guard {
         let reason = s.must_deny(command);
-        assert!(reason.contains("protects its own guard"), "{command}: {reason}");
+        assert!(
+            reason.contains("protects its own guard"),
+            "{command}: {reason}"
+        );
     }
     let nested = [
         "claude -p 'fix it' --dangerously-skip-permissions",
@@ -256,7 +268,11 @@ fn the_destructive_probes_really_change_their_targets_when_run_unguarded() {
             .env("HOME", &s.home)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     let before = std::fs::read(&emit).unwrap();
     bash(probes[0]);
@@ -295,7 +311,10 @@ fn a_kill_switch_set_to_no_warns_that_the_guard_is_off() {
     };
     for value in ["0", "false", "no", "OFF"] {
         let stderr = inject(value);
-        assert!(stderr.contains("harness hooks disabled"), "{value}: {stderr}");
+        assert!(
+            stderr.contains("harness hooks disabled"),
+            "{value}: {stderr}"
+        );
         assert!(
             stderr.contains("still switches the guard OFF") && stderr.contains("UNGUARDED"),
             "{value}: {stderr}"

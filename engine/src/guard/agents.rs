@@ -85,7 +85,10 @@ pub fn nested_agent_refusal<'t>(
         }
         let words = &words[start..];
         for (flag, cli) in UNIQUE_FLAGS {
-            if words.iter().any(|w| w == flag || w.starts_with(&format!("{flag}="))) {
+            if words
+                .iter()
+                .any(|w| w == flag || w.starts_with(&format!("{flag}=")))
+            {
                 return refuse(format!("{cli}'s `{flag}`"));
             }
         }

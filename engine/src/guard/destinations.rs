@@ -81,7 +81,11 @@ impl PlaceList {
         for binary in &guard.binaries {
             list.push(binary, Kind::File, BINARY);
             if let Some((dir, _)) = binary.rsplit_once('/') {
-                list.push(if dir.is_empty() { "/" } else { dir }, Kind::Holder, BINARIES);
+                list.push(
+                    if dir.is_empty() { "/" } else { dir },
+                    Kind::Holder,
+                    BINARIES,
+                );
             }
         }
         if let Some(root) = places.project_root {
@@ -98,7 +102,10 @@ impl PlaceList {
     /// `path` normalised, and with symlinks resolved when that differs.
     fn push(&mut self, path: &str, kind: Kind, what: &'static str) {
         let normal = normalise(path);
-        for p in [Some(normal.clone()), resolved(&normal)].into_iter().flatten() {
+        for p in [Some(normal.clone()), resolved(&normal)]
+            .into_iter()
+            .flatten()
+        {
             if !self.places.iter().any(|q| q.path == p && q.kind == kind) {
                 self.places.push(Place {
                     path: p,
@@ -307,7 +314,10 @@ pub(super) fn refusal(
     for (dir, pattern, subtree) in &effects.written_as {
         for dir in paths(dir) {
             for place in &list.places {
-                if let Some(rest) = place.path.strip_prefix(&dir).and_then(|r| r.strip_prefix('/'))
+                if let Some(rest) = place
+                    .path
+                    .strip_prefix(&dir)
+                    .and_then(|r| r.strip_prefix('/'))
                 {
                     let first = rest.split('/').next().unwrap_or(rest);
                     let target = format!("{}/{first}", dir.trim_end_matches('/'));
@@ -328,7 +338,10 @@ pub(super) fn refusal(
             if let Some(p) = list.removed(&path) {
                 return hit(p);
             }
-            if let Some(p) = list.written(&path, false).filter(|p| p.kind != Kind::Holder) {
+            if let Some(p) = list
+                .written(&path, false)
+                .filter(|p| p.kind != Kind::Holder)
+            {
                 return hit(p);
             }
             if list
@@ -699,10 +712,7 @@ fn rsync(args: &[&str], effects: &mut Effects) {
                 .map(|s| s.to_string()),
         );
     }
-    let sources: Vec<&str> = sources
-        .iter()
-        .map(|s| remote(s).unwrap_or(s))
-        .collect();
+    let sources: Vec<&str> = sources.iter().map(|s| remote(s).unwrap_or(s)).collect();
     if !dest.ends_with('/') {
         effects.onto.push((dest.to_string(), recursive));
     }
@@ -760,9 +770,7 @@ fn unzip(args: &[&str], effects: &mut Effects) {
             return;
         }
     }
-    effects
-        .written
-        .push((dir.unwrap_or(".").to_string(), true));
+    effects.written.push((dir.unwrap_or(".").to_string(), true));
 }
 
 /// `find START… EXPR` with `-delete`, `-exec`, `-execdir`, `-ok` or `-okdir`.
@@ -780,9 +788,9 @@ fn find(args: &[&str], effects: &mut Effects) {
             let command = &rest[..end];
             match command.first().map(|p| basename(p)) {
                 Some(
-                    "rm" | "rmdir" | "unlink" | "shred" | "mv" | "cp" | "ln" | "install"
-                    | "rsync" | "tee" | "truncate" | "dd" | "perl" | "python" | "python3"
-                    | "ruby" | "node" | "sh" | "bash" | "zsh" | "dash",
+                    "rm" | "rmdir" | "unlink" | "shred" | "mv" | "cp" | "ln" | "install" | "rsync"
+                    | "tee" | "truncate" | "dd" | "perl" | "python" | "python3" | "ruby" | "node"
+                    | "sh" | "bash" | "zsh" | "dash",
                 ) => true,
                 Some("sed") => command
                     .iter()
@@ -828,8 +836,7 @@ pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
             Some(('*', rest)) => (0..=n.len()).any(|i| go(rest, &n[i..])),
             Some(('?', rest)) => !n.is_empty() && go(rest, &n[1..]),
             Some(('[', rest)) => {
-                let Some(close) = rest.iter().skip(1).position(|&c| c == ']').map(|i| i + 1)
-                else {
+                let Some(close) = rest.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
                     return n.first() == Some(&'[') && go(rest, &n[1..]);
                 };
                 let (set, after) = (&rest[..close], &rest[close + 1..]);

@@ -92,7 +92,10 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("ln -sf /dev/null .claude/x", DESTINATION_RULE),
         ("ln -s <RUN> r", NAMES_GUARD_RULE),
         ("ln -s ~ h", DESTINATION_RULE),
-        ("mkdir d && ln -s .. d/up && cp x d/up/.claude/", DESTINATION_RULE),
+        (
+            "mkdir d && ln -s .. d/up && cp x d/up/.claude/",
+            DESTINATION_RULE,
+        ),
         ("install -m755 fake <BIN>/", DESTINATION_RULE),
         ("tar -xf evil.tar -C .claude", DESTINATION_RULE),
         ("tar xzf evil.tgz", DESTINATION_RULE),
@@ -106,7 +109,10 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("find . -type f -delete", DESTINATION_RULE),
         ("find s -delete", DESTINATION_RULE),
         ("find . -name 'settings*' -exec rm {} \\;", DESTINATION_RULE),
-        ("find ~ -name '*.json' -exec sed -i s/deny/allow/ {} +", DESTINATION_RULE),
+        (
+            "find ~ -name '*.json' -exec sed -i s/deny/allow/ {} +",
+            DESTINATION_RULE,
+        ),
         ("rsync -a host:evil/ .", DESTINATION_RULE),
         ("rsync -a host:evil/.claude .", DESTINATION_RULE),
         ("d=.claude; cp x $d/", DESTINATION_RULE),
@@ -117,9 +123,15 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("sudo cp fake <BIN>/", DESTINATION_RULE),
         ("bash -c 'cp x .claude/'", DESTINATION_RULE),
         // Naming the guard's files, inline code included.
-        ("python3 -c \"import shutil; shutil.copy('p.json', '<RUN>/animus-policy.json')\"", NAMES_GUARD_RULE),
+        (
+            "python3 -c \"import shutil; shutil.copy('p.json', '<RUN>/animus-policy.json')\"",
+            NAMES_GUARD_RULE,
+        ),
         ("perl -e 'unlink \"<RUN>/x\"'", NAMES_GUARD_RULE),
-        ("node -e \"require('fs').rmSync('<STATE>', {recursive: true})\"", NAMES_GUARD_RULE),
+        (
+            "node -e \"require('fs').rmSync('<STATE>', {recursive: true})\"",
+            NAMES_GUARD_RULE,
+        ),
         ("find <RUN> -name 'animus*' -delete", NAMES_GUARD_RULE),
         ("d=<RUN>; cp evil.json $d/", NAMES_GUARD_RULE),
         ("cp evil .cl''aude/se\"tt\"ings.json", NAMES_GUARD_RULE),
@@ -127,8 +139,14 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("rm -f $HOME/.animus/x", NAMES_GUARD_RULE),
         ("rm -rf \"$ANIMUS_CONFIG_DIR\"", NAMES_GUARD_RULE),
         ("cp fake <BIN>/animus-hook", NAMES_GUARD_RULE),
-        ("python3 -c \"open('.claude/settings.local.json','w').write('{}')\"", NAMES_GUARD_RULE),
-        ("claude -p x --dangerously-skip-permissions", NESTED_AGENT_RULE),
+        (
+            "python3 -c \"open('.claude/settings.local.json','w').write('{}')\"",
+            NAMES_GUARD_RULE,
+        ),
+        (
+            "claude -p x --dangerously-skip-permissions",
+            NESTED_AGENT_RULE,
+        ),
     ] {
         let command = s.expand(command);
         let refusal = s
@@ -193,4 +211,3 @@ fn shell_globs_match_names_as_the_shell_does() {
     assert!(!glob_matches("*.pyc", "settings.json"));
     assert!(glob_matches("?", "a"));
 }
-
