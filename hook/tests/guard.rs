@@ -325,3 +325,59 @@ fn a_kill_switch_set_to_no_warns_that_the_guard_is_off() {
     assert!(!stderr.contains("UNGUARDED"), "{stderr}");
     assert!(!dir.join("run").exists(), "the kill switch writes nothing");
 }
+
+/// The refusals hold in every harness: an opencode `bash` call and a Codex `Bash` call that
+/// copy over claude's settings or start an agent without its guard are denied too.
+#[test]
+fn the_refusals_hold_for_the_other_harnesses() {
+    let s = setup("guard-harnesses");
+    let env = [
+        ("ANIMUS_CONFIG_DIR", s.state.to_str().unwrap()),
+        ("HOME", s.home.to_str().unwrap()),
+    ];
+    for (provider, event, tool, command) in [
+        (
+            "opencode",
+            "tool.execute.before",
+            "bash",
+            "cp evil/settings.local.json .claude/",
+        ),
+        ("opencode", "tool.execute.before", "bash", "gemini -y -p x"),
+        ("codex", "PreToolUse", "Bash", "mv .claude x"),
+    ] {
+        let payload = serde_json::json!({
+            "session_id": "guard",
+            "hook_event_name": event,
+            "turn_id": "t1",
+            "cwd": s.project,
+            "tool_name": tool,
+            "tool_input": {"command": command},
+        });
+        let mut args = vec!["emit".to_string(), "--provider".into(), provider.into()];
+        args.extend(
+            gate_args("guard", &s.project, &s.policy)
+                .into_iter()
+                .skip(1),
+        );
+        let event_at = args.iter().position(|a| a == "--event").unwrap() + 1;
+        args[event_at] = event.into();
+        let run = run_bin(
+            s.hook.to_str().unwrap(),
+            &args,
+            Some(payload.to_string().as_bytes()),
+            &env,
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert!(
+            run.stdout.contains("deny"),
+            "{provider} {command}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("protects its own guard")
+                || run.stdout.contains("start a coding agent with its guard"),
+            "{provider} {command}: {}",
+            run.stdout
+        );
+    }
+}
