@@ -20,7 +20,14 @@
 //! | `WebFetch {url}` | — | `web_fetch {prompt}`: one call per URL in the prompt | `webfetch {url}` |
 //! | `WebSearch {query}` | — | `google_web_search {query}` | `websearch {query}` |
 //! | `Agent` | `spawn_agent` | — | `task` |
-//! | `mcp__s__t` | `mcp__s__t` | `mcp_s_t` | `s_t` |
+//! | `mcp__s__t` | `mcp__s__t` | `mcp_s_t` | `s_t` (and `s_t` as given, see below) |
+//! | `Read {file_path}` too | — | `read_many_files {include}`: the call as given, and one `Read` per literal path in `include` (or `paths`) | — |
+//!
+//! opencode names an MCP tool `<server>_<tool>`, but also its own tools (`plan_exit`) and a
+//! custom tool (`<file>_<export>`) with an `_`: such a name is decided as every MCP reading
+//! and as given, and the as-given reading counts only when a rule decided it
+//! ([`CanonicalCall::only_when_a_rule_decides`]): a deny written for `plan_exit` applies, and
+//! the policy's default (an allowlist's deny) is not brought in by that reading alone.
 //!
 //! A tool the table does not name keeps its own name and input: a rule written for it by name
 //! still applies, and so does the policy's default. The harness's own working directory field
@@ -104,6 +111,9 @@ enum Shape {
     PatchTargets(&'static str),
     /// URLs inside free text in the named field: one canonical call per URL, `{url}`.
     UrlsIn(&'static str),
+    /// The call as given, plus one canonical `Read` per literal path (no glob character) in
+    /// the named array fields (Gemini's `read_many_files`).
+    ReadsPathsIn(&'static [&'static str]),
     /// A shell command, as given, plus one canonical call per file a patch inside its text
     /// names (Codex applies `apply_patch <<'EOF' … EOF` run through its shell tool as a patch,
     /// and its hooks see it as `Bash`).
@@ -191,6 +201,10 @@ const TOOLS: &[ToolRow] = &[
         ..row(Harness::Gemini, "web_fetch", "WebFetch")
     },
     row(Harness::Gemini, "google_web_search", "WebSearch"),
+    ToolRow {
+        shape: Shape::ReadsPathsIn(&["include", "paths"]),
+        ..row(Harness::Gemini, "read_many_files", "read_many_files")
+    },
     // opencode: camelCase fields.
     ToolRow {
         cwd_field: Some("workdir"),
@@ -231,6 +245,9 @@ pub struct CanonicalCall<'a> {
     /// The call's working directory when the tool names its own (`dir_path`, `workdir`), as
     /// given: relative to the payload's `cwd` unless absolute.
     pub cwd: Option<String>,
+    /// The outcome of this call counts only when a rule decided it (not the policy's
+    /// default): opencode's as-given reading of a name that also reads as an MCP tool.
+    pub only_when_a_rule_decides: bool,
 }
 
 /// The canonical calls one native call stands for: at least one.
@@ -247,6 +264,7 @@ pub fn canonical_calls<'a>(
         tool_name: Cow::Borrowed(tool_name),
         tool_input: Cow::Borrowed(tool_input),
         cwd: None,
+        only_when_a_rule_decides: false,
     };
     if harness == Harness::Claude {
         return vec![as_given()];
@@ -256,13 +274,27 @@ pub fn canonical_calls<'a>(
         .find(|r| r.harness == harness && r.native == tool_name)
     else {
         return match mcp_names(harness, tool_name, mcp_server) {
-            Some(names) => names
-                .into_iter()
-                .map(|name| CanonicalCall {
-                    tool_name: Cow::Owned(name),
-                    ..as_given()
-                })
-                .collect(),
+            Some(names) => {
+                let mut calls: Vec<CanonicalCall<'a>> = names
+                    .into_iter()
+                    .map(|name| CanonicalCall {
+                        tool_name: Cow::Owned(name),
+                        ..as_given()
+                    })
+                    .collect();
+                // opencode's own and custom tools are named `a_b` too. First: a deny written
+                // for the native name then gives its own reason over a default deny.
+                if harness == Harness::Opencode {
+                    calls.insert(
+                        0,
+                        CanonicalCall {
+                            only_when_a_rule_decides: true,
+                            ..as_given()
+                        },
+                    );
+                }
+                calls
+            }
             None => vec![as_given()],
         };
     };
@@ -276,6 +308,7 @@ pub fn canonical_calls<'a>(
         tool_name: Cow::Borrowed(tool_name),
         tool_input,
         cwd: cwd.clone(),
+        only_when_a_rule_decides: false,
     };
     match row.shape {
         Shape::Fields(renames) => vec![call(row.canonical, renamed(tool_input, renames))],
@@ -304,6 +337,21 @@ pub fn canonical_calls<'a>(
                 input.insert("file_path".into(), Value::String(path));
                 call(tool, Cow::Owned(Value::Object(input)))
             }));
+            calls
+        }
+        Shape::ReadsPathsIn(fields) => {
+            let mut calls = vec![call(row.canonical, Cow::Borrowed(tool_input))];
+            for field in fields {
+                let entries = tool_input.get(*field).and_then(Value::as_array);
+                for path in entries.into_iter().flatten().filter_map(Value::as_str) {
+                    if path.is_empty() || path.contains(['*', '?', '[', '{']) {
+                        continue;
+                    }
+                    let mut input = Map::new();
+                    input.insert("file_path".into(), Value::String(path.to_string()));
+                    calls.push(call("Read", Cow::Owned(Value::Object(input))));
+                }
+            }
             calls
         }
         Shape::UrlsIn(field) => {

@@ -36,6 +36,7 @@
 //! `[^\n]` where a pattern must stay on one line.
 
 pub mod compiled;
+pub mod guard;
 pub mod harness;
 pub(crate) mod json;
 pub mod ownership;

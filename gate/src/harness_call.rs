@@ -29,12 +29,16 @@ pub fn detect(provider: Option<Harness>, event: Option<&str>, payload: Option<&V
 }
 
 /// Decide `tool_name`/`tool_input` of `payload`, a call of `harness` on its gate `event`, with
-/// `decide_one` deciding each canonical call.
+/// `decide_one` deciding each canonical call under the policy at `policy_path`. A shell call
+/// that would reach the guard itself (its policy, records, binaries, a harness's hook settings)
+/// or start a coding agent without its guard is denied whatever the policy says
+/// ([`engine::guard::shell_refusal`]).
 pub fn decide(
     harness: Harness,
     event: &str,
     payload: &Value,
     places: Places<'_>,
+    policy_path: &std::path::Path,
     mut decide_one: impl FnMut(Call<'_>) -> Result<Outcome, String>,
 ) -> Result<Outcome, String> {
     let tool_name = crate::payload::tool_name(payload)?;
@@ -50,6 +54,7 @@ pub fn decide(
         .and_then(Value::as_str);
     let calls = harness::canonical_calls(harness, tool_name, tool_input, mcp_server);
     let mut outcomes = Vec::with_capacity(calls.len());
+    let mut guard = None;
     for call in &calls {
         let cwd = call
             .cwd
@@ -65,12 +70,30 @@ pub fn decide(
         let absolute = (harness != Harness::Claude)
             .then(|| absolute_file_path(&call.tool_input, places))
             .flatten();
-        outcomes.push(decide_one(Call {
+        let outcome = decide_one(Call {
             event: canonical_event,
             tool_name: &call.tool_name,
             tool_input: absolute.as_ref().unwrap_or(&call.tool_input),
             places,
-        })?);
+        })?;
+        // opencode's as-given reading of an `a_b` name: a rule's decision, never the default.
+        if call.only_when_a_rule_decides && outcome.deciding_rule.is_none() {
+            continue;
+        }
+        outcomes.push(outcome);
+        if matches!(&*call.tool_name, "Bash" | "Monitor" | "PowerShell")
+            && let Some(command) = call.tool_input.get("command").and_then(Value::as_str)
+        {
+            let guard = guard.get_or_insert_with(|| crate::guard_places::of(policy_path));
+            if let Some(refusal) = engine::guard::shell_refusal(command, places, guard) {
+                outcomes.push(Outcome {
+                    decision: Decision::Deny,
+                    reason: refusal.reason,
+                    deciding_rule: Some(refusal.rule.to_string()),
+                    matched: vec![refusal.rule.to_string()],
+                });
+            }
+        }
     }
     let mut outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
     // A deny the policy gave keeps its own reason.

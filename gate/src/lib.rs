@@ -4,12 +4,14 @@
 //! YAML parser is linked on the path the harness spawns.
 //!
 //! - [`emit`]: read the payload, decide, record, answer in the harness's protocol; fail closed.
-//! - [`harness_call`]: a harness's call decided as the canonical calls it stands for.
+//! - [`harness_call`]: a harness's call decided as the canonical calls it stands for, and the
+//!   built-in refusals that keep the agent off its guard ([`guard_places`]).
 //! - [`record`]: the per-session event log.
 //! - [`policy_source`]: the compiled policy through its sidecar (or a deny naming the fix).
 //! - [`payload`], [`places`]: the few payload fields deciding needs, and the call's places.
 
 pub mod emit;
+pub mod guard_places;
 pub mod harness_call;
 pub mod payload;
 pub mod places;

@@ -22,6 +22,15 @@
 //! Each record is one `write(2)` of one complete line to a file opened `O_APPEND`, made under
 //! an exclusive advisory lock (`flock`) on that file, so hooks the harness runs in parallel
 //! never interleave, tear or lose a line.
+//!
+//! ## A torn last line
+//!
+//! A log whose last byte is not a newline has a torn last line (a crash, or the agent, cut
+//! it). Under the same lock, before the write, the hook reads the log's last byte; when it is
+//! not `\n` the record is written on a fresh line (one write: a newline, then the record) and
+//! carries `"torn_line": {"ends_at": <offset>, "starts_at": <offset or null>}`: where the torn
+//! line ends (the log's length before the write) and where it starts (`null` when its start
+//! is more than [`MAX_TORN_SCAN`] bytes back). The torn bytes are kept, as a line of their own.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -194,7 +203,8 @@ fn open_subdir(parent: &File, path: &Path, name: &str) -> Result<File, String> {
 fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, String> {
     use std::os::unix::fs::MetadataExt;
     let c_name = c_string(name, path)?;
-    let flags = libc::O_WRONLY
+    // Read too: the last byte tells a torn last line ([`append_line`]).
+    let flags = libc::O_RDWR
         | libc::O_APPEND
         | libc::O_CREAT
         | libc::O_NOFOLLOW
@@ -254,15 +264,101 @@ fn openat(
     }
 }
 
-/// Append one line (a serialized record ending in `\n`) to the open session log under an
-/// exclusive lock; `path` names it in messages.
+/// Append one line (a serialized record: a JSON object ending in `}\n`) to the open session
+/// log under an exclusive lock; `path` names it in messages. After a torn last line the record
+/// starts on a fresh line and says where the torn one is (see the module's documentation).
 pub fn append_line(mut file: File, path: &Path, line: &[u8]) -> Result<(), String> {
     file.lock()
         .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
+    let torn = torn_last_line(&file)
+        .map_err(|e| format!("cannot read the end of `{}`: {e}", path.display()))?;
+    let out = match torn {
+        None => std::borrow::Cow::Borrowed(line),
+        Some(torn) => std::borrow::Cow::Owned(after_torn_line(line, torn)),
+    };
     // One write of the whole line; `write_all` only loops on a short write, which the lock
     // keeps from interleaving with another process. Closing the file releases the lock.
-    file.write_all(line)
+    file.write_all(&out)
         .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+/// How far back the start of a torn last line is looked for.
+pub const MAX_TORN_SCAN: u64 = 1 << 20;
+
+/// A last line without its newline: where it ends and, when found within [`MAX_TORN_SCAN`]
+/// bytes, where it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TornLine {
+    pub ends_at: u64,
+    pub starts_at: Option<u64>,
+}
+
+/// The torn last line of `file`, if its last byte is not a newline.
+pub fn torn_last_line(file: &File) -> std::io::Result<Option<TornLine>> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(None);
+    }
+    let mut last = [0u8; 1];
+    file.read_exact_at(&mut last, len - 1)?;
+    if last[0] == b'\n' {
+        return Ok(None);
+    }
+    let mut starts_at = None;
+    let mut end = len;
+    let mut chunk = vec![0u8; 64 * 1024];
+    while end > 0 && len - end < MAX_TORN_SCAN {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let buf = &mut chunk[..(end - start) as usize];
+        file.read_exact_at(buf, start)?;
+        if let Some(i) = buf.iter().rposition(|&b| b == b'\n') {
+            starts_at = Some(start + i as u64 + 1);
+            break;
+        }
+        end = start;
+    }
+    if end == 0 && starts_at.is_none() {
+        starts_at = Some(0);
+    }
+    Ok(Some(TornLine {
+        ends_at: len,
+        starts_at,
+    }))
+}
+
+/// `line` (`{…}\n`) written after a torn line: a newline first, and the `torn_line` member
+/// added to the object.
+pub fn after_torn_line(line: &[u8], torn: TornLine) -> Vec<u8> {
+    let member = format!(
+        "\"torn_line\":{{\"ends_at\":{},\"starts_at\":{}}}",
+        torn.ends_at,
+        torn.starts_at
+            .map_or_else(|| "null".to_string(), |s| s.to_string())
+    );
+    let mut out = Vec::with_capacity(line.len() + member.len() + 2);
+    out.push(b'\n');
+    // Keys stay in alphabetical order: before the last key, `ts`, when it is there.
+    let ts = line.windows(6).rposition(|w| w == b",\"ts\":");
+    match (ts, line.strip_suffix(b"}\n")) {
+        (Some(at), Some(_)) => {
+            out.extend_from_slice(&line[..at]);
+            out.push(b',');
+            out.extend_from_slice(member.as_bytes());
+            out.extend_from_slice(&line[at..]);
+        }
+        (None, Some(body)) => {
+            out.extend_from_slice(body);
+            if body.trim_ascii_end() != b"{" {
+                out.push(b',');
+            }
+            out.extend_from_slice(member.as_bytes());
+            out.extend_from_slice(b"}\n");
+        }
+        // Not an object: the record as it is, on its fresh line.
+        (_, None) => out.extend_from_slice(line),
+    }
+    out
 }
 
 /// `value` bounded for the log: long strings cut, long arrays/objects shortened, deep nesting
@@ -351,6 +447,84 @@ fn bound(value: &Value, depth: usize) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn log_with(name: &str, content: &[u8]) -> (PathBuf, File) {
+        let path = std::env::temp_dir().join(format!("animus-torn-{name}-{}", std::process::id()));
+        fs::write(&path, content).unwrap();
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        (path, file)
+    }
+
+    #[test]
+    fn a_torn_last_line_is_kept_and_the_next_record_starts_fresh_and_reports_it() {
+        let first = b"{\"a\":1,\"ts\":\"t1\"}\n";
+        let mut content = first.to_vec();
+        content.extend_from_slice(b"{\"a\":2,\"pay");
+        let (path, file) = log_with("cut", &content);
+        assert_eq!(
+            torn_last_line(&file).unwrap(),
+            Some(TornLine {
+                ends_at: content.len() as u64,
+                starts_at: Some(first.len() as u64)
+            })
+        );
+        append_line(file, &path, b"{\"a\":3,\"ts\":\"t3\"}\n").unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[1], "{\"a\":2,\"pay", "the torn line is kept whole");
+        let record: Value = serde_json::from_str(lines[2]).unwrap();
+        assert_eq!(record["a"], 3);
+        assert_eq!(record["torn_line"]["ends_at"], content.len());
+        assert_eq!(record["torn_line"]["starts_at"], first.len());
+        assert!(lines[2].find("torn_line").unwrap() < lines[2].find("\"ts\"").unwrap());
+        // The next record finds a whole last line and says nothing.
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        assert_eq!(torn_last_line(&file).unwrap(), None);
+        append_line(file, &path, b"{\"a\":4}\n").unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("\"t3\"}\n{\"a\":4}\n"), "{text}");
+        let _ = fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_log_that_is_one_torn_line_or_empty() {
+        let (path, file) = log_with("whole", b"garbage");
+        assert_eq!(
+            torn_last_line(&file).unwrap(),
+            Some(TornLine {
+                ends_at: 7,
+                starts_at: Some(0)
+            })
+        );
+        append_line(file, &path, b"{}\n").unwrap();
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "garbage\n{\"torn_line\":{\"ends_at\":7,\"starts_at\":0}}\n"
+        );
+        let (path2, file) = log_with("empty", b"");
+        assert_eq!(torn_last_line(&file).unwrap(), None);
+        // A torn line longer than the scan: its start is unknown.
+        let (path3, file) = log_with("long", &vec![b'x'; MAX_TORN_SCAN as usize + 70_000]);
+        let torn = torn_last_line(&file).unwrap().unwrap();
+        assert_eq!(torn.starts_at, None);
+        assert!(
+            String::from_utf8(after_torn_line(b"{\"a\":1}\n", torn))
+                .unwrap()
+                .contains("\"starts_at\":null")
+        );
+        for p in [path, path2, path3] {
+            let _ = fs::remove_file(p);
+        }
+    }
 
     #[test]
     fn repo_scope_shape() {

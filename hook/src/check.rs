@@ -67,7 +67,9 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), String> {
             .and_then(|p| p.to_str())
             .or(cwd),
     };
-    let outcome = harness_call::decide(harness, event, &value, places, |call| loaded.decide(call))?;
+    let outcome = harness_call::decide(harness, event, &value, places, &args.policy, |call| {
+        loaded.decide(call)
+    })?;
     Ok((outcome, loaded.evaluator(), harness))
 }
 

@@ -64,10 +64,20 @@ pub fn run(args: InjectArgs) -> ExitCode {
     };
     match &injection {
         Injection::Disabled { .. } => {
+            let name = compiler::inject::KILL_SWITCH_ENV;
             eprintln!(
-                "animus-hook inject: {} is set: harness hooks disabled, arguments unchanged",
-                compiler::inject::KILL_SWITCH_ENV
-            )
+                "animus-hook inject: {name} is set: harness hooks disabled, arguments unchanged"
+            );
+            // Any non-empty value switches the guard off (the spec's meaning); a value that
+            // reads as "no" is most likely a mistake, so say plainly what it did.
+            let value = std::env::var_os(name).unwrap_or_default();
+            if reads_as_no(&value.to_string_lossy()) {
+                eprintln!(
+                    "animus-hook inject: warning: {name}={:?} still switches the guard OFF (any \
+                     non-empty value does): this session runs UNGUARDED. Unset {name} to guard it.",
+                    value.to_string_lossy()
+                );
+            }
         }
         Injection::NotGenerated { vector, .. } => eprintln!(
             "animus-hook inject: provider `{}` ({vector:?}) has no generated hook wiring yet; arguments unchanged",
@@ -130,6 +140,14 @@ fn shell_line(env: &[(String, String)], provider: &str, args: &[String]) -> Stri
     words.join(" ")
 }
 
+/// Does a kill-switch value read as "off" (`0`, `false`, `no`, `off`, `n`, `f`, any case)?
+fn reads_as_no(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "0" | "false" | "no" | "off" | "n" | "f" | "disabled" | "none"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -145,5 +163,15 @@ mod tests {
             ],
         );
         assert_eq!(line, "A_B='/x y' codex exec -c 'k=[{a=\"it'\\''s\"}]' ''");
+    }
+
+    #[test]
+    fn kill_switch_values_that_read_as_no() {
+        for v in ["0", "false", "FALSE", " no ", "Off", "n"] {
+            assert!(super::reads_as_no(v), "{v}");
+        }
+        for v in ["1", "true", "yes", "x"] {
+            assert!(!super::reads_as_no(v), "{v}");
+        }
     }
 }

@@ -483,3 +483,96 @@ fn check_decides_a_harness_payload_as_emit_does() {
         "{v}"
     );
 }
+
+/// A gate over a profile written in the test (`yaml`: the `tool_policy` block's entries).
+fn gate_over(name: &str, tool_policy: &str) -> Gate {
+    let dir = temp_dir(name);
+    let profile = dir.join("p.yaml");
+    std::fs::write(
+        &profile,
+        format!("agent_profiles:\n  a:\n    tool_policy:\n{tool_policy}"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(bin())
+        .args(["compile", "--config"])
+        .arg(&profile)
+        .args(["--agent", "a", "--out-dir"])
+        .arg(dir.join("policy"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    Gate {
+        state: dir.join("state"),
+        policy: dir.join("policy/animus-policy.json"),
+        project,
+        _dir: dir,
+    }
+}
+
+/// opencode names its own tools (`plan_exit`) and custom tools (`<file>_<export>`) with an
+/// `_`, like an MCP tool `<server>_<tool>`: the name as given is decided too, and counts only
+/// when a rule decided it.
+#[test]
+fn opencode_tools_named_a_b_are_decided_as_given_too() {
+    let plan_exit = |input: Value| {
+        let mut v: Value = serde_json::from_slice(&payload("opencode/echo_echo.json")).unwrap();
+        v["tool_name"] = "plan_exit".into();
+        v["tool_input"] = input;
+        serde_json::to_vec(&v).unwrap()
+    };
+    let echo = payload("opencode/echo_echo.json");
+    let gate = gate_over("opencode-as-given", "      deny: [plan_exit]\n");
+    let ask = |gate: &Gate, stdin: &[u8]| gate.emit(Some("opencode"), "tool.execute.before", stdin);
+    assert_eq!(
+        ask(&gate, &plan_exit(json!({}))),
+        plain_deny(&denied_by("plan_exit"))
+    );
+    assert_eq!(ask(&gate, &echo), "", "an unlisted echo_echo is left alone");
+    // Under an allowlist (default deny) that allows the MCP tool, the as-given reading
+    // `echo_echo`, which nothing lists, does not bring the default deny.
+    let allowlist = gate_over(
+        "opencode-allowlist",
+        "      allow: [mcp__echo__echo]\n      deny: [plan_exit]\n",
+    );
+    assert_eq!(ask(&allowlist, &echo), "");
+    assert_eq!(
+        ask(&allowlist, &plan_exit(json!({}))),
+        plain_deny(&denied_by("plan_exit"))
+    );
+}
+
+/// Gemini's `read_many_files`: each literal path of `include` is decided as a `Read`.
+#[test]
+fn gemini_read_many_files_paths_are_read_calls() {
+    let gate = gate_over(
+        "gemini-read-many",
+        "      deny: [\"Read(./.env)\", \"Read(~/.ssh/**)\"]\n",
+    );
+    let call = |include: Value| {
+        let mut v: Value =
+            serde_json::from_slice(&payload("gemini/BeforeTool-read_file.json")).unwrap();
+        v["tool_name"] = "read_many_files".into();
+        v["tool_input"] = json!({ "include": include });
+        v["cwd"] = gate.project.to_str().unwrap().into();
+        gate.emit(
+            Some("gemini"),
+            "BeforeTool",
+            &serde_json::to_vec(&v).unwrap(),
+        )
+    };
+    assert_eq!(
+        call(json!(["README.md", ".env"])),
+        plain_deny(&denied_by("Read(./.env)"))
+    );
+    assert_eq!(
+        call(json!([format!("{HOME}/.ssh/id_rsa")])),
+        plain_deny(&denied_by("Read(~/.ssh/**)"))
+    );
+    assert_eq!(call(json!(["README.md", "src/**/*.rs"])), "");
+}

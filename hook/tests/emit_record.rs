@@ -225,3 +225,41 @@ fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
     ids.dedup();
     assert_eq!(ids.len(), TOTAL, "every event recorded exactly once");
 }
+
+/// A torn last line (a crash or the agent cut the log) does not swallow the next record: the
+/// next record starts on a fresh line and says where the torn one is, which stays as it was.
+#[test]
+fn a_torn_last_line_is_kept_and_reported_by_the_next_record() {
+    let dir = temp_dir("record-torn");
+    let (project, state) = (dir.join("p"), dir.join("state"));
+    std::fs::create_dir_all(&project).unwrap();
+    let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
+    let args = [
+        "emit",
+        "--event",
+        "Stop",
+        "--session",
+        "torn",
+        "--project-root",
+        project.to_str().unwrap(),
+    ];
+    run_hook(&args, Some(b"{\"hook_event_name\":\"Stop\"}"), &env);
+    let log = session_log(&state, "torn");
+    let whole = std::fs::read(&log).unwrap();
+    // Cut the record in the middle, as a crash or the agent would.
+    let cut = whole.len() / 2;
+    std::fs::write(&log, &whole[..cut]).unwrap();
+    run_hook(&args, Some(b"{\"hook_event_name\":\"Stop\"}"), &env);
+    run_hook(&args, Some(b"{\"hook_event_name\":\"Stop\"}"), &env);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0].as_bytes(), &whole[..cut], "the torn line is kept");
+    let next: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(next["event"], "Stop");
+    assert_eq!(next["torn_line"]["ends_at"], cut);
+    assert_eq!(next["torn_line"]["starts_at"], 0);
+    let after: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+    assert!(after.get("torn_line").is_none(), "{after}");
+    assert!(text.ends_with('\n'));
+}

@@ -7,6 +7,7 @@ struct Owned {
     tool_name: String,
     tool_input: Value,
     cwd: Option<String>,
+    only_when_a_rule_decides: bool,
 }
 
 /// [`super::canonical_calls`], owned.
@@ -22,6 +23,7 @@ fn canonical_calls(
             tool_name: c.tool_name.into_owned(),
             tool_input: c.tool_input.into_owned(),
             cwd: c.cwd,
+            only_when_a_rule_decides: c.only_when_a_rule_decides,
         })
         .collect()
 }
@@ -196,14 +198,16 @@ fn mcp_names_in_each_spelling() {
         )),
         ["mcp__my__srv_do", "mcp__my_srv__do"]
     );
+    // opencode: every MCP reading, and the name as given, which counts only when a rule
+    // decides it (`plan_exit`, a custom tool `<file>_<export>`).
+    let opencode = canonical_calls(Harness::Opencode, "echo_say", &input, None);
+    assert_eq!(names(&opencode), ["echo_say", "mcp__echo__say"]);
     assert_eq!(
-        names(&canonical_calls(
-            Harness::Opencode,
-            "echo_say",
-            &input,
-            None
-        )),
-        ["mcp__echo__say"]
+        opencode
+            .iter()
+            .map(|c| c.only_when_a_rule_decides)
+            .collect::<Vec<_>>(),
+        [true, false]
     );
     // Not MCP spellings: kept as given.
     assert_eq!(
@@ -310,4 +314,29 @@ fn codex_refuses_programs_that_read_a_terminal() {
         harness_refusal(Harness::Codex, "apply_patch", &json!({"command": "bash"})),
         None
     );
+}
+
+#[test]
+fn gemini_read_many_files_reads_each_literal_path() {
+    let calls = canonical_calls(
+        Harness::Gemini,
+        "read_many_files",
+        &json!({"include": [".env", "src/**/*.rs", "~/.ssh/id_rsa", ""], "paths": ["a/b.txt"]}),
+        None,
+    );
+    assert_eq!(names(&calls), ["read_many_files", "Read", "Read", "Read"]);
+    let paths: Vec<&str> = calls[1..]
+        .iter()
+        .map(|c| c.tool_input["file_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, [".env", "~/.ssh/id_rsa", "a/b.txt"]);
+    assert!(calls.iter().all(|c| !c.only_when_a_rule_decides));
+    // Globs alone: the call as given.
+    let globs = canonical_calls(
+        Harness::Gemini,
+        "read_many_files",
+        &json!({"include": ["*.md"]}),
+        None,
+    );
+    assert_eq!(names(&globs), ["read_many_files"]);
 }

@@ -194,6 +194,20 @@ fn append_last_record() {
     if fd >= 0 {
         // SAFETY: flock(2) is a plain system call on a descriptor this process keeps open.
         unsafe { libc::flock(fd, libc::LOCK_EX) };
+        // After a torn last line the record starts on a fresh line (without the `torn_line`
+        // member the normal path adds: nothing is formatted in a signal handler).
+        // SAFETY: fstat(2) and pread(2) are async-signal-safe; both buffers are local.
+        unsafe {
+            let mut stat: libc::stat = std::mem::zeroed();
+            let mut last = 0u8;
+            if libc::fstat(fd, &mut stat) == 0
+                && stat.st_size > 0
+                && libc::pread(fd, (&raw mut last).cast(), 1, stat.st_size - 1) == 1
+                && last != b'\n'
+            {
+                write_all(fd, b"\n".as_ptr(), 1);
+            }
+        }
         LAST_RECORD.write_to(fd);
     }
 }

@@ -488,7 +488,7 @@ fn evaluate(
         let home = crate::places::home_dir();
         let project_root = args.project_root.as_deref().and_then(|p| p.to_str());
         let places = crate::places::of_payload(payload, home.as_deref(), project_root);
-        let outcome = harness_call::decide(harness, event, payload, places, |call| {
+        let outcome = harness_call::decide(harness, event, payload, places, policy_path, |call| {
             policy_source::decide(&loaded, call)
         })?;
         evaluation.decide_us = Some(started.elapsed().as_micros());

@@ -1,0 +1,209 @@
+//! Nested agents: a command that starts a coding-agent CLI with its guard or its permissions
+//! switched off ([`nested_agent_refusal`]).
+//!
+//! The agent a session guards could otherwise hand its work to a second agent that nothing
+//! guards: `claude -p … --dangerously-skip-permissions`, `codex exec
+//! --dangerously-bypass-approvals-and-sandbox`, `gemini -y`, `opencode run --pure`, or a guarded
+//! launch with the kill switch set (`ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject …`).
+//! Flags checked against the pinned CLIs' `--help` (Claude Code 2.1.328, Codex 0.169.0, Gemini
+//! CLI 0.61.0, opencode 1.18.33).
+
+use crate::shell::segment::basename;
+
+/// Flags that switch every permission check off, unique to the agent CLIs: denied wherever
+/// they are a word of a segment (the CLI may be started through `npx`, `node cli.js`, a path
+/// or a variable), unless the program only prints or searches text.
+const UNIQUE_FLAGS: &[(&str, &str)] = &[
+    ("--dangerously-skip-permissions", "Claude Code"),
+    ("--allow-dangerously-skip-permissions", "Claude Code"),
+    ("--dangerously-bypass-approvals-and-sandbox", "Codex CLI"),
+];
+
+/// Flags that mean "no permissions" only for one CLI: `(cli name prefix, flag, value)`, the
+/// value `None` for a switch, `Some(v)` for an option whose value `v` turns checks off.
+const CLI_FLAGS: &[(&str, &str, Option<&str>)] = &[
+    ("claude", "--permission-mode", Some("bypassPermissions")),
+    ("codex", "--yolo", None),
+    ("codex", "--sandbox", Some("danger-full-access")),
+    ("codex", "-s", Some("danger-full-access")),
+    ("gemini", "-y", None),
+    ("gemini", "--yolo", None),
+    ("gemini", "--approval-mode", Some("yolo")),
+    ("opencode", "--pure", None),
+    ("opencode", "--auto", None),
+];
+
+/// Environment variables whose assignment switches a guard off.
+const VARIABLES: &[(&str, &str)] = &[
+    (
+        crate::guard::KILL_SWITCH,
+        "animus-hook's kill switch: the harness it launches runs with no hook at all",
+    ),
+    (
+        "OPENCODE_PURE",
+        "opencode then loads no plugin, the guard's included",
+    ),
+];
+
+/// Programs whose words are text, not a launch (`grep -- --yolo`, a commit message).
+fn only_text(program: &str) -> bool {
+    matches!(
+        program,
+        "echo" | "printf" | "grep" | "egrep" | "fgrep" | "rg" | "ag" | "git" | "man" | "which"
+    )
+}
+
+/// Why `command` (its raw text, and the generous texts of its segments) starts a coding agent
+/// with its guard or permissions off, if it does.
+pub fn nested_agent_refusal<'t>(
+    command: &str,
+    segment_texts: impl Iterator<Item = &'t str>,
+) -> Option<String> {
+    let refuse = |what: String| {
+        Some(format!(
+            "animus-hook does not let the agent it guards start a coding agent with its guard \
+             or permissions switched off ({what}): that agent would run unguarded. Run it \
+             yourself, outside the session, if you mean to."
+        ))
+    };
+    for (name, why) in VARIABLES {
+        if assigns(command, name) {
+            return refuse(format!("`{name}` is set: {why}"));
+        }
+    }
+    for text in segment_texts {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let Some(start) = words
+            .iter()
+            .position(|w| !crate::shell::segment::is_assignment(w))
+        else {
+            continue;
+        };
+        let program = basename(words[start]);
+        if only_text(program) {
+            continue;
+        }
+        let words = &words[start..];
+        for (flag, cli) in UNIQUE_FLAGS {
+            if words
+                .iter()
+                .any(|w| w == flag || w.starts_with(&format!("{flag}=")))
+            {
+                return refuse(format!("{cli}'s `{flag}`"));
+            }
+        }
+        for (cli, flag, value) in CLI_FLAGS {
+            // The CLI itself, or a launcher naming it (`npx @google/gemini-cli`, `node
+            // …/codex.js`): checked from the word naming it on.
+            let Some(at) = words.iter().position(|w| basename(w).starts_with(cli)) else {
+                continue;
+            };
+            let rest = &words[at + 1..];
+            let found = match value {
+                None => rest.iter().any(|w| w == flag),
+                Some(v) => rest.iter().enumerate().any(|(i, w)| {
+                    (w == flag && rest.get(i + 1) == Some(v))
+                        || w.strip_prefix(flag)
+                            .and_then(|r| r.strip_prefix('='))
+                            .is_some_and(|r| r == *v)
+                }),
+            };
+            if found {
+                let spelled = value.map_or_else(|| flag.to_string(), |v| format!("{flag} {v}"));
+                return refuse(format!("`{cli} … {spelled}`"));
+            }
+        }
+    }
+    None
+}
+
+/// Does `text` assign the environment variable `name`: `NAME=…` (a prefix, `env`, `export`),
+/// `export NAME`, or in inline code `environ['NAME'] = …`, `putenv("NAME", …)`, `{"NAME": …}`?
+pub(crate) fn assigns(text: &str, name: &str) -> bool {
+    let mut from = 0;
+    while let Some(found) = text[from..].find(name) {
+        let at = from + found;
+        let end = at + name.len();
+        from = end;
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let after = text[end..].trim_start_matches(['\'', '"', ']', '}', ')', ' ', '\t']);
+        if (after.starts_with('=') && !after.starts_with("=="))
+            || after.starts_with(',')
+            || after.starts_with(':')
+        {
+            return true;
+        }
+        let head = text[..at].trim_end_matches(['\'', '"', ' ', '\t']);
+        if ["export", "declare -x", "typeset -x", "setenv"]
+            .iter()
+            .any(|w| head.ends_with(w))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(command: &str) -> Option<String> {
+        let analysis = crate::shell::analyse(command);
+        nested_agent_refusal(command, analysis.generous_texts())
+    }
+
+    #[test]
+    fn agents_started_without_their_guard_are_refused() {
+        for command in [
+            "claude -p 'fix it' --dangerously-skip-permissions",
+            "claude --allow-dangerously-skip-permissions -p x",
+            "claude -p x --permission-mode bypassPermissions",
+            "claude -p x --permission-mode=bypassPermissions",
+            "npx @anthropic-ai/claude-code --dangerously-skip-permissions -p x",
+            "cd /tmp && /usr/local/bin/claude --dangerously-skip-permissions",
+            "bash -c 'claude -p x --dangerously-skip-permissions'",
+            "codex exec --dangerously-bypass-approvals-and-sandbox 'rm -rf x'",
+            "codex --yolo exec x",
+            "codex exec -s danger-full-access x",
+            "gemini -y -p 'do it'",
+            "gemini --yolo -p x",
+            "gemini --approval-mode yolo -p x",
+            "gemini --approval-mode=yolo -p x",
+            "npx @google/gemini-cli -y -p x",
+            "opencode run --pure 'x'",
+            "OPENCODE_PURE=1 opencode run x",
+            "env OPENCODE_PURE=1 opencode run x",
+            "ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject --provider claude -- -p x",
+            "env ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject x",
+            "export ANIMUS_DISABLE_HARNESS_HOOKS=yes; animus-hook inject x",
+            "export ANIMUS_DISABLE_HARNESS_HOOKS; animus-hook inject x",
+            "python3 -c \"import os; os.environ['ANIMUS_DISABLE_HARNESS_HOOKS']='1'\"",
+            "sudo -E gemini -y",
+        ] {
+            assert!(refused(command).is_some(), "{command}");
+        }
+    }
+
+    #[test]
+    fn ordinary_agent_use_and_text_about_the_flags_pass() {
+        for command in [
+            "claude -p 'fix the build'",
+            "claude --permission-mode plan -p x",
+            "codex exec 'run the tests'",
+            "gemini -p 'explain' --approval-mode plan",
+            "opencode run 'hello'",
+            "grep -r -- --dangerously-skip-permissions docs",
+            "git commit -m 'never use --yolo or -y'",
+            "echo $ANIMUS_DISABLE_HARNESS_HOOKS",
+            "cargo test -y",
+            "apt-get install -y jq",
+            "unset ANIMUS_DISABLE_HARNESS_HOOKS_OLD",
+        ] {
+            assert_eq!(refused(command), None, "{command}");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+use super::*;
+
+/// A fake project and home on disk, the guard's places in them.
+struct Scratch {
+    root: std::path::PathBuf,
+    project: String,
+    home: String,
+    guard: Guard,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let root = std::env::temp_dir().join(format!("animus-guard-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let project = root.join("project");
+        let home = root.join("home");
+        for d in [
+            project.join(".claude/commands"),
+            project.join("src"),
+            home.join(".claude"),
+            root.join("run"),
+            root.join("bin"),
+            root.join("state"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(root.join("bin/animus-hook"), "").unwrap();
+        std::fs::write(project.join(".claude/settings.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(project.join(".claude"), project.join("c")).unwrap();
+        std::os::unix::fs::symlink(root.join("run"), project.join("s")).unwrap();
+        let s = |p: std::path::PathBuf| p.to_str().unwrap().to_string();
+        Scratch {
+            project: s(project),
+            home: s(home),
+            guard: Guard {
+                policy_dirs: vec![s(root.join("run"))],
+                state_dirs: vec![s(root.join("state"))],
+                binaries: vec![s(root.join("bin/animus-hook"))],
+            },
+            root,
+        }
+    }
+
+    fn refusal(&self, command: &str) -> Option<Refusal> {
+        let places = Places {
+            cwd: Some(&self.project),
+            home: Some(&self.home),
+            project_root: Some(&self.project),
+        };
+        shell_refusal(command, places, &self.guard)
+    }
+
+    fn expand(&self, command: &str) -> String {
+        command
+            .replace("<RUN>", &self.guard.policy_dirs[0])
+            .replace("<STATE>", &self.guard.state_dirs[0])
+            .replace("<BIN>", self.root.join("bin").to_str().unwrap())
+            .replace("<HOME>", &self.home)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+#[test]
+fn copies_moves_and_removals_reaching_the_guard_are_refused() {
+    let s = Scratch::new("dest");
+    for (command, rule) in [
+        ("cp fake <BIN>/", DESTINATION_RULE),
+        ("cp fake <BIN>", DESTINATION_RULE),
+        ("cp evil/settings.local.json .claude/", DESTINATION_RULE),
+        ("cp -t .claude x", DESTINATION_RULE),
+        ("cp --target-directory=.claude x", DESTINATION_RULE),
+        ("cp -t.claude x", DESTINATION_RULE),
+        ("rsync -a evil/ .claude/", DESTINATION_RULE),
+        ("rsync evil/x.json .claude", DESTINATION_RULE),
+        ("rsync -a evil/ ./", DESTINATION_RULE),
+        ("cp -r evil/.claude .", DESTINATION_RULE),
+        ("cp -r evil/. .", DESTINATION_RULE),
+        ("cp -r evil/.* .", DESTINATION_RULE),
+        ("mv .claude x", DESTINATION_RULE),
+        ("mv ~/.claude ~/.c", DESTINATION_RULE),
+        ("mv $HOME/.claude /tmp/", DESTINATION_RULE),
+        ("cp x c/", DESTINATION_RULE),
+        ("cp x ./c", DESTINATION_RULE),
+        ("cd src && cp x ../.claude/", DESTINATION_RULE),
+        ("cp x src/../.claude", DESTINATION_RULE),
+        ("ln -s .claude c2", DESTINATION_RULE),
+        ("ln -sf /dev/null .claude/x", DESTINATION_RULE),
+        ("ln -s <RUN> r", NAMES_GUARD_RULE),
+        ("ln -s ~ h", DESTINATION_RULE),
+        (
+            "mkdir d && ln -s .. d/up && cp x d/up/.claude/",
+            DESTINATION_RULE,
+        ),
+        ("install -m755 fake <BIN>/", DESTINATION_RULE),
+        ("tar -xf evil.tar -C .claude", DESTINATION_RULE),
+        ("tar xzf evil.tgz", DESTINATION_RULE),
+        ("unzip evil.zip -d ~/.claude", DESTINATION_RULE),
+        ("rm -rf .claude", DESTINATION_RULE),
+        ("rm -rf ~/.claude", DESTINATION_RULE),
+        ("rm -rf ..", DESTINATION_RULE),
+        ("rm -rf s/", DESTINATION_RULE),
+        ("rm -r s/x", DESTINATION_RULE),
+        ("find . -name '*.json' -delete", DESTINATION_RULE),
+        ("find . -type f -delete", DESTINATION_RULE),
+        ("find s -delete", DESTINATION_RULE),
+        ("find . -name 'settings*' -exec rm {} \\;", DESTINATION_RULE),
+        (
+            "find ~ -name '*.json' -exec sed -i s/deny/allow/ {} +",
+            DESTINATION_RULE,
+        ),
+        ("rsync -a host:evil/ .", DESTINATION_RULE),
+        ("rsync -a host:evil/.claude .", DESTINATION_RULE),
+        ("d=.claude; cp x $d/", DESTINATION_RULE),
+        ("export D=~/.claude && cp x \"${D}\"", DESTINATION_RULE),
+        ("cp x $HOME/.claude/", DESTINATION_RULE),
+        ("echo '{}' > c/settings.local.json", DESTINATION_RULE),
+        ("echo x > .claude/x.json", DESTINATION_RULE),
+        ("sudo cp fake <BIN>/", DESTINATION_RULE),
+        ("bash -c 'cp x .claude/'", DESTINATION_RULE),
+        // Naming the guard's files, inline code included.
+        (
+            "python3 -c \"import shutil; shutil.copy('p.json', '<RUN>/animus-policy.json')\"",
+            NAMES_GUARD_RULE,
+        ),
+        ("perl -e 'unlink \"<RUN>/x\"'", NAMES_GUARD_RULE),
+        (
+            "node -e \"require('fs').rmSync('<STATE>', {recursive: true})\"",
+            NAMES_GUARD_RULE,
+        ),
+        ("find <RUN> -name 'animus*' -delete", NAMES_GUARD_RULE),
+        ("d=<RUN>; cp evil.json $d/", NAMES_GUARD_RULE),
+        ("cp evil .cl''aude/se\"tt\"ings.json", NAMES_GUARD_RULE),
+        ("cat ~/.animus/x/sessions/s.jsonl", NAMES_GUARD_RULE),
+        ("rm -f $HOME/.animus/x", NAMES_GUARD_RULE),
+        ("rm -rf \"$ANIMUS_CONFIG_DIR\"", NAMES_GUARD_RULE),
+        ("cp fake <BIN>/animus-hook", NAMES_GUARD_RULE),
+        (
+            "python3 -c \"open('.claude/settings.local.json','w').write('{}')\"",
+            NAMES_GUARD_RULE,
+        ),
+        (
+            "claude -p x --dangerously-skip-permissions",
+            NESTED_AGENT_RULE,
+        ),
+    ] {
+        let command = s.expand(command);
+        let refusal = s
+            .refusal(&command)
+            .unwrap_or_else(|| panic!("`{command}` was not refused"));
+        assert_eq!(refusal.rule, rule, "{command}: {}", refusal.reason);
+        assert!(refusal.reason.contains("animus-hook"), "{}", refusal.reason);
+    }
+}
+
+#[test]
+fn ordinary_work_and_reading_the_guard_places_pass() {
+    let s = Scratch::new("ordinary");
+    for command in [
+        "cp a b",
+        "cp -r src backup",
+        "cp src/*.rs /tmp/",
+        "mv src/x src/y",
+        "cat README.md",
+        "ls ~/.claude",
+        "ls -la .claude/",
+        "cp review.md .claude/commands/",
+        "rm -rf target build",
+        "rm -rf /tmp/x",
+        "find . -name '*.pyc' -delete",
+        "find src -type f -delete",
+        "tar -xzf deps.tgz -C vendor",
+        "tar -czf out.tgz src",
+        "unzip -l a.zip",
+        "rsync -a src/ /tmp/mirror/",
+        "ln -s ../lib/libx.so lib/",
+        "echo hi > out.txt 2>&1",
+        "cargo build 2>/dev/null | tee build.log",
+        "git mv src/a.rs src/b.rs",
+        "cp $UNKNOWN/x .",
+        "/tmp/running/x",
+        "mv prisma /tmp/ && mv src/lib/db*.ts /tmp/ 2>/dev/null",
+        "cp a b 2> err.log",
+        "cp -r src .",
+        "cp -r /tmp/x/src ./",
+        "rsync -av host:/my/dir .",
+        "find . -type f -exec md5sum {} \\;",
+        "find . -type d -exec chmod 755 {} +",
+        "find src -name '*.rs' -exec sed -i s/a/b/ {} +",
+        "unzip -c a.zip",
+        "find . -inum 752010 -exec rm {} \\;",
+        "find . -depth -empty -type d -delete",
+        "find -L . -type l -delete",
+    ] {
+        assert_eq!(s.refusal(command), None, "{command}");
+    }
+}
+
+#[test]
+fn shell_globs_match_names_as_the_shell_does() {
+    use destinations::glob_matches;
+    assert!(glob_matches(".*", ".claude"));
+    assert!(!glob_matches("*", ".claude"));
+    assert!(glob_matches("*.json", "settings.json"));
+    assert!(glob_matches("settings*", "settings.local.json"));
+    assert!(glob_matches(".[a-c]laude", ".claude"));
+    assert!(!glob_matches("*.pyc", "settings.json"));
+    assert!(glob_matches("?", "a"));
+}

@@ -1,0 +1,87 @@
+//! The guard's built-in refusals ([`engine::guard::shell_refusal`]) against the real agent
+//! commands of `../shared/corpus-real/tool-calls` (Bash calls Claude Code sent to hooks), run
+//! in a scratch project whose guard places exist: ordinary work must stay allowed. Every
+//! refusal is printed; the few expected ones are named, and any other fails the test.
+
+use std::path::PathBuf;
+
+use engine::Places;
+use engine::guard::{Guard, shell_refusal};
+use serde_json::Value;
+
+fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus-real");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing under CI",
+        dir.display()
+    );
+    println!(
+        "SKIPPED guard_real_commands: {} does not exist",
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn real_agent_commands_are_not_refused() {
+    let Some(corpus) = corpus() else { return };
+    let root = std::env::temp_dir().join(format!("animus-guard-real-{}", std::process::id()));
+    let project = root.join("project");
+    let home = root.join("home");
+    for d in [
+        project.join(".claude"),
+        home.join(".claude"),
+        root.join("run"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let s = |p: PathBuf| p.to_str().unwrap().to_string();
+    let guard = Guard {
+        policy_dirs: vec![s(root.join("run"))],
+        state_dirs: vec![s(root.join("state"))],
+        binaries: vec!["/usr/local/lib/animus/animus-hook".into()],
+    };
+    let (project, home) = (s(project), s(home));
+    let places = Places {
+        cwd: Some(&project),
+        home: Some(&home),
+        project_root: Some(&project),
+    };
+    let text =
+        std::fs::read_to_string(corpus.join("tool-calls/pretooluse-hook-inputs.jsonl")).unwrap();
+    let mut total = 0;
+    let mut refused = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["tool_name"] != "Bash" {
+            continue;
+        }
+        let Some(command) = v["tool_input"]["command"].as_str() else {
+            continue;
+        };
+        total += 1;
+        if let Some(r) = shell_refusal(command, places, &guard) {
+            refused.push((format!("{command} => {}", r.reason), r.rule));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    for (command, rule) in &refused {
+        println!("refused ({rule}): {command}");
+    }
+    println!("{} of {total} real Bash calls refused", refused.len());
+    assert!(total > 500, "only {total} Bash calls in the corpus");
+    // What is refused names a guard file (reading claude's settings through the shell) or the
+    // state directory; nothing else.
+    let unexpected: Vec<_> = refused
+        .iter()
+        .filter(|(c, _)| !(c.contains(".claude/settings") || c.contains("/.animus")))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "refused ordinary work: {unexpected:#?}"
+    );
+}

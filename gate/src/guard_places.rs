@@ -1,0 +1,57 @@
+//! The guard's own places as the hook finds them when it decides ([`engine::guard::Guard`]):
+//! the directory of the policy it was handed, the state directory it records to, and the
+//! binary running it with its twins. Computed only for a shell call, once per run.
+
+use std::path::{Path, PathBuf};
+
+use engine::guard::Guard;
+
+/// The guard of a hook run deciding with the policy at `policy_path`.
+pub fn of(policy_path: &Path) -> Guard {
+    let mut guard = Guard::default();
+    let absolute = |p: &Path| -> Option<PathBuf> {
+        if p.is_absolute() {
+            Some(p.to_path_buf())
+        } else {
+            std::env::current_dir().ok().map(|d| d.join(p))
+        }
+    };
+    if let Some(dir) = policy_path.parent().and_then(absolute) {
+        push_both(&mut guard.policy_dirs, &dir);
+    }
+    if let Some(dir) = std::env::var_os("ANIMUS_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
+        push_both(&mut guard.state_dirs, &dir);
+    }
+    if let Some(home) = crate::places::home_dir() {
+        push_both(&mut guard.state_dirs, &Path::new(&home).join(".animus"));
+    }
+    // The twins first, in one order, so both binaries answer alike; then the running one.
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            for twin in ["animus-hook", "animus-hook-emit"] {
+                let twin = dir.join(twin);
+                if twin.is_file() {
+                    push_both(&mut guard.binaries, &twin);
+                }
+            }
+        }
+        push_both(&mut guard.binaries, &exe);
+    }
+    guard
+}
+
+/// `path` as given and with symlinks resolved, each once.
+fn push_both(list: &mut Vec<String>, path: &Path) {
+    let real = std::fs::canonicalize(path).ok();
+    for p in [Some(path.to_path_buf()), real].into_iter().flatten() {
+        if let Some(text) = p.to_str()
+            && !list.iter().any(|q| q == text)
+        {
+            list.push(text.to_string());
+        }
+    }
+}
