@@ -40,6 +40,14 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// Why the command runs text the guard cannot read (`curl … | sh`, `eval "$X"`,
+    /// `$CMD -rf /`), if it does: the first such segment's reason. Under a rule that governs
+    /// the shell, such a command is at least an ask
+    /// ([`semantics::at_least_ask`](crate::semantics::at_least_ask)).
+    pub fn unresolvable(&self) -> Option<&str> {
+        self.segments.iter().find_map(|s| s.opaque.as_deref())
+    }
+
     /// Can allow rules cover this command at all: it parsed, it has at least one segment,
     /// and every segment has strict texts?
     pub fn coverable(&self) -> bool {
@@ -183,6 +191,9 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
                 ..Default::default()
             });
             segment.strict.clear();
+            // An unparseable command is seen by denies through this split; it is not
+            // called opaque (its pieces are not what runs).
+            segment.opaque = None;
             Some(segment)
         })
         .collect()

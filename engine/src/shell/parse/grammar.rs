@@ -58,7 +58,13 @@ impl<'s> Parser<'s, '_> {
                 break;
             }
         }
-        self.command(stops)?;
+        // The simple command whose output the next stage reads (none after a compound one).
+        self.last_simple = None;
+        let mut producer = if self.command(stops)? {
+            None
+        } else {
+            self.last_simple
+        };
         loop {
             self.skip_blanks();
             if self.starts_with("|&") {
@@ -70,10 +76,15 @@ impl<'s> Parser<'s, '_> {
             }
             self.skip_linebreaks()?;
             let first = self.out.len();
-            self.command(stops)?;
+            self.last_simple = None;
+            let compound = self.command(stops)?;
             for command in self.out.iter_mut().skip(first) {
                 command.stdin_piped = true;
+                if command.fed_by.is_none() {
+                    command.fed_by = producer;
+                }
             }
+            producer = if compound { None } else { self.last_simple };
         }
     }
 
@@ -90,14 +101,15 @@ impl<'s> Parser<'s, '_> {
         result
     }
 
-    fn command(&mut self, stops: &[Stop]) -> Result<(), String> {
+    /// A command; whether it was a compound one.
+    fn command(&mut self, stops: &[Stop]) -> Result<bool, String> {
         self.skip_blanks();
         let first = self.out.len();
         let compound = self.compound(stops)?;
         if compound {
             self.trailing_redirects(first)?;
         }
-        Ok(())
+        Ok(compound)
     }
 
     /// A compound command or function definition if one starts here (then `true`), else a
@@ -184,7 +196,7 @@ impl<'s> Parser<'s, '_> {
             }
             self.skip_linebreaks()?;
             self.nested(|p| p.command(stops))?;
-            return Ok(false);
+            return Ok(true);
         }
         if self.at_word("coproc") {
             self.pos += 6;
@@ -357,7 +369,7 @@ impl<'s> Parser<'s, '_> {
                         self.pos += 1;
                         self.expect_byte(b')')?;
                         self.skip_linebreaks()?;
-                        return self.nested(|p| p.command(&[Stop::End]));
+                        return self.nested(|p| p.command(&[Stop::End])).map(|_| ());
                     }
                     return Err(self.unexpected());
                 }
@@ -375,6 +387,7 @@ impl<'s> Parser<'s, '_> {
             command.words.push(word);
         }
         let index = self.out.len();
+        self.last_simple = Some(index);
         for heredoc in &mut self.heredocs[first_heredoc..] {
             heredoc.command = Some(index);
         }
