@@ -3,6 +3,10 @@
 
 use super::{MAX_DEPTH, Parser, SimpleCommand, Stop, is_meta, is_name_byte, is_name_start};
 
+/// The producer of a pipe whose output is not one simple command's (`(a; b) | sh`): no
+/// command has this index, so its output is never literal.
+const UNKNOWN_PRODUCER: usize = usize::MAX;
+
 impl<'s> Parser<'s, '_> {
     /// A list: and-or lists separated by `;`, `&` or newlines, up to one of `stops`.
     pub(super) fn list(&mut self, stops: &[Stop]) -> Result<(), String> {
@@ -58,12 +62,13 @@ impl<'s> Parser<'s, '_> {
                 break;
             }
         }
-        // The simple command whose output the next stage reads (none after a compound one).
+        // The simple command whose output the next stage reads; [`UNKNOWN_PRODUCER`] after a
+        // compound one (its output is not one command's).
         self.last_simple = None;
         let mut producer = if self.command(stops)? {
-            None
+            Some(UNKNOWN_PRODUCER)
         } else {
-            self.last_simple
+            self.last_simple.or(Some(UNKNOWN_PRODUCER))
         };
         loop {
             self.skip_blanks();
@@ -84,7 +89,11 @@ impl<'s> Parser<'s, '_> {
                     command.fed_by = producer;
                 }
             }
-            producer = if compound { None } else { self.last_simple };
+            producer = if compound {
+                Some(UNKNOWN_PRODUCER)
+            } else {
+                self.last_simple.or(Some(UNKNOWN_PRODUCER))
+            };
         }
     }
 
@@ -459,7 +468,10 @@ impl<'s> Parser<'s, '_> {
         }
         match self.peek() {
             None => Ok(name),
-            Some(b) if is_meta(b) => Ok(name),
+            // `BASH_ENV=<(…)`: a process substitution is the value.
+            Some(b) if is_meta(b) && !self.starts_with("<(") && !self.starts_with(">(") => {
+                Ok(name)
+            }
             Some(_) => {
                 let value = self.word()?;
                 if !value.literal {

@@ -370,7 +370,9 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                     || *word == "--command"
                 {
                     seen_c = true;
-                } else if !word.starts_with(['-', '+']) && !seen_c {
+                } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(&program) {
+                    // A shell's first operand is its script file; `su USER -c CMD` names
+                    // the user first.
                     break;
                 }
             }
@@ -571,6 +573,9 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                 inner.scripts.push(stage[1..].join(" "));
             } else {
                 inner.unresolved = true;
+                inner.opaque.get_or_insert_with(|| {
+                    format!("`eval` runs `{}`, text the guard cannot read", stage[1..].join(" "))
+                });
             }
         }
         // Inline code: its string literals may be shell commands it runs.
