@@ -548,6 +548,9 @@ mod tests {
             "find . -maxdepth 0 -exec rm -rf X \\;",
             "fd -x rm -rf X",
             "eval 'rm -rf X'",
+            "$(echo rm) -rf X",
+            "`echo rm` -rf X",
+            "bash -c \"rm -rf $D\"",
             "{rm,-rf,X}",
             "rm -{r,f} X",
             "rm -r -f X",
@@ -637,6 +640,10 @@ mod tests {
             "x=$(date); echo $x",
             "echo {1..3}",
             "git status",
+            "trap \"rm -f $tmp\" EXIT",
+            "rsync -e \"ssh -p $port\" a b:c",
+            "cal | perl -anE'print'",
+            "$(echo hello)",
         ] {
             let a = analyse(command);
             assert!(a.unresolvable().is_none(), "{command:?}: {a:?}");

@@ -90,7 +90,13 @@ pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'
             StdinProgram::Shell
         } else {
             let name = basename(first).trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-            if STDIN_INTERPRETERS.contains(&name) && stage[1..].iter().all(|w| w.starts_with('-')) {
+            // Options only, none giving the code (`-e`, `-E`, `-c`, `-r`, `-p`, `-m`, also in
+            // a cluster: `perl -anE'…'`).
+            let options_only = stage[1..].iter().all(|w| {
+                w.starts_with('-')
+                    && (w.starts_with("--") || !w[1..].contains(['e', 'E', 'c', 'r', 'p', 'm']))
+            });
+            if STDIN_INTERPRETERS.contains(&name) && options_only {
                 StdinProgram::Interpreter
             } else {
                 continue;
@@ -192,6 +198,16 @@ fn printf_text(format: &str, args: &[&str]) -> Option<String> {
         }
     }
     None
+}
+
+/// What a command substitution word (`$(echo rm)`, `` `echo rm` ``) writes, when that is
+/// literal text ([`literal_output`] of its one simple command); `None` otherwise.
+pub fn command_substitution_output(word: &str) -> Option<String> {
+    let inner = word
+        .strip_prefix("$(")
+        .and_then(|w| w.strip_suffix(')'))
+        .or_else(|| word.strip_prefix('`').and_then(|w| w.strip_suffix('`')))?;
+    process_substitution_output(&format!("<({inner})"))
 }
 
 /// What the commands of a process substitution word (`<(echo …)`) write, when that is literal
@@ -298,6 +314,13 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
     let script = |inner: &mut Inner, index: usize| {
         if literal[index] {
             inner.scripts.push(words[index].to_string());
+        } else if !words[index].contains(['`', '(']) {
+            // Variables only (`trap "rm -f $tmp" EXIT`, `-e "ssh -p $port"`): the text as
+            // written is read (a variable as the program makes it opaque there). Text with
+            // substitutions is not read again: its commands are listed already, and reading
+            // it at every level would cost exponential time.
+            inner.unresolved = true;
+            inner.lenient_scripts.push(words[index].to_string());
         } else {
             inner.unresolved = true;
             inner.opaque.get_or_insert_with(|| {
@@ -537,7 +560,10 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                             if literal[offset + i + 1] {
                                 inner.scripts.push(command.to_string());
                             } else {
-                                script(&mut inner, offset + i + 1);
+                                inner.unresolved = true;
+                                inner.opaque.get_or_insert_with(|| {
+                                    format!("`git -c {}` runs text the guard cannot read", stage[i + 1])
+                                });
                             }
                         }
                     }

@@ -252,6 +252,19 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             segment.opaque.get_or_insert(why);
         }
     }
+    // A program that is the output of a literal command (`$(echo rm) -rf X`): that output.
+    if let Some(first) = command.words.first().filter(|w| !w.literal)
+        && let Some(output) = inner::command_substitution_output(&first.text)
+    {
+        let resolved: Vec<&str> = output
+            .split_whitespace()
+            .chain(words[1..].iter().copied())
+            .collect();
+        program = resolved.first().map(|p| p.to_string());
+        for stage in peel_stages(&resolved) {
+            push_generous(&mut segment.generous, stage);
+        }
+    }
     // A program named by an expansion (`$X -rf /`, `$(which rm)`, `r?`) runs a command the
     // guard cannot name.
     if let Some(program) = program
