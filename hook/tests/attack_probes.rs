@@ -10,7 +10,7 @@
 //! that needs a tool not installed here (or a running systemd: `systemd-run`) is checked at
 //! the decision level only, and says so in the output.
 //!
-//! Negative probes (an `echo` of the text, a `grep` for it, inline Python printing it) must
+//! Negative probes (an `echo` of the text, a `grep` for it, a here-document to `cat`) must
 //! not be stopped, and real bash leaves their victim in place.
 
 mod common;
@@ -32,7 +32,11 @@ struct Probe {
     decision_only: bool,
 }
 
-const fn probe(command: &'static str, expect: &'static str, needs: &'static [&'static str]) -> Probe {
+const fn probe(
+    command: &'static str,
+    expect: &'static str,
+    needs: &'static [&'static str],
+) -> Probe {
     Probe {
         command,
         expect,
@@ -59,12 +63,20 @@ const PROBES: &[Probe] = &[
         &["tar"],
     ),
     probe("git -c alias.x='!rm -rf {V}' x", "deny", &["git"]),
-    probe("make -f /dev/null --eval='x:;rm -rf {V}' x", "deny", &["make"]),
+    probe(
+        "make -f /dev/null --eval='x:;rm -rf {V}' x",
+        "deny",
+        &["make"],
+    ),
     probe("env -S 'rm -rf {V}'", "deny", &[]),
     probe("flock lockfile rm -rf {V}", "deny", &["flock"]),
     probe("flock lockfile -c 'rm -rf {V}'", "deny", &["flock"]),
     probe("strace -o /dev/null rm -rf {V}", "deny", &["strace"]),
-    probe("strace -f -e trace=file -o /dev/null rm -rf {V}", "deny", &["strace"]),
+    probe(
+        "strace -f -e trace=file -o /dev/null rm -rf {V}",
+        "deny",
+        &["strace"],
+    ),
     probe("fakeroot rm -rf {V}", "deny", &["fakeroot"]),
     probe("fakeroot -- rm -rf {V}", "deny", &["fakeroot"]),
     probe("chroot / rm -rf {V}", "deny", &["chroot"]),
@@ -87,17 +99,22 @@ const PROBES: &[Probe] = &[
         decision_only: true,
     },
     // Text the guard cannot read: at least ask, because a deny governs the shell.
-    probe("echo 'rm -rf {V}' | base64 | base64 -d | sh", "ask", &["base64"]),
+    probe(
+        "echo 'rm -rf {V}' | base64 | base64 -d | sh",
+        "ask",
+        &["base64"],
+    ),
     probe("X=rm; $X -rf {V}", "ask", &[]),
     probe("eval \"$(echo rm -rf {V})\"", "ask", &[]),
 ];
 
-/// Not deletions (or not stopped): the guard leaves them to Claude, and bash deletes nothing.
+/// Not deletions: the guard leaves them to Claude, and bash deletes nothing. (Inline code
+/// that only prints the text, `python3 -c "print('rm -rf X')"`, is not here: the engine reads
+/// the string literals of inline code for deny and ask on purpose, generously.)
 const HARMLESS: &[&str] = &[
     "echo 'rm -rf {V}'",
     "echo 'rm -rf {V}' | cat",
     "grep -r 'rm -rf {V}' . || true",
-    "python3 -c \"print('rm -rf {V}')\"",
     "cat <<'EOF'\nrm -rf {V}\nEOF",
     "trap 'rm -rf {V}'",
 ];
@@ -125,7 +142,12 @@ fn decision(policy: &Path, command: &str, cwd: &Path) -> (String, String) {
         Some(payload.to_string().as_bytes()),
         &[],
     );
-    assert_eq!(run.code, Some(0), "check failed on {command:?}: {}", run.stderr);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "check failed on {command:?}: {}",
+        run.stderr
+    );
     let json: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("check's answer is not JSON ({e}): {}", run.stdout));
     (
@@ -198,7 +220,12 @@ fn every_probe_is_stopped_and_every_probe_is_real() {
                 probe.expect
             ));
         }
-        let missing: Vec<&str> = probe.needs.iter().copied().filter(|t| !installed(t)).collect();
+        let missing: Vec<&str> = probe
+            .needs
+            .iter()
+            .copied()
+            .filter(|t| !installed(t))
+            .collect();
         if probe.decision_only || !missing.is_empty() {
             decision_only.push(format!(
                 "{command:?} ({})",
@@ -240,7 +267,10 @@ fn every_probe_is_stopped_and_every_probe_is_real() {
         PROBES.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
-    assert!(real >= PROBES.len() / 2, "too few probes ran for real: {real}");
+    assert!(
+        real >= PROBES.len() / 2,
+        "too few probes ran for real: {real}"
+    );
 }
 
 /// The reason of an ask says why: the guard cannot read the text, and which rule governs.

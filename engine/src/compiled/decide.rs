@@ -239,7 +239,9 @@ impl CompiledPolicy {
                     .as_bytes()
                     .get(rule.id_offset as usize..(rule.id_offset + rule.id_len) as usize)
                     .and_then(json_string)
-                    .ok_or(Inconsistent("a rule's id is not a string of the policy JSON"))?;
+                    .ok_or(Inconsistent(
+                        "a rule's id is not a string of the policy JSON",
+                    ))?;
                 Ok(semantics::at_least_ask(outcome, &why, &id))
             }
             None => Ok(outcome),

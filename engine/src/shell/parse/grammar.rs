@@ -469,9 +469,7 @@ impl<'s> Parser<'s, '_> {
         match self.peek() {
             None => Ok(name),
             // `BASH_ENV=<(…)`: a process substitution is the value.
-            Some(b) if is_meta(b) && !self.starts_with("<(") && !self.starts_with(">(") => {
-                Ok(name)
-            }
+            Some(b) if is_meta(b) && !self.starts_with("<(") && !self.starts_with(">(") => Ok(name),
             Some(_) => {
                 let value = self.word()?;
                 if !value.literal {

@@ -137,8 +137,7 @@ fn resolve_feeds(
         let Some(producer) = out[i].fed_by.take() else {
             continue;
         };
-        let Some((kind, program)) = stdin_program(&out[i]).map(|(k, p)| (k, p.to_string()))
-        else {
+        let Some((kind, program)) = stdin_program(&out[i]).map(|(k, p)| (k, p.to_string())) else {
             continue;
         };
         let text = out.get(producer).and_then(literal_output);

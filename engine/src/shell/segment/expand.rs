@@ -23,7 +23,9 @@ pub fn expanded_words(words: &[Word]) -> Result<Option<Vec<String>>, String> {
     let mut out = Vec::new();
     let mut budget = MAX_EXPANDED_WORDS;
     let too_many = || {
-        format!("its brace expansion makes more than {MAX_EXPANDED_WORDS} words, which the guard does not follow")
+        format!(
+            "its brace expansion makes more than {MAX_EXPANDED_WORDS} words, which the guard does not follow"
+        )
     };
     for word in words {
         if word.literal {
@@ -155,7 +157,9 @@ fn sequence(inner: &str, budget: usize) -> Result<Option<Vec<String>>, ()> {
         _ => {
             let (mut a, mut b) = (parts[0].chars(), parts[1].chars());
             match (a.next(), a.next(), b.next(), b.next()) {
-                (Some(a), None, Some(b), None) if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+                (Some(a), None, Some(b), None)
+                    if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() =>
+                {
                     (a as i64, b as i64, true)
                 }
                 _ => return Ok(None),
@@ -169,7 +173,11 @@ fn sequence(inner: &str, budget: usize) -> Result<Option<Vec<String>>, ()> {
     let items = (0..count)
         .map(|k| {
             let offset = (k * step) as i64;
-            let n = if from <= to { from + offset } else { from - offset };
+            let n = if from <= to {
+                from + offset
+            } else {
+                from - offset
+            };
             if letters {
                 char::from_u32(n as u32).map_or_else(String::new, String::from)
             } else {
@@ -185,11 +193,12 @@ fn sequence(inner: &str, budget: usize) -> Result<Option<Vec<String>>, ()> {
 /// `None` when there is no such run. A deny written `rm -rf` then sees `rm -r -f`.
 pub fn merged_short_options(words: &[&str]) -> Option<Vec<String>> {
     let is_cluster = |w: &str| {
-        w.len() >= 2
-            && w.starts_with('-')
-            && w[1..].bytes().all(|b| b.is_ascii_alphabetic())
+        w.len() >= 2 && w.starts_with('-') && w[1..].bytes().all(|b| b.is_ascii_alphabetic())
     };
-    if !words.windows(2).any(|p| is_cluster(p[0]) && is_cluster(p[1])) {
+    if !words
+        .windows(2)
+        .any(|p| is_cluster(p[0]) && is_cluster(p[1]))
+    {
         return None;
     }
     let mut out: Vec<String> = Vec::with_capacity(words.len());
@@ -200,7 +209,9 @@ pub fn merged_short_options(words: &[&str]) -> Option<Vec<String>> {
             break;
         }
         if is_cluster(word) && previous_cluster {
-            out.last_mut().expect("a cluster before").push_str(&word[1..]);
+            out.last_mut()
+                .expect("a cluster before")
+                .push_str(&word[1..]);
         } else {
             out.push(word.to_string());
         }
@@ -228,15 +239,42 @@ mod tests {
             expanded_words(&words).unwrap().map(|w| w.join(" "))
         };
         assert_eq!(expand(&[("{rm,-rf,X}", false)]).unwrap(), "rm -rf X");
-        assert_eq!(expand(&[("rm", true), ("-{r,f}", false), ("X", true)]).unwrap(), "rm -r -f X");
-        assert_eq!(expand(&[("ls", true), ("/tmp/{a,b}", false)]).unwrap(), "ls /tmp/a /tmp/b");
-        assert_eq!(expand(&[("echo", true), ("{1..3}", false)]).unwrap(), "echo 1 2 3");
-        assert_eq!(expand(&[("echo", true), ("{c..a}", false)]).unwrap(), "echo c b a");
-        assert_eq!(expand(&[("echo", true), ("x{a,{b,c}}", false)]).unwrap(), "echo xa xb xc");
-        assert_eq!(expand(&[("rm$IFS-rf$IFS", false), ("X", true)]).unwrap(), "rm -rf X");
-        assert_eq!(expand(&[("rm${IFS}-rf${IFS}X", false)]).unwrap(), "rm -rf X");
-        assert_eq!(expand(&[("echo", true), ("$IFSX", false)]).unwrap(), "echo $IFSX");
-        assert_eq!(expand(&[("echo", true), ("${x}", false)]).unwrap(), "echo ${x}");
+        assert_eq!(
+            expand(&[("rm", true), ("-{r,f}", false), ("X", true)]).unwrap(),
+            "rm -r -f X"
+        );
+        assert_eq!(
+            expand(&[("ls", true), ("/tmp/{a,b}", false)]).unwrap(),
+            "ls /tmp/a /tmp/b"
+        );
+        assert_eq!(
+            expand(&[("echo", true), ("{1..3}", false)]).unwrap(),
+            "echo 1 2 3"
+        );
+        assert_eq!(
+            expand(&[("echo", true), ("{c..a}", false)]).unwrap(),
+            "echo c b a"
+        );
+        assert_eq!(
+            expand(&[("echo", true), ("x{a,{b,c}}", false)]).unwrap(),
+            "echo xa xb xc"
+        );
+        assert_eq!(
+            expand(&[("rm$IFS-rf$IFS", false), ("X", true)]).unwrap(),
+            "rm -rf X"
+        );
+        assert_eq!(
+            expand(&[("rm${IFS}-rf${IFS}X", false)]).unwrap(),
+            "rm -rf X"
+        );
+        assert_eq!(
+            expand(&[("echo", true), ("$IFSX", false)]).unwrap(),
+            "echo $IFSX"
+        );
+        assert_eq!(
+            expand(&[("echo", true), ("${x}", false)]).unwrap(),
+            "echo ${x}"
+        );
         assert_eq!(expand(&[("ls", true), ("{a,b}", true)]), None);
         assert_eq!(expand(&[("ls", true), ("$x", false)]), None);
         let wide: Vec<Word> = vec![word(&"{a,b}".repeat(20), false)];

@@ -45,22 +45,30 @@ fn shell_reads_stdin(stage: &[&str]) -> bool {
             return true;
         }
         if word == "--" {
-            return stage
-                .get(i + 1)
-                .is_none_or(|w| matches!(*w, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0"));
+            return stage.get(i + 1).is_none_or(|w| {
+                matches!(*w, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")
+            });
         }
         if is_command_option(word) {
             return false;
         }
         if word.starts_with("--") {
-            i += if matches!(word, "--rcfile" | "--init-file") { 2 } else { 1 };
+            i += if matches!(word, "--rcfile" | "--init-file") {
+                2
+            } else {
+                1
+            };
             continue;
         }
         if word.starts_with(['-', '+']) {
             if word[1..].contains('s') {
                 return true;
             }
-            i += if matches!(&word[1..], "o" | "O") { 2 } else { 1 };
+            i += if matches!(&word[1..], "o" | "O") {
+                2
+            } else {
+                1
+            };
             continue;
         }
         return false;
@@ -79,13 +87,19 @@ pub enum StdinProgram {
 }
 
 /// Interpreters that run the program their stdin carries when given no operand.
-const STDIN_INTERPRETERS: &[&str] = &["python", "perl", "ruby", "node", "nodejs", "php", "bun", "deno"];
+const STDIN_INTERPRETERS: &[&str] = &[
+    "python", "perl", "ruby", "node", "nodejs", "php", "bun", "deno",
+];
 
 /// Does `command` (after its wrappers) read its program from stdin, and which program is it?
 pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'c str)> {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     for stage in peel_stages(&words) {
         let Some(first) = stage.first() else { continue };
+        // `… | xargs php -l`: xargs reads the pipe; what it runs gets arguments.
+        if basename(first) == "xargs" {
+            return None;
+        }
         let kind = if shell_reads_stdin(stage) {
             StdinProgram::Shell
         } else {
@@ -120,10 +134,9 @@ pub fn literal_output(command: &SimpleCommand) -> Option<String> {
     match basename(words.first()?) {
         "echo" => {
             let mut i = 1;
-            while words
-                .get(i)
-                .is_some_and(|w| w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b"neE".contains(&b)))
-            {
+            while words.get(i).is_some_and(|w| {
+                w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b"neE".contains(&b))
+            }) {
                 i += 1;
             }
             Some(unescape(&words[i..].join(" ")))
@@ -133,7 +146,10 @@ pub fn literal_output(command: &SimpleCommand) -> Option<String> {
             printf_text(words.get(i)?, &words[i + 1..])
         }
         "cat" if words.len() == 1 || (words.len() == 2 && words[1] == "-") => {
-            match (command.heredoc_bodies.as_slice(), command.here_strings.as_slice()) {
+            match (
+                command.heredoc_bodies.as_slice(),
+                command.here_strings.as_slice(),
+            ) {
                 ([(body, true)], []) => Some(body.clone()),
                 ([], [here]) if here.literal => Some(format!("{}\n", here.text)),
                 _ => None,
@@ -339,7 +355,11 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
         Some(_) => {
             inner.unresolved = true;
             inner.opaque.get_or_insert_with(|| {
-                format!("`{}` runs `{}`, text the guard cannot read", basename(words[0]), words[index])
+                format!(
+                    "`{}` runs `{}`, text the guard cannot read",
+                    basename(words[0]),
+                    words[index]
+                )
             });
         }
         None if index + 1 < words.len() => script(inner, index + 1),
@@ -356,7 +376,9 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             None => {
                 inner.unresolved = true;
                 inner.opaque.get_or_insert_with(|| {
-                    format!("{what} reads commands from `{text}`, whose output the guard cannot read")
+                    format!(
+                        "{what} reads commands from `{text}`, whose output the guard cannot read"
+                    )
                 });
             }
         }
@@ -366,9 +388,12 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
         .iter()
         .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(&basename(p))));
     if runs_a_shell {
-        for assignment in command.assignments.iter().map(String::as_str).chain(
-            words.iter().copied().filter(|w| super::is_assignment(w)),
-        ) {
+        for assignment in command
+            .assignments
+            .iter()
+            .map(String::as_str)
+            .chain(words.iter().copied().filter(|w| super::is_assignment(w)))
+        {
             if let Some((name, value)) = assignment.split_once('=')
                 && STARTUP_FILE_VARIABLES.contains(&name)
             {
@@ -427,7 +452,11 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                         if is_command_option(word) {
                             break;
                         }
-                        i += if matches!(&word[1..], "o" | "O") { 2 } else { 1 };
+                        i += if matches!(&word[1..], "o" | "O") {
+                            2
+                        } else {
+                            1
+                        };
                         continue;
                     }
                     file_of_commands(&mut inner, word, program);
@@ -550,9 +579,13 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                         let key = key.to_ascii_lowercase();
                         let command = value.strip_prefix('!').or_else(|| {
                             (GIT_COMMAND_KEYS.contains(&key.as_str())
-                                || (key.starts_with("filter.") && (key.ends_with(".clean") || key.ends_with(".smudge") || key.ends_with(".process")))
+                                || (key.starts_with("filter.")
+                                    && (key.ends_with(".clean")
+                                        || key.ends_with(".smudge")
+                                        || key.ends_with(".process")))
                                 || (key.starts_with("merge.") && key.ends_with(".driver"))
-                                || (key.starts_with("diff.") && (key.ends_with(".textconv") || key.ends_with(".command")))
+                                || (key.starts_with("diff.")
+                                    && (key.ends_with(".textconv") || key.ends_with(".command")))
                                 || key.starts_with("pager."))
                             .then_some(value)
                         });
@@ -562,7 +595,10 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                             } else {
                                 inner.unresolved = true;
                                 inner.opaque.get_or_insert_with(|| {
-                                    format!("`git -c {}` runs text the guard cannot read", stage[i + 1])
+                                    format!(
+                                        "`git -c {}` runs text the guard cannot read",
+                                        stage[i + 1]
+                                    )
                                 });
                             }
                         }
@@ -600,7 +636,10 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             } else {
                 inner.unresolved = true;
                 inner.opaque.get_or_insert_with(|| {
-                    format!("`eval` runs `{}`, text the guard cannot read", stage[1..].join(" "))
+                    format!(
+                        "`eval` runs `{}`, text the guard cannot read",
+                        stage[1..].join(" ")
+                    )
                 });
             }
         }
