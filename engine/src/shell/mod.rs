@@ -648,9 +648,17 @@ mod tests {
             let a = analyse(command);
             assert!(a.unresolvable().is_none(), "{command:?}: {a:?}");
         }
-        // `python -c` inline code with a literal shell-looking string prints it: a deny
-        // sees it only as deny-only inline code when it is passed to a call that runs it.
-        assert!(!sees_rm_rf("python3 -c \"print('rm -rf /')\"") || true);
+        // `python -c "print('rm -rf /')"` only prints: its string literal is read for deny
+        // and ask (deny-only, generously, by design), never as a command to cover, and the
+        // command is not unresolvable.
+        let a = analyse("python3 -c \"print('rm -rf /')\"");
+        assert!(
+            a.segments
+                .iter()
+                .all(|s| !s.generous.iter().any(|t| t == "rm -rf /") || s.deny_only),
+            "{a:?}"
+        );
+        assert!(a.unresolvable().is_none());
         // Beyond the cap, a brace expansion is not followed: unresolvable.
         let wide = format!("rm {}", "{a,b}".repeat(12));
         assert!(analyse(&wide).unresolvable().is_some());

@@ -485,10 +485,10 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             }
         }
         // `flock FILE -c CMD`, `sg GROUP -c CMD`.
-        if matches!(program, "flock" | "sg") {
-            if let Some(i) = stage.iter().position(|w| matches!(*w, "-c" | "--command")) {
-                option_script(&mut inner, offset + i, None);
-            }
+        if matches!(program, "flock" | "sg")
+            && let Some(i) = stage.iter().position(|w| matches!(*w, "-c" | "--command"))
+        {
+            option_script(&mut inner, offset + i, None);
         }
         // `watch` runs its arguments through `sh -c` (without `-x`).
         if program == "watch" && !stage.iter().any(|w| matches!(*w, "-x" | "--exec")) {
