@@ -122,7 +122,10 @@ fn core_on_real_commands_and_tool_calls() {
     let reference = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
     // (file, the most share stopped, percent)
     for (file, most) in [
-        ("commands/nl2bash.jsonl", 1.0),
+        // 1.0 before issue 26: a command that runs text the guard cannot read (`… | sh` of
+        // a pipeline's output, `source <(…)`, a program named by a variable) is now at least
+        // an ask under the core packs, which govern the shell.
+        ("commands/nl2bash.jsonl", 1.5),
         ("commands/tldr-examples.jsonl", 0.5),
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.6),
     ] {
@@ -170,7 +173,7 @@ fn core_on_real_commands_and_tool_calls() {
             "{file}: core stops {} of {total} ({pct:.2}%)",
             stopped.len()
         );
-        for line in stopped.iter().take(25) {
+        for line in stopped.iter().take(60) {
             println!("{line}");
         }
         assert!(

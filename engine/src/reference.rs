@@ -242,7 +242,44 @@ impl<'p> ReferenceEvaluator<'p> {
 
     /// Decide `call`.
     pub fn decide(&self, call: Call<'_>) -> Outcome {
-        semantics::fold(self.policy, &self.matching_rules(call))
+        let outcome = semantics::fold(self.policy, &self.matching_rules(call));
+        if outcome.decision >= Decision::Ask {
+            return outcome;
+        }
+        match self.governing_rule(call) {
+            Some((rule, why)) => semantics::at_least_ask(outcome, &why, rule),
+            None => outcome,
+        }
+    }
+
+    /// The first deny or ask rule, in policy order, that applies to `call` and has a matcher
+    /// that governs the shell ([`semantics::governs_the_shell`]) on a field whose command the
+    /// guard cannot read; with why (that of the field whose path sorts first).
+    pub fn governing_rule(&self, call: Call<'_>) -> Option<(&str, String)> {
+        let mut analyses = shell::AnalysisCache::default();
+        for rule in &self.policy.rules {
+            if !matches!(rule.decision, Decision::Deny | Decision::Ask)
+                || !semantics::rule_applies(rule, call.event, call.tool_name)
+            {
+                continue;
+            }
+            let mut fields: Vec<&str> = rule
+                .input_matchers
+                .iter()
+                .filter(|m| semantics::governs_the_shell(m.on))
+                .map(|m| m.field.as_str())
+                .collect();
+            fields.sort_unstable();
+            for field in fields {
+                if let Some(serde_json::Value::String(text)) =
+                    semantics::lookup(call.tool_input, field)
+                    && let Some(why) = analyses.get(text).unresolvable()
+                {
+                    return Some((&rule.id, why.to_string()));
+                }
+            }
+        }
+        None
     }
 
     /// Why `call` is decided as it is: every rule that applies to its event and tool, with

@@ -370,6 +370,37 @@ pub fn fold_rules<R: RuleView>(
     }
 }
 
+/// Does a deny or ask rule with a matcher on this view govern the shell? Claude patterns
+/// matched against a command's segments and author regexes over them do: such a rule reads
+/// the commands a shell runs, so a command whose text it cannot read
+/// ([`crate::shell::Analysis::unresolvable`]) escapes it. Path and domain views do not.
+pub fn governs_the_shell(view: crate::policy::MatchOn) -> bool {
+    matches!(
+        view,
+        crate::policy::MatchOn::Segment | crate::policy::MatchOn::TextAndSegments
+    )
+}
+
+/// `outcome`, raised to `ask` when it is weaker: the command runs text the guard cannot read
+/// (`why`), and `governing_rule` (the first deny or ask rule, in policy order, that applies to
+/// the call and matches the field through the shell analysis) would have judged it. A deny or
+/// ask already decided stands; without a governing rule nothing changes (no evaluator calls
+/// this then).
+pub fn at_least_ask(outcome: Outcome, why: &str, governing_rule: &str) -> Outcome {
+    if outcome.decision >= Decision::Ask {
+        return outcome;
+    }
+    Outcome {
+        decision: Decision::Ask,
+        reason: format!(
+            "The guard cannot read what this command runs: {why}. Rule `{governing_rule}` \
+             governs shell commands, so a command it cannot check needs a human's approval."
+        ),
+        deciding_rule: None,
+        matched: outcome.matched,
+    }
+}
+
 /// The event part of [`rule_applies`] as bits, for evaluators that precompute it: one bit per
 /// entry of [`GATE_EVENTS`](crate::GATE_EVENTS) plus one for any other event. A rule with an
 /// empty `events` list applies to every event, gate or not, so its mask has every bit set.

@@ -227,7 +227,87 @@ impl CompiledPolicy {
                 },
             ));
         }
-        Ok(semantics::fold_rules(self.default_decision, views))
+        let outcome = semantics::fold_rules(self.default_decision, views);
+        if outcome.decision >= Decision::Ask {
+            return Ok(outcome);
+        }
+        match self.governing_rule(call, event_bit, &globs, &mut analyses)? {
+            Some((index, why)) => {
+                let rule = self.record::<RuleRecord>(index as usize)?;
+                let id = self
+                    .json
+                    .as_bytes()
+                    .get(rule.id_offset as usize..(rule.id_offset + rule.id_len) as usize)
+                    .and_then(json_string)
+                    .ok_or(Inconsistent(
+                        "a rule's id is not a string of the policy JSON",
+                    ))?;
+                Ok(semantics::at_least_ask(outcome, &why, &id))
+            }
+            None => Ok(outcome),
+        }
+    }
+
+    /// The first deny or ask rule, in policy order, that applies to the call and has a
+    /// matcher governing the shell on a field whose command the guard cannot read, with why
+    /// (the definition is [`crate::reference::ReferenceEvaluator::governing_rule`]). Looked
+    /// for only when such a command occurs, so the matcher table is scanned only then.
+    fn governing_rule(
+        &self,
+        call: Call<'_>,
+        event_bit: u8,
+        globs: &[u32],
+        analyses: &mut shell::AnalysisCache,
+    ) -> Checked<Option<(u32, String)>> {
+        let mut unreadable: Vec<(u32, &str, String)> = Vec::new();
+        for field_id in 0..self.field_count {
+            let field = self.record::<FieldRecord>(field_id)?;
+            let view =
+                view_of_code(field.view).ok_or(Inconsistent("a field's view is not a view"))?;
+            if !semantics::governs_the_shell(view) {
+                continue;
+            }
+            let path = self.str(field.path_offset, field.path_len)?;
+            if let Some(serde_json::Value::String(text)) = semantics::lookup(call.tool_input, path)
+                && let Some(why) = analyses.get(text).unresolvable()
+            {
+                unreadable.push((field_id as u32, path, why.to_string()));
+            }
+        }
+        if unreadable.is_empty() {
+            return Ok(None);
+        }
+        // (rule, field path, why): the lowest rule, then the path that sorts first.
+        let mut best: Option<(u32, &str, &str)> = None;
+        let mut rules = Vec::new();
+        for matcher in 0..self.record_count::<MatcherRecord>() {
+            let record = self.record::<MatcherRecord>(matcher)?;
+            let Some((_, path, why)) = unreadable.iter().find(|(f, _, _)| *f == record.field)
+            else {
+                continue;
+            };
+            rules.clear();
+            self.extend_from(
+                Section::Postings,
+                record.posting_first,
+                record.posting_count,
+                &mut rules,
+            )?;
+            for &index in &rules {
+                if best.is_some_and(|(b, p, _)| (b, p) <= (index, *path)) {
+                    continue;
+                }
+                let rule = self.record::<RuleRecord>(index as usize)?;
+                let decision = Decision::ALL.get(rule.decision_code() as usize);
+                if matches!(decision, Some(Decision::Deny | Decision::Ask))
+                    && self.event_applies(&rule, event_bit)
+                    && self.tool_applies(&rule, globs)?
+                {
+                    best = Some((index, path, why));
+                }
+            }
+        }
+        Ok(best.map(|(index, _, why)| (index, why.to_string())))
     }
 
     /// The glob that is exactly `tool_name`, if any: binary search over the sorted names.

@@ -22,6 +22,7 @@ impl<'s> Parser<'s, '_> {
             base: self.listed(),
             out: &mut detached,
             heredocs: Vec::new(),
+            last_simple: None,
         };
         let mut scratch = String::new();
         while inner.pos < inner.src.len() {

@@ -3,6 +3,10 @@
 
 use super::{MAX_DEPTH, Parser, SimpleCommand, Stop, is_meta, is_name_byte, is_name_start};
 
+/// The producer of a pipe whose output is not one simple command's (`(a; b) | sh`): no
+/// command has this index, so its output is never literal.
+const UNKNOWN_PRODUCER: usize = usize::MAX;
+
 impl<'s> Parser<'s, '_> {
     /// A list: and-or lists separated by `;`, `&` or newlines, up to one of `stops`.
     pub(super) fn list(&mut self, stops: &[Stop]) -> Result<(), String> {
@@ -58,7 +62,14 @@ impl<'s> Parser<'s, '_> {
                 break;
             }
         }
-        self.command(stops)?;
+        // The simple command whose output the next stage reads; [`UNKNOWN_PRODUCER`] after a
+        // compound one (its output is not one command's).
+        self.last_simple = None;
+        let mut producer = if self.command(stops)? {
+            Some(UNKNOWN_PRODUCER)
+        } else {
+            self.last_simple.or(Some(UNKNOWN_PRODUCER))
+        };
         loop {
             self.skip_blanks();
             if self.starts_with("|&") {
@@ -70,10 +81,19 @@ impl<'s> Parser<'s, '_> {
             }
             self.skip_linebreaks()?;
             let first = self.out.len();
-            self.command(stops)?;
+            self.last_simple = None;
+            let compound = self.command(stops)?;
             for command in self.out.iter_mut().skip(first) {
                 command.stdin_piped = true;
+                if command.fed_by.is_none() {
+                    command.fed_by = producer;
+                }
             }
+            producer = if compound {
+                Some(UNKNOWN_PRODUCER)
+            } else {
+                self.last_simple.or(Some(UNKNOWN_PRODUCER))
+            };
         }
     }
 
@@ -90,14 +110,15 @@ impl<'s> Parser<'s, '_> {
         result
     }
 
-    fn command(&mut self, stops: &[Stop]) -> Result<(), String> {
+    /// A command; whether it was a compound one.
+    fn command(&mut self, stops: &[Stop]) -> Result<bool, String> {
         self.skip_blanks();
         let first = self.out.len();
         let compound = self.compound(stops)?;
         if compound {
             self.trailing_redirects(first)?;
         }
-        Ok(())
+        Ok(compound)
     }
 
     /// A compound command or function definition if one starts here (then `true`), else a
@@ -184,7 +205,7 @@ impl<'s> Parser<'s, '_> {
             }
             self.skip_linebreaks()?;
             self.nested(|p| p.command(stops))?;
-            return Ok(false);
+            return Ok(true);
         }
         if self.at_word("coproc") {
             self.pos += 6;
@@ -357,7 +378,7 @@ impl<'s> Parser<'s, '_> {
                         self.pos += 1;
                         self.expect_byte(b')')?;
                         self.skip_linebreaks()?;
-                        return self.nested(|p| p.command(&[Stop::End]));
+                        return self.nested(|p| p.command(&[Stop::End])).map(|_| ());
                     }
                     return Err(self.unexpected());
                 }
@@ -375,6 +396,7 @@ impl<'s> Parser<'s, '_> {
             command.words.push(word);
         }
         let index = self.out.len();
+        self.last_simple = Some(index);
         for heredoc in &mut self.heredocs[first_heredoc..] {
             heredoc.command = Some(index);
         }
@@ -446,7 +468,8 @@ impl<'s> Parser<'s, '_> {
         }
         match self.peek() {
             None => Ok(name),
-            Some(b) if is_meta(b) => Ok(name),
+            // `BASH_ENV=<(…)`: a process substitution is the value.
+            Some(b) if is_meta(b) && !self.starts_with("<(") && !self.starts_with(">(") => Ok(name),
             Some(_) => {
                 let value = self.word()?;
                 if !value.literal {

@@ -108,13 +108,74 @@ pub(super) fn parse_script<'s>(
         base,
         out,
         heredocs: Vec::new(),
+        last_simple: None,
     };
+    let first = parser.out.len();
     parser.list(&[Stop::End])?;
     if parser.pos < parser.src.len() {
         return Err(parser.unexpected());
     }
+    resolve_feeds(first, depth, base, out)?;
     // A here-document whose delimiter never came ends at the end of the input (bash warns
     // and runs it): there is no body left to read.
+    Ok(())
+}
+
+/// The commands from `first` on that read their program from a pipe (`echo '…' | sh`,
+/// `printf … | bash`, `cat <<EOF | sh`, `… | python3`): the text the pipe carries, when the
+/// command writing it writes literal text, is parsed as the script they run (for an
+/// interpreter, its string literals, for deny and ask); otherwise the reader is opaque.
+fn resolve_feeds(
+    first: usize,
+    depth: usize,
+    base: usize,
+    out: &mut Vec<SimpleCommand<'_>>,
+) -> Result<(), String> {
+    use crate::shell::segment::{StdinProgram, literal_output, stdin_program, string_literals};
+    let end = out.len();
+    for i in first..end {
+        let Some(producer) = out[i].fed_by.take() else {
+            continue;
+        };
+        let Some((kind, program)) = stdin_program(&out[i]).map(|(k, p)| (k, p.to_string())) else {
+            continue;
+        };
+        let text = out.get(producer).and_then(literal_output);
+        let deny_only = out[i].deny_only;
+        let at = out.len();
+        let parsed = match (&text, kind) {
+            (Some(text), StdinProgram::Shell) => {
+                parse_detached(text, depth + 1, base + out.len(), out).is_ok()
+            }
+            (Some(text), StdinProgram::Interpreter) => {
+                for code in string_literals(text) {
+                    let from = out.len();
+                    let _ = parse_detached(&code, depth + 1, base + out.len(), out);
+                    out[from..].iter_mut().for_each(|c| c.deny_only = true);
+                }
+                true
+            }
+            (None, _) => false,
+        };
+        if deny_only {
+            out[at..].iter_mut().for_each(|c| c.deny_only = true);
+        }
+        if !parsed {
+            out[i].opaque.get_or_insert_with(|| {
+                let why = if text.is_some() {
+                    "text that does not parse"
+                } else {
+                    "text the guard cannot read"
+                };
+                format!("`{program}` reads its program from a pipe carrying {why}")
+            });
+        }
+        if base + out.len() > MAX_SEGMENTS {
+            return Err(format!(
+                "the command has more than {MAX_SEGMENTS} simple commands"
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -164,6 +225,8 @@ struct Parser<'s, 'o> {
     base: usize,
     out: &'o mut Vec<SimpleCommand<'s>>,
     heredocs: Vec<PendingHeredoc>,
+    /// The last simple command listed (by index in `out`): a pipeline's producer.
+    last_simple: Option<usize>,
 }
 
 /// Bytes that end an unquoted word.
@@ -236,11 +299,28 @@ impl<'s> Parser<'s, '_> {
         if inner.unresolved {
             command.unresolved = true;
         }
+        if command.opaque.is_none() {
+            command.opaque = inner.opaque;
+        }
+        let opaque_at = self.out.len();
         let deny_only = command.deny_only;
         self.out.push(command);
         for script in inner.scripts {
             let first = self.out.len();
             parse_detached(&script, self.depth + 1, self.listed(), self.out)?;
+            if deny_only {
+                self.out[first..]
+                    .iter_mut()
+                    .for_each(|c| c.deny_only = true);
+            }
+        }
+        for text in inner.lenient_scripts {
+            let first = self.out.len();
+            if parse_detached(&text, self.depth + 1, self.listed(), self.out).is_err() {
+                self.out[opaque_at].opaque.get_or_insert_with(|| {
+                    "it runs text that does not parse as shell commands".to_string()
+                });
+            }
             if deny_only {
                 self.out[first..]
                     .iter_mut()

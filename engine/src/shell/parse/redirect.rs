@@ -133,6 +133,11 @@ impl<'s> Parser<'s, '_> {
             self.nested(|p| p.scan_expansions(&body))?;
         }
         let owner = heredoc.command.or(self.out.len().checked_sub(1));
+        if let Some(command) = owner.and_then(|i| self.out.get_mut(i)) {
+            // What `cat <<EOF` writes (to a shell it is piped into, say).
+            let literal = !heredoc.expands || !body.contains(['$', '`']);
+            command.heredoc_bodies.push((body.clone(), literal));
+        }
         if let Some(command) = owner.and_then(|i| self.out.get_mut(i))
             && crate::shell::segment::reads_script_from_stdin(command)
         {

@@ -111,6 +111,14 @@ impl<'s> Parser<'s, '_> {
                     }
                     self.pos += 1;
                 }
+                // `A=<(…)` inside a word: a process substitution too (bash outside POSIX
+                // mode).
+                b'<' | b'>' if here != start && self.peek_at(1) == Some(b'(') => {
+                    self.pos += 2;
+                    self.nested(|p| p.list(&[Stop::Paren]))?;
+                    self.expect_byte(b')')?;
+                    literal = false;
+                }
                 b if is_meta(b) => break,
                 _ => {
                     // A run of bytes with no meaning to the shell, taken at once. It ends on

@@ -18,18 +18,227 @@ pub struct Inner {
     pub code_strings: Vec<String>,
     /// It runs a script that is not a literal (`bash -c "$X"`, `eval "$CMD"`).
     pub unresolved: bool,
+    /// Why it runs text the guard cannot read, when it does ([`SimpleCommand::opaque`]).
+    pub opaque: Option<String>,
+    /// Texts that hold shell commands but need not parse as a whole (`make --eval`): parsed
+    /// as scripts; one that does not parse makes the command opaque.
+    pub lenient_scripts: Vec<String>,
 }
 
 /// Does the command (after its wrappers) run a shell that reads its script from stdin (no
-/// `-c`, no script file)?
+/// `-c`, no script file; `-s`, `-` or `/dev/stdin`)?
 pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
-    peel_stages(&words).into_iter().any(|stage| {
-        stage.first().is_some_and(|p| SHELLS.contains(&basename(p)))
-            && stage[1..]
-                .iter()
-                .all(|w| w.starts_with('-') && !is_command_option(w))
-    })
+    peel_stages(&words).into_iter().any(shell_reads_stdin)
+}
+
+/// Is `stage` a shell reading its program from stdin: given only options, or `-s` (the words
+/// after it are its parameters), or the operand `-` or `/dev/stdin`?
+fn shell_reads_stdin(stage: &[&str]) -> bool {
+    if !stage.first().is_some_and(|p| SHELLS.contains(&basename(p))) {
+        return false;
+    }
+    let mut i = 1;
+    while i < stage.len() {
+        let word = stage[i];
+        if matches!(word, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0") {
+            return true;
+        }
+        if word == "--" {
+            return stage.get(i + 1).is_none_or(|w| {
+                matches!(*w, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")
+            });
+        }
+        if is_command_option(word) {
+            return false;
+        }
+        if word.starts_with("--") {
+            i += if matches!(word, "--rcfile" | "--init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if word.starts_with(['-', '+']) {
+            if word[1..].contains('s') {
+                return true;
+            }
+            i += if matches!(&word[1..], "o" | "O") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        return false;
+    }
+    true
+}
+
+/// What reads its program from stdin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StdinProgram {
+    /// A shell: the text is a script.
+    Shell,
+    /// An interpreter of another language: the text is code whose string literals may be
+    /// shell commands.
+    Interpreter,
+}
+
+/// Interpreters that run the program their stdin carries when given no operand.
+const STDIN_INTERPRETERS: &[&str] = &[
+    "python", "perl", "ruby", "node", "nodejs", "php", "bun", "deno",
+];
+
+/// Does `command` (after its wrappers) read its program from stdin, and which program is it?
+pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'c str)> {
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    for stage in peel_stages(&words) {
+        let Some(first) = stage.first() else { continue };
+        // `… | xargs php -l`: xargs reads the pipe; what it runs gets arguments.
+        if basename(first) == "xargs" {
+            return None;
+        }
+        let kind = if shell_reads_stdin(stage) {
+            StdinProgram::Shell
+        } else {
+            let name = basename(first).trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+            // Options only, none giving the code (`-e`, `-E`, `-c`, `-r`, `-p`, `-m`, also in
+            // a cluster: `perl -anE'…'`).
+            let options_only = stage[1..].iter().all(|w| {
+                w.starts_with('-')
+                    && (w.starts_with("--") || !w[1..].contains(['e', 'E', 'c', 'r', 'p', 'm']))
+            });
+            if STDIN_INTERPRETERS.contains(&name) && options_only {
+                StdinProgram::Interpreter
+            } else {
+                continue;
+            }
+        };
+        let at = words.len() - stage.len();
+        return Some((kind, basename(command.words[at].text.as_ref())));
+    }
+    None
+}
+
+/// The text `command` writes to its stdout, when that is fixed by its words: `echo` and
+/// `printf` of literal words (with `%s`, `%b`, `%%` and the common backslash escapes
+/// resolved; any other conversion is not followed), `cat` of a literal here-document or
+/// here-string. `None` for anything else.
+pub fn literal_output(command: &SimpleCommand) -> Option<String> {
+    if command.unresolved || !command.words.iter().all(|w| w.literal) {
+        return None;
+    }
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    match basename(words.first()?) {
+        "echo" => {
+            let mut i = 1;
+            while words.get(i).is_some_and(|w| {
+                w.len() > 1 && w.starts_with('-') && w[1..].bytes().all(|b| b"neE".contains(&b))
+            }) {
+                i += 1;
+            }
+            Some(unescape(&words[i..].join(" ")))
+        }
+        "printf" => {
+            let i = if words.get(1) == Some(&"--") { 2 } else { 1 };
+            printf_text(words.get(i)?, &words[i + 1..])
+        }
+        "cat" if words.len() == 1 || (words.len() == 2 && words[1] == "-") => {
+            match (
+                command.heredoc_bodies.as_slice(),
+                command.here_strings.as_slice(),
+            ) {
+                ([(body, true)], []) => Some(body.clone()),
+                ([], [here]) if here.literal => Some(format!("{}\n", here.text)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `\n`, `\t`, `\\` and quote escapes resolved (generously: `sh`'s `echo` resolves them,
+/// bash's does not without `-e`; a deny may see more, never less).
+fn unescape(text: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// What `printf FORMAT ARGS…` writes, when every conversion is `%s`, `%b` or `%%`.
+fn printf_text(format: &str, args: &[&str]) -> Option<String> {
+    let format = unescape(format);
+    let mut out = String::new();
+    let mut next = 0;
+    // The format is reused while arguments remain (bounded).
+    for _ in 0..64 {
+        let mut chars = format.chars();
+        let mut used = false;
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('%') => out.push('%'),
+                Some('s') | Some('b') => {
+                    used = true;
+                    if let Some(arg) = args.get(next) {
+                        out.push_str(&unescape(arg));
+                    }
+                    next += 1;
+                }
+                _ => return None,
+            }
+        }
+        if !used || next >= args.len() {
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// What a command substitution word (`$(echo rm)`, `` `echo rm` ``) writes, when that is
+/// literal text ([`literal_output`] of its one simple command); `None` otherwise.
+pub fn command_substitution_output(word: &str) -> Option<String> {
+    let inner = word
+        .strip_prefix("$(")
+        .and_then(|w| w.strip_suffix(')'))
+        .or_else(|| word.strip_prefix('`').and_then(|w| w.strip_suffix('`')))?;
+    process_substitution_output(&format!("<({inner})"))
+}
+
+/// What the commands of a process substitution word (`<(echo …)`) write, when that is literal
+/// text ([`literal_output`] of its one simple command); `None` otherwise. Only a body without
+/// further substitutions is read again, so the work stays linear.
+pub fn process_substitution_output(word: &str) -> Option<String> {
+    let inner = word.strip_prefix("<(")?.strip_suffix(')')?;
+    if inner.contains("<(") || inner.contains(">(") || inner.contains("$(") || inner.contains('`') {
+        return None;
+    }
+    let commands = crate::shell::parse::simple_commands(inner).ok()?;
+    match commands.as_slice() {
+        [only] => literal_output(only),
+        _ => None,
+    }
 }
 
 /// A shell option word that gives the script as an argument: `-c`, or a cluster holding `c`
@@ -83,7 +292,26 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
 const RUNNERS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "su", "script", "runuser", "eval",
     "find", "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
-    "awk", "gawk", "mawk", "nawk",
+    "awk", "gawk", "mawk", "nawk", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd",
+    "fdfind", "source", ".", "sg",
+];
+
+/// Variables naming a file of commands a shell reads at start.
+const STARTUP_FILE_VARIABLES: &[&str] = &["BASH_ENV", "ENV"];
+
+/// `git -c` keys whose value is a command git runs (a value starting with `!` is one for
+/// any key: aliases, credential helpers).
+const GIT_COMMAND_KEYS: &[&str] = &[
+    "core.sshcommand",
+    "core.pager",
+    "core.editor",
+    "core.fsmonitor",
+    "core.askpass",
+    "sequence.editor",
+    "diff.external",
+    "gpg.program",
+    "credential.helper",
+    "uploadpack.packobjectshook",
 ];
 
 /// The scripts and commands `command` runs.
@@ -94,7 +322,7 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
         let name = basename(&w.text);
         RUNNERS.contains(&name) || WRAPPERS.iter().any(|wrapper| wrapper.name == name)
     });
-    if !runs_something && command.here_strings.is_empty() {
+    if !runs_something && command.here_strings.is_empty() && command.assignments.is_empty() {
         return inner;
     }
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
@@ -102,10 +330,77 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
     let script = |inner: &mut Inner, index: usize| {
         if literal[index] {
             inner.scripts.push(words[index].to_string());
+        } else if !words[index].contains(['`', '(']) {
+            // Variables only (`trap "rm -f $tmp" EXIT`, `-e "ssh -p $port"`): the text as
+            // written is read (a variable as the program makes it opaque there). Text with
+            // substitutions is not read again: its commands are listed already, and reading
+            // it at every level would cost exponential time.
+            inner.unresolved = true;
+            inner.lenient_scripts.push(words[index].to_string());
         } else {
             inner.unresolved = true;
+            inner.opaque.get_or_insert_with(|| {
+                format!(
+                    "`{}` runs `{}`, text the guard cannot read",
+                    basename(words[0]),
+                    words[index]
+                )
+            });
         }
     };
+    // A script given as the value of an option (`--to-command=CMD`, `-e CMD`): the text
+    // after `=` or the next word.
+    let option_script = |inner: &mut Inner, index: usize, value: Option<&str>| match value {
+        Some(value) if literal[index] => inner.scripts.push(value.to_string()),
+        Some(_) => {
+            inner.unresolved = true;
+            inner.opaque.get_or_insert_with(|| {
+                format!(
+                    "`{}` runs `{}`, text the guard cannot read",
+                    basename(words[0]),
+                    words[index]
+                )
+            });
+        }
+        None if index + 1 < words.len() => script(inner, index + 1),
+        None => {}
+    };
+    // A file of commands given as a process substitution (`bash <(echo …)`, `source <(…)`,
+    // `BASH_ENV=<(…)`): its literal output is a script; other output cannot be read.
+    let file_of_commands = |inner: &mut Inner, text: &str, what: &str| {
+        if !text.starts_with("<(") {
+            return;
+        }
+        match process_substitution_output(text) {
+            Some(script) => inner.scripts.push(script),
+            None => {
+                inner.unresolved = true;
+                inner.opaque.get_or_insert_with(|| {
+                    format!(
+                        "{what} reads commands from `{text}`, whose output the guard cannot read"
+                    )
+                });
+            }
+        }
+    };
+    // `BASH_ENV=<(…) bash -c true`: the shell first runs the file the variable names.
+    let runs_a_shell = peel_stages(&words)
+        .iter()
+        .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(&basename(p))));
+    if runs_a_shell {
+        for assignment in command
+            .assignments
+            .iter()
+            .map(String::as_str)
+            .chain(words.iter().copied().filter(|w| super::is_assignment(w)))
+        {
+            if let Some((name, value)) = assignment.split_once('=')
+                && STARTUP_FILE_VARIABLES.contains(&name)
+            {
+                file_of_commands(&mut inner, value, name);
+            }
+        }
+    }
     for stage in peel_stages(&words) {
         let offset = words.len() - stage.len();
         let Some(program) = stage.first().map(|p| basename(p)) else {
@@ -123,25 +418,229 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                     || *word == "--command"
                 {
                     seen_c = true;
-                } else if !word.starts_with(['-', '+']) && !seen_c {
+                } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(&program) {
+                    // A shell's first operand is its script file; `su USER -c CMD` names
+                    // the user first.
                     break;
                 }
             }
-            if SHELLS.contains(&program) && stage[1..].iter().all(|w| w.starts_with('-')) {
+            if SHELLS.contains(&program) && shell_reads_stdin(stage) {
                 for here in &command.here_strings {
                     if here.literal {
                         inner.scripts.push(here.text.to_string());
                     } else {
                         inner.unresolved = true;
+                        inner.opaque.get_or_insert_with(|| {
+                            format!("`{program}` reads its program from a here-string the guard cannot read")
+                        });
                     }
                 }
             }
+            // `bash <(…)`, `bash --rcfile <(…) -i`: a file of commands.
+            if SHELLS.contains(&program) {
+                let mut i = 1;
+                while i < stage.len() {
+                    let word = stage[i];
+                    if matches!(word, "--rcfile" | "--init-file") {
+                        if let Some(file) = stage.get(i + 1) {
+                            file_of_commands(&mut inner, file, program);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if word.starts_with(['-', '+']) && word != "-" {
+                        if is_command_option(word) {
+                            break;
+                        }
+                        i += if matches!(&word[1..], "o" | "O") {
+                            2
+                        } else {
+                            1
+                        };
+                        continue;
+                    }
+                    file_of_commands(&mut inner, word, program);
+                    break;
+                }
+            }
+        }
+        if matches!(program, "source" | ".")
+            && let Some(file) = stage.get(1)
+        {
+            file_of_commands(&mut inner, file, program);
+        }
+        // `trap 'CMD' SIGNAL…`: the string runs when the signal comes (a lone operand, `-`
+        // and the empty string reset the signals instead).
+        if program == "trap" {
+            let first = stage
+                .iter()
+                .skip(1)
+                .position(|w| !w.starts_with('-') || *w == "-")
+                .map(|i| i + 1);
+            if let Some(i) = first
+                && stage.len() > i + 1
+                && !matches!(stage[i], "-" | "")
+            {
+                script(&mut inner, offset + i);
+            }
+        }
+        // `flock FILE -c CMD`, `sg GROUP -c CMD`.
+        if matches!(program, "flock" | "sg")
+            && let Some(i) = stage.iter().position(|w| matches!(*w, "-c" | "--command"))
+        {
+            option_script(&mut inner, offset + i, None);
+        }
+        // `watch` runs its arguments through `sh -c` (without `-x`).
+        if program == "watch" && !stage.iter().any(|w| matches!(*w, "-x" | "--exec")) {
+            let rest = &stage[1..];
+            let mut i = 0;
+            while i < rest.len() && rest[i].starts_with('-') {
+                i += if matches!(rest[i], "-n" | "-q" | "--interval" | "--equexit") {
+                    2
+                } else {
+                    1
+                };
+            }
+            if i < rest.len() {
+                if (offset + 1 + i..words.len()).all(|j| literal[j]) {
+                    inner.scripts.push(rest[i..].join(" "));
+                } else {
+                    script(&mut inner, offset + 1 + i);
+                }
+            }
+        }
+        // `env -S 'CMD ARGS'`: the string split into the command.
+        if program == "env" {
+            for (i, word) in stage.iter().enumerate() {
+                if matches!(*word, "-S" | "--split-string") {
+                    option_script(&mut inner, offset + i, None);
+                } else if let Some(value) = word.strip_prefix("--split-string=") {
+                    option_script(&mut inner, offset + i, Some(value));
+                }
+            }
+        }
+        // Options whose value is a command the program runs.
+        for (i, word) in stage.iter().enumerate().skip(1) {
+            let (name, value) = match word.split_once('=') {
+                Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+                _ => (*word, None),
+            };
+            let runs = match program {
+                "tar" => match name {
+                    "--checkpoint-action" => {
+                        let (action, at) = match value {
+                            Some(v) => (Some(v), offset + i),
+                            None => (stage.get(i + 1).copied(), offset + i + 1),
+                        };
+                        if let Some(cmd) = action.and_then(|a| a.strip_prefix("exec=")) {
+                            if literal[at] {
+                                inner.scripts.push(cmd.to_string());
+                            } else {
+                                script(&mut inner, at);
+                            }
+                        }
+                        false
+                    }
+                    "--to-command" | "--use-compress-program" | "--rsh-command" | "-I" => true,
+                    _ if name.starts_with("-I") && !name.starts_with("--") && name.len() > 2 => {
+                        if literal[offset + i] {
+                            inner.scripts.push(name[2..].to_string());
+                        } else {
+                            script(&mut inner, offset + i);
+                        }
+                        false
+                    }
+                    _ => false,
+                },
+                "rsync" => matches!(name, "-e" | "--rsh"),
+                "make" | "gmake" => {
+                    // `make --eval=TEXT`: makefile text, whose recipes are shell commands.
+                    // Read as a script; text that does not parse is opaque.
+                    let text = match name {
+                        "--eval" | "-E" => value
+                            .map(|v| (v, offset + i))
+                            .or_else(|| stage.get(i + 1).map(|v| (*v, offset + i + 1))),
+                        _ if name.starts_with("-E") && name.len() > 2 => {
+                            Some((&name[2..], offset + i))
+                        }
+                        _ => None,
+                    };
+                    if let Some((text, at)) = text {
+                        if literal[at] {
+                            inner.lenient_scripts.push(text.to_string());
+                        } else {
+                            script(&mut inner, at);
+                        }
+                    }
+                    false
+                }
+                "git" if name == "-c" => {
+                    if let Some((key, value)) = stage.get(i + 1).and_then(|kv| kv.split_once('=')) {
+                        let key = key.to_ascii_lowercase();
+                        let command = value.strip_prefix('!').or_else(|| {
+                            (GIT_COMMAND_KEYS.contains(&key.as_str())
+                                || (key.starts_with("filter.")
+                                    && (key.ends_with(".clean")
+                                        || key.ends_with(".smudge")
+                                        || key.ends_with(".process")))
+                                || (key.starts_with("merge.") && key.ends_with(".driver"))
+                                || (key.starts_with("diff.")
+                                    && (key.ends_with(".textconv") || key.ends_with(".command")))
+                                || key.starts_with("pager."))
+                            .then_some(value)
+                        });
+                        if let Some(command) = command {
+                            if literal[offset + i + 1] {
+                                inner.scripts.push(command.to_string());
+                            } else {
+                                inner.unresolved = true;
+                                inner.opaque.get_or_insert_with(|| {
+                                    format!(
+                                        "`git -c {}` runs text the guard cannot read",
+                                        stage[i + 1]
+                                    )
+                                });
+                            }
+                        }
+                    }
+                    false
+                }
+                _ => false,
+            };
+            if runs {
+                option_script(&mut inner, offset + i, value);
+            }
+        }
+        // `fd PATTERN -x CMD ARGS`: the command fd runs for each file.
+        if matches!(program, "fd" | "fdfind")
+            && let Some(i) = stage
+                .iter()
+                .position(|w| matches!(*w, "-x" | "--exec" | "-X" | "--exec-batch"))
+            && i + 1 < stage.len()
+        {
+            let end = (i + 1..stage.len())
+                .find(|&j| stage[j] == ";")
+                .unwrap_or(stage.len());
+            inner.commands.push(SimpleCommand {
+                words: command.words[offset + i + 1..offset + end]
+                    .iter()
+                    .cloned()
+                    .map(Word::into_owned)
+                    .collect(),
+                ..Default::default()
+            });
         }
         if program == "eval" && stage.len() > 1 {
             if (offset + 1..words.len()).all(|i| literal[i]) {
                 inner.scripts.push(stage[1..].join(" "));
             } else {
                 inner.unresolved = true;
+                inner.opaque.get_or_insert_with(|| {
+                    format!(
+                        "`eval` runs `{}`, text the guard cannot read",
+                        stage[1..].join(" ")
+                    )
+                });
             }
         }
         // Inline code: its string literals may be shell commands it runs.

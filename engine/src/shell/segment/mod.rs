@@ -17,12 +17,14 @@
 
 use std::borrow::Cow;
 
+mod expand;
 mod inner;
 mod wrappers;
 
 pub use inner::{
-    Inner, inner_commands, reads_commands_from_a_terminal, reads_script_from_stdin,
-    script_file_run, string_literals,
+    Inner, StdinProgram, inner_commands, literal_output, process_substitution_output,
+    reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, stdin_program,
+    string_literals,
 };
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
@@ -65,6 +67,16 @@ pub struct SimpleCommand<'a> {
     pub deny_only: bool,
     /// Its stdin is a pipe from the command before it in a pipeline (`a | b`).
     pub stdin_piped: bool,
+    /// The simple command whose output the pipe carries (by index among the commands of the
+    /// same parse), when that is one simple command (`echo … | sh`); resolved and cleared at
+    /// the end of the parse.
+    pub fed_by: Option<usize>,
+    /// The bodies of its here-documents, each with whether it is literal (no expansion runs
+    /// in it): what `cat <<EOF` writes.
+    pub heredoc_bodies: Vec<(String, bool)>,
+    /// It runs text the guard cannot read (`curl … | sh`, `eval "$X"`, `trap "$X" EXIT`):
+    /// why, in a phrase. Under a rule that governs the shell this is at least an ask.
+    pub opaque: Option<String>,
 }
 
 /// One segment: the texts rules are matched against.
@@ -80,6 +92,8 @@ pub struct Segment {
     /// the same command writes and then runs. Allow rules neither need nor may cover it:
     /// the command that runs it is covered (or not) on its own.
     pub deny_only: bool,
+    /// It runs text the guard cannot read: why ([`SimpleCommand::opaque`]).
+    pub opaque: Option<String>,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -130,6 +144,9 @@ impl SimpleCommand<'_> {
                 .collect(),
             deny_only: self.deny_only,
             stdin_piped: self.stdin_piped,
+            fed_by: self.fed_by,
+            heredoc_bodies: self.heredoc_bodies,
+            opaque: self.opaque,
         }
     }
 }
@@ -159,6 +176,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
     let mut segment = Segment {
         deny_only: command.deny_only,
+        opaque: command.opaque.clone(),
         generous: Vec::with_capacity(2),
         strict: Vec::with_capacity(1),
     };
@@ -178,7 +196,9 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         } else {
             None
         };
-        for text in std::iter::once(joined).chain(based) {
+        // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other.
+        let merged = expand::merged_short_options(words).map(|merged| merged.join(" "));
+        for text in std::iter::once(joined).chain(based).chain(merged) {
             let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
             for text in std::iter::once(text).chain(with) {
                 if !texts.contains(&text) {
@@ -215,6 +235,45 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
                 }
             }
         }
+    }
+
+    // Brace expansion and `$IFS`, made as the shell makes them: `{rm,-rf,X}` is `rm -rf X`.
+    let mut program = command.words.first().map(|w| w.text.to_string());
+    match expand::expanded_words(&command.words) {
+        Ok(Some(expanded)) => {
+            program = expanded.first().cloned();
+            let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
+            for stage in peel_stages(&expanded) {
+                push_generous(&mut segment.generous, stage);
+            }
+        }
+        Ok(None) => {}
+        Err(why) => {
+            segment.opaque.get_or_insert(why);
+        }
+    }
+    // A program that is the output of a literal command (`$(echo rm) -rf X`): that output.
+    if let Some(first) = command.words.first().filter(|w| !w.literal)
+        && let Some(output) = inner::command_substitution_output(&first.text)
+    {
+        let resolved: Vec<&str> = output
+            .split_whitespace()
+            .chain(words[1..].iter().copied())
+            .collect();
+        program = resolved.first().map(|p| p.to_string());
+        for stage in peel_stages(&resolved) {
+            push_generous(&mut segment.generous, stage);
+        }
+    }
+    // A program named by an expansion (`$X -rf /`, `$(which rm)`, `r?`) runs a command the
+    // guard cannot name.
+    if let Some(program) = program
+        && command.words.first().is_some_and(|w| !w.literal)
+        && program.contains(['$', '`', '*', '?'])
+    {
+        segment.opaque.get_or_insert_with(|| {
+            format!("its program `{program}` is an expansion the guard cannot resolve")
+        });
     }
 
     // A command of redirections alone (`> file` truncates it, `< file` reads it) is seen as
