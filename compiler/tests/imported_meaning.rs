@@ -115,6 +115,32 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
                 if rule.is_empty() {
                     counts[3] += 1;
                 }
+                if meaning == Meaning::Claude && rule.is_empty() {
+                    // A command running text the guard cannot read is at least ask when one of
+                    // the list's own deny or ask entries governs the shell (issue 26): that
+                    // entry, named in the reason, is what asks.
+                    let governing = outcome
+                        .reason
+                        .strip_prefix("The guard cannot read what this command runs: ")
+                        .and_then(|r| r.split("Rule `").nth(1))
+                        .and_then(|r| r.split('`').next())
+                        .unwrap_or("");
+                    let own = |list: &str, entries: &[compiler::import::ImportedEntry]| {
+                        governing
+                            .strip_prefix(&format!("tool_policy.{list}:"))
+                            .map(|e| e.split(" #").next().unwrap_or(e))
+                            .is_some_and(|e| entries.iter().any(|x| x.entry == e))
+                    };
+                    assert!(
+                        outcome.decision == Decision::Ask
+                            && (own("deny", &import.deny) || own("ask", &import.ask)),
+                        "{file}: `{command}` is {} with no deciding rule ({}), not by one of the \
+                         list's own entries",
+                        outcome.decision,
+                        outcome.reason
+                    );
+                    continue;
+                }
                 if meaning == Meaning::Claude {
                     // Only the list's own deny and ask entries deny or ask.
                     let list_name = if outcome.decision == Decision::Deny {
