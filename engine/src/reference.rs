@@ -242,7 +242,10 @@ impl<'p> ReferenceEvaluator<'p> {
 
     /// Decide `call`.
     pub fn decide(&self, call: Call<'_>) -> Outcome {
-        semantics::fold(self.policy, &self.matching_rules(call))
+        semantics::read_only_default(
+            semantics::fold(self.policy, &self.matching_rules(call)),
+            call,
+        )
     }
 
     /// Why `call` is decided as it is: every rule that applies to its event and tool, with

@@ -227,7 +227,10 @@ impl CompiledPolicy {
                 },
             ));
         }
-        Ok(semantics::fold_rules(self.default_decision, views))
+        Ok(semantics::read_only_default(
+            semantics::fold_rules(self.default_decision, views),
+            call,
+        ))
     }
 
     /// The glob that is exactly `tool_name`, if any: binary search over the sorted names.
