@@ -268,6 +268,7 @@ mod tests {
                 looser.push(format!("{command:?}: {}", row["message"]));
             }
         }
+        println!("{ran} ran unasked, {recognised} of them recognised");
         assert!(looser.is_empty(), "{}", looser.join("\n"));
         assert!(ran > 0 && recognised * 3 >= ran, "{recognised} of {ran}");
     }
@@ -303,6 +304,8 @@ mod tests {
             "sort -o out.txt in.txt",
             "sort -uo out.txt in.txt",
             "sort --output=out.txt in.txt",
+            "sort -nrk 2,2",
+            "uniq -w12 -c file",
             "uniq in.txt out.txt",
             "cat /etc/passwd",
             "cat ../secret",
