@@ -39,18 +39,33 @@ fn allowlist(allow: &[&str], ask: &[&str], deny: &[&str]) -> ToolPolicy {
 #[test]
 fn a_read_only_command_no_rule_matched_is_abstained_on() {
     let policy = allowlist(&["Bash(cargo test:*)"], &[], &[]);
-    for command in ["ls -la", "git status", "find src -type f | sort", "cat README.md"] {
+    for command in [
+        "ls -la",
+        "git status",
+        "find src -type f | sort",
+        "cat README.md",
+    ] {
         let outcome = both(&policy, "Bash", serde_json::json!({"command": command}));
         assert_eq!(outcome.decision, Decision::Defer, "{command}");
         assert_eq!(outcome.deciding_rule, None);
         assert_eq!(outcome.reason, engine::semantics::READ_ONLY_REASON);
     }
     // What the model does not recognise keeps the default.
-    for command in ["rm -rf build", "find . -delete", "cat /etc/passwd", "ls > out", "git push"] {
+    for command in [
+        "rm -rf build",
+        "find . -delete",
+        "cat /etc/passwd",
+        "ls > out",
+        "git push",
+    ] {
         assert_eq!(bash(&policy, command), Decision::Deny, "{command}");
     }
     // Other tools keep the default.
-    let read = both(&policy, "Read", serde_json::json!({"file_path": "/p/README.md"}));
+    let read = both(
+        &policy,
+        "Read",
+        serde_json::json!({"file_path": "/p/README.md"}),
+    );
     assert_eq!(read.decision, Decision::Deny);
 }
 
@@ -84,7 +99,8 @@ fn only_the_default_is_softened() {
         places: Default::default(),
     };
     for default in [Decision::Ask, Decision::Defer, Decision::Allow] {
-        let outcome = engine::semantics::fold_rules::<&engine::policy::HookPolicyRule>(default, Vec::new());
+        let outcome =
+            engine::semantics::fold_rules::<&engine::policy::HookPolicyRule>(default, Vec::new());
         assert_eq!(
             engine::semantics::read_only_default(outcome.clone(), call),
             outcome

@@ -187,7 +187,10 @@ fn simple_command_is_read_only(words: &[&str]) -> bool {
     let Some(spec) = model().programs.get(*program) else {
         return false;
     };
-    if args.iter().any(|w| w.is_empty() || leaves_working_directory(w)) {
+    if args
+        .iter()
+        .any(|w| w.is_empty() || leaves_working_directory(w))
+    {
         return false;
     }
     arguments_are_read_only(spec, args)
@@ -253,7 +256,10 @@ mod tests {
     /// Claude asked about or refused with no rule is one the model recognises.
     #[test]
     fn never_looser_than_the_measured_table() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/claude-readonly/table.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../corpus/claude-readonly/table.json"
+        );
         let text = std::fs::read_to_string(path).expect("the measured table");
         let table: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(table["claude_version"], claude_version());

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Candidate commands tried per list (those Claude refuses under the list alone are checked).
-const CANDIDATES: usize = 20;
+const CANDIDATES: usize = 10;
 
 /// For every list in `../shared/corpus-real/permission-lists` (its `allow`, `ask` and `deny`;
 /// `defaultMode` and the rest are left out, so both runs are in the default mode): the first
@@ -12,7 +12,10 @@ const CANDIDATES: usize = 20;
 /// list's file name and the command: a fixed rule, not a choice per list) run under the list
 /// alone; those Claude refuses (asked or denied) run again under `animus-hook import` of the
 /// list → `animus-hook inject --provider claude` (the session settings it writes, the real hook
-/// wired in), and none may run.
+/// wired in), and none may run. No list of the corpus holds a bare `*` in `allow` (the held-back
+/// lists that showed the bug did), so the first list is also run with `*` added to its `allow`:
+/// Claude alone ignores it, and inject once exported it as Claude's built-in tools.
+/// `ANIMUS_LISTS_ONLY=<part of a name>` runs only the lists whose name holds it.
 pub(super) fn inject_never_runs_what_the_list_refuses() {
     let Some(shared) = shared_corpus("inject_never_runs_what_the_list_refuses") else {
         return;
@@ -24,17 +27,31 @@ pub(super) fn inject_never_runs_what_the_list_refuses() {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     lists.sort();
-    assert!(lists.len() >= 60, "expected the 63 lists in {}", dir.display());
+    assert!(
+        lists.len() >= 60,
+        "expected the 63 lists in {}",
+        dir.display()
+    );
     let pool = Arc::new(command_pool(&shared));
     let started = Instant::now();
-    let jobs: Vec<(PathBuf, Arc<Vec<String>>)> =
-        lists.iter().map(|l| (l.clone(), Arc::clone(&pool))).collect();
+    let mut jobs: Vec<(PathBuf, bool, Arc<Vec<String>>)> = lists
+        .iter()
+        .map(|l| (l.clone(), false, Arc::clone(&pool)))
+        .collect();
+    jobs.push((lists[0].clone(), true, Arc::clone(&pool)));
+    if let Ok(only) = std::env::var("ANIMUS_LISTS_ONLY") {
+        jobs.retain(|(list, star, _)| {
+            format!("{}{}", list.display(), if *star { "+star" } else { "" }).contains(&only)
+        });
+    }
     let results = parallel(jobs, check_list);
     let (mut checked, mut ran) = (0, Vec::new());
     for (name, refused, escaped) in &results {
         checked += refused;
         for (command, message) in escaped {
-            ran.push(format!("{name}: {command:?} ran under inject ({message:?})"));
+            ran.push(format!(
+                "{name}: {command:?} ran under inject ({message:?})"
+            ));
         }
     }
     println!(
@@ -54,10 +71,19 @@ pub(super) fn inject_never_runs_what_the_list_refuses() {
 
 /// One list: (its name, how many refused commands were checked, those that ran under inject).
 #[allow(clippy::type_complexity)]
-fn check_list(_: usize, (list, pool): (PathBuf, Arc<Vec<String>>)) -> (String, usize, Vec<(String, String)>) {
-    let name = list.file_stem().unwrap().to_string_lossy().into_owned();
+fn check_list(
+    _: usize,
+    (list, star, pool): (PathBuf, bool, Arc<Vec<String>>),
+) -> (String, usize, Vec<(String, String)>) {
+    let mut name = list.file_stem().unwrap().to_string_lossy().into_owned();
     let doc: Value = serde_json::from_str(&fs::read_to_string(&list).unwrap()).unwrap();
-    let permissions = &doc["permissions"];
+    let mut permissions = doc["permissions"].clone();
+    if star {
+        name.push_str("+star");
+        let allow = permissions["allow"].as_array().cloned().unwrap_or_default();
+        permissions["allow"] = Value::Array([allow, vec![json!("*")]].concat());
+    }
+    let permissions = &permissions;
     let mut candidates: Vec<&String> = pool.iter().collect();
     candidates.sort_by_key(|c| fnv1a(&[name.as_bytes(), b"\0", c.as_bytes()]));
     let candidates: Vec<String> = candidates.into_iter().take(CANDIDATES).cloned().collect();
@@ -150,5 +176,8 @@ pub(super) fn fnv1a(parts: &[&[u8]]) -> u64 {
 }
 
 fn short(name: &str) -> String {
-    name.chars().filter(char::is_ascii_alphanumeric).take(24).collect()
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(24)
+        .collect()
 }

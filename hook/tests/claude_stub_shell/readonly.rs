@@ -57,7 +57,10 @@ fn sample(shared: &Path) -> Vec<String> {
                 continue;
             }
             let program = command.split_whitespace().next().unwrap().to_owned();
-            by_program.entry(program).or_default().push(command.to_owned());
+            by_program
+                .entry(program)
+                .or_default()
+                .push(command.to_owned());
         }
     }
     let mut sample = Vec::new();
@@ -71,7 +74,10 @@ fn sample(shared: &Path) -> Vec<String> {
 
 /// Run `commands` in sessions of [`SESSION_CALLS`], two at a time, with empty permissions.
 fn measure(commands: &[String]) -> Vec<Row> {
-    let jobs: Vec<Vec<String>> = commands.chunks(SESSION_CALLS).map(<[String]>::to_vec).collect();
+    let jobs: Vec<Vec<String>> = commands
+        .chunks(SESSION_CALLS)
+        .map(<[String]>::to_vec)
+        .collect();
     let total = jobs.len();
     let sessions = parallel(jobs, move |index, commands| {
         let started = Instant::now();
@@ -105,7 +111,9 @@ fn measure(commands: &[String]) -> Vec<Row> {
 
 pub(super) fn regenerate_table() {
     if !writing() {
-        println!("readonly_regenerate_table: ANIMUS_READONLY_WRITE=1 is not set, the table is kept");
+        println!(
+            "readonly_regenerate_table: ANIMUS_READONLY_WRITE=1 is not set, the table is kept"
+        );
         return;
     }
     let shared = shared_corpus("readonly_regenerate_table")
@@ -238,7 +246,10 @@ fn check_model(table: &Table) {
             ran += 1;
             recognised += usize::from(read_only);
         } else if read_only {
-            looser.push(format!("{:?} ({}: {:?})", row.command, row.claude, row.message));
+            looser.push(format!(
+                "{:?} ({}: {:?})",
+                row.command, row.claude, row.message
+            ));
         }
     }
     println!(

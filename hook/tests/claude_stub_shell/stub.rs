@@ -67,7 +67,11 @@ pub(super) struct Answer {
 }
 
 /// Messages of a refusal by a deny rule or by the hook (substrings).
-const DENIED: &[&str] = &["has been denied", "hook error", "Error: No such tool available"];
+const DENIED: &[&str] = &[
+    "has been denied",
+    "hook error",
+    "Error: No such tool available",
+];
 
 /// Messages of a call that needs approval, which `-p` cannot give (substrings).
 const ASKED: &[&str] = &[
