@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 const TABLE: &str = "corpus/claude-readonly/table.json";
 /// Bash calls per session when regenerating.
 const SESSION_CALLS: usize = 240;
-/// Rows CI replays live: every `REPLAY_STRIDE`-th row of the table.
+/// Rows CI replays live: every `REPLAY_STRIDE`-th row of the table (and every 10th ran row).
 const REPLAY_STRIDE: usize = 150;
 /// Recorded characters of a refusal's message.
 const MESSAGE_CHARS: usize = 100;
@@ -172,7 +172,24 @@ pub(super) fn sample_matches_table() {
         return;
     }
     let table = stored_table();
-    let rows: Vec<&Row> = table.commands.iter().step_by(REPLAY_STRIDE).collect();
+    // Every REPLAY_STRIDE-th row, and every 10th of those Claude ran (few in the whole).
+    let rows: Vec<&Row> = table
+        .commands
+        .iter()
+        .step_by(REPLAY_STRIDE)
+        .chain(
+            table
+                .commands
+                .iter()
+                .filter(|r| r.claude == "ran")
+                .step_by(10),
+        )
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    let rows: Vec<&Row> = rows
+        .into_iter()
+        .filter(|r| seen.insert(&r.command))
+        .collect();
     let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
     let live = measure(&commands);
     let mismatches: Vec<String> = rows
