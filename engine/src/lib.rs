@@ -42,6 +42,7 @@ pub(crate) mod json;
 pub mod ownership;
 pub mod paths;
 pub mod policy;
+pub mod readonly;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod semantics;

@@ -242,7 +242,10 @@ impl<'p> ReferenceEvaluator<'p> {
 
     /// Decide `call`.
     pub fn decide(&self, call: Call<'_>) -> Outcome {
-        let outcome = semantics::fold(self.policy, &self.matching_rules(call));
+        let outcome = semantics::read_only_default(
+            semantics::fold(self.policy, &self.matching_rules(call)),
+            call,
+        );
         if outcome.decision >= Decision::Ask {
             return outcome;
         }

@@ -401,6 +401,38 @@ pub fn at_least_ask(outcome: Outcome, why: &str, governing_rule: &str) -> Outcom
     }
 }
 
+/// The default deny of an allowlist, where no rule asked for it and Claude runs the call
+/// unasked: when `outcome` is the policy's default (no rule decided) and that default is deny,
+/// and the call is a Bash command the read-only model recognises ([`crate::readonly`]), the
+/// evaluator abstains (`defer`) instead, and Claude applies its own checks. Never where a rule
+/// decided: a deny, ask, pack or self-protection rule that matches still answers. The one
+/// definition for both evaluators.
+pub fn read_only_default(outcome: Outcome, call: Call<'_>) -> Outcome {
+    if outcome.deciding_rule.is_some() || outcome.decision != Decision::Deny {
+        return outcome;
+    }
+    let read_only = call.tool_name == "Bash"
+        && call
+            .tool_input
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(crate::readonly::recognises);
+    if !read_only {
+        return outcome;
+    }
+    Outcome {
+        decision: Decision::Defer,
+        reason: READ_ONLY_REASON.into(),
+        deciding_rule: None,
+        matched: outcome.matched,
+    }
+}
+
+/// Why a read-only command was not denied by an allowlist's default.
+pub const READ_ONLY_REASON: &str = "No rule matched; the command is read-only by Claude Code's \
+    own measure (corpus/claude-readonly), so the allowlist's default deny is not applied and \
+    Claude decides.";
+
 /// The event part of [`rule_applies`] as bits, for evaluators that precompute it: one bit per
 /// entry of [`GATE_EVENTS`](crate::GATE_EVENTS) plus one for any other event. A rule with an
 /// empty `events` list applies to every event, gate or not, so its mask has every bit set.

@@ -96,37 +96,32 @@ pub fn claude_settings(
     }))
 }
 
-/// Claude's built-in tools, what a seed-only `*` in `tool_policy.allow` stands for (Claude
-/// skips `*` in an allow list).
-pub const CLAUDE_BUILTIN_TOOLS: &[&str] = &[
-    "Agent",
-    "Bash",
-    "Edit",
-    "Glob",
-    "Grep",
-    "LS",
-    "MultiEdit",
-    "NotebookEdit",
-    "NotebookRead",
-    "Read",
-    "Task",
-    "TodoWrite",
-    "WebFetch",
-    "WebSearch",
-    "Write",
-];
-
-/// The profile's `tool_policy` as Claude's own `permissions` block.
+/// The profile's `tool_policy` as Claude's own `permissions` block: what it grants in Claude is
+/// never more than what the profile's own entries grant there.
 ///
 /// The hook never answers an explicit allow: a call the allow entries cover is abstained on,
 /// and Claude grants it from these same entries with its own checks (paths outside the
-/// project, `find -exec`, redirections, …). Entries pass through as written, except where
-/// Claude would read them differently:
-/// - a bare `*` in `allow` becomes [`CLAUDE_BUILTIN_TOOLS`] (Claude skips `*` in an allow
-///   list; MCP tools are granted only by their own `mcp__<server>` entries);
-/// - other allow entries whose tool part is a glob Claude does not accept in an allow list
-///   (a `*` anywhere but after a literal `mcp__<server>__`) are left out: Claude then
-///   prompts for those calls, which is stricter, never looser.
+/// project, `find -exec`, redirections, …). So an allow entry exported here is a grant Claude
+/// acts on, and one Claude would read more widely than the profile means would make the
+/// guarded session looser than Claude alone under the same list. Entries pass through as
+/// written (the user's own grants mean in Claude what they meant there), except:
+/// - a bare `*` in `allow` is never exported. Claude ignores `*` in an allow list, so a list
+///   holding it grants nothing more in Claude; the hook's own reading of `*` in a seed profile
+///   (no default deny) stays the hook's, and Claude prompts for what no other entry grants.
+///   (Inject once wrote it as Claude's built-in tools, bare `Bash` included: on a real list
+///   with `*`, commands Claude alone refuses — `chown -R …`, `ssh-keygen -f ~/.ssh/id_rsa` —
+///   ran under the guard.)
+/// - any other allow entry whose tool part is a glob (`*Edit`, `mcp__*`): Claude accepts a `*`
+///   there only after a literal `mcp__<server>__`; the rest are left out (Claude then prompts,
+///   which is stricter, never looser).
+/// - `/x` path entries are anchored at the project root ([`anchored_at_project`]): Claude reads
+///   `/x` below the settings file's own directory, the session dir; written absolute, the entry
+///   reaches in Claude what it reaches in the hook, nothing wider.
+///
+/// `Bash(*)`, `Read(**)`, `Edit(*)` and the like are exported as written: Claude reads them as
+/// the profile does (`corpus/claude-oracle`, scenario `odd-star-allow`). `ask` and `deny`
+/// entries only ever narrow what Claude runs; they are exported whole (a `*` among them
+/// included: Claude ignores it, the hook does not).
 pub fn claude_permissions(
     tool_policy: &crate::profile::ToolPolicy,
     project_root: Option<&Path>,
@@ -136,22 +131,29 @@ pub fn claude_permissions(
             .map(|l| anchored_at_project(&l.value, project_root))
             .collect()
     };
-    let mut allow = Vec::new();
+    let mut allow: Vec<String> = Vec::new();
     for entry in &tool_policy.allow {
         let entry = entry.value.as_str();
-        let tool = entry.split('(').next().unwrap_or(entry);
-        if tool == "*" && !entry.contains('(') {
-            allow.extend(CLAUDE_BUILTIN_TOOLS.iter().map(|t| t.to_string()));
-        } else if !tool.contains('*') || claude_accepts_allow_glob(tool) {
-            allow.push(anchored_at_project(entry, project_root));
+        if exported_as_grant(entry) {
+            let entry = anchored_at_project(entry, project_root);
+            if !allow.contains(&entry) {
+                allow.push(entry);
+            }
         }
     }
-    allow.dedup();
     json!({
         "allow": allow,
         "ask": entries(&tool_policy.ask),
         "deny": entries(&tool_policy.deny),
     })
+}
+
+/// May the allow entry `entry` be written into Claude's own `allow` list: does it grant in
+/// Claude at most what it grants in the profile? Not a bare `*`, nor another tool glob Claude
+/// does not accept in an allow list.
+pub fn exported_as_grant(entry: &str) -> bool {
+    let tool = entry.split('(').next().unwrap_or(entry);
+    !tool.contains('*') || (tool != "*" && claude_accepts_allow_glob(tool))
 }
 
 /// `Read(/src/**)` as `Read(//<project root>/src/**)`: claude anchors a `/x` path rule at the

@@ -392,7 +392,7 @@ pub mod gemini;
 pub mod opencode;
 
 pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
-pub use claude::{CLAUDE_BUILTIN_TOOLS, claude_permissions, claude_settings};
+pub use claude::{claude_permissions, claude_settings, exported_as_grant};
 
 /// The events a harness records without deciding: `kernel` (always) and every event the
 /// profile's observers name that the harness has (`native`). An observer event the harness

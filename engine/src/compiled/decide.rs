@@ -227,7 +227,10 @@ impl CompiledPolicy {
                 },
             ));
         }
-        let outcome = semantics::fold_rules(self.default_decision, views);
+        let outcome = semantics::read_only_default(
+            semantics::fold_rules(self.default_decision, views),
+            call,
+        );
         if outcome.decision >= Decision::Ask {
             return Ok(outcome);
         }
