@@ -265,6 +265,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
         launch_args: &launch,
         prompt_index: Some(1),
         hook_binary: Some(&hook),
+        sandbox: false,
     };
     let Injection::Injected { settings_path, .. } =
         inject_harness_hooks_with_env(&request, &no_env).unwrap()
