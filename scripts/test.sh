@@ -17,6 +17,17 @@ for cli in claude codex gemini opencode; do
     fi
 done
 
+# Claude Code's Bash sandbox (the e2e suite's `inject --sandbox` cases) needs bubblewrap and
+# socat on Linux: Debian packages, installed when missing (CI runs as root). Without them those
+# cases skip, saying so — except under CI, where failing to install them fails the run.
+echo "== bubblewrap and socat for the sandbox end-to-end cases"
+if ! command -v bwrap > /dev/null 2>&1 || ! command -v socat > /dev/null 2>&1; then
+    if ! { command -v apt-get > /dev/null 2>&1 && { apt-get update -qq || true; } && apt-get install -y bubblewrap socat; }; then
+        [[ -z "${CI:-}" ]] || { echo "error: cannot install bubblewrap and socat" >&2; exit 1; }
+        echo "warning: bubblewrap/socat missing; the sandbox end-to-end cases will be skipped" >&2
+    fi
+fi
+
 # Formatting and lints, where the toolchain has rustfmt and clippy (rustup's default profile
 # does; a minimal toolchain skips them, saying so).
 echo "== cargo fmt --check, cargo clippy -D warnings"

@@ -82,15 +82,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// The stamp is written only once the file system's clock has moved past both files'
 /// status-change times, and only if the files read back *after* that moment are exactly the
 /// bytes written, so a write that lands in the same clock tick as the compile can never hide
-/// behind an unchanged `st_ctime`. Returns `Ok(false)` (no stamp; the hook then hashes both
-/// files on every load) when the clock does not move within [`STAMP_CLOCK_WAIT`] or the files
-/// change under us.
+/// behind an unchanged `st_ctime`. When the clock does not move within [`STAMP_CLOCK_WAIT`] or
+/// the files change under us, the stamp records no identities (the hook then hashes both files
+/// on every load) and this returns `Ok(false)`. Either way it records both files' SHA-256,
+/// which a gate's pin (`--policy-digest`, [`engine::sidecar::stamp::pin_of`]) checks.
 pub fn write_stamp(
     policy: &Path,
     policy_bytes: &[u8],
     sidecar: &Path,
     sidecar_bytes: &[u8],
 ) -> io::Result<bool> {
+    use engine::sha256::sha256;
     use engine::sidecar::{FileIdentity, Stamp, recorded_digests, stamp_path_for};
     let (sidecar_digest, policy_digest) = recorded_digests(sidecar_bytes)
         .ok_or_else(|| io::Error::other("the sidecar is too short to hold a header"))?;
@@ -101,6 +103,34 @@ pub fn write_stamp(
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
+    // Without identities a stamp never spares a hash, but it still carries the SHA-256 of
+    // both files, which a gate's pin checks.
+    let mut stamp = Stamp {
+        sidecar: FileIdentity::default(),
+        policy: FileIdentity::default(),
+        sidecar_digest,
+        policy_digest,
+        sidecar_sha256: sha256(sidecar_bytes),
+        policy_sha256: sha256(policy_bytes),
+    };
+    let vouched = identities_after_the_tick(policy, policy_bytes, sidecar, sidecar_bytes)?;
+    if let Some((sidecar_identity, policy_identity)) = vouched {
+        stamp.sidecar = sidecar_identity;
+        stamp.policy = policy_identity;
+    }
+    write_atomic(&stamp_path, &stamp.encode())?;
+    Ok(vouched.is_some())
+}
+
+/// The identities of the two files once the file system's clock has moved past both their
+/// status-change times, if they then still hold exactly the bytes written (`None` otherwise).
+fn identities_after_the_tick(
+    policy: &Path,
+    policy_bytes: &[u8],
+    sidecar: &Path,
+    sidecar_bytes: &[u8],
+) -> io::Result<Option<(engine::sidecar::FileIdentity, engine::sidecar::FileIdentity)>> {
+    use engine::sidecar::FileIdentity;
     let mut sidecar_file = File::open(sidecar)?;
     let mut policy_file = File::open(policy)?;
     let before = (
@@ -108,11 +138,11 @@ pub fn write_stamp(
         FileIdentity::of(&policy_file.metadata()?),
     );
     if before.0.is_none() || before.1.is_none() {
-        return Ok(false);
+        return Ok(None);
     }
     let latest = before.0.changed_ns.max(before.1.changed_ns);
     if !clock_passes(parent_dir(policy), latest)? {
-        return Ok(false);
+        return Ok(None);
     }
     // Read both back after the tick: these are the bytes the stamp vouches for.
     let read_all = |file: &mut File| -> io::Result<Vec<u8>> {
@@ -126,17 +156,7 @@ pub fn write_stamp(
         FileIdentity::of(&sidecar_file.metadata()?),
         FileIdentity::of(&policy_file.metadata()?),
     );
-    if !intact || after != before {
-        return Ok(false);
-    }
-    let stamp = Stamp {
-        sidecar: after.0,
-        policy: after.1,
-        sidecar_digest,
-        policy_digest,
-    };
-    write_atomic(&stamp_path, &stamp.encode())?;
-    Ok(true)
+    Ok((intact && after == before).then_some(after))
 }
 
 /// How long [`write_stamp`] waits for the file system's clock to tick (file systems with

@@ -10,9 +10,11 @@ use engine::{Call, CompiledPolicy, Outcome};
 
 /// Load the policy at `path` for the hook: the sidecar or nothing. A missing sidecar is an
 /// error naming the fix; compiling the JSON in-process would cost every call milliseconds
-/// (seconds at 100k rules), so the hook's hot path never does it.
-pub fn load_for_hook(path: &Path) -> Result<CompiledPolicy, String> {
-    match CompiledPolicy::load(path) {
+/// (seconds at 100k rules), so the hook's hot path never does it. With `pin` (a gate's
+/// `--policy-digest`), files that are not the pinned ones are refused
+/// ([`CompiledPolicy::load_pinned`]).
+pub fn load_for_hook(path: &Path, pin: Option<&[u8; 32]>) -> Result<CompiledPolicy, String> {
+    match CompiledPolicy::load_pinned(path, pin) {
         Ok(compiled) => Ok(compiled),
         Err(LoadError::SidecarMissing { .. }) => Err(format!(
             "policy `{}` has no sidecar beside it (`{}`); run `animus-hook compile` to write \
@@ -23,6 +25,7 @@ pub fn load_for_hook(path: &Path) -> Result<CompiledPolicy, String> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         )),
+        Err(e @ LoadError::PinMismatch { .. }) => Err(e.to_string()),
         Err(e) => Err(format!("policy `{}` cannot be used: {e}", path.display())),
     }
 }

@@ -11,12 +11,14 @@ animus-hook — a guardrail kernel for coding agents
 
 USAGE:
   animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
-                   --project-root <root> [--policy <animus-policy.json>]
+                   --project-root <root> [--policy <animus-policy.json>
+                   [--policy-digest sha256:<hex>]]
       The hook the harness runs: read the payload on stdin, record the event under
       $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl and, for a gate
       event with --policy, print the decision in the harness's protocol. Gate events:
       PreToolUse, PermissionRequest (claude, codex), BeforeTool (gemini), tool.execute.before
-      (opencode). Fails closed (deny). Exits 0, or 1 when --policy is given to an event that
+      (opencode). Fails closed (deny); with --policy-digest (inject writes it), a policy whose
+      files are not the pinned ones is a deny too. Exits 0, or 1 when --policy is given to an event that
       is not a gate (recorded all the same).
   animus-hook compile --config <file> --agent <id> --out-dir <dir>
       Compile agent profile <id> (agents.<id> or agent_profiles.<id>, YAML or JSON) into
@@ -24,13 +26,15 @@ USAGE:
   animus-hook inject --provider claude|codex|gemini|opencode --config <file> --agent <id>
                      --session-dir <dir> --session-id <id> --project-root <dir>
                      [--hook-binary <path>] [--prompt-last | --prompt-index <n>] [--json]
-                     -- <launch args…>
+                     [--sandbox] -- <launch args…>
       Compile the profile into <session-dir>, write the harness's hook wiring there and print
       the launch line to paste: the environment to set, the harness and its arguments with
       the hook flags inserted ahead of the prompt (claude: --settings <file>; codex: -c
       hooks…; gemini: GEMINI_CLI_HOME (a session Gemini home) and --skip-trust; opencode:
-      OPENCODE_CONFIG_DIR). --json prints {\"env\": {…}, \"args\": […]} instead.
-      ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
+      OPENCODE_CONFIG_DIR). --json prints {\"env\": {…}, \"args\": […]} instead. Every
+      gate pins the policy written (--policy-digest). --sandbox (claude only) also turns on
+      claude's Bash sandbox with writes denied to the guard's files (needs bubblewrap and
+      socat on Linux). ANIMUS_DISABLE_HARNESS_HOOKS=1 makes it a no-op.
   animus-hook check --policy <animus-policy.json> [--provider <harness>] [--event <E>]
                     [--project-root <dir>] [--json]
       Read one hook payload on stdin (Claude's shape, or --provider codex|gemini|opencode's:
@@ -429,6 +433,7 @@ fn parse_inject(parser: &mut lexopt::Parser) -> Result<crate::inject_cmd::Inject
         (None, None, None, None, None, None);
     let (mut hook_binary, mut prompt, mut json, mut launch_args) =
         (None, PromptPosition::None, false, Vec::new());
+    let mut sandbox = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("provider") => provider = Some(parser.value()?.string()?),
@@ -441,6 +446,7 @@ fn parse_inject(parser: &mut lexopt::Parser) -> Result<crate::inject_cmd::Inject
             Long("prompt-last") => prompt = PromptPosition::Last,
             Long("prompt-index") => prompt = PromptPosition::Index(parser.value()?.parse()?),
             Long("json") => json = true,
+            Long("sandbox") => sandbox = true,
             Value(v) => launch_args.push(v.string()?),
             other => return Err(other.unexpected().into()),
         }
@@ -455,6 +461,7 @@ fn parse_inject(parser: &mut lexopt::Parser) -> Result<crate::inject_cmd::Inject
         hook_binary,
         prompt,
         json,
+        sandbox,
         launch_args,
     })
 }

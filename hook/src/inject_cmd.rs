@@ -18,6 +18,7 @@ pub struct InjectArgs {
     pub hook_binary: Option<PathBuf>,
     pub prompt: PromptPosition,
     pub json: bool,
+    pub sandbox: bool,
     pub launch_args: Vec<String>,
 }
 
@@ -54,6 +55,7 @@ pub fn run(args: InjectArgs) -> ExitCode {
         launch_args: &args.launch_args,
         prompt_index,
         hook_binary: args.hook_binary.as_deref(),
+        sandbox: args.sandbox,
     };
     let injection = match inject_harness_hooks(&request) {
         Ok(i) => i,

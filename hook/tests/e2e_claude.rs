@@ -45,8 +45,8 @@ mod e2e;
 use std::process::ExitCode;
 
 use e2e::cases::{
-    decisions::*, fail_closed::*, mock_wire::*, packs::*, permissions::*, recording::*, shell::*,
-    tools::*, transport::*, wiring::*,
+    decisions::*, fail_closed::*, mock_wire::*, os_boundary::*, packs::*, permissions::*,
+    recording::*, shell::*, tools::*, transport::*, wiring::*,
 };
 use e2e::driver::locate_claude;
 use e2e::runner::{self, Test};
@@ -95,7 +95,9 @@ const TESTS: &[Test] = tests![
     find_outside_project_is_refused_as_claude_refuses,
     path_deny_reaches_every_spelling_of_the_file,
     edit_allow_does_not_stretch_past_dotdot,
-    webfetch_domain_is_the_parsed_host_and_skills_match_by_name;
+    webfetch_domain_is_the_parsed_host_and_skills_match_by_name,
+    sandbox_keeps_every_guard_file_byte_identical,
+    swapped_policy_stops_the_session;
     offline:
     mock_streams_the_script_turn_by_turn,
     mock_answers_without_streaming_and_breaks_a_stream_once,

@@ -10,12 +10,13 @@ use crate::diagnostic::{Diagnostic, Errors};
 use crate::events::CLAUDE_HOOK_EVENTS;
 use crate::profile::{AgentProfile, ObserverAction};
 
-/// The `hooks` settings block for claude.
+/// The `hooks` settings block for claude; every gate carries the policy's pin
+/// (`--policy-digest`, see `engine::sidecar::stamp`).
 pub fn claude_settings(
     hook_binary: &Path,
     session_id: &str,
     project_root: &Path,
-    policy_path: &Path,
+    (policy_path, policy_digest): (&Path, &str),
     profile: &AgentProfile,
 ) -> Result<Value, Errors> {
     let utf8 = |p: &Path, what: &str| {
@@ -65,7 +66,7 @@ pub fn claude_settings(
             &root,
         ];
         if gate {
-            args.extend(["--policy", &policy]);
+            args.extend(["--policy", &policy, "--policy-digest", policy_digest]);
         }
         let mut handler = json!({
             "type": "command",

@@ -243,6 +243,7 @@ mod tests {
             session_id: "s".into(),
             project_root: "/p".into(),
             policy: "/p/policy.json".into(),
+            policy_digest: format!("sha256:{}", "0".repeat(64)),
         };
         assert_eq!(Handler::of(&hook, "SessionEnd", false).timeout, 3);
         assert_eq!(Handler::of(&hook, "Interrupt", false).timeout, 3);

@@ -17,7 +17,8 @@
 //! ## The Claude settings block
 //!
 //! - Gate events `PreToolUse` and `PermissionRequest` run
-//!   `animus-hook emit --event <E> --session <id> --project-root <root> --policy <policy>` with
+//!   `animus-hook emit --event <E> --session <id> --project-root <root> --policy <policy>
+//!   --policy-digest sha256:<hex>` (the policy's pin, `engine::sidecar::stamp`) with
 //!   `"onFailure": "block"`: claude otherwise fails **open** when a hook crashes, times out or
 //!   is missing (measured on 2.1.328).
 //! - `PostToolUse`, `PostToolUseFailure`, `PermissionDenied`, `Stop`, `SessionStart`,
@@ -91,6 +92,9 @@ pub struct InjectRequest<'a> {
     pub prompt_index: Option<usize>,
     /// An explicit `animus-hook` binary (wins over `ANIMUS_HOOK_BIN`, the sibling and `PATH`).
     pub hook_binary: Option<&'a Path>,
+    /// Also put the guard's files out of the agent's reach with the harness's own sandbox
+    /// (`inject --sandbox`, see [`sandbox`]).
+    pub sandbox: bool,
 }
 
 /// What injection did.
@@ -151,6 +155,14 @@ pub fn inject_harness_hooks_with_env(
         HookConfigVector::None => return Ok(Injection::NotGenerated { vector, args }),
     };
     let error = |message: String| Errors::one(Diagnostic::error(None, message));
+    if request.sandbox && harness != Harness::Claude {
+        return Err(error(format!(
+            "`--sandbox` is for claude: {} has no sandbox whose settings can deny writes to the \
+             guard's files inside what it lets the agent write (see the README's \"The OS \
+             boundary\")",
+            harness.as_str()
+        )));
+    }
     validate_session_id(request.session_id)
         .map_err(|e| error(format!("cannot inject harness hooks: {e}")))?;
     if let Some(i) = request.prompt_index.filter(|&i| i >= args.len()) {
@@ -180,23 +192,36 @@ pub fn inject_harness_hooks_with_env(
             .map(str::to_string)
             .ok_or_else(|| error(format!("the {what} path is not UTF-8")))
     };
+    // The pin every gate command carries: the policy as written now, and no other.
+    let policy_digest = engine::sidecar::stamp::pin_of(&policy_path).map_err(|e| {
+        error(format!(
+            "cannot pin the policy written to `{}`: {e}",
+            policy_path.display()
+        ))
+    })?;
     let hook = HookCommand {
         harness,
         binary: utf8(&hook_binary, "hook binary")?,
         session_id: request.session_id.to_string(),
         project_root: utf8(&project_root, "project root")?,
         policy: utf8(&policy_path, "policy")?,
+        policy_digest,
     };
     let mut warnings = compiled.warnings;
     let wiring = match harness {
         Harness::Claude => {
-            let settings = claude_settings(
+            let mut settings = claude_settings(
                 &hook_binary,
                 request.session_id,
                 &project_root,
-                &policy_path,
+                (&policy_path, &hook.policy_digest),
                 request.profile,
             )?;
+            if request.sandbox {
+                let places = sandbox::guard_places(&session_dir, &hook_binary, &project_root, env)
+                    .map_err(error)?;
+                settings["sandbox"] = sandbox::claude_sandbox(&places);
+            }
             let path = session_dir.join(SETTINGS_FILE_NAME);
             Wiring {
                 flags: vec!["--settings".into(), utf8(&path, "settings")?],
@@ -301,6 +326,8 @@ pub(crate) struct HookCommand {
     pub session_id: String,
     pub project_root: String,
     pub policy: String,
+    /// The policy's pin (`sha256:<hex>` of its stamp), carried by every gate.
+    pub policy_digest: String,
 }
 
 impl HookCommand {
@@ -320,7 +347,12 @@ impl HookCommand {
         .map(String::from)
         .into();
         if gate {
-            args.extend(["--policy".to_string(), self.policy.clone()]);
+            args.extend([
+                "--policy".to_string(),
+                self.policy.clone(),
+                "--policy-digest".to_string(),
+                self.policy_digest.clone(),
+            ]);
         }
         args
     }
@@ -390,6 +422,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+pub mod sandbox;
 
 pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
 pub use claude::{claude_permissions, claude_settings, exported_as_grant};
@@ -443,6 +476,7 @@ mod tests {
             session_id: "s".into(),
             project_root: "/p".into(),
             policy: "/p/animus-policy.json".into(),
+            policy_digest: format!("sha256:{}", "0".repeat(64)),
         };
         let line = command.shell_line("PreToolUse", true, timeout_secs);
         let out = std::process::Command::new("bash")
@@ -501,6 +535,7 @@ mod tests {
             session_id: "s".into(),
             project_root: "/p".into(),
             policy: "/p/p.json".into(),
+            policy_digest: format!("sha256:{}", "0".repeat(64)),
         };
         let out = std::process::Command::new("bash")
             .args(["-c", &command.shell_line("BeforeTool", true, 30)])

@@ -90,6 +90,7 @@ impl Setup {
             launch_args: launch,
             prompt_index: prompt,
             hook_binary: Some(&self.hook),
+            sandbox: false,
         }
     }
 }

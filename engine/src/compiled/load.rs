@@ -43,6 +43,61 @@ pub(super) fn read_policy_json(
     Ok(PolicyBytes::Read(bytes))
 }
 
+/// The pin check of [`CompiledPolicy::load_pinned`]: the stamp (its path, bytes and decoded
+/// form), then the sidecar and the JSON (path, bytes as mapped, identity at open).
+fn check_pin(
+    pin: &[u8; 32],
+    (stamp_path, stamp_bytes, stamp): (&Path, Option<&[u8]>, Option<&Stamp>),
+    sidecar: (&Path, &[u8], &FileIdentity),
+    policy: (&Path, &[u8], &FileIdentity),
+) -> Result<(), LoadError> {
+    use crate::sha256::{hex, sha256};
+    let mismatch = |what: String| LoadError::PinMismatch { what };
+    let Some(stamp_bytes) = stamp_bytes else {
+        return Err(mismatch(format!(
+            "its stamp `{}` is missing or unreadable, so the pinned digest cannot be checked",
+            stamp_path.display()
+        )));
+    };
+    let found = sha256(stamp_bytes);
+    if found != *pin {
+        return Err(mismatch(format!(
+            "`{}` has digest sha256:{}, the gate pins sha256:{} (another policy's files were \
+             put in its place)",
+            stamp_path.display(),
+            hex(&found),
+            hex(pin)
+        )));
+    }
+    let Some(stamp) = stamp else {
+        return Err(mismatch(format!(
+            "the pinned stamp `{}` is of a format this animus-hook does not read",
+            stamp_path.display()
+        )));
+    };
+    // The stamp is the compiler's own: a file that still has the identity it recorded is
+    // the one it hashed; any other is hashed now.
+    if stamp.vouches_for(sidecar.2, policy.2) {
+        return Ok(());
+    }
+    for ((path, bytes, _), expected) in [
+        (sidecar, &stamp.sidecar_sha256),
+        (policy, &stamp.policy_sha256),
+    ] {
+        let found = sha256(bytes);
+        if found != *expected {
+            return Err(mismatch(format!(
+                "`{}` has SHA-256 {}, the pinned stamp records {} (the file was replaced or \
+                 edited)",
+                path.display(),
+                hex(&found),
+                hex(expected)
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl CompiledPolicy {
     /// Load the policy at `policy_path` (`animus-policy.json`) through its sidecar
     /// ([`sidecar_path_for`]). The JSON is never parsed as a whole: it is mapped, and only the
@@ -50,6 +105,19 @@ impl CompiledPolicy {
     /// stamp ([`stamp_path_for`], [`crate::sidecar::stamp`]) vouches for both as they are now;
     /// otherwise both are hashed and compared with the sidecar's header.
     pub fn load(policy_path: &Path) -> Result<CompiledPolicy, LoadError> {
+        CompiledPolicy::load_pinned(policy_path, None)
+    }
+
+    /// [`CompiledPolicy::load`], and with `pin` (the SHA-256 of the stamp, as a gate's
+    /// `--policy-digest` carries it) prove the files are the ones pinned, or fail with
+    /// [`LoadError::PinMismatch`]: the stamp must hash to `pin`; then a file whose identity is
+    /// still the stamp's is the compiler's (nothing hashed), and any other is hashed with
+    /// SHA-256 and compared with the stamp ([`crate::sidecar::stamp`] explains why). The cost
+    /// on the usual path is one SHA-256 of the 208-byte stamp.
+    pub fn load_pinned(
+        policy_path: &Path,
+        pin: Option<&[u8; 32]>,
+    ) -> Result<CompiledPolicy, LoadError> {
         let unreadable = |error| LoadError::PolicyUnreadable {
             path: policy_path.to_path_buf(),
             error,
@@ -63,12 +131,23 @@ impl CompiledPolicy {
         let json = read_policy_json(policy_path, &file, metadata.len())?;
         // No stamp, or one that cannot be read, only means hashing both files; a stamp that is
         // there but untrusted is refused like the other two files.
-        let stamp = match open_trusted(&stamp_path_for(policy_path)) {
-            Ok((file, _)) => Stamp::read_from(file),
+        let stamp_path = stamp_path_for(policy_path);
+        let stamp_bytes = match open_trusted(&stamp_path) {
+            Ok((file, _)) => crate::sidecar::stamp::read_stamp_bytes(file).ok(),
             Err(OpenFault::Io(_)) => None,
             Err(OpenFault::Untrusted(e)) => return Err(e),
+        };
+        let stamp = stamp_bytes.as_deref().and_then(Stamp::decode);
+        let policy_identity = FileIdentity::of(&metadata);
+        if let Some(pin) = pin {
+            check_pin(
+                pin,
+                (&stamp_path, stamp_bytes.as_deref(), stamp.as_ref()),
+                (&sidecar_path, bytes.as_bytes(), &sidecar_identity),
+                (policy_path, json.as_bytes(), &policy_identity),
+            )?;
         }
-        .filter(|stamp| stamp.vouches_for(&sidecar_identity, &FileIdentity::of(&metadata)));
+        let stamp = stamp.filter(|stamp| stamp.vouches_for(&sidecar_identity, &policy_identity));
         let mut policy = CompiledPolicy::from_verified(bytes, json, stamp)?;
         policy.files = Some(Box::new([
             LoadedFile {
@@ -79,7 +158,7 @@ impl CompiledPolicy {
             LoadedFile {
                 path: policy_path.to_path_buf(),
                 file,
-                identity: FileIdentity::of(&metadata),
+                identity: policy_identity,
             },
         ]));
         Ok(policy)

@@ -129,6 +129,13 @@ pub enum LoadError {
         /// The file.
         path: PathBuf,
     },
+    /// The gate pins the policy (`--policy-digest`), and the files beside it are not the ones
+    /// pinned: another policy was copied over the session's, or one of them was edited.
+    #[error("the policy is not the one this session pinned: {what}; {RELAUNCH}")]
+    PinMismatch {
+        /// Which file differs, and how.
+        what: String,
+    },
     /// The policy, its sidecar or its stamp is not a file the hook may trust: not a regular
     /// file (a FIFO, a device, a directory), owned by neither this user nor root, or writable
     /// by its group or by others. Refused before a byte of it is read.
@@ -140,6 +147,10 @@ pub enum LoadError {
         why: String,
     },
 }
+
+/// The fix a pin mismatch names: a session's policy is fixed when it is launched.
+const RELAUNCH: &str = "a session's policy cannot change while it runs: run `animus-hook \
+                        inject` again and launch a new session to use another policy";
 
 /// The fix every load error but a few names.
 const RECOMPILE: &str = "run `animus-hook compile` again";

@@ -22,10 +22,22 @@
 //! or raw writes to the block device — which is outside what a process can defend against.
 //!
 //! The stamp carries its own digest: a damaged stamp is ignored (the loader hashes), never
-//! trusted. Whoever can write the stamp can write the policy itself, so it adds no trust beyond
-//! the directory's permissions.
+//! trusted. Whoever can write the stamp can write the policy itself, so on its own it adds no
+//! trust beyond the directory's permissions.
 //!
-//! # Layout (version 1), little-endian
+//! # The pin
+//!
+//! The stamp also records the SHA-256 of both files, and its own SHA-256 is what `inject` pins
+//! in every gate command (`--policy-digest sha256:<hex>`, see [`pin_of`]): the one value an
+//! agent cannot rewrite, because the harness holds it from launch. A stamp that hashes to the
+//! pin is the compiler's own (forging one is a SHA-256 second preimage), so its identities are
+//! trusted: while both files keep them, they are the bytes the compiler hashed, and the hook
+//! hashes nothing. A file with another identity (copied over, replaced, touched) is hashed with
+//! SHA-256 and compared with the stamp's digest; a stamp that does not hash to the pin is
+//! refused. The xxh3 digests cannot serve here: an attacker can collide a non-cryptographic
+//! hash on purpose.
+//!
+//! # Layout (version 2), little-endian
 //!
 //! | offset | size | field |
 //! |-------:|-----:|-------|
@@ -36,7 +48,13 @@
 //! | 56  | 40 | `animus-policy.json` identity, same fields |
 //! | 96  | 16 | the sidecar's file digest (as in its header) |
 //! | 112 | 16 | the policy digest (xxh3-128 of the JSON, as in the sidecar's header) |
-//! | 128 | 16 | xxh3-128 of bytes 0..128 |
+//! | 128 | 32 | SHA-256 of the whole sidecar file |
+//! | 160 | 32 | SHA-256 of `animus-policy.json` |
+//! | 192 | 16 | xxh3-128 of bytes 0..192 |
+//!
+//! Identities are all zero when the compiler could not vouch for the files (the file system's
+//! clock did not tick): such a stamp never spares a hash, but still carries the digests a pin
+//! checks.
 
 use std::path::{Path, PathBuf};
 
@@ -45,9 +63,13 @@ use super::format::FORMAT_VERSION;
 /// The first eight bytes of a stamp.
 pub const STAMP_MAGIC: [u8; 8] = *b"ANIMUSST";
 /// The stamp layout version.
-pub const STAMP_VERSION: u32 = 1;
+pub const STAMP_VERSION: u32 = 2;
 /// A stamp's exact length.
-pub const STAMP_LEN: usize = 144;
+pub const STAMP_LEN: usize = 208;
+/// Where the stamp's own digest starts (it covers every byte before).
+const OWN_DIGEST: usize = 192;
+/// The prefix of a pinned digest in a gate's `--policy-digest`.
+pub const PIN_PREFIX: &str = "sha256:";
 /// The stamp file name extension (`animus-policy.json` → `animus-policy.stamp`).
 pub const STAMP_EXTENSION: &str = "stamp";
 
@@ -135,6 +157,10 @@ pub struct Stamp {
     pub sidecar_digest: [u8; 16],
     /// The policy digest (xxh3-128 of the JSON's bytes).
     pub policy_digest: [u8; 16],
+    /// SHA-256 of the sidecar's bytes.
+    pub sidecar_sha256: [u8; 32],
+    /// SHA-256 of the JSON's bytes.
+    pub policy_sha256: [u8; 32],
 }
 
 impl Stamp {
@@ -155,8 +181,10 @@ impl Stamp {
         }
         out[96..112].copy_from_slice(&self.sidecar_digest);
         out[112..128].copy_from_slice(&self.policy_digest);
-        let own = super::digest(&out[..128]);
-        out[128..144].copy_from_slice(&own);
+        out[128..160].copy_from_slice(&self.sidecar_sha256);
+        out[160..192].copy_from_slice(&self.policy_sha256);
+        let own = super::digest(&out[..OWN_DIGEST]);
+        out[OWN_DIGEST..STAMP_LEN].copy_from_slice(&own);
         out
     }
 
@@ -165,7 +193,7 @@ impl Stamp {
     pub fn decode(bytes: &[u8]) -> Option<Stamp> {
         if bytes.len() != STAMP_LEN
             || bytes[0..8] != STAMP_MAGIC
-            || super::digest(&bytes[..128]) != bytes[128..144]
+            || super::digest(&bytes[..OWN_DIGEST]) != bytes[OWN_DIGEST..STAMP_LEN]
         {
             return None;
         }
@@ -183,11 +211,14 @@ impl Stamp {
         };
         let digest_at =
             |at: usize| -> [u8; 16] { bytes[at..at + 16].try_into().unwrap_or([0; 16]) };
+        let sha_at = |at: usize| -> [u8; 32] { bytes[at..at + 32].try_into().unwrap_or([0; 32]) };
         Some(Stamp {
             sidecar: identity(16),
             policy: identity(56),
             sidecar_digest: digest_at(96),
             policy_digest: digest_at(112),
+            sidecar_sha256: sha_at(128),
+            policy_sha256: sha_at(160),
         })
     }
 
@@ -198,13 +229,7 @@ impl Stamp {
 
     /// Read the stamp from an open `file`: `None` if it is not intact.
     pub fn read_from(file: std::fs::File) -> Option<Stamp> {
-        use std::io::Read;
-        // One byte more than a stamp: a longer file is not a stamp.
-        let mut bytes = Vec::with_capacity(STAMP_LEN + 1);
-        file.take(STAMP_LEN as u64 + 1)
-            .read_to_end(&mut bytes)
-            .ok()?;
-        Stamp::decode(&bytes)
+        Stamp::decode(&read_stamp_bytes(file).ok()?)
     }
 
     /// Does this stamp vouch for files that have exactly these identities now?
@@ -214,6 +239,46 @@ impl Stamp {
             && self.sidecar == *sidecar
             && self.policy == *policy
     }
+}
+
+/// A stamp file's bytes: at most one byte more than a stamp (a longer file is not a stamp).
+pub fn read_stamp_bytes(file: std::fs::File) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(STAMP_LEN + 1);
+    file.take(STAMP_LEN as u64 + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The pin of the policy at `policy_path`: `sha256:<hex>` of its stamp's exact bytes, as
+/// `inject` writes it into every gate command (`--policy-digest`).
+pub fn pin_of(policy_path: &Path) -> std::io::Result<String> {
+    let bytes = read_stamp_bytes(std::fs::File::open(stamp_path_for(policy_path))?)?;
+    if Stamp::decode(&bytes).is_none() {
+        return Err(std::io::Error::other(format!(
+            "`{}` is not an intact policy stamp",
+            stamp_path_for(policy_path).display()
+        )));
+    }
+    Ok(format!(
+        "{PIN_PREFIX}{}",
+        crate::sha256::hex(&crate::sha256::sha256(&bytes))
+    ))
+}
+
+/// Read a pin (`sha256:<64 hex digits>`) back into its digest.
+pub fn parse_pin(text: &str) -> Result<[u8; 32], String> {
+    let hex = text.strip_prefix(PIN_PREFIX).ok_or_else(|| {
+        format!("`--policy-digest` must start with `{PIN_PREFIX}` (the form `inject` writes)")
+    })?;
+    let mut out = [0u8; 32];
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err("`--policy-digest` must be `sha256:` and 64 hex digits".into());
+    }
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
+            .map_err(|_| "`--policy-digest` is not hex".to_string())?;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -233,6 +298,8 @@ mod tests {
             policy: id(20),
             sidecar_digest: [7; 16],
             policy_digest: [9; 16],
+            sidecar_sha256: [3; 32],
+            policy_sha256: [5; 32],
         }
     }
 
@@ -268,6 +335,21 @@ mod tests {
             ..stamp
         };
         assert!(!none.vouches_for(&FileIdentity::default(), &FileIdentity::default()));
+    }
+
+    #[test]
+    fn a_pin_reads_back_only_in_its_one_form() {
+        let hex = "ab".repeat(32);
+        assert_eq!(parse_pin(&format!("sha256:{hex}")), Ok([0xab; 32]));
+        for bad in [
+            hex.clone(),
+            format!("sha256:{}", &hex[1..]),
+            format!("sha1:{hex}"),
+            format!("sha256:{}x", &hex[1..]),
+            format!("sha256:{hex}00"),
+        ] {
+            assert!(parse_pin(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -2,8 +2,13 @@
 //!
 //! ```text
 //! animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
-//!     --project-root <root> [--policy <animus-policy.json>]
+//!     --project-root <root> [--policy <animus-policy.json> [--policy-digest sha256:<hex>]]
 //! ```
+//!
+//! `--policy-digest` pins the policy: `inject` writes the SHA-256 of the policy's stamp into
+//! every gate command, and a policy whose files are not the pinned ones (another compiled
+//! policy copied over the session's, a file edited) is a deny naming the mismatch
+//! ([`engine::sidecar::stamp`] says how this is proved without hashing the files).
 //!
 //! With `--policy` and a gate event of the harness (`PreToolUse` and `PermissionRequest` for
 //! Claude Code and Codex, `BeforeTool` for Gemini CLI, `tool.execute.before` for the opencode
@@ -62,6 +67,8 @@ struct EmitArgs {
     session: Option<String>,
     project_root: Option<PathBuf>,
     policy: Option<PathBuf>,
+    /// `--policy-digest`, as given (checked when the policy is loaded).
+    policy_digest: Option<String>,
     /// `--provider`, when given and known.
     provider: Option<Harness>,
     /// Argument problems, kept rather than aborting: a gate must still answer deny.
@@ -148,6 +155,7 @@ fn parse_args(args: Vec<OsString>) -> EmitArgs {
                 out.project_root = value(&mut parser, "--project-root").map(PathBuf::from)
             }
             Long("policy") => out.policy = value(&mut parser, "--policy").map(PathBuf::from),
+            Long("policy-digest") => out.policy_digest = value(&mut parser, "--policy-digest"),
             Long("provider") => {
                 if let Some(name) = value(&mut parser, "--provider") {
                     match Harness::parse(&name) {
@@ -479,7 +487,12 @@ fn evaluate(
             .canonical_event(event)
             .ok_or_else(|| format!("`{event}` is not a gate event of {}", harness.as_str()))?;
         let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
-        let loaded = policy_source::load_for_hook(policy_path)?;
+        let pin = args
+            .policy_digest
+            .as_deref()
+            .map(engine::sidecar::stamp::parse_pin)
+            .transpose()?;
+        let loaded = policy_source::load_for_hook(policy_path, pin.as_ref())?;
         #[cfg(debug_assertions)]
         change_sidecar_under_the_map(policy_path);
         evaluation.policy_digest = Some(policy_source::digest(&loaded));

@@ -3,6 +3,7 @@
 pub mod decisions;
 pub mod fail_closed;
 pub mod mock_wire;
+pub mod os_boundary;
 pub mod packs;
 pub mod permissions;
 pub mod recording;
