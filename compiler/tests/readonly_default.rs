@@ -33,6 +33,7 @@ fn allowlist(allow: &[&str], ask: &[&str], deny: &[&str]) -> ToolPolicy {
         allow: located(allow),
         ask: located(ask),
         deny: located(deny),
+        ..ToolPolicy::default()
     }
 }
 

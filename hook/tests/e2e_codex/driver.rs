@@ -205,10 +205,27 @@ impl Sandbox {
         session_log(&self.state_dir, &self.session_id)
     }
 
+    /// A directory holding `codex-linux-sandbox`, a link to the CLI, for `PATH`. Where
+    /// bubblewrap is installed, Codex 0.169.0 runs every sandboxed command as `bwrap …
+    /// codex-linux-sandbox …`, found on `PATH`; it puts that alias on `PATH` itself under
+    /// `CODEX_HOME`, but refuses to when `CODEX_HOME` is under the temp dir, as every test's is
+    /// (measured: "Refusing to create helper binaries under temporary dir", then `bwrap: execvp
+    /// codex-linux-sandbox: No such file or directory` for every command). A user's
+    /// `~/.codex` gets the alias from Codex.
+    fn sandbox_helper_dir(&self) -> PathBuf {
+        let dir = self.home.join(".codex-sandbox-helper");
+        let link = dir.join("codex-linux-sandbox");
+        if !link.exists() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::os::unix::fs::symlink(codex(), &link).unwrap();
+        }
+        dir
+    }
+
     /// The environment every Codex process of this session gets (on top of an empty one).
     fn base_env(&self, mock: Option<&MockApi>) -> Vec<(String, String)> {
         let mut env: Vec<(String, String)> = [
-            ("PATH", PATH.to_owned()),
+            ("PATH", format!("{}:{PATH}", self.sandbox_helper_dir().display())),
             ("HOME", self.home.display().to_string()),
             ("CODEX_HOME", self.codex_home.display().to_string()),
             ("SHELL", "/bin/bash".to_owned()),
