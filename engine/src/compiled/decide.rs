@@ -227,10 +227,8 @@ impl CompiledPolicy {
                 },
             ));
         }
-        let outcome = semantics::read_only_default(
-            semantics::fold_rules(self.default_decision, views),
-            call,
-        );
+        let outcome =
+            semantics::read_only_default(semantics::fold_rules(self.default_decision, views), call);
         if outcome.decision >= Decision::Ask {
             return Ok(outcome);
         }

@@ -225,7 +225,10 @@ impl Sandbox {
     /// The environment every Codex process of this session gets (on top of an empty one).
     fn base_env(&self, mock: Option<&MockApi>) -> Vec<(String, String)> {
         let mut env: Vec<(String, String)> = [
-            ("PATH", format!("{}:{PATH}", self.sandbox_helper_dir().display())),
+            (
+                "PATH",
+                format!("{}:{PATH}", self.sandbox_helper_dir().display()),
+            ),
             ("HOME", self.home.display().to_string()),
             ("CODEX_HOME", self.codex_home.display().to_string()),
             ("SHELL", "/bin/bash".to_owned()),
