@@ -112,10 +112,15 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
                     _ => continue,
                 }
                 let rule = outcome.deciding_rule.as_deref().unwrap_or("");
-                if rule.is_empty() {
+                let unreadable = rule.is_empty()
+                    && outcome.decision == Decision::Ask
+                    && outcome
+                        .reason
+                        .starts_with("The guard cannot read what this command runs: ");
+                if rule.is_empty() && !unreadable {
                     counts[3] += 1;
                 }
-                if meaning == Meaning::Claude && rule.is_empty() {
+                if meaning == Meaning::Claude && unreadable {
                     // A command running text the guard cannot read is at least ask when one of
                     // the list's own deny or ask entries governs the shell (issue 26): that
                     // entry, named in the reason, is what asks.

@@ -170,8 +170,12 @@ fn allowlist_profile() {
         decide_bash(policy, "git status --short").decision,
         Decision::Allow
     );
-    // Not allowed → default deny; the dropped ask does not turn it into a prompt.
+    // Not allowed, and the dropped ask does not turn it into a prompt: `git diff HEAD` is
+    // read-only by Claude's own measure, so the allowlist's default abstains (Claude runs it
+    // unasked); a command that is not read-only gets the default deny.
     let diff = decide_bash(policy, "git diff HEAD");
+    assert_eq!((diff.decision, diff.deciding_rule), (Decision::Defer, None));
+    let diff = decide_bash(policy, "git diff HEAD > out.patch");
     assert_eq!((diff.decision, diff.deciding_rule), (Decision::Deny, None));
     // The downgraded author allow never turns a denied call into anything but deny.
     let write = decide(

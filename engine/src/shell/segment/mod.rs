@@ -196,8 +196,13 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         } else {
             None
         };
-        // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other.
-        let merged = expand::merged_short_options(words).map(|merged| merged.join(" "));
+        // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other. Not
+        // for `find`, whose primaries are words of their own (`-depth -empty -type d`): merged,
+        // they would read as a command that drops its `-empty` test.
+        let merged = (base != "find")
+            .then(|| expand::merged_short_options(words))
+            .flatten()
+            .map(|merged| merged.join(" "));
         for text in std::iter::once(joined).chain(based).chain(merged) {
             let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
             for text in std::iter::once(text).chain(with) {

@@ -119,9 +119,13 @@ pub fn fail_closed_corrupt_sidecar() {
         bytes.truncate(middle);
         fs::write(&path, bytes).unwrap();
     });
-    // emit's own deny (the hook ran and refused), not the CLI's onFailure.
+    // emit's own deny (the hook ran and refused), not the CLI's onFailure. The session is pinned
+    // (inject puts the policy's digest on the gate line), so the changed file is caught as
+    // not the pinned one before the sidecar's own checks (emit_faults covers those unpinned).
     assert!(
-        refusal.contains("(fail closed)") && refusal.contains("sidecar is truncated"),
+        refusal.contains("(fail closed)")
+            && refusal.contains("not the one this session pinned")
+            && refusal.contains("animus-policy.sidecar` has SHA-256"),
         "{refusal}"
     );
 }
@@ -140,7 +144,9 @@ pub fn fail_closed_stale_sidecar() {
         sidecar_path(sandbox);
     });
     assert!(
-        refusal.contains("(fail closed)") && refusal.contains("sidecar is stale"),
+        refusal.contains("(fail closed)")
+            && refusal.contains("not the one this session pinned")
+            && refusal.contains("animus-policy.json` has SHA-256"),
         "{refusal}"
     );
 }

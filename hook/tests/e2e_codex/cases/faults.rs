@@ -172,7 +172,9 @@ pub fn fail_closed_corrupt_sidecar() {
     );
     // emit's own deny (the hook ran and refused), not the wiring's.
     assert!(
-        refusal.contains("(fail closed)") && refusal.contains("sidecar is truncated"),
+        refusal.contains("(fail closed)")
+            && refusal.contains("not the one this session pinned")
+            && refusal.contains("animus-policy.sidecar` has SHA-256"),
         "{refusal}"
     );
 }

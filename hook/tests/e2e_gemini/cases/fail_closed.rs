@@ -188,7 +188,7 @@ pub fn fail_closed_corrupt_sidecar() {
         &[],
     );
     // emit's own deny (the hook ran and refused), not the wrapper's.
-    let refusal = assert_refused(&sandbox, &mock, "sidecar is truncated");
+    let refusal = assert_refused(&sandbox, &mock, "animus-policy.sidecar` has SHA-256");
     assert!(refusal.contains("(fail closed)"), "{refusal}");
 }
 
