@@ -79,6 +79,75 @@ fn compress(h: &mut [u32; 8], block: &[u8]) {
     }
 }
 
+/// SHA-256 over data given in pieces, without allocating: the session log's chain hashes a
+/// record line read back in chunks, also from a signal handler (where `malloc` is not safe).
+#[derive(Clone)]
+pub struct Sha256 {
+    h: [u32; 8],
+    block: [u8; 64],
+    filled: usize,
+    total: u64,
+}
+
+impl Default for Sha256 {
+    fn default() -> Self {
+        Sha256::new()
+    }
+}
+
+impl Sha256 {
+    pub const fn new() -> Sha256 {
+        Sha256 {
+            h: [
+                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+                0x5be0cd19,
+            ],
+            block: [0; 64],
+            filled: 0,
+            total: 0,
+        }
+    }
+
+    pub fn update(&mut self, mut data: &[u8]) {
+        self.total = self.total.wrapping_add(data.len() as u64);
+        if self.filled > 0 {
+            let take = (64 - self.filled).min(data.len());
+            self.block[self.filled..self.filled + take].copy_from_slice(&data[..take]);
+            self.filled += take;
+            data = &data[take..];
+            if self.filled < 64 {
+                return;
+            }
+            let block = self.block;
+            compress(&mut self.h, &block);
+            self.filled = 0;
+        }
+        let full = data.len() / 64 * 64;
+        for block in data[..full].chunks_exact(64) {
+            compress(&mut self.h, block);
+        }
+        let rest = &data[full..];
+        self.block[..rest.len()].copy_from_slice(rest);
+        self.filled = rest.len();
+    }
+
+    pub fn finish(mut self) -> [u8; 32] {
+        let bit_len = self.total.wrapping_mul(8);
+        let mut pad = [0u8; 72];
+        pad[0] = 0x80;
+        let zeros = (55usize.wrapping_sub(self.filled)) % 64;
+        pad[1 + zeros..9 + zeros].copy_from_slice(&bit_len.to_be_bytes());
+        let total = self.total;
+        self.update(&pad[..9 + zeros]);
+        self.total = total;
+        let mut out = [0u8; 32];
+        for (chunk, word) in out.chunks_exact_mut(4).zip(self.h) {
+            chunk.copy_from_slice(&word.to_be_bytes());
+        }
+        out
+    }
+}
+
 /// Lowercase hex.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -119,6 +188,33 @@ mod tests {
         assert_eq!(
             hex(&sha256(&[0u8; 64])),
             "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb4b"
+        );
+    }
+
+    #[test]
+    fn streaming_agrees_with_one_shot_for_every_split() {
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 300] {
+            let whole = sha256(&data[..len]);
+            for split in [0, 1, 17, 63, 64, 65, len / 2, len] {
+                let split = split.min(len);
+                let mut h = Sha256::new();
+                h.update(&data[..split]);
+                h.update(&data[split..len]);
+                assert_eq!(h.finish(), whole, "len {len} split {split}");
+            }
+            let mut h = Sha256::new();
+            for b in &data[..len] {
+                h.update(std::slice::from_ref(b));
+            }
+            assert_eq!(h.finish(), whole, "len {len} byte by byte");
+        }
+        let mut h = Sha256::new();
+        h.update(b"ab");
+        h.update(b"c");
+        assert_eq!(
+            hex(&h.finish()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 }

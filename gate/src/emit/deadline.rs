@@ -64,6 +64,8 @@ static CRASH_OUT: Prepared = Prepared::new();
 /// (-1: none, or the main path is writing its own record).
 static LAST_RECORD: Prepared = Prepared::new();
 static LAST_LOG_FD: AtomicI32 = AtomicI32::new(-1);
+/// The session's anchor, for chaining that record when it is the log's first.
+static LAST_ANCHOR_FD: AtomicI32 = AtomicI32::new(-1);
 
 /// The fatal signals answered.
 const FATAL: [libc::c_int; 5] = [
@@ -158,11 +160,14 @@ pub fn arm_crash(stdout_line: Option<String>) -> bool {
     installed
 }
 
-/// The line a fatal signal or the deadline appends to the session log through `fd`, which
-/// stays open until the process exits (the main path appends its own record through its own
-/// descriptor, and sets -1 first).
-pub fn set_last_record(fd: libc::c_int, line: Vec<u8>) {
+/// The record (without its chain members) a fatal signal or the deadline appends to the
+/// session log through `fd`, chained from the anchor open at `anchor` when it is the first;
+/// both stay open until the process exits (the main path appends its own record through its
+/// own descriptors, and sets -1 first).
+pub fn set_last_record(fd: libc::c_int, anchor: libc::c_int, line: Vec<u8>) {
+    LAST_LOG_FD.store(-1, Ordering::SeqCst);
     LAST_RECORD.set(line);
+    LAST_ANCHOR_FD.store(anchor, Ordering::SeqCst);
     LAST_LOG_FD.store(fd, Ordering::SeqCst);
 }
 
@@ -187,29 +192,41 @@ extern "C" fn on_fatal(signal: libc::c_int) {
     unsafe { libc::_exit(0) }
 }
 
-/// Append the record set by [`set_last_record`], if any, under the log's lock
-/// (async-signal-safe).
+/// Append the record set by [`set_last_record`], if any, under the log's lock, chained like
+/// every record ([`crate::record::chain`], which is async-signal-safe: a stack buffer, `pread`,
+/// no allocation). After a torn last line it starts on a fresh line, without the `torn_line`
+/// member the main path adds (nothing is formatted into the record in a signal handler);
+/// `verify` reports the torn line all the same.
 fn append_last_record() {
+    use crate::record::chain::{chain_prefix, chain_tip};
     let fd = LAST_LOG_FD.load(Ordering::SeqCst);
-    if fd >= 0 {
-        // SAFETY: flock(2) is a plain system call on a descriptor this process keeps open.
-        unsafe { libc::flock(fd, libc::LOCK_EX) };
-        // After a torn last line the record starts on a fresh line (without the `torn_line`
-        // member the normal path adds: nothing is formatted in a signal handler).
-        // SAFETY: fstat(2) and pread(2) are async-signal-safe; both buffers are local.
-        unsafe {
-            let mut stat: libc::stat = std::mem::zeroed();
-            let mut last = 0u8;
-            if libc::fstat(fd, &mut stat) == 0
-                && stat.st_size > 0
-                && libc::pread(fd, (&raw mut last).cast(), 1, stat.st_size - 1) == 1
-                && last != b'\n'
-            {
-                write_all(fd, b"\n".as_ptr(), 1);
-            }
-        }
-        LAST_RECORD.write_to(fd);
+    if fd < 0 {
+        return;
     }
+    let anchor = LAST_ANCHOR_FD.load(Ordering::SeqCst);
+    // SAFETY: flock(2) is a plain system call on a descriptor this process keeps open.
+    unsafe { libc::flock(fd, libc::LOCK_EX) };
+    let mut scratch = [0u8; 512];
+    let Ok(tip) = chain_tip(fd, anchor, &mut scratch) else {
+        // The end of the log cannot be read: an unchained record would only be reported as
+        // one; the deny (or silence) on stdout stands, the record is left out.
+        return;
+    };
+    if tip.torn.is_some() {
+        write_all(fd, b"\n".as_ptr(), 1);
+    }
+    let mut prefix = [0u8; 128];
+    let n = chain_prefix(&tip, &mut prefix);
+    let ptr = LAST_RECORD.ptr.load(Ordering::SeqCst);
+    let len = LAST_RECORD.len.load(Ordering::SeqCst);
+    if ptr.is_null() || len < 2 {
+        return;
+    }
+    // The chain members, then the record after its `{`: two writes, both under the lock
+    // (the fatal handlers run on the small alternate signal stack: no line-sized buffer).
+    write_all(fd, prefix.as_ptr(), n);
+    // SAFETY: `ptr` points at `len` readable bytes that are never freed; `len >= 2`.
+    write_all(fd, unsafe { ptr.add(1) }, len - 1);
 }
 
 /// `write(2)` all of `len` bytes at `ptr` to `fd`, giving up on an error (async-signal-safe).

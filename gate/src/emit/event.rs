@@ -10,7 +10,9 @@ use serde_json::Value;
 use super::{EmitArgs, Evaluation, PayloadFacts, Role, fail_closed_reason};
 use crate::record;
 
-/// One line of the session log. Keys in alphabetical order (the order the log has always had).
+/// One line of the session log, without its chain members (`v`, `seq`, `prev`: the writer puts
+/// them first, [`record::chain`]). Keys in alphabetical order (the order the log has always
+/// had). `schemas/session-record.v1.json` describes the line.
 #[derive(serde::Serialize)]
 struct EventRecord<'a> {
     decide_us: Option<u128>,
@@ -36,15 +38,23 @@ struct EventRecord<'a> {
     pid: u32,
     policy: Option<String>,
     policy_digest: Option<&'a str>,
+    /// The `--project-root` the call was decided in (replay decides it there again).
+    project_root: Option<&'a str>,
     reason: Option<std::borrow::Cow<'a, str>>,
+    /// A `SessionEnd`: the session is sealed (`verify` fails on records after it, but for a
+    /// `SessionStart`, which re-opens a resumed session).
+    seal: bool,
     session: &'a str,
+    /// The payload's `tool_input` was over the 64 KiB kept whole, and was cut: replay cannot
+    /// decide this call again.
+    tool_input_truncated: bool,
     tool_name: Option<&'a Value>,
     tool_use_id: Option<&'a Value>,
     ts: String,
 }
 
 /// The session log this run appends to (see [`record::open_session_log`]).
-pub(super) fn open_log(args: &EmitArgs) -> Result<(std::fs::File, PathBuf), String> {
+pub(super) fn open_log(args: &EmitArgs) -> Result<(record::SessionLog, PathBuf), String> {
     let session = args.session.as_deref().ok_or("missing --session")?;
     let project_root = args
         .project_root
@@ -53,8 +63,9 @@ pub(super) fn open_log(args: &EmitArgs) -> Result<(std::fs::File, PathBuf), Stri
     record::open_session_log(project_root, session)
 }
 
-/// The record of this run, one serialized line ending in `\n`. `without_payload` leaves the
-/// payload itself out (its length and digest stay): the record a fatal signal writes.
+/// The record of this run, one serialized line ending in `\n`, its chain members still to be
+/// put in front by the writer. `without_payload` leaves the payload itself out (its length and
+/// digest stay): the record a fatal signal writes.
 pub(super) fn event_record(
     args: &EmitArgs,
     (harness, role): (Harness, &Role),
@@ -68,7 +79,9 @@ pub(super) fn event_record(
     // Copied only when something must be cut (rare): the common payload is written as read.
     let bounded = payload
         .filter(|_| !without_payload)
-        .and_then(record::bounded_payload);
+        .map(record::bounded_payload);
+    let tool_input_truncated = bounded.as_ref().is_some_and(|b| b.tool_input_truncated);
+    let bounded = bounded.and_then(|b| b.copy);
     let (payload_recorded, truncated) = match (&bounded, payload) {
         (_, Some(_)) if without_payload => (&Value::Null, false),
         (Some(copy), _) => (copy, true),
@@ -110,6 +123,9 @@ pub(super) fn event_record(
         error: evaluation.error.as_deref(),
         policy: args.policy.as_ref().map(|p| p.display().to_string()),
         policy_digest: evaluation.policy_digest.as_deref(),
+        project_root: args.project_root.as_deref().and_then(|p| p.to_str()),
+        seal: args.event.as_deref() == Some("SessionEnd"),
+        tool_input_truncated,
         evaluator: evaluation.evaluator,
         decide_us: evaluation.decide_us,
         elapsed_us: started.elapsed().as_micros(),

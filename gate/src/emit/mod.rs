@@ -320,7 +320,7 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
     // The log is opened before deciding, so that a fatal signal or the deadline while
     // deciding still leaves a record (prepared here) beside its deny.
     let log = open_log(args);
-    if let Ok((file, _)) = &log {
+    if let Ok((session_log, _)) = &log {
         let crash = Evaluation {
             error: Some(UNFINISHED.into()),
             ..Evaluation::default()
@@ -335,7 +335,12 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
             true,
         );
         if let Ok(line) = record {
-            deadline::set_last_record(std::os::fd::AsRawFd::as_raw_fd(file), line);
+            use std::os::fd::AsRawFd;
+            deadline::set_last_record(
+                session_log.file.as_raw_fd(),
+                session_log.anchor.as_raw_fd(),
+                line,
+            );
         }
     }
     let evaluation = match role {
@@ -351,7 +356,7 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
             ..Evaluation::default()
         },
     };
-    let recorded = log.and_then(|(file, path)| {
+    let recorded = log.and_then(|(session_log, path)| {
         let line = event_record(
             args,
             (harness, role),
@@ -362,8 +367,8 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
             false,
         )?;
         // From here the real record is written: a crash after it must not add a second one.
-        deadline::set_last_record(-1, Vec::new());
-        record::append_line(file, &path, &line)
+        deadline::set_last_record(-1, -1, Vec::new());
+        record::append_line(session_log, &path, &line)
     });
     match role {
         Role::Observer => {
