@@ -81,6 +81,36 @@ USAGE:
       allowlist makes them a strict allowlist (unlisted calls denied). Every entry lands in
       the profile or is reported on stderr with file:line:column (a bare `*` allow, which
       Claude ignores, is left out); exit 1 when an entry was left out, 2 on a usage error.
+  animus-hook verify [<log.jsonl | dir>...] [--session <id> [--project-root <dir>]] [--open]
+                     [--json]
+      Prove session logs whole: every record links to the one before it (seq, and the SHA-256
+      of its line) back to the session's anchor, and the log ends with its SessionEnd seal.
+      Names the first record edited, inserted, reordered or removed, a torn line, an anchor
+      that disagrees, and every finished call (PostToolUse, PostToolUseFailure) with no gate
+      decision for its tool_use_id earlier in the session. A directory: each *.jsonl in it (or
+      in its sessions/). --open accepts a log without its seal (a live session). Prints the
+      head digest to keep elsewhere. --json: one object per log. Exit 0 only when all holds,
+      1 when not, 2 on trouble.
+  animus-hook replay (--policy <animus-policy.json> | --config <file> --agent <id>)
+                     [--baseline <animus-policy.json>] [--provider <harness>] [--json]
+                     [--stats] <input>...
+      Decide recorded calls again under a candidate policy and print each call whose
+      decision changes (tool_use_id, tool, command or path, before -> after, deciding rule).
+      Inputs: session logs (before: the recorded decision), Claude Code transcripts
+      (~/.claude/projects/*/*.jsonl: their tool_use blocks) and JSONL hook payloads (before:
+      the --baseline policy's decision, else none, and the call is never counted as
+      changed). A call whose tool input was cut when recorded is reported not replayable.
+      --json: one object per call (tool_use_id, before, after, changed, …). --stats: decide
+      latency percentiles and throughput. Exit 0 when nothing changes, 1 when any decision
+      changes, 2 on trouble.
+  animus-hook log [--session <id>] [--decision deny|ask|allow|defer] [--since <when>]
+                  [--project <dir>] [--follow] [--json] [--stats]
+      The recorded gate decisions of every session under the state root, newest last: time,
+      session, harness, tool, command or path, decision, rule, reason. --since takes RFC 3339
+      (or a date) or a span back from now (90s, 30m, 2h, 7d, 2w); --decision repeats or takes
+      a comma list; --project limits to one project's sessions. --follow prints new
+      decisions as they are recorded. --json prints each record as recorded, one a line.
+      --stats counts decisions per session and denies/asks per rule.
   animus-hook packs [--json]
       List the built-in protection packs a profile enables with `packs: [core, …]`: each
       pack's name, rule count and description, then each rule with its decision.
@@ -130,6 +160,9 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 Some("diff") => Ok(crate::diff_cmd::run(parse_diff(&mut parser)?)),
                 Some("inject") => Ok(crate::inject_cmd::run(parse_inject(&mut parser)?)),
                 Some("import") => Ok(crate::import_cmd::run(parse_import(&mut parser)?)),
+                Some("verify") => Ok(crate::verify_cmd::run(parse_verify(&mut parser)?)),
+                Some("replay") => Ok(crate::replay_cmd::run(parse_replay(&mut parser)?)),
+                Some("log") => Ok(crate::log_cmd::run(parse_log(&mut parser)?)),
                 Some("packs") => {
                     let mut json = false;
                     while let Some(arg) = parser.next()? {
@@ -464,4 +497,138 @@ fn parse_inject(parser: &mut lexopt::Parser) -> Result<crate::inject_cmd::Inject
         sandbox,
         launch_args,
     })
+}
+
+fn parse_verify(parser: &mut lexopt::Parser) -> Result<crate::verify_cmd::VerifyArgs, UsageError> {
+    let mut args = crate::verify_cmd::VerifyArgs {
+        inputs: Vec::new(),
+        session: None,
+        project_root: None,
+        open: false,
+        json: false,
+    };
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("session") => args.session = Some(parser.value()?.string()?),
+            Long("project-root") => args.project_root = Some(PathBuf::from(parser.value()?)),
+            Long("open") => args.open = true,
+            Long("json") => args.json = true,
+            Value(path) => args.inputs.push(PathBuf::from(path)),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    if args.inputs.is_empty() && args.session.is_none() {
+        return Err(UsageError(
+            "verify needs a log, a directory of logs, or --session <id>".into(),
+        ));
+    }
+    if args.project_root.is_some() && args.session.is_none() {
+        return Err(UsageError("--project-root goes with --session <id>".into()));
+    }
+    Ok(args)
+}
+
+fn parse_replay(parser: &mut lexopt::Parser) -> Result<crate::replay_cmd::ReplayArgs, UsageError> {
+    use crate::replay_cmd::{PolicySource, ReplayArgs};
+    let (mut policy, mut config, mut agent, mut baseline) = (None, None, None, None);
+    let (mut provider, mut json, mut stats, mut inputs) = (None, false, false, Vec::new());
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("policy") => policy = Some(PathBuf::from(parser.value()?)),
+            Long("config") => config = Some(PathBuf::from(parser.value()?)),
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Long("baseline") => baseline = Some(PathBuf::from(parser.value()?)),
+            Long("provider") => {
+                let name = parser.value()?.string()?;
+                provider = Some(engine::harness::Harness::parse(&name).ok_or_else(|| {
+                    UsageError(format!(
+                        "unknown --provider `{name}`; expected one of {}",
+                        engine::harness::Harness::ALL
+                            .map(engine::harness::Harness::as_str)
+                            .join(", ")
+                    ))
+                })?)
+            }
+            Long("json") => json = true,
+            Long("stats") => stats = true,
+            Value(path) => inputs.push(PathBuf::from(path)),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let policy = match (policy, config, agent) {
+        (Some(path), None, None) => PolicySource::Compiled(path),
+        (None, Some(config), Some(agent)) => PolicySource::Profile { config, agent },
+        (None, None, None) => {
+            return Err(UsageError(
+                "replay needs the candidate: --policy <file>, or --config <file> --agent <id>"
+                    .into(),
+            ));
+        }
+        (Some(_), _, _) => {
+            return Err(UsageError(
+                "--policy is a compiled candidate: it takes no --config or --agent".into(),
+            ));
+        }
+        (None, Some(_), None) => return Err(UsageError("--config needs --agent <id>".into())),
+        (None, None, Some(_)) => return Err(UsageError("--agent needs --config <file>".into())),
+    };
+    if inputs.is_empty() {
+        return Err(UsageError(
+            "replay needs inputs: session logs, Claude transcripts or JSONL hook payloads".into(),
+        ));
+    }
+    Ok(ReplayArgs {
+        policy,
+        baseline,
+        provider,
+        inputs,
+        json,
+        stats,
+    })
+}
+
+fn parse_log(parser: &mut lexopt::Parser) -> Result<crate::log_cmd::LogArgs, UsageError> {
+    let mut args = crate::log_cmd::LogArgs {
+        session: None,
+        decisions: Vec::new(),
+        since: None,
+        project: None,
+        follow: false,
+        json: false,
+        stats: false,
+    };
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("session") => args.session = Some(parser.value()?.string()?),
+            Long("decision") => {
+                for d in parser.value()?.string()?.split(',') {
+                    let d = d.trim().to_ascii_lowercase();
+                    if !matches!(d.as_str(), "deny" | "ask" | "allow" | "defer") {
+                        return Err(UsageError(format!(
+                            "--decision is deny, ask, allow or defer, not `{d}`"
+                        )));
+                    }
+                    args.decisions.push(d);
+                }
+            }
+            Long("since") => {
+                let text = parser.value()?.string()?;
+                args.since = Some(
+                    crate::log_cmd::parse_since(&text, std::time::SystemTime::now())
+                        .map_err(UsageError)?,
+                );
+            }
+            Long("project") => args.project = Some(PathBuf::from(parser.value()?)),
+            Long("follow") => args.follow = true,
+            Long("json") => args.json = true,
+            Long("stats") => args.stats = true,
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    if args.follow && args.stats {
+        return Err(UsageError(
+            "--stats summarises; it does not --follow".into(),
+        ));
+    }
+    Ok(args)
 }

@@ -1,7 +1,8 @@
 //! `animus-hook`: gate and record every tool call an agent makes.
 //!
 //! Subcommands: `emit` (the hook the harness runs), `compile` (profile → `animus-policy.json`), `check` (what would happen to one
-//! payload), `explain` (why: every matched rule, where it matched), `import` (Claude settings files → an agent profile), `demo` (the bundled profiles over bundled real payloads). See `--help`.
+//! payload), `explain` (why: every matched rule, where it matched), `import` (Claude settings files → an agent profile), `verify`, `replay` and `log` (the
+//! session logs: proved whole, decided again under a candidate policy, listed), `demo` (the bundled profiles over bundled real payloads). See `--help`.
 
 #![forbid(unsafe_code)]
 
@@ -15,8 +16,12 @@ mod explain_cmd;
 mod import_cmd;
 mod inject_cmd;
 mod lint_cmd;
+mod log_cmd;
 mod packs_cmd;
+mod replay_cmd;
+mod replay_input;
 mod test_cmd;
+mod verify_cmd;
 
 use std::process::ExitCode;
 

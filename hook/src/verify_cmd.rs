@@ -1,0 +1,144 @@
+//! `animus-hook verify`: prove session logs whole (the chain from the anchor to the seal) and
+//! that the gate ran for every finished tool call. The checks are
+//! [`gate::record::verify`]'s; this is the command around them.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use gate::record::{self, verify::Report};
+
+pub struct VerifyArgs {
+    /// Logs, or directories holding them.
+    pub inputs: Vec<PathBuf>,
+    pub session: Option<String>,
+    pub project_root: Option<PathBuf>,
+    /// Accept a log that ends without a seal (a live session).
+    pub open: bool,
+    pub json: bool,
+}
+
+pub fn run(args: VerifyArgs) -> ExitCode {
+    let logs = match logs_of(&args) {
+        Ok(logs) => logs,
+        Err(e) => {
+            eprintln!("animus-hook verify: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut all_ok = true;
+    for log in &logs {
+        let report = match verify_file(log, args.open) {
+            Ok(report) => report,
+            Err(e) => {
+                eprintln!("animus-hook verify: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        all_ok &= report.ok();
+        if args.json {
+            let mut json = serde_json::to_value(&report).unwrap_or_default();
+            json["log"] = log.display().to_string().into();
+            json["ok"] = report.ok().into();
+            println!("{json}");
+        } else {
+            print!("{}", render(log, &report));
+        }
+    }
+    if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The logs the arguments name: `--session` (in `--project-root`, default here), each file
+/// given, and the `*.jsonl` of each directory given (a `sessions/` directory, or a project's
+/// state directory holding one).
+pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
+    let mut logs = Vec::new();
+    if let Some(session) = &args.session {
+        let root = match &args.project_root {
+            Some(root) => root.clone(),
+            None => std::env::current_dir().map_err(|e| format!("cannot read the cwd: {e}"))?,
+        };
+        logs.push(record::session_log_path(&root, session)?);
+    }
+    for input in &args.inputs {
+        if input.is_dir() {
+            let dir = if input.join("sessions").is_dir() {
+                input.join("sessions")
+            } else {
+                input.clone()
+            };
+            let found = jsonl_files(&dir)?;
+            if found.is_empty() {
+                return Err(format!(
+                    "`{}` holds no session log (*.jsonl)",
+                    dir.display()
+                ));
+            }
+            logs.extend(found);
+        } else {
+            logs.push(input.clone());
+        }
+    }
+    if logs.is_empty() {
+        return Err("name a log, a directory of logs, or --session <id>".into());
+    }
+    Ok(logs)
+}
+
+/// The `*.jsonl` files of `dir`, sorted.
+pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Verify the log at `path` against its anchor beside it.
+pub fn verify_file(path: &Path, allow_open: bool) -> Result<Report, String> {
+    let log = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let anchor_path = record::anchor_path(path);
+    let anchor = match std::fs::read(&anchor_path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read `{}`: {e}", anchor_path.display())),
+    };
+    Ok(record::verify::verify(&log, anchor.as_deref(), allow_open))
+}
+
+/// The report for people: one line when all holds, else the first problem, then each.
+fn render(path: &Path, report: &Report) -> String {
+    let seqs = report
+        .last_seq
+        .map_or_else(|| "no record".to_string(), |last| format!("seq 1..{last}"));
+    let head = report.head.as_deref().unwrap_or("-");
+    if report.ok() {
+        return format!(
+            "✓ {}: {} records ({seqs}), {}; {} gate decisions, {} finished calls, each gated; \
+             head sha256:{head}\n",
+            path.display(),
+            report.records,
+            if report.sealed { "sealed" } else { "open" },
+            report.gate_decisions,
+            report.finished_calls,
+        );
+    }
+    let mut out = format!(
+        "✗ {}: {} problem{} in {} records ({seqs}); first: {}\n",
+        path.display(),
+        report.problems.len(),
+        if report.problems.len() == 1 { "" } else { "s" },
+        report.records,
+        report.problems[0].message
+    );
+    for p in &report.problems {
+        out.push_str(&format!("  [{}] {}\n", p.kind, p.message));
+    }
+    out
+}
