@@ -224,6 +224,16 @@ fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), TOTAL, "every event recorded exactly once");
+    // One chain: no two hooks linked to the same record (the tip is read under the lock).
+    let log = session_log(&state, "shared");
+    let verified = run_hook(
+        &["verify", "--open", "--json", log.to_str().unwrap()],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(verified.code, Some(0), "{}", verified.stdout);
+    let report: serde_json::Value = serde_json::from_str(verified.stdout.trim()).unwrap();
+    assert_eq!(report["last_seq"], TOTAL);
 }
 
 /// A torn last line (a crash or the agent cut the log) does not swallow the next record: the
