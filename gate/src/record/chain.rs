@@ -224,11 +224,14 @@ fn hash_range(fd: RawFd, start: u64, end: u64, buf: &mut [u8]) -> Result<[u8; 32
 /// ending at `end` starts. `None` when `limit` bytes were scanned without finding it.
 fn line_start(fd: RawFd, end: u64, buf: &mut [u8], limit: Option<u64>) -> Result<Option<u64>, i32> {
     let mut at = end;
+    // A record line is usually a few KiB: read 4 KiB first, then more, up to `buf`.
+    let mut chunk_len = buf.len().min(4096);
     while at > 0 {
         if limit.is_some_and(|limit| end - at >= limit) {
             return Ok(None);
         }
-        let start = at.saturating_sub(buf.len() as u64);
+        let start = at.saturating_sub(chunk_len as u64);
+        chunk_len = (chunk_len * 4).min(buf.len());
         let chunk = &mut buf[..(at - start) as usize];
         pread_full(fd, chunk, start)?;
         if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
