@@ -101,6 +101,31 @@ pub fn chain_tip(log: RawFd, anchor: RawFd, buf: &mut [u8]) -> Result<Tip, i32> 
             _ => return from_anchor(buf, torn),
         }
     };
+    // The common case: the whole line is within the first read back from its end, and is
+    // hashed from there.
+    let first = newline.min(buf.len().min(4096) as u64);
+    let chunk = &mut buf[..first as usize];
+    pread_full(log, chunk, newline - first)?;
+    if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+        let line = &chunk[i + 1..];
+        let mut hasher = Sha256::new();
+        hasher.update(line);
+        return Ok(Tip {
+            seq: seq_of(line).unwrap_or(0),
+            prev: hasher.finish(),
+            torn,
+        });
+    }
+    if first == newline {
+        // The log's first line, read whole.
+        let mut hasher = Sha256::new();
+        hasher.update(chunk);
+        return Ok(Tip {
+            seq: seq_of(chunk).unwrap_or(0),
+            prev: hasher.finish(),
+            torn,
+        });
+    }
     let start = line_start(log, newline, buf, None)?.unwrap_or(0);
     let mut head = [0u8; 40];
     let head_len = ((newline - start) as usize).min(head.len());

@@ -25,7 +25,8 @@ pub fn append_line(log: SessionLog, path: &Path, body: &[u8]) -> Result<(), Stri
     log.file
         .lock()
         .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
-    let mut scratch = vec![0u8; 64 * 1024];
+    // Enough for a typical line at once; a longer one is read through it in pieces.
+    let mut scratch = [0u8; 16 * 1024];
     let tip =
         chain_tip(log.file.as_raw_fd(), log.anchor.as_raw_fd(), &mut scratch).map_err(|e| {
             format!(
