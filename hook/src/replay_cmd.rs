@@ -219,18 +219,19 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
             });
             out.push_str(&format!("{line}\n"));
         } else if changed {
-            let before = before.as_ref().map_or("-", |b| b.decision.as_str());
+            let before_decision = before.as_ref().map_or("-", |b| b.decision.as_str());
+            // The rule deciding now; when the default decides now, the one that decided before.
+            let rule = match (&after_decided.rule, before_rule(before.as_ref())) {
+                (Some(rule), _) => rule.clone(),
+                (None, Some(was)) => format!("(default; before: {was})"),
+                (None, None) => "(default)".into(),
+            };
             out.push_str(&format!(
-                "changed  {}  {}  {}  {before} -> {}  rule: {}  ({})\n",
+                "changed  {}  {}  {}  {before_decision} -> {}  rule: {rule}  ({})\n",
                 call.tool_use_id.as_deref().unwrap_or(&call.source),
                 call.tool.as_deref().unwrap_or("?"),
                 shorten(subject.as_deref().unwrap_or("-"), 80),
                 after_decided.decision,
-                after_decided
-                    .rule
-                    .as_deref()
-                    .or(before_rule(call))
-                    .unwrap_or("(default)"),
                 call.source,
             ));
         }
@@ -252,9 +253,9 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
     Ok(summary.changed > 0)
 }
 
-/// The rule a changed call was decided by before (when the candidate's default decided it).
-fn before_rule(call: &Call) -> Option<&str> {
-    call.recorded.as_ref().and_then(|r| r.rule.as_deref())
+/// The rule that decided `before`, if one did.
+fn before_rule(before: Option<&Decided>) -> Option<&str> {
+    before.and_then(|b| b.rule.as_deref())
 }
 
 fn not_replayable(json: bool, call: &Call, why: &str) -> String {

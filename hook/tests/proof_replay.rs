@@ -191,6 +191,47 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
     assert_eq!(by_profile, git_status);
 }
 
+/// A looser candidate: the calls it lets through are listed with the rule that denied them.
+#[test]
+fn a_looser_candidate_names_the_rule_that_decided_before() {
+    let s = Session::recorded("replay-looser");
+    let text = std::fs::read_to_string(repo().join("corpus/profiles/trader.yaml")).unwrap();
+    let looser = text.replace(
+        "        - \"Bash(* --live*)\"        # kernel guardrail\n",
+        "",
+    );
+    assert_ne!(text, looser);
+    let looser = looser.replace(
+        "        - command: \"trade --live --size 1\"\n          expect: deny\n",
+        "",
+    );
+    let config = s.dir.join("looser.yaml");
+    std::fs::write(&config, looser).unwrap();
+    let candidate = compile(&config, &s.dir.join("looser"));
+    let run = s.hook(&[
+        "replay",
+        "--policy",
+        candidate.to_str().unwrap(),
+        s.log().to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let listed: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("changed"))
+        .collect();
+    assert_eq!(listed.len(), 4, "{}", run.stdout);
+    for line in listed {
+        assert!(
+            line.contains(
+                "Bash  trade --live  deny -> defer  rule: (default; before: \
+                 tool_policy.deny:Bash(* --live*))"
+            ),
+            "{line}"
+        );
+    }
+}
+
 #[test]
 fn a_claude_transcript_replays() {
     let s = Session::new("replay-transcript");

@@ -30,7 +30,8 @@
 //! not `\n` the record is written on a fresh line (one write: a newline, then the record) and
 //! carries `"torn_line": {"ends_at": <offset>, "starts_at": <offset or null>}`: where the torn
 //! line ends (the log's length before the write) and where it starts (`null` when its start
-//! is more than [`MAX_TORN_SCAN`] bytes back). The torn bytes are kept, as a line of their own.
+//! is more than [`MAX_TORN_SCAN`] bytes back). The torn bytes are kept, as a line of their own;
+//! the record links over them to the last whole line ([`chain`]), and `verify` reports them.
 //!
 //! ## The chain, the seal, and reading it back
 //!
