@@ -129,3 +129,43 @@ fn log_follow_prints_new_decisions_as_they_are_recorded() {
         "the deferred call is filtered"
     );
 }
+
+/// The three commands answer `--help` with their own usage block, and the shell completions
+/// know them and their options.
+#[test]
+fn verify_replay_and_log_answer_help_and_complete() {
+    for command in ["verify", "replay", "log"] {
+        let run = run_hook(&[command, "--help"], Some(b""), &[]);
+        assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
+        assert!(
+            run.stdout
+                .starts_with(&format!("USAGE:\n  animus-hook {command} ")),
+            "{}",
+            run.stdout
+        );
+        assert_eq!(
+            run.stdout.matches("\n  animus-hook ").count(),
+            1,
+            "{}",
+            run.stdout
+        );
+    }
+    let bash = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
+    for expected in [
+        "verify) opts=\"--session --project-root --open --json --help\"",
+        "replay) opts=\"--policy --config --agent --baseline --provider --json --stats --help\"",
+        "log) opts=\"--session --decision --since --project --follow --json --stats --help\"",
+    ] {
+        assert!(bash.contains(expected), "{expected}\n{bash}");
+    }
+    // Usage errors exit 2.
+    for args in [
+        &["replay", "--config", "x.yaml", "in.jsonl"][..],
+        &["log", "--decision", "maybe"],
+        &["log", "--stats", "--follow"],
+        &["verify", "--project-root", "/tmp"],
+    ] {
+        let run = run_hook(args, Some(b""), &[]);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+    }
+}
