@@ -235,3 +235,30 @@ fn usage_and_unreadable_inputs() {
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("nope.jsonl"), "{}", run.stderr);
 }
+
+/// The anchor is reached like the log: a symbolic link planted in its place is refused (the
+/// gate denies naming it), never followed.
+#[test]
+fn a_link_planted_at_the_anchor_is_refused() {
+    let mut s = Session::new("verify-anchor-link");
+    s.call(0);
+    let sessions = s.log().parent().unwrap().to_path_buf();
+    let victim = s.dir.join("victim");
+    std::fs::write(&victim, "mine\n").unwrap();
+    s.id = "planted".into();
+    let anchor = sessions.join("planted.anchor");
+    std::os::unix::fs::symlink(&victim, &anchor).unwrap();
+    let run = s.emit(
+        "PreToolUse",
+        &payload("PreToolUse.Bash.git-status.json"),
+        true,
+    );
+    assert!(
+        run.stdout.contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("is a symbolic link"), "{}", run.stdout);
+    assert!(run.stdout.contains("planted.anchor"), "{}", run.stdout);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n");
+}

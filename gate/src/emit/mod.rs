@@ -28,6 +28,13 @@
 //! the whole run exceeds its deadline, so a hung stdin or a pathological policy cannot hang the
 //! harness (see [`deadline`]). Observer events never block and print nothing, whatever fails.
 //!
+//! ## The record
+//!
+//! Every event appends one record to the session log ([`crate::record`]): chained to the one
+//! before it (`seq`, and the SHA-256 of the previous line, from the session's anchor), so
+//! `animus-hook verify` can prove the log whole; a `SessionEnd` seals it. The record of a call
+//! that never finished deciding (a fatal signal, the deadline) is chained by the same code.
+//!
 //! ## When recording fails
 //!
 //! A gate whose event cannot be recorded **denies** ("cannot record this call …"): a call that
