@@ -13,9 +13,9 @@ USAGE:
   animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
                    --project-root <root> [--policy <animus-policy.json>
                    [--policy-digest sha256:<hex>]]
-      The hook the harness runs: read the payload on stdin, record the event under
-      $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl and, for a gate
-      event with --policy, print the decision in the harness's protocol. Gate events:
+      The hook the harness runs: read the payload on stdin, record the event (hash-chained:
+      see verify) under $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl
+      and, for a gate event with --policy, print the decision in the harness's protocol. Gate events:
       PreToolUse, PermissionRequest (claude, codex), BeforeTool (gemini), tool.execute.before
       (opencode). Fails closed (deny); with --policy-digest (inject writes it), a policy whose
       files are not the pinned ones is a deny too. Exits 0, or 1 when --policy is given to an event that

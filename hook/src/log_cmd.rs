@@ -270,7 +270,7 @@ fn stats(records: &[&Value]) -> String {
 }
 
 /// `--follow`: print each new record that passes the filters as it is written, polling the
-/// logs (and any new one) twice a second, until interrupted.
+/// logs (and any new one) four times a second, until interrupted.
 fn follow(args: &LogArgs, mut offsets: BTreeMap<PathBuf, u64>) -> Result<(), String> {
     loop {
         std::thread::sleep(Duration::from_millis(250));
