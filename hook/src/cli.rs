@@ -96,13 +96,13 @@ USAGE:
                      [--stats] <input>...
       Decide recorded calls again under a candidate policy and print each call whose
       decision changes (tool_use_id, tool, command or path, before -> after, deciding rule).
-      Inputs: session logs (before: the recorded decision), Claude Code transcripts
-      (~/.claude/projects/*/*.jsonl: their tool_use blocks) and JSONL hook payloads (before:
-      the --baseline policy's decision, else none, and the call is never counted as
-      changed). A call whose tool input was cut when recorded is reported not replayable.
-      --json: one object per call (tool_use_id, before, after, changed, …). --stats: decide
-      latency percentiles and throughput. Exit 0 when nothing changes, 1 when any decision
-      changes, 2 on trouble.
+      Inputs (files, or directories searched for *.jsonl): session logs (before: the recorded
+      decision), Claude Code transcripts (~/.claude/projects: their tool_use blocks) and JSONL
+      hook payloads (before: the --baseline policy's decision, else none, and the call is
+      never counted as changed). A call whose tool input was cut when recorded is reported
+      not replayable. --json: one object per call (tool_use_id, before, after, changed, …;
+      the summary goes to stderr). --stats: decide latency percentiles and throughput. Exit 0
+      when nothing changes, 1 when any decision changes, 2 on trouble.
   animus-hook log [--session <id>] [--decision deny|ask|allow|defer] [--since <when>]
                   [--project <dir>] [--follow] [--json] [--stats]
       The recorded gate decisions of every session under the state root, newest last: time,

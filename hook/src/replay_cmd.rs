@@ -158,8 +158,20 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
     let started = Instant::now();
     let mut calls = Vec::new();
     let mut skipped = 0;
+    let mut files = Vec::new();
     for input in &args.inputs {
-        let read = read_input(input)?;
+        if input.is_dir() {
+            let found = jsonl_under(input)?;
+            if found.is_empty() {
+                return Err(format!("`{}` holds no *.jsonl file", input.display()));
+            }
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    for file in &files {
+        let read = read_input(file)?;
         calls.extend(read.calls);
         skipped += read.skipped;
     }
@@ -242,7 +254,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
     }
     print!("{out}");
     let elapsed = started.elapsed();
-    let text = summary.render(args.inputs.len());
+    let text = summary.render(files.len());
     let stats = args.stats.then(|| stats(&latencies, elapsed));
     // With --json, stdout is one object per call: the summary goes to stderr.
     if args.json {
@@ -251,6 +263,30 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
         print!("{text}{}", stats.unwrap_or_default());
     }
     Ok(summary.changed > 0)
+}
+
+/// The `*.jsonl` files under `dir`, at any depth, sorted (`~/.claude/projects`, a state root).
+fn jsonl_under(dir: &std::path::Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            // Not through symbolic links: a link loop would never end.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// The rule that decided `before`, if one did.

@@ -273,6 +273,20 @@ fn a_claude_transcript_replays() {
         "{}",
         run.stderr
     );
+    // A directory is searched for *.jsonl: the same calls.
+    let dir = s.hook(&[
+        "replay",
+        "--json",
+        "--policy",
+        s.policy.to_str().unwrap(),
+        repo().join("corpus/transcripts").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (dir.code, &dir.stdout),
+        (Some(0), &run.stdout),
+        "{}",
+        dir.stderr
+    );
     // Against a baseline: the stricter candidate changes exactly the git status call.
     let run = s.hook(&[
         "replay",
