@@ -18,6 +18,7 @@ mod inject_cmd;
 mod lint_cmd;
 mod log_cmd;
 mod packs_cmd;
+mod proof_args;
 mod replay_cmd;
 mod replay_input;
 mod test_cmd;
