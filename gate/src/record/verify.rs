@@ -15,7 +15,9 @@
 //!   `allow_open` accepts that);
 //! - `ungated`: a finished tool call (`PostToolUse`, `PostToolUseFailure`) with no gate
 //!   decision for its `tool_use_id` earlier in the session: the hook was not called for it
-//!   (misconfigured, disabled, or a harness bug);
+//!   (misconfigured, disabled, or a harness bug). These are Claude Code's and Codex's events,
+//!   whose payloads carry the id; Gemini CLI's `AfterTool` and opencode's plugin carry none, so
+//!   their sessions are proved by the chain alone;
 //! - `empty`: no record at all.
 //!
 //! After a break the walk re-synchronises on the record it stopped at, so one edit is one
