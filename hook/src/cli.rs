@@ -88,9 +88,9 @@ USAGE:
       Prove session logs whole: every record links to the one before it (seq, and the SHA-256
       of its line) back to the session's anchor, and the log ends with its SessionEnd seal.
       Names the first record edited, inserted, reordered or removed, a torn line, an anchor
-      that disagrees, and every finished call (PostToolUse, PostToolUseFailure) with no gate
-      decision for its tool_use_id earlier in the session. A directory: each *.jsonl in it (or
-      in its sessions/). --open accepts a log without its seal (a live session). Prints the
+      that disagrees, and every finished call (PostToolUse, PostToolUseFailure,
+      tool.execute.after) with no gate decision for its tool_use_id earlier in the session. A
+      directory: each *.jsonl in it (or in its sessions/). --open accepts a log without its seal (a live session). Prints the
       head digest to keep elsewhere. --json: one object per log. Exit 0 only when all holds,
       1 when not, 2 on trouble.
   animus-hook replay (--policy <animus-policy.json> | --config <file> --agent <id>)

@@ -13,11 +13,10 @@
 //!   its next one);
 //! - `unsealed`: the log ends without a seal (its end was cut, or the session is still open —
 //!   `allow_open` accepts that);
-//! - `ungated`: a finished tool call (`PostToolUse`, `PostToolUseFailure`) with no gate
-//!   decision for its `tool_use_id` earlier in the session: the hook was not called for it
-//!   (misconfigured, disabled, or a harness bug). These are Claude Code's and Codex's events,
-//!   whose payloads carry the id; Gemini CLI's `AfterTool` and opencode's plugin carry none, so
-//!   their sessions are proved by the chain alone;
+//! - `ungated`: a finished tool call (`PostToolUse`, `PostToolUseFailure`, opencode's
+//!   `tool.execute.after`) with no gate decision for its `tool_use_id` earlier in the session:
+//!   the hook was not called for it (misconfigured, disabled, or a harness bug). Gemini CLI's
+//!   `AfterTool` carries no call id, so a Gemini session is proved by the chain alone;
 //! - `empty`: no record at all.
 //!
 //! After a break the walk re-synchronises on the record it stopped at, so one edit is one
@@ -33,8 +32,10 @@ use serde_json::Value;
 use super::reader::{Entry, Line, View, lines, parse};
 use crate::sha256::{hex, sha256};
 
-/// The events of a finished tool call, which a gate decision must precede.
-pub const FINISHED_CALL_EVENTS: [&str; 2] = ["PostToolUse", "PostToolUseFailure"];
+/// The events of a finished tool call, which a gate decision must precede: Claude Code's and
+/// Codex's, and the opencode plugin's (Gemini CLI's `AfterTool` carries no call id).
+pub const FINISHED_CALL_EVENTS: [&str; 3] =
+    ["PostToolUse", "PostToolUseFailure", "tool.execute.after"];
 
 /// One thing wrong with a log.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -507,6 +508,11 @@ mod tests {
             report.problems[0].tool_use_id.as_deref(),
             Some("toolu_ghost")
         );
+        // The opencode plugin's finished call too.
+        bodies[3] = r#"{"event":"tool.execute.after","gate":false,"tool_name":"bash","tool_use_id":"call_9"}"#.into();
+        let report = verify(&chain(&bodies), Some(ANCHOR), false);
+        assert_eq!(kinds(&report), [("ungated", 4)]);
+        assert_eq!(report.problems[0].tool_use_id.as_deref(), Some("call_9"));
     }
 
     #[test]
