@@ -494,6 +494,60 @@ mod tests {
         assert!(!verify(b"", Some(ANCHOR), false).ok());
     }
 
+    /// Every single-byte edit anywhere in a log fails `verify`, or (in the last record, which
+    /// nothing links to) changes the head digest: so a head kept elsewhere catches it.
+    #[test]
+    fn every_one_byte_edit_is_caught() {
+        let log = chain(&session(3));
+        let whole = verify(&log, Some(ANCHOR), false);
+        assert!(whole.ok());
+        let last_start = lines(&log).last().unwrap().start as usize;
+        for at in 0..log.len() {
+            for flip in [0x01u8, 0x20] {
+                let mut edited = log.clone();
+                edited[at] ^= flip;
+                let report = verify(&edited, Some(ANCHOR), false);
+                assert!(
+                    !report.ok() || report.head != whole.head,
+                    "byte {at} ^ {flip:#x} went unseen"
+                );
+                if at < last_start {
+                    assert!(!report.ok(), "byte {at} ^ {flip:#x} before the last record");
+                }
+            }
+        }
+    }
+
+    /// Removing any one record, or swapping any two neighbours, fails.
+    #[test]
+    fn every_removal_and_swap_is_caught() {
+        let log = chain(&session(3));
+        let all = lines(&log);
+        let join = |order: &[usize]| -> Vec<u8> {
+            let mut out = Vec::new();
+            for &i in order {
+                out.extend_from_slice(all[i].bytes);
+                out.push(b'\n');
+            }
+            out
+        };
+        for drop in 0..all.len() {
+            let order: Vec<usize> = (0..all.len()).filter(|&i| i != drop).collect();
+            assert!(
+                !verify(&join(&order), Some(ANCHOR), false).ok(),
+                "line {drop} removed"
+            );
+        }
+        for swap in 0..all.len() - 1 {
+            let mut order: Vec<usize> = (0..all.len()).collect();
+            order.swap(swap, swap + 1);
+            assert!(
+                !verify(&join(&order), Some(ANCHOR), false).ok(),
+                "lines {swap} swapped"
+            );
+        }
+    }
+
     #[test]
     fn a_finished_call_without_a_gate_decision_is_named() {
         let mut bodies = session(2);
