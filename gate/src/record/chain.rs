@@ -34,6 +34,10 @@
 //! deny it the state directory, and `inject --sandbox` makes it read-only to every command. For
 //! a proof that holds even against this user, keep the head digest `verify` prints somewhere
 //! else: a log rewritten afterwards no longer ends in it.
+//!
+//! A log emptied or deleted links to its anchor again with its next record (`seq` 1):
+//! `verify` names that when the record comes long after the anchor was made
+//! ([`super::verify::MAX_ANCHOR_GAP_SECS`]).
 
 use std::os::fd::RawFd;
 
