@@ -11,7 +11,9 @@
 //! - `after`: the candidate's decision (`deny`, `ask`, `allow`, `defer`). A call the candidate
 //!   cannot decide (no `tool_name` …) is `deny`, as the hook answers it, with its `error`.
 //! - `before`: the decision recorded in the session log; for a transcript or payload call,
-//!   the `--baseline` policy's decision, or `null` without one.
+//!   the `--baseline` policy's decision, or `null` without one. A recorded deny that was the
+//!   fail-closed answer to an error (no policy, a bad payload …) carries `recorded_error`, and
+//!   its text line says so: that change is the error's absence, not the candidate's doing.
 //! - `changed`: `true` exactly when `before` is known and differs from `after`. A call with no
 //!   `before` is never `changed` (there is nothing to compare): the summary counts what the
 //!   candidate would deny and ask among them, and `--baseline` turns them into comparisons.
@@ -228,6 +230,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
                 "rule_before": before.as_ref().and_then(|b| b.rule.as_ref()),
                 "rule_after": after_decided.rule,
                 "reason_after": after.reason,
+                "recorded_error": call.recorded_error,
             });
             out.push_str(&format!("{line}\n"));
         } else if changed {
@@ -238,8 +241,15 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
                 (None, Some(was)) => format!("(default; before: {was})"),
                 (None, None) => "(default)".into(),
             };
+            // A recorded deny that was the fail-closed answer to an error says so: the change
+            // is the error's absence, not the policy's.
+            let failed = call
+                .recorded_error
+                .as_deref()
+                .map(|e| format!("  [recorded deny was fail-closed: {}]", shorten(e, 100)))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "changed  {}  {}  {}  {before_decision} -> {}  rule: {rule}  ({})\n",
+                "changed  {}  {}  {}  {before_decision} -> {}  rule: {rule}  ({}){failed}\n",
                 call.tool_use_id.as_deref().unwrap_or(&call.source),
                 call.tool.as_deref().unwrap_or("?"),
                 shorten(subject.as_deref().unwrap_or("-"), 80),

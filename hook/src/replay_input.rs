@@ -41,6 +41,8 @@ pub struct Call {
     pub payload: Result<Value, String>,
     /// The decision recorded for it (a session record's).
     pub recorded: Option<Decided>,
+    /// Why the recorded gate could not decide (its deny was the fail-closed one), if so.
+    pub recorded_error: Option<String>,
     /// The project root it was decided in (a session record's).
     pub project_root: Option<String>,
 }
@@ -127,6 +129,10 @@ fn from_record(source: String, record: &Value) -> Option<Call> {
         event: view.event().unwrap_or("PreToolUse").to_string(),
         payload,
         recorded,
+        recorded_error: record
+            .get("error")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         project_root: view.project_root().map(str::to_string),
     })
 }
@@ -170,6 +176,7 @@ fn from_transcript(source: &str, line: &Value) -> Vec<Call> {
                 event: "PreToolUse".into(),
                 payload: Ok(payload),
                 recorded: None,
+                recorded_error: None,
                 project_root: None,
             }
         })
@@ -199,6 +206,7 @@ fn from_payload(source: String, payload: Value) -> Option<Call> {
         event,
         payload: Ok(payload),
         recorded: None,
+        recorded_error: None,
         project_root: None,
     })
 }

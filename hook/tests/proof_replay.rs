@@ -232,6 +232,39 @@ fn a_looser_candidate_names_the_rule_that_decided_before() {
     }
 }
 
+/// A recorded deny that was the fail-closed answer to an error (here: a policy that was not
+/// there) changes under a working policy, and says why it was a deny.
+#[test]
+fn a_fail_closed_deny_is_marked_when_it_changes() {
+    let mut s = Session::recorded("replay-failed");
+    let real = s.policy.clone();
+    s.policy = s.dir.join("gone/animus-policy.json");
+    let mut body: Value = serde_json::from_slice(&payload("PreToolUse.Read.json")).unwrap();
+    body["tool_use_id"] = "toolu_failed".into();
+    let run = s.emit("PreToolUse", &serde_json::to_vec(&body).unwrap(), true);
+    assert!(run.stdout.contains("deny"), "{}", run.stdout);
+    let run = s.hook(&[
+        "replay",
+        "--policy",
+        real.to_str().unwrap(),
+        s.log().to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    let listed: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("changed"))
+        .collect();
+    assert_eq!(listed.len(), 1, "{}", run.stdout);
+    assert!(listed[0].contains("toolu_failed  Read"), "{}", listed[0]);
+    assert!(listed[0].contains("deny -> defer"), "{}", listed[0]);
+    assert!(
+        listed[0].contains("[recorded deny was fail-closed: "),
+        "{}",
+        listed[0]
+    );
+}
+
 #[test]
 fn a_claude_transcript_replays() {
     let s = Session::new("replay-transcript");
