@@ -17,9 +17,9 @@ USAGE:
                    [--policy-digest sha256:<hex>]]
       The hook the harness runs: read the payload on stdin, record the event (hash-chained:
       see verify) under $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl
-      and, for a gate event with --policy, print the decision in the harness's protocol. Gate events:
-      PreToolUse, PermissionRequest (claude, codex), BeforeTool (gemini), tool.execute.before
-      (opencode). Fails closed (deny); with --policy-digest (inject writes it), a policy whose
+      and, for a gate event with --policy, print the decision in the harness's protocol.
+      Gate events: PreToolUse, PermissionRequest (claude, codex), BeforeTool (gemini),
+      tool.execute.before (opencode). Fails closed (deny); with --policy-digest (inject writes it), a policy whose
       files are not the pinned ones is a deny too. Exits 0, or 1 when --policy is given to an event that
       is not a gate (recorded all the same).
   animus-hook compile --config <file> --agent <id> --out-dir <dir>
@@ -90,9 +90,10 @@ USAGE:
       Names the first record edited, inserted, reordered or removed, a torn line, an anchor
       that disagrees, and every finished call (PostToolUse, PostToolUseFailure,
       tool.execute.after) with no gate decision for its tool_use_id earlier in the session. A
-      directory: each *.jsonl in it (or in its sessions/). --open accepts a log without its seal (a live session). Prints the
-      head digest to keep elsewhere. --json: one object per log. Exit 0 only when all holds,
-      1 when not, 2 on trouble.
+      directory: each *.jsonl under it (a sessions/ directory, or the whole state root).
+      --open accepts a log without its seal (a live session). Prints the head digest to keep
+      elsewhere. --json: one object per log. Exit 0 only when all holds, 1 when not, 2 on
+      trouble.
   animus-hook replay (--policy <animus-policy.json> | --config <file> --agent <id>)
                      [--baseline <animus-policy.json>] [--provider <harness>] [--json]
                      [--stats] <input>...

@@ -163,7 +163,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
     let mut files = Vec::new();
     for input in &args.inputs {
         if input.is_dir() {
-            let found = jsonl_under(input)?;
+            let found = crate::verify_cmd::jsonl_under(input)?;
             if found.is_empty() {
                 return Err(format!("`{}` holds no *.jsonl file", input.display()));
             }
@@ -273,30 +273,6 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
         print!("{text}{}", stats.unwrap_or_default());
     }
     Ok(summary.changed > 0)
-}
-
-/// The `*.jsonl` files under `dir`, at any depth, sorted (`~/.claude/projects`, a state root).
-fn jsonl_under(dir: &std::path::Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            // Not through symbolic links: a link loop would never end.
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 /// The rule that decided `before`, if one did.

@@ -52,8 +52,8 @@ pub fn run(args: VerifyArgs) -> ExitCode {
 }
 
 /// The logs the arguments name: `--session` (in `--project-root`, default here), each file
-/// given, and the `*.jsonl` of each directory given (a `sessions/` directory, or a project's
-/// state directory holding one).
+/// given, and the `*.jsonl` under each directory given, at any depth (a `sessions/`
+/// directory, a project's state directory, the whole state root).
 pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
     let mut logs = Vec::new();
     if let Some(session) = &args.session {
@@ -65,16 +65,11 @@ pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
     }
     for input in &args.inputs {
         if input.is_dir() {
-            let dir = if input.join("sessions").is_dir() {
-                input.join("sessions")
-            } else {
-                input.clone()
-            };
-            let found = jsonl_files(&dir)?;
+            let found = jsonl_under(input)?;
             if found.is_empty() {
                 return Err(format!(
                     "`{}` holds no session log (*.jsonl)",
-                    dir.display()
+                    input.display()
                 ));
             }
             logs.extend(found);
@@ -96,6 +91,30 @@ pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
         .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// The `*.jsonl` files under `dir`, at any depth, sorted; symbolic links are not followed (a
+/// link loop would never end).
+pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
     out.sort();
     Ok(out)
 }

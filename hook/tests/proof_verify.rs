@@ -32,6 +32,9 @@ fn a_recorded_session_verifies_and_says_so() {
     let dir = s.log().parent().unwrap().to_path_buf();
     let by_dir = s.hook(&["verify", dir.to_str().unwrap()]);
     assert_eq!(by_dir.code, Some(0), "{}", by_dir.stdout);
+    // The whole state root: every log under it.
+    let by_root = s.hook(&["verify", s.state.to_str().unwrap()]);
+    assert_eq!((by_root.code, &by_root.stdout), (Some(0), &run.stdout));
     let (code, report) = verify_json(&s, &s.log());
     assert_eq!(code, Some(0));
     assert_eq!(report["ok"], true);
