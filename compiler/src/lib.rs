@@ -103,12 +103,61 @@ pub fn write_policy_artifacts_protecting(
     write_protected(out_dir, compiled, hook_binaries).map(|(path, _)| path)
 }
 
+/// The two policy files [`write_policy_artifacts_protecting`] would write into `out_dir`, made
+/// without writing them (`out_dir` is created, to name it by its canonical path): the JSON and
+/// the sidecar. `install` and `doctor` compare them with the files in place, so an unchanged
+/// policy is not rewritten (rewriting would change its stamp, and so every gate's pin) and a
+/// policy whose sources changed since it was written is found.
+pub fn render_policy_artifacts(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+) -> Result<PolicyArtifacts, Errors> {
+    render_protected(out_dir, compiled, hook_binaries).map(|(artifacts, _)| artifacts)
+}
+
+/// The bytes of a compiled policy's two files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyArtifacts {
+    /// `animus-policy.json`.
+    pub json: Vec<u8>,
+    /// `animus-policy.sidecar`.
+    pub sidecar: Vec<u8>,
+}
+
 /// Write `compiled` with the built-in rules; returns the JSON's path and the policy written.
 fn write_protected(
     out_dir: &Path,
     compiled: &Compiled,
     hook_binaries: &[&Path],
 ) -> Result<(PathBuf, Compiled), Errors> {
+    let io_error = |what: &str, path: &Path, e: std::io::Error| {
+        Errors::one(Diagnostic::error(
+            None,
+            format!("cannot {what} `{}`: {e}", path.display()),
+        ))
+    };
+    let (PolicyArtifacts { json, sidecar }, written) =
+        render_protected(out_dir, compiled, hook_binaries)?;
+    let path = out_dir.join(artifact::POLICY_FILE_NAME);
+    // Sidecar first, JSON second: a crash between the two leaves the new sidecar beside the
+    // old JSON, a pair the hook refuses (policy digest mismatch) until the next compile. The
+    // stamp comes last; without it the hook hashes both files on every load.
+    let sidecar_path = engine::sidecar::sidecar_path_for(&path);
+    artifact::write_atomic(&sidecar_path, &sidecar)
+        .map_err(|e| io_error("write", &sidecar_path, e))?;
+    artifact::write_atomic(&path, &json).map_err(|e| io_error("write", &path, e))?;
+    artifact::write_stamp(&path, &json, &sidecar_path, &sidecar)
+        .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
+    Ok((path, written))
+}
+
+/// The policy `compiled` with the built-in rules for `out_dir`, as the bytes of its two files.
+fn render_protected(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+) -> Result<(PolicyArtifacts, Compiled), Errors> {
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
             None,
@@ -136,21 +185,17 @@ fn write_protected(
     let json = policy.to_json();
     // Lower first: a policy that cannot be lowered writes nothing at all.
     let image = lower::lower_policy_located(policy, &lower::Budgets::default(), locations)?;
-    let path = out_dir.join(artifact::POLICY_FILE_NAME);
     let sidecar = image.encode(json.as_bytes()).map_err(|e| {
         Errors::one(Diagnostic::error(
             None,
             format!("cannot encode the sidecar: {e}"),
         ))
     })?;
-    // Sidecar first, JSON second: a crash between the two leaves the new sidecar beside the
-    // old JSON, a pair the hook refuses (policy digest mismatch) until the next compile. The
-    // stamp comes last; without it the hook hashes both files on every load.
-    let sidecar_path = engine::sidecar::sidecar_path_for(&path);
-    artifact::write_atomic(&sidecar_path, &sidecar)
-        .map_err(|e| io_error("write", &sidecar_path, e))?;
-    artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
-    artifact::write_stamp(&path, json.as_bytes(), &sidecar_path, &sidecar)
-        .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
-    Ok((path, written))
+    Ok((
+        PolicyArtifacts {
+            json: json.into_bytes(),
+            sidecar,
+        },
+        written,
+    ))
 }

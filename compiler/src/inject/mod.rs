@@ -398,7 +398,7 @@ pub(crate) fn shell_quote(text: &str) -> String {
 /// Create the session directory `0700` (with any missing parents), or check an existing one:
 /// it holds the policy every hook of the session reads, so it must be a directory this user
 /// owns that neither its group nor others may write (they could swap the policy for theirs).
-fn prepare_session_dir(dir: &Path) -> Result<(), String> {
+pub fn prepare_session_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -421,11 +421,13 @@ mod binary;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod install;
 pub mod opencode;
 pub mod sandbox;
+pub mod settings_doc;
 
 pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
-pub use claude::{claude_permissions, claude_settings, exported_as_grant};
+pub use claude::{claude_observer_events, claude_permissions, claude_settings, exported_as_grant};
 
 /// The events a harness records without deciding: `kernel` (always) and every event the
 /// profile's observers name that the harness has (`native`). An observer event the harness

@@ -1,0 +1,559 @@
+//! `animus-hook install`: wire the guard into the user's own Claude Code settings, so every
+//! session the user starts normally is guarded — no launcher, no `--settings`.
+//!
+//! ## What is written
+//!
+//! - **The policy**, compiled into the install directory under the state root
+//!   (`$ANIMUS_CONFIG_DIR`, else `~/.animus`): `installed/claude-user/` for the user's settings,
+//!   `installed/claude-project-<repo-scope>[-local]/` for a project's. Its source is a profile
+//!   given with `--config/--agent`, or by default [`INSTALL_PACKS`] plus the `deny` and `ask`
+//!   entries of every settings file Claude reads for that scope ([`settings_sources`]), so the
+//!   user's own refusals bind in every permission mode, `bypassPermissions` included. The
+//!   generated profile is kept beside the policy (`profile.yaml`), with a manifest
+//!   (`install.json`) naming the sources, so `doctor` can recompile and find drift. An
+//!   unchanged policy is not rewritten: rewriting would change its pin.
+//! - **The hooks**, into the settings file ([`settings_path`]): gate entries (`PreToolUse`,
+//!   `PermissionRequest`) in exec form with `"onFailure": "block"` and the pinned policy digest,
+//!   and observer entries recording the session (see [`super::KERNEL_OBSERVER_EVENTS`]). Each
+//!   runs `animus-hook emit --from-payload`: the session id and the project come from each
+//!   call's payload, so one command serves every session.
+//!
+//! Every other key, hook and permission of the file stays as it was, in its order and
+//! indentation ([`super::settings_doc`]); the `permissions` block is never touched: the
+//! installer grants nothing. A file with comments is refused rather than stripped of them.
+//!
+//! ## How it is written
+//!
+//! Idempotent: our entries are found by what they run (`emit … --from-payload`, [`is_ours`]),
+//! removed and added again, so a second install with the same policy leaves the file
+//! byte-identical, and writes nothing at all. When the file changes, a timestamped backup of the
+//! exact bytes comes first (`<file>.animus-backup-<UTC time>`), then the new text is written to
+//! a temporary file beside it with the same mode and renamed over it. A settings file that is a
+//! symbolic link (a dotfiles checkout) is written through: the link's target is replaced.
+//! Before anything is written, the settings file must parse and its directory must take a new
+//! file; otherwise nothing changes anywhere.
+//!
+//! `uninstall` ([`plan_uninstall`]) removes exactly our entries (and an event list or `hooks`
+//! object left empty by that). When what remains equals a backup that holds nothing of ours,
+//! that backup's exact bytes are restored.
+
+use std::path::{Path, PathBuf};
+
+use crate::jsonc::{Node, Value};
+
+use super::settings_doc::{SettingsDoc, node, object, string};
+use super::{GATE_TIMEOUT_SECS, OBSERVER_TIMEOUT_SECS, TOOL_EVENTS};
+
+/// The packs a default install enables.
+///
+/// `default` (every pack whose YAML says `default: true`) once that list lands; `core` until
+/// then. One constant, so the switch is one line.
+pub const INSTALL_PACKS: &str = "core";
+/// The agent id of the generated profile.
+pub const INSTALL_AGENT: &str = "installed";
+/// The manifest beside an installed policy.
+pub const MANIFEST_FILE: &str = "install.json";
+/// The generated profile beside an installed policy (a default install).
+pub const PROFILE_FILE: &str = "profile.yaml";
+/// The argument that marks an entry as ours.
+pub const FROM_PAYLOAD: &str = "--from-payload";
+/// Where Claude reads managed (administrator) settings on Linux.
+pub const MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
+
+/// Which settings file the hooks go into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's settings: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`.
+    User,
+    /// A project's settings: `<root>/.claude/settings.json`, or `settings.local.json` (the
+    /// user's own, not checked in) when `local`.
+    Project { root: PathBuf, local: bool },
+}
+
+impl Scope {
+    /// `user`, `project` or `project-local`, for messages and the manifest.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project { local: false, .. } => "project",
+            Scope::Project { local: true, .. } => "project-local",
+        }
+    }
+}
+
+/// Claude's user configuration directory: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`.
+pub fn claude_config_dir(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<PathBuf, String> {
+    if let Some(dir) = env("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return if dir.is_absolute() {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "CLAUDE_CONFIG_DIR is `{}`, not an absolute path",
+                dir.display()
+            ))
+        };
+    }
+    match env("HOME").filter(|v| !v.is_empty()).map(PathBuf::from) {
+        Some(home) if home.is_absolute() => Ok(home.join(".claude")),
+        _ => Err("HOME is not set to an absolute path (and CLAUDE_CONFIG_DIR is unset)".into()),
+    }
+}
+
+/// The settings file `scope` names.
+pub fn settings_path(
+    scope: &Scope,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<PathBuf, String> {
+    Ok(match scope {
+        Scope::User => claude_config_dir(env)?.join("settings.json"),
+        Scope::Project { root, local } => root.join(".claude").join(if *local {
+            "settings.local.json"
+        } else {
+            "settings.json"
+        }),
+    })
+}
+
+/// Every settings file Claude reads for `scope`, lowest precedence first (those that exist):
+/// the user's, then for a project its `settings.json` and `settings.local.json`, then the
+/// managed settings. A user install reads no project's files: its policy serves every project,
+/// and Claude applies each project's own lists itself.
+pub fn settings_sources(
+    scope: &Scope,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<Vec<PathBuf>, String> {
+    let mut files = vec![claude_config_dir(env)?.join("settings.json")];
+    if let Scope::Project { root, .. } = scope {
+        files.push(root.join(".claude/settings.json"));
+        files.push(root.join(".claude/settings.local.json"));
+    }
+    files.push(PathBuf::from(MANAGED_SETTINGS));
+    Ok(files.into_iter().filter(|f| f.is_file()).collect())
+}
+
+/// The generated profile of a default install: [`INSTALL_PACKS`] and the `deny`/`ask` entries
+/// of `sources` (never their `allow`: the installer grants nothing), in Claude's meaning.
+/// Returns the profile's YAML and the problems with single entries (each left out, with its
+/// `file:line:column`; Claude still applies them itself).
+pub fn generated_profile(
+    sources: &[PathBuf],
+    user_settings: &Path,
+) -> Result<(String, Vec<String>), String> {
+    let mut files = Vec::new();
+    // Where every allow entry is written: problems with them do not matter here (no allow
+    // entry is used), so they are not reported.
+    let mut allow_places = Vec::new();
+    for path in sources {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let name: std::sync::Arc<str> = std::sync::Arc::from(path.display().to_string());
+        if let Ok(doc) = crate::jsonc::parse(&text)
+            && let Some(Value::Array(items)) = doc
+                .get("permissions")
+                .and_then(|p| p.get("allow"))
+                .map(|a| &a.value)
+        {
+            for item in items {
+                allow_places.push((name.clone(), item.line, item.column));
+            }
+        }
+        files.push(crate::import::SettingsFile {
+            name,
+            text,
+            user_settings: path == user_settings,
+        });
+    }
+    let mut import = crate::import::import_claude_settings(&files).map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    import.meaning = crate::profile::Meaning::Claude;
+    let reports = import
+        .reports
+        .iter()
+        .filter(|d| {
+            !d.location.as_ref().is_some_and(|l| {
+                allow_places
+                    .iter()
+                    .any(|(f, line, column)| *f == l.file && *line == l.line && *column == l.column)
+            })
+        })
+        .map(ToString::to_string)
+        .collect();
+    import.allow.clear();
+    let yaml = crate::import::render_yaml(&import, INSTALL_AGENT);
+    let yaml = yaml.replacen(
+        "    tool_policy:\n",
+        &format!(
+            "    # Written by `animus-hook install`: the built-in packs, and the user's own deny \
+             and ask entries.\n    packs: [{INSTALL_PACKS}]\n    tool_policy:\n"
+        ),
+        1,
+    );
+    Ok((yaml, reports))
+}
+
+/// Is this hook handler one `install` wrote: a command running `emit … --from-payload`?
+pub fn is_ours(handler: &Node) -> bool {
+    let Some(Value::Array(args)) = handler.get("args").map(|a| &a.value) else {
+        return false;
+    };
+    fn text(n: &Node) -> Option<&str> {
+        match &n.value {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+    args.first().and_then(text) == Some("emit")
+        && args.iter().any(|a| text(a) == Some(FROM_PAYLOAD))
+}
+
+/// What the installed hooks run: the binary, the policy and its pin.
+#[derive(Clone, Debug)]
+pub struct InstalledHook {
+    pub binary: String,
+    pub policy: String,
+    pub policy_digest: String,
+    /// Events recorded without deciding (the kernel's and the profile's observers).
+    pub observers: Vec<String>,
+}
+
+impl InstalledHook {
+    /// The handler for `event`.
+    fn handler(&self, event: &str, gate: bool) -> Node {
+        let mut args = vec![
+            string("emit"),
+            string("--event"),
+            string(event),
+            string(FROM_PAYLOAD),
+        ];
+        if gate {
+            args.extend([
+                string("--policy"),
+                string(&self.policy),
+                string("--policy-digest"),
+                string(&self.policy_digest),
+            ]);
+        }
+        let timeout = if gate {
+            GATE_TIMEOUT_SECS
+        } else {
+            OBSERVER_TIMEOUT_SECS
+        };
+        let mut members = vec![
+            ("type", string("command")),
+            ("command", string(&self.binary)),
+            ("args", node(Value::Array(args))),
+            ("timeout", node(Value::Number(timeout.to_string()))),
+        ];
+        if gate {
+            members.push(("onFailure", string("block")));
+        }
+        object(members)
+    }
+
+    /// Every event with its group (`matcher` for tool events), gates first.
+    fn groups(&self) -> Vec<(String, Node)> {
+        let gates = engine::GATE_EVENTS.iter().map(|e| (e.to_string(), true));
+        let observers = self.observers.iter().map(|e| (e.clone(), false));
+        gates
+            .chain(observers)
+            .map(|(event, gate)| {
+                let mut members = Vec::new();
+                if TOOL_EVENTS.contains(&event.as_str()) {
+                    members.push(("matcher", string("*")));
+                }
+                members.push((
+                    "hooks",
+                    node(Value::Array(vec![self.handler(&event, gate)])),
+                ));
+                let group = object(members);
+                (event, group)
+            })
+            .collect()
+    }
+}
+
+/// `doc` without any entry of ours: a handler of ours leaves its group, a group left with no
+/// handler leaves its event, an event left with no group leaves `hooks`, and `hooks` left empty
+/// leaves the file. Returns how many handlers were removed.
+pub fn remove_ours(doc: &mut SettingsDoc) -> usize {
+    let mut removed = 0;
+    let members = doc.members_mut();
+    let Some(at) = members.iter().rposition(|(k, _)| k == "hooks") else {
+        return 0;
+    };
+    let Value::Object(events) = &mut members[at].1.value else {
+        return 0;
+    };
+    for (_, groups) in events.iter_mut() {
+        let Value::Array(list) = &mut groups.value else {
+            continue;
+        };
+        for group in list.iter_mut() {
+            let Value::Object(fields) = &mut group.value else {
+                continue;
+            };
+            for (key, handlers) in fields.iter_mut() {
+                if key != "hooks" {
+                    continue;
+                }
+                if let Value::Array(handlers) = &mut handlers.value {
+                    let before = handlers.len();
+                    handlers.retain(|h| !is_ours(h));
+                    removed += before - handlers.len();
+                }
+            }
+        }
+        if removed > 0 {
+            list.retain(|group| {
+                !matches!(group.get("hooks").map(|h| &h.value), Some(Value::Array(h)) if h.is_empty())
+            });
+        }
+    }
+    if removed > 0 {
+        events.retain(|(_, groups)| !matches!(&groups.value, Value::Array(l) if l.is_empty()));
+        if events.is_empty() {
+            members.remove(at);
+        }
+    }
+    removed
+}
+
+/// `doc` with our entries (those of an earlier install replaced): each event's group is added
+/// after the user's own.
+pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), String> {
+    remove_ours(doc);
+    let members = doc.members_mut();
+    let at = match members.iter().rposition(|(k, _)| k == "hooks") {
+        Some(at) => at,
+        None => {
+            members.push(("hooks".into(), node(Value::Object(Vec::new()))));
+            members.len() - 1
+        }
+    };
+    let Value::Object(events) = &mut members[at].1.value else {
+        return Err("the settings' `hooks` is not an object; fix it first".into());
+    };
+    for (event, group) in hook.groups() {
+        match events.iter_mut().rev().find(|(k, _)| *k == event) {
+            Some((_, groups)) => match &mut groups.value {
+                Value::Array(list) => list.push(group),
+                other => {
+                    return Err(format!(
+                        "the settings' `hooks.{event}` is {}, not a list; fix it first",
+                        Node {
+                            value: other.clone(),
+                            line: 0,
+                            column: 0
+                        }
+                        .type_name()
+                    ));
+                }
+            },
+            None => events.push((event, node(Value::Array(vec![group])))),
+        }
+    }
+    Ok(())
+}
+
+/// The handlers of ours in `doc`: (event, handler).
+pub fn our_handlers(doc: &SettingsDoc) -> Vec<(String, Node)> {
+    let mut out = Vec::new();
+    let Some(Value::Object(events)) = doc.root.get("hooks").map(|h| &h.value) else {
+        return out;
+    };
+    for (event, groups) in events {
+        let Value::Array(list) = &groups.value else {
+            continue;
+        };
+        for group in list {
+            if let Some(Value::Array(handlers)) = group.get("hooks").map(|h| &h.value) {
+                for handler in handlers.iter().filter(|h| is_ours(h)) {
+                    out.push((event.clone(), handler.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Backups of `settings`, newest first.
+pub fn backups(settings: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (settings.parent(), settings.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.animus-backup-", name.to_string_lossy());
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found.reverse();
+    found
+}
+
+/// The text `uninstall` leaves: `current` without our entries — or, when that equals a backup
+/// holding nothing of ours, that backup's exact bytes (its formatting and comments). Returns
+/// the text, how many handlers were removed, and the backup restored.
+pub fn plan_uninstall(
+    settings: &Path,
+    current: &str,
+) -> Result<(String, usize, Option<PathBuf>), String> {
+    let name = settings.display().to_string();
+    let mut doc = SettingsDoc::parse(&name, current)?;
+    let removed = remove_ours(&mut doc);
+    if removed == 0 {
+        return Ok((current.to_string(), 0, None));
+    }
+    let left = doc.to_json();
+    for backup in backups(settings) {
+        let Ok(text) = std::fs::read_to_string(&backup) else {
+            continue;
+        };
+        // A backup with comments is compared through the comment-tolerant reader.
+        let Ok(parsed) = crate::jsonc::parse(&text) else {
+            continue;
+        };
+        let holds_ours = match SettingsDoc::parse(&name, &text) {
+            Ok(backup_doc) => !our_handlers(&backup_doc).is_empty(),
+            Err(_) => false,
+        };
+        if !holds_ours && parsed.to_json() == left {
+            return Ok((text, removed, Some(backup)));
+        }
+    }
+    Ok((doc.print(), removed, None))
+}
+
+/// The path a write to `settings` replaces: the link's target when `settings` is a symbolic
+/// link (a dotfiles checkout keeps its link), else `settings`.
+pub fn write_target(settings: &Path) -> Result<PathBuf, String> {
+    match std::fs::symlink_metadata(settings) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(settings).map_err(|e| {
+            format!(
+                "`{}` is a link that cannot be followed: {e}",
+                settings.display()
+            )
+        }),
+        _ => Ok(settings.to_path_buf()),
+    }
+}
+
+/// Refuse early, changing nothing, when `settings` cannot be replaced: its directory must take
+/// a new file (created and removed here), and an existing file must open for writing.
+pub fn check_writable(settings: &Path) -> Result<(), String> {
+    let target = write_target(settings)?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "cannot write `{}`: cannot create `{}`: {e}",
+            settings.display(),
+            dir.display()
+        )
+    })?;
+    let probe = dir.join(format!(".animus-install-probe.{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| {
+            format!(
+                "cannot write `{}`: its directory takes no new file: {e}",
+                settings.display()
+            )
+        })?;
+    let _ = std::fs::remove_file(&probe);
+    if target.exists() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .map_err(|e| format!("cannot write `{}`: {e}", settings.display()))?;
+    }
+    Ok(())
+}
+
+/// Replace `settings` with `text` atomically: a temporary file beside it (same mode as the file
+/// it replaces, `0600` for a new one), synced, renamed over it, the directory synced.
+pub fn write_settings(settings: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let target = write_target(settings)?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let mode = std::fs::metadata(&target)
+        .map(|m| m.permissions().mode() & 0o7777)
+        .unwrap_or(0o600);
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.animus-{}.tmp", std::process::id()));
+    let error = |e: std::io::Error| format!("cannot write `{}`: {e}", settings.display());
+    let result = (|| -> std::io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(error)
+}
+
+/// Copy `settings`' exact bytes (and mode) to `<settings>.animus-backup-<stamp>`, never over an
+/// existing file. Returns the backup's path.
+pub fn backup(settings: &Path, stamp: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let target = write_target(settings)?;
+    let bytes = std::fs::read(&target)
+        .map_err(|e| format!("cannot read `{}` to back it up: {e}", settings.display()))?;
+    let mode = std::fs::metadata(&target)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0o600);
+    let name = settings.file_name().unwrap_or_default().to_string_lossy();
+    for n in 0..100 {
+        let suffix = if n == 0 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let path = settings.with_file_name(format!("{name}.animus-backup-{stamp}{suffix}"));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&path);
+        match file {
+            Ok(mut file) => {
+                use std::io::Write;
+                file.write_all(&bytes)
+                    .and_then(|()| file.sync_all())
+                    .map_err(|e| format!("cannot write the backup `{}`: {e}", path.display()))?;
+                let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode));
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(format!("cannot write the backup `{}`: {e}", path.display())),
+        }
+    }
+    Err(format!("cannot name a backup of `{}`", settings.display()))
+}
+
+#[cfg(test)]
+#[path = "install_tests.rs"]
+mod tests;

@@ -1,0 +1,429 @@
+//! `animus-hook install` and `animus-hook uninstall`: the guard wired into the user's own
+//! Claude Code settings, so every `claude` the user starts is guarded
+//! ([`compiler::inject::install`] says what is written, and how).
+//!
+//! Install checks everything before writing anything: the settings file parses (no comments),
+//! its directory takes a new file, the hook binary is this version's `animus-hook`, and the
+//! policy compiles. Only then is the policy written (when it changed), the settings backed up and
+//! replaced, and the manifest written.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use compiler::inject::install::{self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope};
+use compiler::inject::settings_doc::SettingsDoc;
+
+/// What `install` and `uninstall` were asked.
+pub struct InstallArgs {
+    pub harness: String,
+    pub scope: ScopeArg,
+    pub local: bool,
+    pub project_root: Option<PathBuf>,
+    /// `--config` and `--agent`: a profile instead of the default packs and settings lists.
+    pub profile: Option<(PathBuf, String)>,
+    pub hook_binary: Option<PathBuf>,
+    pub dry_run: bool,
+}
+
+/// `--scope`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeArg {
+    User,
+    Project,
+}
+
+fn env(name: &str) -> Option<OsString> {
+    std::env::var_os(name)
+}
+
+/// The scope asked for, with a project's root found when none was given: the git top level
+/// above the working directory, else the working directory (as `emit --from-payload` finds it).
+pub fn scope_of(scope: ScopeArg, local: bool, root: Option<&Path>) -> Result<Scope, String> {
+    match scope {
+        ScopeArg::User if local => Err("--local is for --scope project".into()),
+        ScopeArg::User if root.is_some() => Err("--project-root is for --scope project".into()),
+        ScopeArg::User => Ok(Scope::User),
+        ScopeArg::Project => {
+            let root = match root {
+                Some(root) => root.to_path_buf(),
+                None => {
+                    let cwd = std::env::current_dir()
+                        .map_err(|e| format!("cannot read the working directory: {e}"))?;
+                    gate::emit::from_payload::project_root_of(&cwd)
+                }
+            };
+            let root = std::fs::canonicalize(&root)
+                .map_err(|e| format!("project root `{}`: {e}", root.display()))?;
+            Ok(Scope::Project { root, local })
+        }
+    }
+}
+
+/// The install directory of `scope` under the state root.
+pub fn install_dir(scope: &Scope) -> Result<PathBuf, String> {
+    let root = gate::record::state_root()?;
+    let name = match scope {
+        Scope::User => "claude-user".to_string(),
+        Scope::Project { root, local } => format!(
+            "claude-project-{}{}",
+            gate::record::repo_scope(root)?,
+            if *local { "-local" } else { "" }
+        ),
+    };
+    Ok(root.join("installed").join(name))
+}
+
+/// The profile an install compiles, its text when generated (kept as `profile.yaml`), and the
+/// manifest's `source`.
+pub struct Source {
+    pub profile: compiler::AgentProfile,
+    pub generated: Option<String>,
+    pub manifest: serde_json::Value,
+    pub reports: Vec<String>,
+}
+
+/// Load or generate the profile of an install of `scope` into `dir`.
+pub fn source_of(
+    scope: &Scope,
+    profile: Option<&(PathBuf, String)>,
+    dir: &Path,
+) -> Result<Source, String> {
+    if let Some((config, agent)) = profile {
+        let config = std::path::absolute(config).map_err(|e| format!("--config: {e}"))?;
+        let loaded = compiler::load_profile_file(&config, agent).map_err(|e| e.to_string())?;
+        return Ok(Source {
+            profile: loaded,
+            generated: None,
+            manifest: serde_json::json!({"config": config, "agent": agent}),
+            reports: Vec::new(),
+        });
+    }
+    let sources = install::settings_sources(scope, &env)?;
+    let user = install::settings_path(&Scope::User, &env)?;
+    let (yaml, reports) = install::generated_profile(&sources, &user)?;
+    let name = dir.join(PROFILE_FILE).display().to_string();
+    let loaded = compiler::load_profile_str(&yaml, name.into(), INSTALL_AGENT)
+        .map_err(|e| format!("{e}\nthe generated profile does not compile (a bug): {yaml}"))?;
+    Ok(Source {
+        profile: loaded,
+        generated: Some(yaml),
+        manifest: serde_json::json!({
+            "packs": install::INSTALL_PACKS,
+            "settings_files": sources,
+        }),
+        reports,
+    })
+}
+
+/// Do the policy files in `dir` hold exactly `artifacts`, with an intact stamp?
+pub fn policy_in_place(dir: &Path, artifacts: &compiler::PolicyArtifacts) -> bool {
+    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    std::fs::read(&policy).is_ok_and(|b| b == artifacts.json)
+        && std::fs::read(engine::sidecar::sidecar_path_for(&policy))
+            .is_ok_and(|b| b == artifacts.sidecar)
+        && engine::sidecar::stamp::pin_of(&policy).is_ok()
+}
+
+pub fn run_install(args: InstallArgs) -> ExitCode {
+    match install(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "animus-hook install: {e}\nanimus-hook install: refused; nothing was changed"
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check_harness(harness: &str, command: &str) -> Result<(), String> {
+    match harness {
+        "claude" => Ok(()),
+        "codex" | "gemini" | "opencode" => Err(format!(
+            "`{command} --harness {harness}` is not built yet: guard {harness} per session with \
+             `animus-hook inject --provider {harness}` (see the README)"
+        )),
+        other => Err(format!(
+            "unknown --harness `{other}`; expected claude, codex, gemini or opencode"
+        )),
+    }
+}
+
+fn install(args: &InstallArgs) -> Result<(), String> {
+    check_harness(&args.harness, "install")?;
+    let scope = scope_of(args.scope, args.local, args.project_root.as_deref())?;
+    let settings = install::settings_path(&scope, &env)?;
+    let before = read_settings(&settings)?;
+    let name = settings.display().to_string();
+    let mut doc = SettingsDoc::parse(&name, before.as_deref().unwrap_or(""))?;
+    // A `hooks` of the wrong shape is found now, before the policy is written.
+    let shape = install::InstalledHook {
+        binary: String::new(),
+        policy: String::new(),
+        policy_digest: String::new(),
+        observers: Vec::new(),
+    };
+    install::add_ours(&mut doc.clone(), &shape)?;
+    if !args.dry_run {
+        install::check_writable(&settings)?;
+    }
+    let binary = compiler::inject::resolve_hook_binary(args.hook_binary.as_deref(), &env)
+        .map(compiler::inject::lean_emit_binary)
+        .map_err(|e| e.to_string())?;
+    compiler::inject::verify_hook_binary(&binary).map_err(|e| e.to_string())?;
+    if env(compiler::inject::KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
+        eprintln!(
+            "animus-hook install: warning: {} is set in this shell; installed hooks still run, \
+             but `inject` launches from here run unguarded (`animus-hook doctor` flags it)",
+            compiler::inject::KILL_SWITCH_ENV
+        );
+    }
+    let dir = install_dir(&scope)?;
+    let source = source_of(&scope, args.profile.as_ref(), &dir)?;
+    for report in &source.reports {
+        eprintln!("{report}\n  (left out of the installed policy; claude still applies it)");
+    }
+    let compiled = compiler::compile_profile(&source.profile).map_err(|e| e.to_string())?;
+    for warning in &compiled.warnings {
+        eprintln!("{warning}");
+    }
+    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    let utf8 = |p: &Path| {
+        p.to_str()
+            .map(String::from)
+            .ok_or(format!("`{}` is not UTF-8", p.display()))
+    };
+    // The state root and the install dir: this user's, writable by nobody else.
+    let policy_digest = if args.dry_run && !dir.is_dir() {
+        "sha256:<the pin of the policy install writes>".to_string()
+    } else {
+        if !args.dry_run {
+            let state = gate::record::state_root()?;
+            compiler::inject::prepare_session_dir(&state)?;
+            compiler::inject::prepare_session_dir(&dir)?;
+        }
+        let artifacts = compiler::render_policy_artifacts(&dir, &compiled, &[&binary])
+            .map_err(|e| e.to_string())?;
+        if policy_in_place(&dir, &artifacts) {
+            engine::sidecar::stamp::pin_of(&policy).map_err(|e| e.to_string())?
+        } else if args.dry_run {
+            "sha256:<the pin of the policy install writes>".to_string()
+        } else {
+            compiler::write_policy_artifacts_protecting(&dir, &compiled, &[&binary])
+                .map_err(|e| e.to_string())?;
+            eprintln!("animus-hook install: wrote the policy {}", policy.display());
+            engine::sidecar::stamp::pin_of(&policy).map_err(|e| e.to_string())?
+        }
+    };
+    let hook = install::InstalledHook {
+        binary: utf8(&binary)?,
+        policy: utf8(&policy)?,
+        policy_digest,
+        observers: compiler::inject::claude_observer_events(&source.profile)
+            .map_err(|e| e.to_string())?,
+    };
+    install::add_ours(&mut doc, &hook)?;
+    let after = doc.print();
+    if before.as_deref() == Some(after.as_str()) {
+        println!("animus-hook install: {name} already has these hooks; nothing changed");
+    } else if args.dry_run {
+        print!(
+            "{}",
+            crate::line_diff::unified(&name, before.as_deref().unwrap_or(""), &after)
+        );
+        println!("animus-hook install: dry run; nothing was written");
+        return Ok(());
+    } else {
+        if before.is_some() {
+            let backup = install::backup(&settings, &backup_stamp())?;
+            eprintln!(
+                "animus-hook install: backed up {name} to {}",
+                backup.display()
+            );
+        }
+        install::write_settings(&settings, &after)?;
+        println!(
+            "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
+            scope.name()
+        );
+    }
+    if args.dry_run {
+        return Ok(());
+    }
+    write_manifest(&dir, &scope, &settings, &binary, &source)?;
+    Ok(())
+}
+
+fn write_manifest(
+    dir: &Path,
+    scope: &Scope,
+    settings: &Path,
+    binary: &Path,
+    source: &Source,
+) -> Result<(), String> {
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        if std::fs::read(&path).is_ok_and(|b| b == bytes) {
+            return Ok(());
+        }
+        compiler::artifact::write_atomic(&path, bytes)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    };
+    if let Some(yaml) = &source.generated {
+        write(PROFILE_FILE, yaml.as_bytes())?;
+    }
+    let project = match scope {
+        Scope::Project { root, .. } => serde_json::json!(root),
+        Scope::User => serde_json::Value::Null,
+    };
+    let manifest = serde_json::json!({
+        "harness": "claude",
+        "scope": scope.name(),
+        "project_root": project,
+        "settings": settings,
+        "hook_binary": binary,
+        "source": source.manifest,
+    });
+    let mut text = serde_json::to_string_pretty(&manifest).expect("JSON serializes");
+    text.push('\n');
+    write(MANIFEST_FILE, text.as_bytes())
+}
+
+/// The settings file's text, `None` when there is none.
+fn read_settings(settings: &Path) -> Result<Option<String>, String> {
+    match std::fs::read(settings) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("`{}` is not UTF-8 text", settings.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read `{}`: {e}", settings.display())),
+    }
+}
+
+/// `20261204T203000Z`: the backup's time, sortable, no `:` (awkward in some shells).
+fn backup_stamp() -> String {
+    let full = gate::time::rfc3339_utc(std::time::SystemTime::now());
+    full.chars()
+        .take(19)
+        .filter(|c| !matches!(c, '-' | ':'))
+        .chain(['Z'])
+        .collect()
+}
+
+pub fn run_uninstall(args: InstallArgs) -> ExitCode {
+    match uninstall(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("animus-hook uninstall: {e}\nanimus-hook uninstall: nothing was changed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn uninstall(args: &InstallArgs) -> Result<(), String> {
+    check_harness(&args.harness, "uninstall")?;
+    if args.profile.is_some() || args.hook_binary.is_some() {
+        return Err("uninstall takes no --config, --agent or --hook-binary".into());
+    }
+    let scope = scope_of(args.scope, args.local, args.project_root.as_deref())?;
+    let settings = install::settings_path(&scope, &env)?;
+    let name = settings.display().to_string();
+    let Some(before) = read_settings(&settings)? else {
+        println!("animus-hook uninstall: there is no {name}; nothing to remove");
+        return Ok(());
+    };
+    let (after, removed, restored) = install::plan_uninstall(&settings, &before)?;
+    if removed == 0 {
+        println!("animus-hook uninstall: {name} holds no animus-hook entries; nothing changed");
+        return Ok(());
+    }
+    if args.dry_run {
+        print!("{}", crate::line_diff::unified(&name, &before, &after));
+        println!("animus-hook uninstall: dry run; nothing was written");
+        return Ok(());
+    }
+    install::check_writable(&settings)?;
+    let backup = install::backup(&settings, &backup_stamp())?;
+    install::write_settings(&settings, &after)?;
+    match restored {
+        Some(from) => println!(
+            "animus-hook uninstall: removed {removed} hooks; {name} is again the content of {} \
+             (the state before was backed up to {})",
+            from.display(),
+            backup.display()
+        ),
+        None => println!(
+            "animus-hook uninstall: removed {removed} hooks from {name} (the state before was \
+             backed up to {})",
+            backup.display()
+        ),
+    }
+    remove_install_dir(&install_dir(&scope)?);
+    Ok(())
+}
+
+/// Remove the files install wrote into `dir` (and `dir`, when nothing else is left in it).
+fn remove_install_dir(dir: &Path) {
+    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    for file in [
+        engine::sidecar::stamp_path_for(&policy),
+        policy.clone(),
+        engine::sidecar::sidecar_path_for(&policy),
+        dir.join(MANIFEST_FILE),
+        dir.join(PROFILE_FILE),
+    ] {
+        let _ = std::fs::remove_file(file);
+    }
+    if std::fs::remove_dir(dir).is_ok() {
+        println!(
+            "animus-hook uninstall: removed the installed policy {}",
+            dir.display()
+        );
+    }
+}
+
+/// Parse `install`'s (and `uninstall`'s) options.
+pub fn parse(parser: &mut lexopt::Parser) -> Result<InstallArgs, crate::cli::UsageError> {
+    use crate::cli::UsageError;
+    use lexopt::prelude::*;
+    let mut args = InstallArgs {
+        harness: "claude".into(),
+        scope: ScopeArg::User,
+        local: false,
+        project_root: None,
+        profile: None,
+        hook_binary: None,
+        dry_run: false,
+    };
+    let (mut config, mut agent) = (None, None);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("harness") => args.harness = parser.value()?.string()?,
+            Long("scope") => {
+                args.scope = match parser.value()?.string()?.as_str() {
+                    "user" => ScopeArg::User,
+                    "project" => ScopeArg::Project,
+                    other => {
+                        return Err(UsageError(format!(
+                            "--scope is `user` or `project`, not `{other}`"
+                        )));
+                    }
+                }
+            }
+            Long("local") => args.local = true,
+            Long("project-root") => args.project_root = Some(PathBuf::from(parser.value()?)),
+            Long("config") => config = Some(PathBuf::from(parser.value()?)),
+            Long("agent") => agent = Some(parser.value()?.string()?),
+            Long("hook-binary") => args.hook_binary = Some(PathBuf::from(parser.value()?)),
+            Long("dry-run") => args.dry_run = true,
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    args.profile = match (config, agent) {
+        (Some(config), Some(agent)) => Some((config, agent)),
+        (None, None) => None,
+        _ => return Err(UsageError("--config and --agent go together".into())),
+    };
+    Ok(args)
+}
