@@ -201,6 +201,7 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         if !args.dry_run {
             let state = gate::record::state_root()?;
             compiler::inject::prepare_session_dir(&state)?;
+            private_state_root(&state)?;
             compiler::inject::prepare_session_dir(&dir)?;
         }
         let artifacts = compiler::render_policy_artifacts(&dir, &compiled, &[&binary])
@@ -252,6 +253,26 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         return Ok(());
     }
     write_manifest(&dir, &scope, &settings, &binary, &source)?;
+    Ok(())
+}
+
+/// The state root holds every session's records (payloads included): made `0700` when it is
+/// more open (it is this user's: `prepare_session_dir` checked that).
+fn private_state_root(state: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(state)
+        .map_err(|e| format!("{}: {e}", state.display()))?
+        .permissions()
+        .mode()
+        & 0o777;
+    if mode != 0o700 {
+        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("cannot make {} private (0700): {e}", state.display()))?;
+        eprintln!(
+            "animus-hook install: made the state dir {} private (mode {mode:03o} → 700)",
+            state.display()
+        );
+    }
     Ok(())
 }
 

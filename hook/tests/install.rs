@@ -443,7 +443,13 @@ fn uninstall_restores_the_users_settings_byte_identical() {
 #[test]
 fn install_creates_settings_when_there_are_none_and_uninstall_leaves_no_hooks() {
     let home = Home::new("install-fresh");
+    // A state dir that others may read (records hold payloads) is made private.
+    let state = home.dir.join(".animus");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_ok(&home.run(&["install"]));
+    let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
     assert!(home.backups().is_empty(), "nothing to back up");
     assert_ok(&home.run(&["uninstall"]));
     assert_eq!(home.read_settings(), "{}\n");
