@@ -73,7 +73,7 @@ pub fn compile_to_dir(
     let profile = load_profile_file(config, agent_id)?;
     let compiled = compile_profile(&profile)?;
     // The policy as written: the built-in self-protection rules ahead of the profile's.
-    write_protected(out_dir, &compiled, &[])
+    write_protected(out_dir, &compiled, &[], &[])
 }
 
 /// Lower `compiled` to its sidecar and atomically write both artifacts into `out_dir` (created
@@ -100,7 +100,18 @@ pub fn write_policy_artifacts_protecting(
     compiled: &Compiled,
     hook_binaries: &[&Path],
 ) -> Result<PathBuf, Errors> {
-    write_protected(out_dir, compiled, hook_binaries).map(|(path, _)| path)
+    write_protected(out_dir, compiled, hook_binaries, &[]).map(|(path, _)| path)
+}
+
+/// [`write_policy_artifacts_protecting`], also protecting the places `extra` names (the
+/// guard's own wiring outside the usual places: an installed plugin's directory).
+pub fn write_policy_artifacts_guarding(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
+) -> Result<PathBuf, Errors> {
+    write_protected(out_dir, compiled, hook_binaries, extra).map(|(path, _)| path)
 }
 
 /// The two policy files [`write_policy_artifacts_protecting`] would write into `out_dir`, made
@@ -112,8 +123,9 @@ pub fn render_policy_artifacts(
     out_dir: &Path,
     compiled: &Compiled,
     hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
 ) -> Result<PolicyArtifacts, Errors> {
-    render_protected(out_dir, compiled, hook_binaries).map(|(artifacts, _)| artifacts)
+    render_protected(out_dir, compiled, hook_binaries, extra).map(|(artifacts, _)| artifacts)
 }
 
 /// The bytes of a compiled policy's two files.
@@ -130,6 +142,7 @@ fn write_protected(
     out_dir: &Path,
     compiled: &Compiled,
     hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
 ) -> Result<(PathBuf, Compiled), Errors> {
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
@@ -138,7 +151,7 @@ fn write_protected(
         ))
     };
     let (PolicyArtifacts { json, sidecar }, written) =
-        render_protected(out_dir, compiled, hook_binaries)?;
+        render_protected(out_dir, compiled, hook_binaries, extra)?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
     // Sidecar first, JSON second: a crash between the two leaves the new sidecar beside the
     // old JSON, a pair the hook refuses (policy digest mismatch) until the next compile. The
@@ -157,6 +170,7 @@ fn render_protected(
     out_dir: &Path,
     compiled: &Compiled,
     hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
 ) -> Result<(PolicyArtifacts, Compiled), Errors> {
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
@@ -167,8 +181,13 @@ fn render_protected(
     // Created first: the protected directory is named by its canonical path.
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
-    let protected =
+    let mut protected =
         self_protection::protected(out_dir, hook_binaries, &|name| std::env::var_os(name));
+    for place in extra {
+        if !protected.iter().any(|p| p.glob == place.glob) {
+            protected.push(place.clone());
+        }
+    }
     let (mut rules, mut locations): (Vec<_>, Vec<_>) =
         self_protection::rules(&protected).into_iter().unzip();
     rules.extend(compiled.policy.rules.iter().cloned());

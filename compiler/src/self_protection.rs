@@ -129,7 +129,7 @@ pub fn protected(
 
 /// `path` (absolute) as a claude path glob matching exactly it: `//` and the path with the
 /// glob's special characters escaped.
-fn absolute_glob(path: &Path) -> String {
+pub fn absolute_glob(path: &Path) -> String {
     let text = path.to_string_lossy();
     let mut out = String::with_capacity(text.len() + 2);
     out.push('/');

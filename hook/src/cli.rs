@@ -25,7 +25,7 @@ USAGE:
       is not a gate (recorded all the same).
   animus-hook install [--harness claude] [--scope user|project] [--local]
                       [--project-root <dir>] [--config <file> --agent <id>]
-                      [--hook-binary <path>] [--dry-run]
+                      [--hook-binary <path>] [--plugin-dir <dir>] [--dry-run]
       Guard every claude session you start: compile the policy (the built-in packs plus the
       deny and ask entries of your claude settings, or --config/--agent) into
       ~/.animus/installed/ and add the gate and observer hooks to ~/.claude/settings.json
@@ -34,11 +34,13 @@ USAGE:
       included; a backup is made first; a second install changes nothing. --dry-run prints
       the diff. Refused, changing nothing: settings that are not JSON or hold comments, a
       file that cannot be written, a hook binary that is not this animus-hook.
+      --plugin-dir writes the same hooks as a claude plugin instead (<dir>/.claude-plugin/
+      plugin.json and <dir>/hooks/hooks.json), for `claude --plugin-dir <dir>`.
   animus-hook uninstall [--harness claude] [--scope user|project] [--local]
-                        [--project-root <dir>] [--dry-run]
+                        [--project-root <dir>] [--plugin-dir <dir>] [--dry-run]
       Remove exactly the hooks install added (the settings' backup's content comes back when
       nothing else changed), and the installed policy.
-  animus-hook doctor [--project-root <dir>] [--json]
+  animus-hook doctor [--project-root <dir>] [--plugin-dir <dir>] [--json]
       Check the installed guard, one line per check with the fix: settings parse, gates in
       exec form with onFailure block, the hook binary's version, the policy's pin and its
       sources, the kill switch, the state dir, a live deny and a live pass through the exact

@@ -34,6 +34,8 @@ use crate::install_cmd;
 pub struct DoctorArgs {
     pub json: bool,
     pub project_root: Option<PathBuf>,
+    /// `--plugin-dir`: also check the plugin `install --plugin-dir` wrote there.
+    pub plugin_dir: Option<PathBuf>,
 }
 
 /// One check's outcome.
@@ -131,12 +133,23 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         install_cmd::ScopeArg::Project,
         false,
         args.project_root.as_deref(),
+        None,
     ) {
         scopes.push(Scope::Project {
             root: root.clone(),
             local: false,
         });
         scopes.push(Scope::Project { root, local: true });
+    }
+    if let Some(dir) = &args.plugin_dir {
+        match std::fs::canonicalize(dir) {
+            Ok(dir) => scopes.push(Scope::Plugin { dir }),
+            Err(e) => report.fail(
+                "plugin",
+                format!("{}: {e}", dir.display()),
+                format!("animus-hook install --plugin-dir {}", dir.display()),
+            ),
+        }
     }
     // A project at HOME names the user's settings again: checked once.
     let user = install::settings_path(&Scope::User, &env).ok();
@@ -215,6 +228,7 @@ fn reinstall(scope: &Scope) -> String {
             root.display(),
             if *local { " --local" } else { "" }
         ),
+        Scope::Plugin { dir } => format!("animus-hook install --plugin-dir {}", dir.display()),
     }
 }
 
@@ -375,7 +389,8 @@ fn drift(scope: &Scope, policy: &Path, fix: &str) -> Result<String, (String, Str
         .as_str()
         .map(PathBuf::from)
         .unwrap_or_default();
-    let artifacts = compiler::render_policy_artifacts(dir, &compiled, &[&binary])
+    let guarded = install::guarded_places(scope);
+    let artifacts = compiler::render_policy_artifacts(dir, &compiled, &[&binary], &guarded)
         .map_err(|e| failed(e.to_string()))?;
     let json_same = std::fs::read(policy).is_ok_and(|b| b == artifacts.json);
     let sidecar_same = std::fs::read(engine::sidecar::sidecar_path_for(policy))
@@ -566,11 +581,13 @@ pub fn parse(parser: &mut lexopt::Parser) -> Result<DoctorArgs, crate::cli::Usag
     let mut args = DoctorArgs {
         json: false,
         project_root: None,
+        plugin_dir: None,
     };
     while let Some(arg) = parser.next()? {
         match arg {
             Long("json") => args.json = true,
             Long("project-root") => args.project_root = Some(PathBuf::from(parser.value()?)),
+            Long("plugin-dir") => args.plugin_dir = Some(PathBuf::from(parser.value()?)),
             other => return Err(other.unexpected().into()),
         }
     }

@@ -23,6 +23,8 @@ pub struct InstallArgs {
     /// `--config` and `--agent`: a profile instead of the default packs and settings lists.
     pub profile: Option<(PathBuf, String)>,
     pub hook_binary: Option<PathBuf>,
+    /// `--plugin-dir`: write a Claude Code plugin there instead of into settings.
+    pub plugin_dir: Option<PathBuf>,
     pub dry_run: bool,
 }
 
@@ -39,7 +41,22 @@ fn env(name: &str) -> Option<OsString> {
 
 /// The scope asked for, with a project's root found when none was given: the git top level
 /// above the working directory, else the working directory (as `emit --from-payload` finds it).
-pub fn scope_of(scope: ScopeArg, local: bool, root: Option<&Path>) -> Result<Scope, String> {
+pub fn scope_of(
+    scope: ScopeArg,
+    local: bool,
+    root: Option<&Path>,
+    plugin_dir: Option<&Path>,
+) -> Result<Scope, String> {
+    if let Some(dir) = plugin_dir {
+        if scope != ScopeArg::User || local || root.is_some() {
+            return Err("--plugin-dir takes no --scope, --local or --project-root".into());
+        }
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the plugin dir `{}`: {e}", dir.display()))?;
+        let dir = std::fs::canonicalize(dir)
+            .map_err(|e| format!("plugin dir `{}`: {e}", dir.display()))?;
+        return Ok(Scope::Plugin { dir });
+    }
     match scope {
         ScopeArg::User if local => Err("--local is for --scope project".into()),
         ScopeArg::User if root.is_some() => Err("--project-root is for --scope project".into()),
@@ -70,6 +87,7 @@ pub fn install_dir(scope: &Scope) -> Result<PathBuf, String> {
             gate::record::repo_scope(root)?,
             if *local { "-local" } else { "" }
         ),
+        Scope::Plugin { dir } => format!("claude-plugin-{}", gate::record::repo_scope(dir)?),
     };
     Ok(root.join("installed").join(name))
 }
@@ -152,7 +170,12 @@ fn check_harness(harness: &str, command: &str) -> Result<(), String> {
 
 fn install(args: &InstallArgs) -> Result<(), String> {
     check_harness(&args.harness, "install")?;
-    let scope = scope_of(args.scope, args.local, args.project_root.as_deref())?;
+    let scope = scope_of(
+        args.scope,
+        args.local,
+        args.project_root.as_deref(),
+        args.plugin_dir.as_deref(),
+    )?;
     let settings = install::settings_path(&scope, &env)?;
     let before = read_settings(&settings)?;
     let name = settings.display().to_string();
@@ -189,6 +212,7 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         eprintln!("{warning}");
     }
     let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    let guarded = install::guarded_places(&scope);
     let utf8 = |p: &Path| {
         p.to_str()
             .map(String::from)
@@ -204,14 +228,14 @@ fn install(args: &InstallArgs) -> Result<(), String> {
             private_state_root(&state)?;
             compiler::inject::prepare_session_dir(&dir)?;
         }
-        let artifacts = compiler::render_policy_artifacts(&dir, &compiled, &[&binary])
+        let artifacts = compiler::render_policy_artifacts(&dir, &compiled, &[&binary], &guarded)
             .map_err(|e| e.to_string())?;
         if policy_in_place(&dir, &artifacts) {
             engine::sidecar::stamp::pin_of(&policy).map_err(|e| e.to_string())?
         } else if args.dry_run {
             "sha256:<the pin of the policy install writes>".to_string()
         } else {
-            compiler::write_policy_artifacts_protecting(&dir, &compiled, &[&binary])
+            compiler::write_policy_artifacts_guarding(&dir, &compiled, &[&binary], &guarded)
                 .map_err(|e| e.to_string())?;
             eprintln!("animus-hook install: wrote the policy {}", policy.display());
             engine::sidecar::stamp::pin_of(&policy).map_err(|e| e.to_string())?
@@ -244,6 +268,26 @@ fn install(args: &InstallArgs) -> Result<(), String> {
             );
         }
         install::write_settings(&settings, &after)?;
+        if let Scope::Plugin { dir } = &scope {
+            let manifest = dir.join(install::PLUGIN_MANIFEST);
+            if !manifest.exists() {
+                let parent = manifest.parent().expect("the manifest is in a directory");
+                std::fs::create_dir_all(parent)
+                    .and_then(|()| {
+                        compiler::artifact::write_atomic(
+                            &manifest,
+                            install::plugin_manifest().as_bytes(),
+                        )
+                    })
+                    .map_err(|e| format!("cannot write `{}`: {e}", manifest.display()))?;
+            }
+            println!(
+                "animus-hook install: wrote the claude plugin {}: load it with `claude \
+                 --plugin-dir {}`",
+                dir.display(),
+                dir.display()
+            );
+        }
         println!(
             "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
             scope.name()
@@ -296,7 +340,7 @@ fn write_manifest(
     }
     let project = match scope {
         Scope::Project { root, .. } => serde_json::json!(root),
-        Scope::User => serde_json::Value::Null,
+        Scope::User | Scope::Plugin { .. } => serde_json::Value::Null,
     };
     let manifest = serde_json::json!({
         "harness": "claude",
@@ -347,7 +391,12 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     if args.profile.is_some() || args.hook_binary.is_some() {
         return Err("uninstall takes no --config, --agent or --hook-binary".into());
     }
-    let scope = scope_of(args.scope, args.local, args.project_root.as_deref())?;
+    let scope = scope_of(
+        args.scope,
+        args.local,
+        args.project_root.as_deref(),
+        args.plugin_dir.as_deref(),
+    )?;
     let settings = install::settings_path(&scope, &env)?;
     let name = settings.display().to_string();
     let Some(before) = read_settings(&settings)? else {
@@ -415,6 +464,7 @@ pub fn parse(parser: &mut lexopt::Parser) -> Result<InstallArgs, crate::cli::Usa
         project_root: None,
         profile: None,
         hook_binary: None,
+        plugin_dir: None,
         dry_run: false,
     };
     let (mut config, mut agent) = (None, None);
@@ -437,6 +487,7 @@ pub fn parse(parser: &mut lexopt::Parser) -> Result<InstallArgs, crate::cli::Usa
             Long("config") => config = Some(PathBuf::from(parser.value()?)),
             Long("agent") => agent = Some(parser.value()?.string()?),
             Long("hook-binary") => args.hook_binary = Some(PathBuf::from(parser.value()?)),
+            Long("plugin-dir") => args.plugin_dir = Some(PathBuf::from(parser.value()?)),
             Long("dry-run") => args.dry_run = true,
             other => return Err(other.unexpected().into()),
         }

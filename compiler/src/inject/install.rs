@@ -68,6 +68,10 @@ pub enum Scope {
     /// A project's settings: `<root>/.claude/settings.json`, or `settings.local.json` (the
     /// user's own, not checked in) when `local`.
     Project { root: PathBuf, local: bool },
+    /// A Claude Code plugin directory (`install --plugin-dir`): `.claude-plugin/plugin.json`
+    /// and `hooks/hooks.json`, for `claude --plugin-dir <dir>` or a plugin marketplace. Its
+    /// policy's sources are the user's, as for [`Scope::User`].
+    Plugin { dir: PathBuf },
 }
 
 impl Scope {
@@ -77,6 +81,7 @@ impl Scope {
             Scope::User => "user",
             Scope::Project { local: false, .. } => "project",
             Scope::Project { local: true, .. } => "project-local",
+            Scope::Plugin { .. } => "plugin",
         }
     }
 }
@@ -114,7 +119,38 @@ pub fn settings_path(
         } else {
             "settings.json"
         }),
+        Scope::Plugin { dir } => dir.join("hooks").join("hooks.json"),
     })
+}
+
+/// The plugin's manifest, inside its directory.
+pub const PLUGIN_MANIFEST: &str = ".claude-plugin/plugin.json";
+
+/// The manifest `install --plugin-dir` writes when the directory has none.
+pub fn plugin_manifest() -> String {
+    format!(
+        "{{\n  \"name\": \"animus-guard\",\n  \"version\": \"{}\",\n  \"description\": \"animus-hook: \
+         every tool call is decided by the guard's compiled policy before it runs (fail \
+         closed)\"\n}}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The places of `scope`'s wiring that the built-in self-protection rules do not already
+/// cover: a plugin's whole directory (its `hooks.json` wires the guard for every session that
+/// loads it). Claude's settings files are covered already.
+pub fn guarded_places(scope: &Scope) -> Vec<crate::self_protection::Protected> {
+    match scope {
+        Scope::Plugin { dir } => {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            vec![crate::self_protection::Protected {
+                what: "the guard's claude plugin, which wires its hooks into every session that \
+                       loads it",
+                glob: format!("{}/**", crate::self_protection::absolute_glob(&dir)),
+            }]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Every settings file Claude reads for `scope`, lowest precedence first (those that exist):

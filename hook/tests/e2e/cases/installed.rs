@@ -192,3 +192,72 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
         "uninstall gives the file back"
     );
 }
+
+/// Item 5 of issue 28, measured on 2.1.328 offline: `install --plugin-dir` writes a plugin
+/// (`.claude-plugin/plugin.json`, `hooks/hooks.json`) that `claude --plugin-dir <dir>` loads:
+/// its gate stops `git reset --hard HEAD~3` and lets `git status` run; and its
+/// `"onFailure": "block"` holds there too: with the hook binary gone, the call is blocked,
+/// not run.
+pub fn plugin_dir_guards_a_session_that_loads_it() {
+    let sandbox = Sandbox::new("plugin");
+    let plugin = sandbox.scratch.root.join("animus-guard");
+    animus(
+        &sandbox,
+        &["install", "--plugin-dir", plugin.to_str().unwrap()],
+    );
+    assert!(plugin.join(".claude-plugin/plugin.json").is_file());
+    let hooks = fs::read_to_string(plugin.join("hooks/hooks.json")).unwrap();
+    assert!(hooks.contains("--from-payload"), "{hooks}");
+    assert!(
+        !sandbox.home.join(".claude/settings.json").exists(),
+        "the user's settings untouched"
+    );
+    let doctor = animus(
+        &sandbox,
+        &["doctor", "--plugin-dir", plugin.to_str().unwrap()],
+    );
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("✓ live gate (plugin)"));
+    let project = &sandbox.project;
+    git(project, &["init", "-q"]);
+    for n in 1..=4 {
+        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
+        git(project, &["add", "work.txt"]);
+        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
+    }
+    let run_with_plugin = |sandbox: &Sandbox| {
+        let script = Script::new()
+            .tool_call(
+                "toolu_status",
+                "Bash",
+                bash("git status --short > status.txt"),
+            )
+            .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+        let mut args: Vec<String> = vec!["--plugin-dir".into(), plugin.to_str().unwrap().into()];
+        args.extend(
+            launch(&["--allowedTools", "Bash"])
+                .iter()
+                .map(|a| a.to_string()),
+        );
+        run(sandbox, &args, script)
+    };
+    let (mock, outcome) = run_with_plugin(&sandbox);
+    assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
+    assert!(!mock.tool_result("toolu_status").is_error);
+    assert!(project.join("status.txt").is_file(), "git status ran");
+    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    // The binary the plugin runs, gone: blocked, because onFailure is "block".
+    let hooks = hooks.replace(
+        "target/debug/animus-hook-emit\"",
+        "target/debug/missing-hook\"",
+    );
+    assert!(hooks.contains("missing-hook"), "{hooks}");
+    fs::write(plugin.join("hooks/hooks.json"), hooks).unwrap();
+    let (mock, outcome) = run_with_plugin(&sandbox);
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_reset",
+        "blocking because onFailure is \"block\"",
+    );
+    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+}
