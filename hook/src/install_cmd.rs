@@ -88,6 +88,7 @@ pub fn install_dir(scope: &Scope) -> Result<PathBuf, String> {
             if *local { "-local" } else { "" }
         ),
         Scope::Plugin { dir } => format!("claude-plugin-{}", gate::record::repo_scope(dir)?),
+        Scope::Opencode { .. } => "opencode-user".to_string(),
     };
     Ok(root.join("installed").join(name))
 }
@@ -157,8 +158,8 @@ pub fn run_install(args: InstallArgs) -> ExitCode {
 
 fn check_harness(harness: &str, command: &str) -> Result<(), String> {
     match harness {
-        "claude" => Ok(()),
-        "codex" | "gemini" | "opencode" => Err(format!(
+        "claude" | "opencode" => Ok(()),
+        "codex" | "gemini" => Err(format!(
             "`{command} --harness {harness}` is not built yet: guard {harness} per session with \
              `animus-hook inject --provider {harness}` (see the README)"
         )),
@@ -168,26 +169,65 @@ fn check_harness(harness: &str, command: &str) -> Result<(), String> {
     }
 }
 
-fn install(args: &InstallArgs) -> Result<(), String> {
-    check_harness(&args.harness, "install")?;
-    let scope = scope_of(
+/// The scope of `args`, for its harness.
+fn harness_scope(args: &InstallArgs) -> Result<Scope, String> {
+    if args.harness == "opencode" {
+        if args.scope != ScopeArg::User
+            || args.local
+            || args.project_root.is_some()
+            || args.plugin_dir.is_some()
+        {
+            return Err(
+                "--harness opencode installs into opencode's global config only (no \
+                        --scope project, --local, --project-root or --plugin-dir)"
+                    .into(),
+            );
+        }
+        return Ok(Scope::Opencode {
+            config_dir: install::opencode_config_dir(&env)?,
+        });
+    }
+    scope_of(
         args.scope,
         args.local,
         args.project_root.as_deref(),
         args.plugin_dir.as_deref(),
-    )?;
+    )
+}
+
+/// Is `text` a plugin `install --harness opencode` wrote?
+fn our_opencode_plugin(text: &str) -> bool {
+    text.starts_with(compiler::inject::opencode::INSTALLED_HEADER)
+}
+
+fn install(args: &InstallArgs) -> Result<(), String> {
+    check_harness(&args.harness, "install")?;
+    let scope = harness_scope(args)?;
+    let opencode = matches!(scope, Scope::Opencode { .. });
     let settings = install::settings_path(&scope, &env)?;
     let before = read_settings(&settings)?;
     let name = settings.display().to_string();
-    let mut doc = SettingsDoc::parse(&name, before.as_deref().unwrap_or(""))?;
-    // A `hooks` of the wrong shape is found now, before the policy is written.
-    let shape = install::InstalledHook {
-        binary: String::new(),
-        policy: String::new(),
-        policy_digest: String::new(),
-        observers: Vec::new(),
-    };
-    install::add_ours(&mut doc.clone(), &shape)?;
+    let mut doc = SettingsDoc::parse(&name, "")?;
+    if opencode {
+        if before
+            .as_deref()
+            .is_some_and(|text| !our_opencode_plugin(text))
+        {
+            return Err(format!(
+                "{name} is a plugin install did not write; move it aside first"
+            ));
+        }
+    } else {
+        doc = SettingsDoc::parse(&name, before.as_deref().unwrap_or(""))?;
+        // A `hooks` of the wrong shape is found now, before the policy is written.
+        let shape = install::InstalledHook {
+            binary: String::new(),
+            policy: String::new(),
+            policy_digest: String::new(),
+            observers: Vec::new(),
+        };
+        install::add_ours(&mut doc.clone(), &shape)?;
+    }
     if !args.dry_run {
         install::check_writable(&settings)?;
     }
@@ -248,8 +288,16 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         observers: compiler::inject::claude_observer_events(&source.profile)
             .map_err(|e| e.to_string())?,
     };
-    install::add_ours(&mut doc, &hook)?;
-    let after = doc.print();
+    let after = if opencode {
+        compiler::inject::opencode::installed_plugin(
+            &hook.binary,
+            &hook.policy,
+            &hook.policy_digest,
+        )
+    } else {
+        install::add_ours(&mut doc, &hook)?;
+        doc.print()
+    };
     if before.as_deref() == Some(after.as_str()) {
         println!("animus-hook install: {name} already has these hooks; nothing changed");
     } else if args.dry_run {
@@ -260,7 +308,8 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         println!("animus-hook install: dry run; nothing was written");
         return Ok(());
     } else {
-        if before.is_some() {
+        // The plugin is ours, whole: nothing of the user's to back up.
+        if before.is_some() && !opencode {
             let backup = install::backup(&settings, &backup_stamp())?;
             eprintln!(
                 "animus-hook install: backed up {name} to {}",
@@ -288,10 +337,14 @@ fn install(args: &InstallArgs) -> Result<(), String> {
                 dir.display()
             );
         }
-        println!(
-            "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
-            scope.name()
-        );
+        if opencode {
+            println!("animus-hook install: guarded every opencode session: plugin {name}");
+        } else {
+            println!(
+                "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
+                scope.name()
+            );
+        }
     }
     if args.dry_run {
         return Ok(());
@@ -340,10 +393,14 @@ fn write_manifest(
     }
     let project = match scope {
         Scope::Project { root, .. } => serde_json::json!(root),
-        Scope::User | Scope::Plugin { .. } => serde_json::Value::Null,
+        Scope::User | Scope::Plugin { .. } | Scope::Opencode { .. } => serde_json::Value::Null,
+    };
+    let harness = match scope {
+        Scope::Opencode { .. } => "opencode",
+        _ => "claude",
     };
     let manifest = serde_json::json!({
-        "harness": "claude",
+        "harness": harness,
         "scope": scope.name(),
         "project_root": project,
         "settings": settings,
@@ -391,18 +448,28 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     if args.profile.is_some() || args.hook_binary.is_some() {
         return Err("uninstall takes no --config, --agent or --hook-binary".into());
     }
-    let scope = scope_of(
-        args.scope,
-        args.local,
-        args.project_root.as_deref(),
-        args.plugin_dir.as_deref(),
-    )?;
+    let scope = harness_scope(args)?;
     let settings = install::settings_path(&scope, &env)?;
     let name = settings.display().to_string();
     let Some(before) = read_settings(&settings)? else {
         println!("animus-hook uninstall: there is no {name}; nothing to remove");
         return Ok(());
     };
+    if matches!(scope, Scope::Opencode { .. }) {
+        if !our_opencode_plugin(&before) {
+            return Err(format!(
+                "{name} is a plugin install did not write; it is left alone"
+            ));
+        }
+        if args.dry_run {
+            println!("animus-hook uninstall: would remove {name}; dry run, nothing was written");
+            return Ok(());
+        }
+        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+        println!("animus-hook uninstall: removed the guard plugin {name}");
+        remove_install_dir(&install_dir(&scope)?);
+        return Ok(());
+    }
     let (after, removed, restored) = install::plan_uninstall(&settings, &before)?;
     if removed == 0 {
         println!("animus-hook uninstall: {name} holds no animus-hook entries; nothing changed");

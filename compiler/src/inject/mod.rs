@@ -206,6 +206,7 @@ pub fn inject_harness_hooks_with_env(
         project_root: utf8(&project_root, "project root")?,
         policy: utf8(&policy_path, "policy")?,
         policy_digest,
+        from_payload: false,
     };
     let mut warnings = compiled.warnings;
     let wiring = match harness {
@@ -328,6 +329,9 @@ pub(crate) struct HookCommand {
     pub policy: String,
     /// The policy's pin (`sha256:<hex>` of its stamp), carried by every gate.
     pub policy_digest: String,
+    /// `emit --from-payload` instead of `--session` and `--project-root` (an installed hook
+    /// serves every session: `install`).
+    pub from_payload: bool,
 }
 
 impl HookCommand {
@@ -339,13 +343,22 @@ impl HookCommand {
             self.harness.as_str(),
             "--event",
             event,
-            "--session",
-            &self.session_id,
-            "--project-root",
-            &self.project_root,
         ]
         .map(String::from)
         .into();
+        if self.from_payload {
+            args.push(install::FROM_PAYLOAD.into());
+        } else {
+            args.extend(
+                [
+                    "--session",
+                    &self.session_id,
+                    "--project-root",
+                    &self.project_root,
+                ]
+                .map(String::from),
+            );
+        }
         if gate {
             args.extend([
                 "--policy".to_string(),
@@ -479,6 +492,7 @@ mod tests {
             project_root: "/p".into(),
             policy: "/p/animus-policy.json".into(),
             policy_digest: format!("sha256:{}", "0".repeat(64)),
+            from_payload: false,
         };
         let line = command.shell_line("PreToolUse", true, timeout_secs);
         let out = std::process::Command::new("bash")
@@ -538,6 +552,7 @@ mod tests {
             project_root: "/p".into(),
             policy: "/p/p.json".into(),
             policy_digest: format!("sha256:{}", "0".repeat(64)),
+            from_payload: false,
         };
         let out = std::process::Command::new("bash")
             .args(["-c", &command.shell_line("BeforeTool", true, 30)])

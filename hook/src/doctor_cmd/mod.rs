@@ -21,14 +21,16 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::process::ExitCode;
 
 use compiler::inject::install::{self, MANIFEST_FILE, Scope};
 use compiler::inject::settings_doc::SettingsDoc;
 use serde_json::{Value, json};
 
 use crate::install_cmd;
+
+mod probe;
+use probe::{cli_version, probe};
 
 /// What `doctor` was asked.
 pub struct DoctorArgs {
@@ -154,7 +156,15 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
     // A project at HOME names the user's settings again: checked once.
     let user = install::settings_path(&Scope::User, &env).ok();
     scopes.retain(|s| s == &Scope::User || install::settings_path(s, &env).ok() != user);
-    let projects_installed = scopes[1..].iter().any(has_ours);
+    let opencode = install::opencode_config_dir(&env)
+        .ok()
+        .map(|config_dir| Scope::Opencode { config_dir });
+    let opencode_plugin = opencode
+        .as_ref()
+        .and_then(|scope| install::settings_path(scope, &env).ok())
+        .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
+        .filter(|(_, text)| text.starts_with(compiler::inject::opencode::INSTALLED_HEADER));
+    let projects_installed = scopes[1..].iter().any(has_ours) || opencode_plugin.is_some();
     for scope in &scopes {
         let settings = match install::settings_path(scope, &env) {
             Ok(path) => path,
@@ -206,9 +216,25 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         report.pass(format!("settings parse ({})", scope.name()), name.clone());
         diagnose_install(scope, &name, &doc, &ours, report);
     }
+    if let (Some(scope), Some((path, text))) = (&opencode, &opencode_plugin) {
+        match compiler::inject::opencode::plugin_gate(text) {
+            Some((binary, args)) => {
+                report.pass("opencode plugin", path.display().to_string());
+                diagnose_gate(scope, &binary, &args, report);
+            }
+            None => report.fail(
+                "opencode plugin",
+                format!("{}: no gate command in it", path.display()),
+                reinstall(scope),
+            ),
+        }
+    }
     kill_switch(report);
     state_dir(report);
-    claude_version(report);
+    cli_version(report, "claude");
+    if opencode_plugin.is_some() {
+        cli_version(report, "opencode");
+    }
 }
 
 fn has_ours(scope: &Scope) -> bool {
@@ -229,6 +255,7 @@ fn reinstall(scope: &Scope) -> String {
             if *local { " --local" } else { "" }
         ),
         Scope::Plugin { dir } => format!("animus-hook install --plugin-dir {}", dir.display()),
+        Scope::Opencode { .. } => "animus-hook install --harness opencode".into(),
     }
 }
 
@@ -309,16 +336,44 @@ fn diagnose_install(
         },
     );
     let Some((binary, args)) = gate else { return };
+    diagnose_gate(scope, &binary, &args, report);
+    // 5. The kill switch in this file's `env`.
+    let set = doc
+        .to_json()
+        .get("env")
+        .and_then(|e| e.get(compiler::inject::KILL_SWITCH_ENV))
+        .is_some_and(|v| v.as_str().is_none_or(|s| !s.is_empty()));
+    report.check(
+        &format!("kill switch in settings env ({scope_name})"),
+        if set {
+            Err((
+                format!("{name} sets {} in `env`", compiler::inject::KILL_SWITCH_ENV),
+                format!(
+                    "remove `env.{}` from {name}",
+                    compiler::inject::KILL_SWITCH_ENV
+                ),
+            ))
+        } else {
+            Ok("not set".into())
+        },
+    );
+}
+
+/// The checks every installed gate gets, whatever wires it: the binary, the policy with its
+/// pin, its sources, and a live deny and pass through the exact command.
+fn diagnose_gate(scope: &Scope, binary: &str, args: &[String], report: &mut Report) {
+    let fix = reinstall(scope);
+    let scope_name = scope.name();
     // 3. The binary.
     let binary_ok = report.check(
         &format!("hook binary ({scope_name})"),
-        compiler::inject::verify_hook_binary(Path::new(&binary))
+        compiler::inject::verify_hook_binary(Path::new(binary))
             .map(|()| format!("{binary} is animus-hook {}", env!("CARGO_PKG_VERSION")))
             .map_err(|e| (e.to_string(), format!("reinstall the binary, then `{fix}`"))),
     );
     // 4. The policy: loads with its pin, and recompiles without drift.
-    let policy = PathBuf::from(arg_after(&args, "--policy").unwrap_or_default());
-    let digest = arg_after(&args, "--policy-digest").unwrap_or_default();
+    let policy = PathBuf::from(arg_after(args, "--policy").unwrap_or_default());
+    let digest = arg_after(args, "--policy-digest").unwrap_or_default();
     let loaded = engine::sidecar::stamp::parse_pin(&digest)
         .and_then(|pin| gate::policy_source::load_for_hook(&policy, Some(&pin)).map(drop));
     let policy_ok = report.check(
@@ -340,29 +395,9 @@ fn diagnose_install(
     if binary_ok && policy_ok {
         report.check(
             &format!("live gate ({scope_name})"),
-            probe(&binary, &args, &policy, &fix),
+            probe(binary, args, &policy, &fix),
         );
     }
-    // 5. The kill switch in this file's `env`.
-    let set = doc
-        .to_json()
-        .get("env")
-        .and_then(|e| e.get(compiler::inject::KILL_SWITCH_ENV))
-        .is_some_and(|v| v.as_str().is_none_or(|s| !s.is_empty()));
-    report.check(
-        &format!("kill switch in settings env ({scope_name})"),
-        if set {
-            Err((
-                format!("{name} sets {} in `env`", compiler::inject::KILL_SWITCH_ENV),
-                format!(
-                    "remove `env.{}` from {name}",
-                    compiler::inject::KILL_SWITCH_ENV
-                ),
-            ))
-        } else {
-            Ok("not set".into())
-        },
-    );
 }
 
 /// Recompile the installed policy from its sources and compare the bytes.
@@ -409,97 +444,6 @@ fn drift(scope: &Scope, policy: &Path, fix: &str) -> Result<String, (String, Str
     }
 }
 
-/// Run the installed gate command on two synthetic payloads: a shell call that removes the
-/// installed policy (the built-in self-protection denies it under every profile) must be
-/// denied, and `git status` must get no answer.
-fn probe(
-    binary: &str,
-    args: &[String],
-    policy: &Path,
-    fix: &str,
-) -> Result<String, (String, String)> {
-    // Not the policy's directory: a shell call made there is the guard's own business, and
-    // is denied. The probes are recorded, as session `animus-doctor`, under the temp dir's
-    // scope.
-    let cwd = std::env::temp_dir();
-    let payload = |command: &str| {
-        json!({
-            "session_id": "animus-doctor",
-            "cwd": cwd,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": "toolu_doctor",
-            "permission_mode": "default",
-        })
-        .to_string()
-    };
-    let mut args = args.to_vec();
-    if let Some(i) = args.iter().position(|a| a == "--event")
-        && let Some(event) = args.get_mut(i + 1)
-    {
-        *event = "PreToolUse".into();
-    }
-    let failed = |e: String| (e, fix.to_string());
-    let deny = run_gate(
-        binary,
-        &args,
-        &payload(&format!("rm -f {}", policy.display())),
-    )
-    .map_err(failed)?;
-    let denied: Option<Value> = serde_json::from_str(deny.trim()).ok();
-    let decision = denied
-        .as_ref()
-        .and_then(|v| v.pointer("/hookSpecificOutput/permissionDecision"))
-        .and_then(Value::as_str);
-    if decision != Some("deny") {
-        return Err(failed(format!(
-            "the installed gate did not deny removing its own policy; it answered {:?}",
-            deny.trim()
-        )));
-    }
-    let benign = run_gate(binary, &args, &payload("git status")).map_err(failed)?;
-    if !benign.trim().is_empty() {
-        return Err(failed(format!(
-            "the installed gate answered `git status` with {:?} (expected nothing)",
-            benign.trim()
-        )));
-    }
-    Ok("denies removing its own policy, leaves `git status` to claude".into())
-}
-
-/// Run `binary args` with `payload` on stdin, bounded; its stdout.
-fn run_gate(binary: &str, args: &[String], payload: &str) -> Result<String, String> {
-    let mut child = Command::new(binary)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run {binary}: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(payload.as_bytes());
-    }
-    let out = wait_bounded(child, Duration::from_secs(40))?;
-    Ok(String::from_utf8_lossy(&out).into_owned())
-}
-
-fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Result<Vec<u8>, String> {
-    let started = Instant::now();
-    loop {
-        if child.try_wait().map_err(|e| e.to_string())?.is_some() {
-            let out = child.wait_with_output().map_err(|e| e.to_string())?;
-            return Ok(out.stdout);
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("no answer within {} s", limit.as_secs()));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn kill_switch(report: &mut Report) {
     let name = compiler::inject::KILL_SWITCH_ENV;
     match std::env::var_os(name).filter(|v| !v.is_empty()) {
@@ -532,45 +476,6 @@ fn state_dir(report: &mut Report) {
             "state dir",
             e,
             "chmod 700 the state dir (or `animus-hook install`)",
-        ),
-    }
-}
-
-fn claude_version(report: &mut Report) {
-    let Some(path) = env("PATH") else { return };
-    let Some(claude) = std::env::split_paths(&path)
-        .map(|dir| dir.join("claude"))
-        .find(|p| p.is_file())
-    else {
-        return;
-    };
-    let child = Command::new(&claude)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let result = child
-        .map_err(|e| e.to_string())
-        .and_then(|c| wait_bounded(c, Duration::from_secs(20)));
-    match result {
-        Ok(out) if !out.is_empty() => report.pass(
-            "claude CLI",
-            format!(
-                "{} {}",
-                claude.display(),
-                String::from_utf8_lossy(&out).trim()
-            ),
-        ),
-        Ok(_) => report.fail(
-            "claude CLI",
-            format!("{} --version printed nothing", claude.display()),
-            "reinstall Claude Code",
-        ),
-        Err(e) => report.fail(
-            "claude CLI",
-            format!("{}: {e}", claude.display()),
-            "reinstall Claude Code",
         ),
     }
 }

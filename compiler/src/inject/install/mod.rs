@@ -72,6 +72,11 @@ pub enum Scope {
     /// and `hooks/hooks.json`, for `claude --plugin-dir <dir>` or a plugin marketplace. Its
     /// policy's sources are the user's, as for [`Scope::User`].
     Plugin { dir: PathBuf },
+    /// opencode's global config directory (`$XDG_CONFIG_HOME/opencode`, else
+    /// `~/.config/opencode`): the guard plugin `plugins/animus-guard.js`
+    /// ([`super::opencode::installed_plugin`]). Its policy's sources are the user's Claude
+    /// settings, as for [`Scope::User`] (a policy is written in Claude's tool names).
+    Opencode { config_dir: PathBuf },
 }
 
 impl Scope {
@@ -82,6 +87,7 @@ impl Scope {
             Scope::Project { local: false, .. } => "project",
             Scope::Project { local: true, .. } => "project-local",
             Scope::Plugin { .. } => "plugin",
+            Scope::Opencode { .. } => "opencode",
         }
     }
 }
@@ -120,7 +126,27 @@ pub fn settings_path(
             "settings.json"
         }),
         Scope::Plugin { dir } => dir.join("hooks").join("hooks.json"),
+        Scope::Opencode { config_dir } => config_dir
+            .join("plugins")
+            .join(super::opencode::PLUGIN_FILE_NAME),
     })
+}
+
+/// opencode's global config directory: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
+pub fn opencode_config_dir(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<PathBuf, String> {
+    if let Some(dir) = env("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
+        return Ok(dir.join("opencode"));
+    }
+    match env("HOME").filter(|v| !v.is_empty()).map(PathBuf::from) {
+        Some(home) if home.is_absolute() => Ok(home.join(".config/opencode")),
+        _ => Err("HOME is not set to an absolute path (and XDG_CONFIG_HOME is unset)".into()),
+    }
 }
 
 /// The plugin's manifest, inside its directory.
@@ -146,6 +172,13 @@ pub fn guarded_places(scope: &Scope) -> Vec<crate::self_protection::Protected> {
             vec![crate::self_protection::Protected {
                 what: "the guard's claude plugin, which wires its hooks into every session that \
                        loads it",
+                glob: format!("{}/**", crate::self_protection::absolute_glob(&dir)),
+            }]
+        }
+        Scope::Opencode { config_dir } => {
+            let dir = std::fs::canonicalize(config_dir).unwrap_or_else(|_| config_dir.clone());
+            vec![crate::self_protection::Protected {
+                what: "opencode's config directory, where the guard's plugin is loaded from",
                 glob: format!("{}/**", crate::self_protection::absolute_glob(&dir)),
             }]
         }
@@ -473,123 +506,8 @@ pub fn plan_uninstall(
     Ok((doc.print(), removed, None))
 }
 
-/// The path a write to `settings` replaces: the link's target when `settings` is a symbolic
-/// link (a dotfiles checkout keeps its link), else `settings`.
-pub fn write_target(settings: &Path) -> Result<PathBuf, String> {
-    match std::fs::symlink_metadata(settings) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(settings).map_err(|e| {
-            format!(
-                "`{}` is a link that cannot be followed: {e}",
-                settings.display()
-            )
-        }),
-        _ => Ok(settings.to_path_buf()),
-    }
-}
-
-/// Refuse early, changing nothing, when `settings` cannot be replaced: its directory must take
-/// a new file (created and removed here), and an existing file must open for writing.
-pub fn check_writable(settings: &Path) -> Result<(), String> {
-    let target = write_target(settings)?;
-    let dir = target.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| {
-        format!(
-            "cannot write `{}`: cannot create `{}`: {e}",
-            settings.display(),
-            dir.display()
-        )
-    })?;
-    let probe = dir.join(format!(".animus-install-probe.{}", std::process::id()));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-        .map_err(|e| {
-            format!(
-                "cannot write `{}`: its directory takes no new file: {e}",
-                settings.display()
-            )
-        })?;
-    let _ = std::fs::remove_file(&probe);
-    if target.exists() {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&target)
-            .map_err(|e| format!("cannot write `{}`: {e}", settings.display()))?;
-    }
-    Ok(())
-}
-
-/// Replace `settings` with `text` atomically: a temporary file beside it (same mode as the file
-/// it replaces, `0600` for a new one), synced, renamed over it, the directory synced.
-pub fn write_settings(settings: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let target = write_target(settings)?;
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let mode = std::fs::metadata(&target)
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(0o600);
-    let name = target.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.animus-{}.tmp", std::process::id()));
-    let error = |e: std::io::Error| format!("cannot write `{}`: {e}", settings.display());
-    let result = (|| -> std::io::Result<()> {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)?;
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &target)?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(error)
-}
-
-/// Copy `settings`' exact bytes (and mode) to `<settings>.animus-backup-<stamp>`, never over an
-/// existing file. Returns the backup's path.
-pub fn backup(settings: &Path, stamp: &str) -> Result<PathBuf, String> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let target = write_target(settings)?;
-    let bytes = std::fs::read(&target)
-        .map_err(|e| format!("cannot read `{}` to back it up: {e}", settings.display()))?;
-    let mode = std::fs::metadata(&target)
-        .map(|m| m.permissions().mode() & 0o777)
-        .unwrap_or(0o600);
-    let name = settings.file_name().unwrap_or_default().to_string_lossy();
-    for n in 0..100 {
-        let suffix = if n == 0 {
-            String::new()
-        } else {
-            format!("-{n}")
-        };
-        let path = settings.with_file_name(format!("{name}.animus-backup-{stamp}{suffix}"));
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&path);
-        match file {
-            Ok(mut file) => {
-                use std::io::Write;
-                file.write_all(&bytes)
-                    .and_then(|()| file.sync_all())
-                    .map_err(|e| format!("cannot write the backup `{}`: {e}", path.display()))?;
-                let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode));
-                return Ok(path);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot write the backup `{}`: {e}", path.display())),
-        }
-    }
-    Err(format!("cannot name a backup of `{}`", settings.display()))
-}
+mod files;
+pub use files::{backup, check_writable, write_settings, write_target};
 
 #[cfg(test)]
-#[path = "install_tests.rs"]
 mod tests;

@@ -169,3 +169,33 @@ fn uninstall_restores_the_backup_bytes_when_nothing_else_changed() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_installed_opencode_plugin_runs_emit_from_payload_and_says_it_is_ours() {
+    use super::super::opencode::{INSTALLED_HEADER, installed_plugin, plugin_gate};
+    let text = installed_plugin(
+        "/opt/animus-hook-emit",
+        "/p/animus-policy.json",
+        "sha256:aa",
+    );
+    assert!(text.starts_with(INSTALLED_HEADER), "{text}");
+    assert!(text.contains("session_id: input.sessionID") && text.contains("cwd: directory"));
+    let (binary, args) = plugin_gate(&text).unwrap();
+    assert_eq!(binary, "/opt/animus-hook-emit");
+    assert_eq!(
+        args,
+        [
+            "emit",
+            "--provider",
+            "opencode",
+            "--event",
+            "tool.execute.before",
+            "--from-payload",
+            "--policy",
+            "/p/animus-policy.json",
+            "--policy-digest",
+            "sha256:aa"
+        ]
+    );
+    assert!(!text.contains("--session"), "{text}");
+}
