@@ -349,7 +349,10 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     if args.dry_run {
         return Ok(());
     }
-    write_manifest(&dir, &scope, &settings, &binary, &source)?;
+    // Whether install made the settings file: uninstall then removes it again (when nothing
+    // but `{}` is left), rather than leaving an empty file behind.
+    let created = before.is_none() || manifest_says_created(&dir);
+    write_manifest(&dir, &scope, (&settings, created), &binary, &source)?;
     Ok(())
 }
 
@@ -373,10 +376,18 @@ fn private_state_root(state: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Does the manifest in `dir` say install created the settings file?
+fn manifest_says_created(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join(MANIFEST_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|m| m["created_settings"] == true)
+}
+
 fn write_manifest(
     dir: &Path,
     scope: &Scope,
-    settings: &Path,
+    (settings, created): (&Path, bool),
     binary: &Path,
     source: &Source,
 ) -> Result<(), String> {
@@ -404,6 +415,7 @@ fn write_manifest(
         "scope": scope.name(),
         "project_root": project,
         "settings": settings,
+        "created_settings": created,
         "hook_binary": binary,
         "source": source.manifest,
     });
@@ -482,6 +494,19 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     }
     install::check_writable(&settings)?;
     let backup = install::backup(&settings, &backup_stamp())?;
+    let dir = install_dir(&scope)?;
+    if manifest_says_created(&dir)
+        && SettingsDoc::parse(&name, &after).is_ok_and(|d| d.to_json() == serde_json::json!({}))
+    {
+        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+        println!(
+            "animus-hook uninstall: removed {name}, which install had created (the state before \
+             was backed up to {})",
+            backup.display()
+        );
+        remove_install_dir(&dir);
+        return Ok(());
+    }
     install::write_settings(&settings, &after)?;
     match restored {
         Some(from) => println!(

@@ -329,8 +329,12 @@ fn install_creates_settings_when_there_are_none_and_uninstall_leaves_no_hooks() 
     let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
     assert!(home.backups().is_empty(), "nothing to back up");
+    assert_ok(&home.run(&["install"]));
     assert_ok(&home.run(&["uninstall"]));
-    assert_eq!(home.read_settings(), "{}\n");
+    assert!(
+        !home.settings().exists(),
+        "the file install created is gone again"
+    );
 }
 
 #[test]
@@ -425,5 +429,56 @@ fn project_scope_writes_the_projects_local_settings() {
     );
     assert_ok(&home.run_in(&["doctor"], &project));
     assert_ok(&home.run_in(&["uninstall", "--scope", "project", "--local"], &project));
-    assert_eq!(std::fs::read_to_string(&local).unwrap(), "{}\n");
+    assert!(!local.exists(), "the file install created is gone again");
+}
+
+#[test]
+fn hooks_written_before_permissions_do_not_make_the_policy_drift() {
+    // Adding our entries moves every line below `hooks`: the installed policy must not depend
+    // on where the user's entries sit, or doctor would report drift right after install.
+    let home = Home::new("install-order");
+    home.write_settings(
+        "{\n  \"hooks\": {},\n  \"permissions\": {\n    \"deny\": [\n      \"Bash(curl:*)\"\n    ]\n  }\n}\n",
+    );
+    assert_ok(&home.run(&["install"]));
+    assert_ok(&home.run(&["doctor"]));
+    let again = home.run(&["install"]);
+    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+}
+
+#[test]
+fn claude_config_dir_names_the_settings_install_writes() {
+    let home = Home::new("install-config-dir");
+    let config = home.dir.join("elsewhere");
+    std::fs::create_dir_all(&config).unwrap();
+    let out = Command::new(common::bin())
+        .arg("install")
+        .env("HOME", home.path())
+        .env("CLAUDE_CONFIG_DIR", &config)
+        .env_remove("ANIMUS_CONFIG_DIR")
+        .env_remove("ANIMUS_HOOK_BIN")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(config.join("settings.json")).unwrap();
+    assert!(text.contains("--from-payload"), "{text}");
+    assert!(
+        !home.settings().exists(),
+        "~/.claude is not CLAUDE_CONFIG_DIR"
+    );
+    // The installed policy protects that settings file from the agent.
+    let policy = std::fs::read_to_string(
+        home.dir
+            .join(".animus/installed/claude-user/animus-policy.json"),
+    )
+    .unwrap();
+    let canonical = std::fs::canonicalize(&config).unwrap();
+    assert!(
+        policy.contains(&format!("{}/settings*.json", canonical.display())),
+        "{policy}"
+    );
 }

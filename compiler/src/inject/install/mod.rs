@@ -353,6 +353,12 @@ impl InstalledHook {
 /// handler leaves its event, an event left with no group leaves `hooks`, and `hooks` left empty
 /// leaves the file. Returns how many handlers were removed.
 pub fn remove_ours(doc: &mut SettingsDoc) -> usize {
+    remove_ours_keeping(doc, false)
+}
+
+/// [`remove_ours`]; with `keep_hooks`, a `hooks` object left empty stays in its place (install
+/// is about to add ours back into it: the file keeps its order).
+fn remove_ours_keeping(doc: &mut SettingsDoc, keep_hooks: bool) -> usize {
     let mut removed = 0;
     let members = doc.members_mut();
     let Some(at) = members.iter().rposition(|(k, _)| k == "hooks") else {
@@ -388,7 +394,7 @@ pub fn remove_ours(doc: &mut SettingsDoc) -> usize {
     }
     if removed > 0 {
         events.retain(|(_, groups)| !matches!(&groups.value, Value::Array(l) if l.is_empty()));
-        if events.is_empty() {
+        if events.is_empty() && !keep_hooks {
             members.remove(at);
         }
     }
@@ -398,7 +404,7 @@ pub fn remove_ours(doc: &mut SettingsDoc) -> usize {
 /// `doc` with our entries (those of an earlier install replaced): each event's group is added
 /// after the user's own.
 pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), String> {
-    remove_ours(doc);
+    remove_ours_keeping(doc, true);
     let members = doc.members_mut();
     let at = match members.iter().rposition(|(k, _)| k == "hooks") {
         Some(at) => at,
@@ -482,11 +488,15 @@ pub fn plan_uninstall(
 ) -> Result<(String, usize, Option<PathBuf>), String> {
     let name = settings.display().to_string();
     let mut doc = SettingsDoc::parse(&name, current)?;
+    let mut kept = doc.clone();
     let removed = remove_ours(&mut doc);
     if removed == 0 {
         return Ok((current.to_string(), 0, None));
     }
-    let left = doc.to_json();
+    // What is left, with and without a `hooks` object left empty (the user may have had one
+    // before install): a backup equal to either is the file as it was.
+    remove_ours_keeping(&mut kept, true);
+    let left = [doc.to_json(), kept.to_json()];
     for backup in backups(settings) {
         let Ok(text) = std::fs::read_to_string(&backup) else {
             continue;
@@ -499,7 +509,7 @@ pub fn plan_uninstall(
             Ok(backup_doc) => !our_handlers(&backup_doc).is_empty(),
             Err(_) => false,
         };
-        if !holds_ours && parsed.to_json() == left {
+        if !holds_ours && left.contains(&parsed.to_json()) {
             return Ok((text, removed, Some(backup)));
         }
     }

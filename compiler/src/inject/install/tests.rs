@@ -199,3 +199,24 @@ fn the_installed_opencode_plugin_runs_emit_from_payload_and_says_it_is_ours() {
     );
     assert!(!text.contains("--session"), "{text}");
 }
+
+#[test]
+fn reinstalling_keeps_a_hooks_key_that_holds_only_ours_in_its_place() {
+    let text = "{\n  \"hooks\": {},\n  \"model\": \"opus\"\n}\n";
+    let once = installed(text, "sha256:aa");
+    assert!(once.find("\"hooks\"") < once.find("\"model\""), "{once}");
+    assert_eq!(installed(&once, "sha256:aa"), once);
+}
+
+#[test]
+fn uninstall_gives_back_an_empty_hooks_object_the_user_had() {
+    let dir = std::env::temp_dir().join(format!("animus-install-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    let original = "{\"hooks\": {}, \"model\": \"opus\"}\n";
+    std::fs::write(&settings, original).unwrap();
+    backup(&settings, "20260101T000000Z").unwrap();
+    let (text, _, from) = plan_uninstall(&settings, &installed(original, "sha256:aa")).unwrap();
+    assert_eq!((text.as_str(), from.is_some()), (original, true));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
