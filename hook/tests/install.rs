@@ -482,3 +482,31 @@ fn claude_config_dir_names_the_settings_install_writes() {
         "{policy}"
     );
 }
+
+#[test]
+fn a_settings_file_that_is_a_symlink_is_written_through_its_link() {
+    // A dotfiles checkout links ~/.claude/settings.json to a file it keeps elsewhere.
+    let home = Home::new("install-symlink");
+    let dotfiles = home.dir.join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("claude-settings.json");
+    std::fs::write(&real, USER_SETTINGS).unwrap();
+    std::os::unix::fs::symlink(&real, home.settings()).unwrap();
+    assert_ok(&home.run(&["install"]));
+    let link = std::fs::symlink_metadata(home.settings()).unwrap();
+    assert!(link.file_type().is_symlink(), "the link is kept");
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("--from-payload")
+    );
+    assert_eq!(home.backups().len(), 1);
+    assert_ok(&home.run(&["uninstall"]));
+    assert!(
+        std::fs::symlink_metadata(home.settings())
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), USER_SETTINGS);
+}
