@@ -25,7 +25,8 @@ USAGE:
       is not a gate (recorded all the same).
   animus-hook install [--harness claude] [--scope user|project] [--local]
                       [--project-root <dir>] [--config <file> --agent <id>]
-                      [--hook-binary <path>] [--plugin-dir <dir>] [--dry-run]
+                      [--hook-binary <path>] [--plugin-dir <dir>] [--sandbox]
+                      [--dry-run]
       Guard every claude session you start: compile the policy (the built-in packs plus the
       deny and ask entries of your claude settings, or --config/--agent) into
       ~/.animus/installed/ and add the gate and observer hooks to ~/.claude/settings.json
@@ -35,7 +36,9 @@ USAGE:
       the diff. Refused, changing nothing: settings that are not JSON or hold comments, a
       file that cannot be written, a hook binary that is not this animus-hook.
       --plugin-dir writes the same hooks as a claude plugin instead (<dir>/.claude-plugin/
-      plugin.json and <dir>/hooks/hooks.json), for `claude --plugin-dir <dir>`.
+      plugin.json and <dir>/hooks/hooks.json), for `claude --plugin-dir <dir>`. --sandbox
+      also turns on claude's Bash sandbox with writes denied to the guard's files (as inject
+      --sandbox; refused when the settings already configure a sandbox of their own).
   animus-hook uninstall [--harness claude] [--scope user|project] [--local]
                         [--project-root <dir>] [--plugin-dir <dir>] [--dry-run]
       Remove exactly the hooks install added (the settings' backup's content comes back when

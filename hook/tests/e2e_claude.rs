@@ -73,6 +73,7 @@ const TESTS: &[Test] = tests![
     core_pack_stops_git_reset_hard_with_the_safer_way,
     installed_guard_stops_git_reset_in_a_normally_started_session,
     plugin_dir_guards_a_session_that_loads_it,
+    installed_sandbox_keeps_the_guard_files_byte_identical,
     allow_allowlisted_command_runs_without_allowed_tools,
     defer_leaves_the_decision_to_the_cli,
     ask_blocks_in_print_mode_with_the_reason,

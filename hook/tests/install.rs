@@ -510,3 +510,49 @@ fn a_settings_file_that_is_a_symlink_is_written_through_its_link() {
     );
     assert_eq!(std::fs::read_to_string(&real).unwrap(), USER_SETTINGS);
 }
+
+#[test]
+fn install_sandbox_adds_claudes_sandbox_and_uninstall_takes_it_away() {
+    let home = Home::new("install-sandbox");
+    home.write_settings(USER_SETTINGS);
+    assert_ok(&home.run(&["install", "--sandbox"]));
+    let settings: Value = serde_json::from_str(&home.read_settings()).unwrap();
+    let sandbox = &settings["sandbox"];
+    assert_eq!(sandbox["enabled"], true);
+    assert_eq!(sandbox["failIfUnavailable"], true);
+    assert_eq!(sandbox["allowUnsandboxedCommands"], false);
+    assert_eq!(sandbox["autoAllowBashIfSandboxed"], false);
+    let deny: Vec<&str> = sandbox["filesystem"]["denyWrite"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let installed = std::fs::canonicalize(home.installed_dir()).unwrap();
+    let claude = std::fs::canonicalize(home.claude_dir()).unwrap();
+    for place in [installed.to_str().unwrap(), claude.to_str().unwrap()] {
+        assert!(deny.contains(&place), "{place} in {deny:?}");
+    }
+    let text = home.read_settings();
+    let again = home.run(&["install", "--sandbox"]);
+    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    // Installing again without --sandbox takes our sandbox away, and keeps the gates.
+    assert_ok(&home.run(&["install"]));
+    let plain: Value = serde_json::from_str(&home.read_settings()).unwrap();
+    assert!(plain.get("sandbox").is_none() && plain["hooks"]["PermissionRequest"].is_array());
+    assert_ok(&home.run(&["install", "--sandbox"]));
+    assert_eq!(home.read_settings(), text);
+    assert_ok(&home.run(&["uninstall"]));
+    assert_eq!(home.read_settings(), USER_SETTINGS);
+    // A sandbox of the user's own is not overwritten.
+    let own = USER_SETTINGS.replacen('{', "{\n  \"sandbox\": {\"enabled\": true},", 1);
+    home.write_settings(&own);
+    let refused = home.run(&["install", "--sandbox"]);
+    assert_eq!(refused.code, Some(1));
+    assert!(
+        refused.stderr.contains("already configures `sandbox`"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(home.read_settings(), own);
+}

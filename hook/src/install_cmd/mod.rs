@@ -14,6 +14,11 @@ use std::process::ExitCode;
 use compiler::inject::install::{self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope};
 use compiler::inject::settings_doc::SettingsDoc;
 
+mod parse;
+mod uninstall;
+pub use parse::parse;
+pub use uninstall::run_uninstall;
+
 /// What `install` and `uninstall` were asked.
 pub struct InstallArgs {
     pub harness: String,
@@ -25,6 +30,8 @@ pub struct InstallArgs {
     pub hook_binary: Option<PathBuf>,
     /// `--plugin-dir`: write a Claude Code plugin there instead of into settings.
     pub plugin_dir: Option<PathBuf>,
+    /// `--sandbox`: also Claude's Bash sandbox, denying writes to the guard's places.
+    pub sandbox: bool,
     pub dry_run: bool,
 }
 
@@ -288,6 +295,38 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         observers: compiler::inject::claude_observer_events(&source.profile)
             .map_err(|e| e.to_string())?,
     };
+    // The sandbox block: ours when it is what the last install recorded.
+    let recorded_sandbox = recorded_sandbox(&dir);
+    let sandbox = if args.sandbox {
+        if opencode || matches!(scope, Scope::Plugin { .. }) {
+            return Err(
+                "--sandbox is for claude's settings (a plugin or opencode has no \
+                        sandbox setting)"
+                    .into(),
+            );
+        }
+        Some(install::sandbox_block(&scope, &dir, &binary, &env)?)
+    } else {
+        None
+    };
+    if !opencode {
+        let theirs = doc.to_json().get("sandbox").cloned();
+        match (&theirs, &sandbox) {
+            (Some(existing), Some(_)) if Some(existing) != recorded_sandbox.as_ref() => {
+                return Err(format!(
+                    "{name} already configures `sandbox`; merge the guard's denyWrite places into \
+                     it by hand, or install without --sandbox"
+                ));
+            }
+            _ => {}
+        }
+        if let Some(recorded) = &recorded_sandbox {
+            install::remove_member_if(&mut doc, "sandbox", recorded);
+        }
+        if let Some(block) = &sandbox {
+            install::set_member(&mut doc, "sandbox", block);
+        }
+    }
     let after = if opencode {
         compiler::inject::opencode::installed_plugin(
             &hook.binary,
@@ -352,7 +391,13 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     // Whether install made the settings file: uninstall then removes it again (when nothing
     // but `{}` is left), rather than leaving an empty file behind.
     let created = before.is_none() || manifest_says_created(&dir);
-    write_manifest(&dir, &scope, (&settings, created), &binary, &source)?;
+    write_manifest(
+        &dir,
+        &scope,
+        (&settings, created),
+        &binary,
+        (&source, sandbox.as_ref()),
+    )?;
     Ok(())
 }
 
@@ -376,6 +421,15 @@ fn private_state_root(state: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The `sandbox` block the last install in `dir` wrote, if any.
+fn recorded_sandbox(dir: &Path) -> Option<serde_json::Value> {
+    std::fs::read_to_string(dir.join(MANIFEST_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .map(|m| m["sandbox"].clone())
+        .filter(|s| !s.is_null())
+}
+
 /// Does the manifest in `dir` say install created the settings file?
 fn manifest_says_created(dir: &Path) -> bool {
     std::fs::read_to_string(dir.join(MANIFEST_FILE))
@@ -389,7 +443,7 @@ fn write_manifest(
     scope: &Scope,
     (settings, created): (&Path, bool),
     binary: &Path,
-    source: &Source,
+    (source, sandbox): (&Source, Option<&serde_json::Value>),
 ) -> Result<(), String> {
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);
@@ -416,6 +470,7 @@ fn write_manifest(
         "project_root": project,
         "settings": settings,
         "created_settings": created,
+        "sandbox": sandbox,
         "hook_binary": binary,
         "source": source.manifest,
     });
@@ -443,151 +498,4 @@ fn backup_stamp() -> String {
         .filter(|c| !matches!(c, '-' | ':'))
         .chain(['Z'])
         .collect()
-}
-
-pub fn run_uninstall(args: InstallArgs) -> ExitCode {
-    match uninstall(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("animus-hook uninstall: {e}\nanimus-hook uninstall: nothing was changed");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn uninstall(args: &InstallArgs) -> Result<(), String> {
-    check_harness(&args.harness, "uninstall")?;
-    if args.profile.is_some() || args.hook_binary.is_some() {
-        return Err("uninstall takes no --config, --agent or --hook-binary".into());
-    }
-    let scope = harness_scope(args)?;
-    let settings = install::settings_path(&scope, &env)?;
-    let name = settings.display().to_string();
-    let Some(before) = read_settings(&settings)? else {
-        println!("animus-hook uninstall: there is no {name}; nothing to remove");
-        return Ok(());
-    };
-    if matches!(scope, Scope::Opencode { .. }) {
-        if !our_opencode_plugin(&before) {
-            return Err(format!(
-                "{name} is a plugin install did not write; it is left alone"
-            ));
-        }
-        if args.dry_run {
-            println!("animus-hook uninstall: would remove {name}; dry run, nothing was written");
-            return Ok(());
-        }
-        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
-        println!("animus-hook uninstall: removed the guard plugin {name}");
-        remove_install_dir(&install_dir(&scope)?);
-        return Ok(());
-    }
-    let (after, removed, restored) = install::plan_uninstall(&settings, &before)?;
-    if removed == 0 {
-        println!("animus-hook uninstall: {name} holds no animus-hook entries; nothing changed");
-        return Ok(());
-    }
-    if args.dry_run {
-        print!("{}", crate::line_diff::unified(&name, &before, &after));
-        println!("animus-hook uninstall: dry run; nothing was written");
-        return Ok(());
-    }
-    install::check_writable(&settings)?;
-    let backup = install::backup(&settings, &backup_stamp())?;
-    let dir = install_dir(&scope)?;
-    if manifest_says_created(&dir)
-        && SettingsDoc::parse(&name, &after).is_ok_and(|d| d.to_json() == serde_json::json!({}))
-    {
-        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
-        println!(
-            "animus-hook uninstall: removed {name}, which install had created (the state before \
-             was backed up to {})",
-            backup.display()
-        );
-        remove_install_dir(&dir);
-        return Ok(());
-    }
-    install::write_settings(&settings, &after)?;
-    match restored {
-        Some(from) => println!(
-            "animus-hook uninstall: removed {removed} hooks; {name} is again the content of {} \
-             (the state before was backed up to {})",
-            from.display(),
-            backup.display()
-        ),
-        None => println!(
-            "animus-hook uninstall: removed {removed} hooks from {name} (the state before was \
-             backed up to {})",
-            backup.display()
-        ),
-    }
-    remove_install_dir(&install_dir(&scope)?);
-    Ok(())
-}
-
-/// Remove the files install wrote into `dir` (and `dir`, when nothing else is left in it).
-fn remove_install_dir(dir: &Path) {
-    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
-    for file in [
-        engine::sidecar::stamp_path_for(&policy),
-        policy.clone(),
-        engine::sidecar::sidecar_path_for(&policy),
-        dir.join(MANIFEST_FILE),
-        dir.join(PROFILE_FILE),
-    ] {
-        let _ = std::fs::remove_file(file);
-    }
-    if std::fs::remove_dir(dir).is_ok() {
-        println!(
-            "animus-hook uninstall: removed the installed policy {}",
-            dir.display()
-        );
-    }
-}
-
-/// Parse `install`'s (and `uninstall`'s) options.
-pub fn parse(parser: &mut lexopt::Parser) -> Result<InstallArgs, crate::cli::UsageError> {
-    use crate::cli::UsageError;
-    use lexopt::prelude::*;
-    let mut args = InstallArgs {
-        harness: "claude".into(),
-        scope: ScopeArg::User,
-        local: false,
-        project_root: None,
-        profile: None,
-        hook_binary: None,
-        plugin_dir: None,
-        dry_run: false,
-    };
-    let (mut config, mut agent) = (None, None);
-    while let Some(arg) = parser.next()? {
-        match arg {
-            Long("harness") => args.harness = parser.value()?.string()?,
-            Long("scope") => {
-                args.scope = match parser.value()?.string()?.as_str() {
-                    "user" => ScopeArg::User,
-                    "project" => ScopeArg::Project,
-                    other => {
-                        return Err(UsageError(format!(
-                            "--scope is `user` or `project`, not `{other}`"
-                        )));
-                    }
-                }
-            }
-            Long("local") => args.local = true,
-            Long("project-root") => args.project_root = Some(PathBuf::from(parser.value()?)),
-            Long("config") => config = Some(PathBuf::from(parser.value()?)),
-            Long("agent") => agent = Some(parser.value()?.string()?),
-            Long("hook-binary") => args.hook_binary = Some(PathBuf::from(parser.value()?)),
-            Long("plugin-dir") => args.plugin_dir = Some(PathBuf::from(parser.value()?)),
-            Long("dry-run") => args.dry_run = true,
-            other => return Err(other.unexpected().into()),
-        }
-    }
-    args.profile = match (config, agent) {
-        (Some(config), Some(agent)) => Some((config, agent)),
-        (None, None) => None,
-        _ => return Err(UsageError("--config and --agent go together".into())),
-    };
-    Ok(args)
 }
