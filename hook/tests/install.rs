@@ -534,6 +534,24 @@ fn install_sandbox_adds_claudes_sandbox_and_uninstall_takes_it_away() {
         assert!(deny.contains(&place), "{place} in {deny:?}");
     }
     let text = home.read_settings();
+    let doctor = home.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("✓ sandbox (user)"),
+        "{}",
+        doctor.stdout
+    );
+    home.write_settings(&text.replace(
+        "\"failIfUnavailable\": true",
+        "\"failIfUnavailable\": false",
+    ));
+    let weakened = home.run(&["doctor"]);
+    assert_eq!(weakened.code, Some(1));
+    assert!(
+        weakened.stdout.contains("✗ sandbox (user)"),
+        "{}",
+        weakened.stdout
+    );
+    home.write_settings(&text);
     let again = home.run(&["install", "--sandbox"]);
     assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
     // Installing again without --sandbox takes our sandbox away, and keeps the gates.

@@ -337,6 +337,27 @@ fn diagnose_install(
     );
     let Some((binary, args)) = gate else { return };
     diagnose_gate(scope, &binary, &args, report);
+    // The sandbox install wrote (`install --sandbox`), still there and unchanged.
+    let policy = PathBuf::from(arg_after(&args, "--policy").unwrap_or_default());
+    let recorded = policy
+        .parent()
+        .and_then(|dir| std::fs::read_to_string(dir.join(MANIFEST_FILE)).ok())
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .map(|manifest| manifest["sandbox"].clone())
+        .filter(|sandbox| !sandbox.is_null());
+    if let Some(recorded) = recorded {
+        report.check(
+            &format!("sandbox ({scope_name})"),
+            if doc.to_json().get("sandbox") == Some(&recorded) {
+                Ok("claude's Bash sandbox denies writes to the guard's places".into())
+            } else {
+                Err((
+                    format!("{name}: the `sandbox` install wrote was changed or removed"),
+                    format!("{fix} --sandbox"),
+                ))
+            },
+        );
+    }
     // 5. The kill switch in this file's `env`.
     let set = doc
         .to_json()
