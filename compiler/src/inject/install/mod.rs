@@ -22,6 +22,13 @@
 //! indentation ([`super::settings_doc`]); the `permissions` block is never touched: the
 //! installer grants nothing. A file with comments is refused rather than stripped of them.
 //!
+//! The other targets ([`Scope`]): a Claude Code plugin directory (`--plugin-dir`: the same
+//! hooks in `hooks/hooks.json`, a `.claude-plugin/plugin.json` beside it), and opencode's global
+//! config (`--harness opencode`: the guard plugin `plugins/animus-guard.js`). With `--sandbox`,
+//! Claude's Bash sandbox ([`sandbox_block`]) goes into the settings too. The places of a target
+//! the built-in self-protection rules do not cover are protected by the installed policy
+//! ([`guarded_places`]).
+//!
 //! ## How it is written
 //!
 //! Idempotent: our entries are found by what they run (`emit … --from-payload`, [`is_ours`]),
@@ -34,8 +41,8 @@
 //! file; otherwise nothing changes anywhere.
 //!
 //! `uninstall` ([`plan_uninstall`]) removes exactly our entries (and an event list or `hooks`
-//! object left empty by that). When what remains equals a backup that holds nothing of ours,
-//! that backup's exact bytes are restored.
+//! object left empty by that). When what remains equals a backup that holds nothing of ours
+//! (with or without an empty `hooks` the user had), that backup's exact bytes are restored.
 
 use std::path::{Path, PathBuf};
 
