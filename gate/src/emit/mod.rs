@@ -28,7 +28,8 @@
 //!
 //! For a gate, every failure — bad arguments, policy unreadable or invalid, sidecar stale or
 //! corrupt, stdin not JSON, over the size cap or never closed, no `tool_name`, an invalid
-//! session id, a record that cannot be written, a panic — prints an explicit **deny** naming
+//! session id (under `--from-payload`: a payload with no valid `session_id` or no absolute
+//! `cwd`), a record that cannot be written, a panic — prints an explicit **deny** naming
 //! the cause (never the command line or payload content). A deadline timer answers deny if
 //! the whole run exceeds its deadline, so a hung stdin or a pathological policy cannot hang the
 //! harness (see [`deadline`]). Observer events never block and print nothing, whatever fails.
