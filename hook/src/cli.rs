@@ -23,7 +23,7 @@ USAGE:
       (opencode). Fails closed (deny); with --policy-digest (inject writes it), a policy whose
       files are not the pinned ones is a deny too. Exits 0, or 1 when --policy is given to an event that
       is not a gate (recorded all the same).
-  animus-hook install [--harness claude] [--scope user|project] [--local]
+  animus-hook install [--harness claude|opencode|gemini] [--scope user|project] [--local]
                       [--project-root <dir>] [--config <file> --agent <id>]
                       [--hook-binary <path>] [--plugin-dir <dir>] [--sandbox]
                       [--dry-run]
@@ -35,11 +35,14 @@ USAGE:
       included; a backup is made first; a second install changes nothing. --dry-run prints
       the diff. Refused, changing nothing: settings that are not JSON or hold comments, a
       file that cannot be written, a hook binary that is not this animus-hook.
+      --harness opencode writes the guard plugin into opencode's global config
+      (~/.config/opencode/plugins/animus-guard.js); --harness gemini adds the hooks to
+      ~/.gemini/settings.json and sets hooksConfig.enabled.
       --plugin-dir writes the same hooks as a claude plugin instead (<dir>/.claude-plugin/
       plugin.json and <dir>/hooks/hooks.json), for `claude --plugin-dir <dir>`. --sandbox
       also turns on claude's Bash sandbox with writes denied to the guard's files (as inject
       --sandbox; refused when the settings already configure a sandbox of their own).
-  animus-hook uninstall [--harness claude] [--scope user|project] [--local]
+  animus-hook uninstall [--harness claude|opencode|gemini] [--scope user|project] [--local]
                         [--project-root <dir>] [--plugin-dir <dir>] [--dry-run]
       Remove exactly the hooks install added (the settings' backup's content comes back when
       nothing else changed), and the installed policy.

@@ -164,7 +164,21 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         .and_then(|scope| install::settings_path(scope, &env).ok())
         .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
         .filter(|(_, text)| text.starts_with(compiler::inject::opencode::INSTALLED_HEADER));
-    let projects_installed = scopes[1..].iter().any(has_ours) || opencode_plugin.is_some();
+    let gemini = install::gemini_home(&env)
+        .ok()
+        .map(|home| Scope::Gemini { home });
+    let gemini_settings = gemini
+        .as_ref()
+        .and_then(|scope| install::settings_path(scope, &env).ok())
+        .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
+        .and_then(|(path, text)| {
+            SettingsDoc::parse(&path.display().to_string(), &text)
+                .ok()
+                .map(|doc| (path, doc))
+        })
+        .filter(|(_, doc)| !install::our_handlers(doc).is_empty());
+    let projects_installed =
+        scopes[1..].iter().any(has_ours) || opencode_plugin.is_some() || gemini_settings.is_some();
     for scope in &scopes {
         let settings = match install::settings_path(scope, &env) {
             Ok(path) => path,
@@ -229,9 +243,15 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
             ),
         }
     }
+    if let (Some(scope), Some((path, doc))) = (&gemini, &gemini_settings) {
+        diagnose_gemini(scope, path, doc, report);
+    }
     kill_switch(report);
     state_dir(report);
     cli_version(report, "claude");
+    if gemini_settings.is_some() {
+        cli_version(report, "gemini");
+    }
     if opencode_plugin.is_some() {
         cli_version(report, "opencode");
     }
@@ -245,6 +265,42 @@ fn has_ours(scope: &Scope) -> bool {
         .is_some_and(|d| !install::our_handlers(&d).is_empty())
 }
 
+/// Gemini CLI's settings: our `BeforeTool` gate (its shell line read back into the command),
+/// `hooksConfig.enabled`, then the checks every gate gets.
+fn diagnose_gemini(scope: &Scope, path: &Path, doc: &SettingsDoc, report: &mut Report) {
+    let fix = reinstall(scope);
+    let gate = install::our_handlers(doc)
+        .into_iter()
+        .filter(|(event, _)| event == "BeforeTool")
+        .find_map(|(_, handler)| {
+            let command = handler.to_json()["command"].as_str()?.to_string();
+            install::gemini::gate_of_shell_line(&command)
+        });
+    let Some((binary, args)) = gate else {
+        report.fail(
+            "gates (gemini)",
+            format!("{}: no `BeforeTool` gate of ours", path.display()),
+            fix,
+        );
+        return;
+    };
+    report.check(
+        "gates (gemini)",
+        if install::gemini::hooks_enabled(doc) == Some(json!(true)) {
+            Ok(format!(
+                "{}: BeforeTool gated, hooksConfig.enabled",
+                path.display()
+            ))
+        } else {
+            Err((
+                format!("{}: `hooksConfig.enabled` is not true", path.display()),
+                fix,
+            ))
+        },
+    );
+    diagnose_gate(scope, &binary, &args, report);
+}
+
 /// The fix that reinstalls `scope`.
 fn reinstall(scope: &Scope) -> String {
     match scope {
@@ -256,6 +312,7 @@ fn reinstall(scope: &Scope) -> String {
         ),
         Scope::Plugin { dir } => format!("animus-hook install --plugin-dir {}", dir.display()),
         Scope::Opencode { .. } => "animus-hook install --harness opencode".into(),
+        Scope::Gemini { .. } => "animus-hook install --harness gemini".into(),
     }
 }
 

@@ -24,11 +24,11 @@ pub(super) fn probe(
     // scope.
     let cwd = std::env::temp_dir();
     // Claude's gate, or opencode's (whose plugin names the tool `bash`).
-    let opencode = arg_after(args, "--event").as_deref() == Some("tool.execute.before");
-    let (event, tool) = if opencode {
-        ("tool.execute.before", "bash")
-    } else {
-        ("PreToolUse", "Bash")
+    // Claude's gate, opencode's or Gemini's, each with its own name for the shell tool.
+    let (event, tool) = match arg_after(args, "--event").as_deref() {
+        Some("tool.execute.before") => ("tool.execute.before", "bash"),
+        Some("BeforeTool") => ("BeforeTool", "run_shell_command"),
+        _ => ("PreToolUse", "Bash"),
     };
     let payload = |command: &str| {
         json!({

@@ -96,6 +96,7 @@ pub fn install_dir(scope: &Scope) -> Result<PathBuf, String> {
         ),
         Scope::Plugin { dir } => format!("claude-plugin-{}", gate::record::repo_scope(dir)?),
         Scope::Opencode { .. } => "opencode-user".to_string(),
+        Scope::Gemini { .. } => "gemini-user".to_string(),
     };
     Ok(root.join("installed").join(name))
 }
@@ -165,8 +166,8 @@ pub fn run_install(args: InstallArgs) -> ExitCode {
 
 fn check_harness(harness: &str, command: &str) -> Result<(), String> {
     match harness {
-        "claude" | "opencode" => Ok(()),
-        "codex" | "gemini" => Err(format!(
+        "claude" | "opencode" | "gemini" => Ok(()),
+        "codex" => Err(format!(
             "`{command} --harness {harness}` is not built yet: guard {harness} per session with \
              `animus-hook inject --provider {harness}` (see the README)"
         )),
@@ -178,6 +179,22 @@ fn check_harness(harness: &str, command: &str) -> Result<(), String> {
 
 /// The scope of `args`, for its harness.
 fn harness_scope(args: &InstallArgs) -> Result<Scope, String> {
+    if args.harness == "gemini" {
+        if args.scope != ScopeArg::User
+            || args.local
+            || args.project_root.is_some()
+            || args.plugin_dir.is_some()
+        {
+            return Err(
+                "--harness gemini installs into the user's Gemini settings only (no \
+                        --scope project, --local, --project-root or --plugin-dir)"
+                    .into(),
+            );
+        }
+        return Ok(Scope::Gemini {
+            home: install::gemini_home(&env)?,
+        });
+    }
     if args.harness == "opencode" {
         if args.scope != ScopeArg::User
             || args.local
@@ -211,6 +228,7 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     check_harness(&args.harness, "install")?;
     let scope = harness_scope(args)?;
     let opencode = matches!(scope, Scope::Opencode { .. });
+    let gemini = matches!(scope, Scope::Gemini { .. });
     let settings = install::settings_path(&scope, &env)?;
     let before = read_settings(&settings)?;
     let name = settings.display().to_string();
@@ -233,7 +251,11 @@ fn install(args: &InstallArgs) -> Result<(), String> {
             policy_digest: String::new(),
             observers: Vec::new(),
         };
-        install::add_ours(&mut doc.clone(), &shape)?;
+        if gemini {
+            install::gemini::add_ours(&mut doc.clone(), ("", "", ""), "shape")?;
+        } else {
+            install::add_ours(&mut doc.clone(), &shape)?;
+        }
     }
     if !args.dry_run {
         install::check_writable(&settings)?;
@@ -298,7 +320,7 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     // The sandbox block: ours when it is what the last install recorded.
     let recorded_sandbox = recorded_sandbox(&dir);
     let sandbox = if args.sandbox {
-        if opencode || matches!(scope, Scope::Plugin { .. }) {
+        if opencode || gemini || matches!(scope, Scope::Plugin { .. }) {
             return Err(
                 "--sandbox is for claude's settings (a plugin or opencode has no \
                         sandbox setting)"
@@ -309,7 +331,16 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     } else {
         None
     };
-    if !opencode {
+    // What `hooksConfig.enabled` was before the first install (uninstall puts it back).
+    let gemini_enabled_before = if gemini {
+        match recorded(&dir, "gemini_hooks_enabled_before") {
+            Some(before) => Some(before),
+            None => Some(install::gemini::hooks_enabled(&doc).unwrap_or(serde_json::Value::Null)),
+        }
+    } else {
+        None
+    };
+    if !opencode && !gemini {
         let theirs = doc.to_json().get("sandbox").cloned();
         match (&theirs, &sandbox) {
             (Some(existing), Some(_)) if Some(existing) != recorded_sandbox.as_ref() => {
@@ -333,6 +364,17 @@ fn install(args: &InstallArgs) -> Result<(), String> {
             &hook.policy,
             &hook.policy_digest,
         )
+    } else if gemini {
+        let name = match install::gemini::existing_name(&doc) {
+            Some(name) => name,
+            None => install::gemini::fresh_name()?,
+        };
+        install::gemini::add_ours(
+            &mut doc,
+            (&hook.binary, &hook.policy, &hook.policy_digest),
+            &name,
+        )?;
+        doc.print()
     } else {
         install::add_ours(&mut doc, &hook)?;
         doc.print()
@@ -376,7 +418,12 @@ fn install(args: &InstallArgs) -> Result<(), String> {
                 dir.display()
             );
         }
-        if opencode {
+        if gemini {
+            println!(
+                "animus-hook install: guarded every gemini session in a folder gemini trusts: \
+                 hooks in {name}"
+            );
+        } else if opencode {
             println!("animus-hook install: guarded every opencode session: plugin {name}");
         } else {
             println!(
@@ -396,7 +443,7 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         &scope,
         (&settings, created),
         &binary,
-        (&source, sandbox.as_ref()),
+        (&source, sandbox.as_ref(), gemini_enabled_before.as_ref()),
     )?;
     Ok(())
 }
@@ -423,11 +470,15 @@ fn private_state_root(state: &Path) -> Result<(), String> {
 
 /// The `sandbox` block the last install in `dir` wrote, if any.
 fn recorded_sandbox(dir: &Path) -> Option<serde_json::Value> {
+    recorded(dir, "sandbox").filter(|s| !s.is_null())
+}
+
+/// The manifest's `key` in `dir` (`None` when there is no manifest or no such key).
+fn recorded(dir: &Path, key: &str) -> Option<serde_json::Value> {
     std::fs::read_to_string(dir.join(MANIFEST_FILE))
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .map(|m| m["sandbox"].clone())
-        .filter(|s| !s.is_null())
+        .and_then(|m| m.get(key).cloned())
 }
 
 /// Does the manifest in `dir` say install created the settings file?
@@ -443,7 +494,11 @@ fn write_manifest(
     scope: &Scope,
     (settings, created): (&Path, bool),
     binary: &Path,
-    (source, sandbox): (&Source, Option<&serde_json::Value>),
+    (source, sandbox, gemini_enabled_before): (
+        &Source,
+        Option<&serde_json::Value>,
+        Option<&serde_json::Value>,
+    ),
 ) -> Result<(), String> {
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);
@@ -458,10 +513,11 @@ fn write_manifest(
     }
     let project = match scope {
         Scope::Project { root, .. } => serde_json::json!(root),
-        Scope::User | Scope::Plugin { .. } | Scope::Opencode { .. } => serde_json::Value::Null,
+        _ => serde_json::Value::Null,
     };
     let harness = match scope {
         Scope::Opencode { .. } => "opencode",
+        Scope::Gemini { .. } => "gemini",
         _ => "claude",
     };
     let manifest = serde_json::json!({
@@ -471,6 +527,7 @@ fn write_manifest(
         "settings": settings,
         "created_settings": created,
         "sandbox": sandbox,
+        "gemini_hooks_enabled_before": gemini_enabled_before,
         "hook_binary": binary,
         "source": source.manifest,
     });

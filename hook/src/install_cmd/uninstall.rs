@@ -10,7 +10,7 @@ use compiler::inject::settings_doc::SettingsDoc;
 
 use super::{
     InstallArgs, backup_stamp, check_harness, env, harness_scope, install_dir,
-    manifest_says_created, our_opencode_plugin, read_settings, recorded_sandbox,
+    manifest_says_created, our_opencode_plugin, read_settings, recorded, recorded_sandbox,
 };
 
 pub fn run_uninstall(args: InstallArgs) -> ExitCode {
@@ -57,6 +57,16 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
         let mut doc = SettingsDoc::parse(&name, &before)?;
         if install::remove_member_if(&mut doc, "sandbox", &recorded) {
             sandbox_removed = true;
+            current = doc.print();
+        }
+    }
+    // Gemini: `hooksConfig.enabled` back to what it was before the first install.
+    if matches!(scope, Scope::Gemini { .. })
+        && let Some(before) = recorded(&install_dir(&scope)?, "gemini_hooks_enabled_before")
+    {
+        let mut doc = SettingsDoc::parse(&name, &current)?;
+        if !install::our_handlers(&doc).is_empty() {
+            install::gemini::set_enabled(&mut doc, Some(&before).filter(|b| !b.is_null()))?;
             current = doc.print();
         }
     }

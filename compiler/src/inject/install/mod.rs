@@ -84,6 +84,10 @@ pub enum Scope {
     /// ([`super::opencode::installed_plugin`]). Its policy's sources are the user's Claude
     /// settings, as for [`Scope::User`] (a policy is written in Claude's tool names).
     Opencode { config_dir: PathBuf },
+    /// Gemini CLI's user settings (`$GEMINI_CLI_HOME/.gemini/settings.json`, else
+    /// `~/.gemini/settings.json`, [`gemini`]). Its policy's sources are the user's Claude
+    /// settings, as for [`Scope::User`].
+    Gemini { home: PathBuf },
 }
 
 impl Scope {
@@ -95,6 +99,7 @@ impl Scope {
             Scope::Project { local: true, .. } => "project-local",
             Scope::Plugin { .. } => "plugin",
             Scope::Opencode { .. } => "opencode",
+            Scope::Gemini { .. } => "gemini",
         }
     }
 }
@@ -136,7 +141,18 @@ pub fn settings_path(
         Scope::Opencode { config_dir } => config_dir
             .join("plugins")
             .join(super::opencode::PLUGIN_FILE_NAME),
+        Scope::Gemini { home } => home.join(".gemini").join("settings.json"),
     })
+}
+
+/// Gemini CLI's home: `$GEMINI_CLI_HOME`, else `$HOME`.
+pub fn gemini_home(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Result<PathBuf, String> {
+    env(super::gemini::HOME_ENV)
+        .filter(|v| !v.is_empty())
+        .or_else(|| env("HOME").filter(|v| !v.is_empty()))
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .ok_or_else(|| "neither GEMINI_CLI_HOME nor HOME is an absolute path".into())
 }
 
 /// opencode's global config directory: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
@@ -187,6 +203,15 @@ pub fn guarded_places(scope: &Scope) -> Vec<crate::self_protection::Protected> {
             vec![crate::self_protection::Protected {
                 what: "opencode's config directory, where the guard's plugin is loaded from",
                 glob: format!("{}/**", crate::self_protection::absolute_glob(&dir)),
+            }]
+        }
+        Scope::Gemini { home } => {
+            let file = home.join(".gemini/settings.json");
+            vec![crate::self_protection::Protected {
+                what: "Gemini CLI's settings, which wire the guard's hooks",
+                glob: crate::self_protection::absolute_glob(
+                    &std::fs::canonicalize(&file).unwrap_or(file),
+                ),
             }]
         }
         _ => Vec::new(),
@@ -277,6 +302,14 @@ pub fn generated_profile(
 
 /// Is this hook handler one `install` wrote: a command running `emit … --from-payload`?
 pub fn is_ours(handler: &Node) -> bool {
+    // Gemini runs a shell line: ours names `'emit'` and `'--from-payload'` in it.
+    if let Some(Value::String(command)) = handler.get("command").map(|c| &c.value)
+        && handler.get("args").is_none()
+        && command.contains("'emit'")
+        && command.contains(&format!("'{FROM_PAYLOAD}'"))
+    {
+        return true;
+    }
     let Some(Value::Array(args)) = handler.get("args").map(|a| &a.value) else {
         return false;
     };
@@ -365,7 +398,7 @@ pub fn remove_ours(doc: &mut SettingsDoc) -> usize {
 
 /// [`remove_ours`]; with `keep_hooks`, a `hooks` object left empty stays in its place (install
 /// is about to add ours back into it: the file keeps its order).
-fn remove_ours_keeping(doc: &mut SettingsDoc, keep_hooks: bool) -> usize {
+pub(crate) fn remove_ours_keeping(doc: &mut SettingsDoc, keep_hooks: bool) -> usize {
     let mut removed = 0;
     let members = doc.members_mut();
     let Some(at) = members.iter().rposition(|(k, _)| k == "hooks") else {
@@ -524,49 +557,10 @@ pub fn plan_uninstall(
 }
 
 mod files;
+pub mod gemini;
+mod members;
 pub use files::{backup, check_writable, write_settings, write_target};
+pub use members::{remove_member_if, sandbox_block, set_member};
 
 #[cfg(test)]
 mod tests;
-
-/// `install --sandbox`: Claude's own Bash sandbox in the settings, denying writes to the
-/// guard's places ([`super::sandbox`]): the install directory, the state roots, the hook
-/// binary's directory, Claude's user settings directory and, for a project install, the
-/// project's `.claude/`. Hooks run outside the sandbox, so recording still works.
-pub fn sandbox_block(
-    scope: &Scope,
-    install_dir: &Path,
-    hook_binary: &Path,
-    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<serde_json::Value, String> {
-    let config_dir = claude_config_dir(env)?;
-    let root = match scope {
-        Scope::Project { root, .. } => root.clone(),
-        // No project: the user's Claude directory stands in (it is denied anyway).
-        _ => config_dir.parent().unwrap_or(Path::new("/")).to_path_buf(),
-    };
-    let mut places = super::sandbox::guard_places(install_dir, hook_binary, &root, env)?;
-    let config_dir = std::fs::canonicalize(&config_dir).unwrap_or(config_dir);
-    if !places.contains(&config_dir) {
-        places.push(config_dir);
-    }
-    Ok(super::sandbox::claude_sandbox(&places))
-}
-
-/// Set the top-level `key` to `value` (in its place when present, else last).
-pub fn set_member(doc: &mut SettingsDoc, key: &str, value: &serde_json::Value) {
-    let node = crate::jsonc::parse(&value.to_string()).expect("serde_json writes JSON");
-    let members = doc.members_mut();
-    match members.iter_mut().rev().find(|(k, _)| k == key) {
-        Some((_, existing)) => *existing = node,
-        None => members.push((key.to_string(), node)),
-    }
-}
-
-/// Remove the top-level `key` when its value is `value`; returns whether it was removed.
-pub fn remove_member_if(doc: &mut SettingsDoc, key: &str, value: &serde_json::Value) -> bool {
-    let members = doc.members_mut();
-    let before = members.len();
-    members.retain(|(k, v)| !(k == key && &v.to_json() == value));
-    members.len() != before
-}

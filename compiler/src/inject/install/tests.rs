@@ -220,3 +220,56 @@ fn uninstall_gives_back_an_empty_hooks_object_the_user_had() {
     assert_eq!((text.as_str(), from.is_some()), (original, true));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn gemini_entries_round_trip_and_the_gate_line_reads_back() {
+    use super::gemini;
+    let original = "{\n  \"hooksConfig\": {\n    \"disabled\": []\n  }\n}\n";
+    let mut doc = SettingsDoc::parse("s.json", original).unwrap();
+    gemini::add_ours(
+        &mut doc,
+        (
+            "/opt/it's/animus-hook-emit",
+            "/p/animus-policy.json",
+            "sha256:aa",
+        ),
+        "animus-hook-0123",
+    )
+    .unwrap();
+    assert_eq!(gemini::hooks_enabled(&doc), Some(serde_json::json!(true)));
+    assert_eq!(
+        gemini::existing_name(&doc).as_deref(),
+        Some("animus-hook-0123")
+    );
+    let handlers = our_handlers(&doc);
+    assert_eq!(
+        handlers.len(),
+        4,
+        "BeforeTool, AfterTool, SessionStart, SessionEnd"
+    );
+    let line = handlers[0].1.to_json()["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (binary, args) = gemini::gate_of_shell_line(&line).unwrap();
+    assert_eq!(binary, "/opt/it's/animus-hook-emit");
+    assert_eq!(
+        args,
+        [
+            "emit",
+            "--provider",
+            "gemini",
+            "--event",
+            "BeforeTool",
+            "--from-payload",
+            "--policy",
+            "/p/animus-policy.json",
+            "--policy-digest",
+            "sha256:aa"
+        ]
+    );
+    // Removing ours and putting `enabled` back gives the file back.
+    gemini::set_enabled(&mut doc, None).unwrap();
+    remove_ours(&mut doc);
+    assert_eq!(doc.print(), original);
+}
