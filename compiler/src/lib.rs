@@ -73,7 +73,7 @@ pub fn compile_to_dir(
     let profile = load_profile_file(config, agent_id)?;
     let compiled = compile_profile(&profile)?;
     // The policy as written: the built-in self-protection rules ahead of the profile's.
-    write_protected(out_dir, &compiled, &[])
+    write_protected(out_dir, &compiled, &[], &[])
 }
 
 /// Lower `compiled` to its sidecar and atomically write both artifacts into `out_dir` (created
@@ -100,7 +100,41 @@ pub fn write_policy_artifacts_protecting(
     compiled: &Compiled,
     hook_binaries: &[&Path],
 ) -> Result<PathBuf, Errors> {
-    write_protected(out_dir, compiled, hook_binaries).map(|(path, _)| path)
+    write_protected(out_dir, compiled, hook_binaries, &[]).map(|(path, _)| path)
+}
+
+/// [`write_policy_artifacts_protecting`], also protecting the places `extra` names (the
+/// guard's own wiring outside the usual places: an installed plugin's directory).
+pub fn write_policy_artifacts_guarding(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
+) -> Result<PathBuf, Errors> {
+    write_protected(out_dir, compiled, hook_binaries, extra).map(|(path, _)| path)
+}
+
+/// The two policy files [`write_policy_artifacts_protecting`] would write into `out_dir`, made
+/// without writing them (`out_dir` is created, to name it by its canonical path): the JSON and
+/// the sidecar. `install` and `doctor` compare them with the files in place, so an unchanged
+/// policy is not rewritten (rewriting would change its stamp, and so every gate's pin) and a
+/// policy whose sources changed since it was written is found.
+pub fn render_policy_artifacts(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
+) -> Result<PolicyArtifacts, Errors> {
+    render_protected(out_dir, compiled, hook_binaries, extra).map(|(artifacts, _)| artifacts)
+}
+
+/// The bytes of a compiled policy's two files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyArtifacts {
+    /// `animus-policy.json`.
+    pub json: Vec<u8>,
+    /// `animus-policy.sidecar`.
+    pub sidecar: Vec<u8>,
 }
 
 /// Write `compiled` with the built-in rules; returns the JSON's path and the policy written.
@@ -108,7 +142,36 @@ fn write_protected(
     out_dir: &Path,
     compiled: &Compiled,
     hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
 ) -> Result<(PathBuf, Compiled), Errors> {
+    let io_error = |what: &str, path: &Path, e: std::io::Error| {
+        Errors::one(Diagnostic::error(
+            None,
+            format!("cannot {what} `{}`: {e}", path.display()),
+        ))
+    };
+    let (PolicyArtifacts { json, sidecar }, written) =
+        render_protected(out_dir, compiled, hook_binaries, extra)?;
+    let path = out_dir.join(artifact::POLICY_FILE_NAME);
+    // Sidecar first, JSON second: a crash between the two leaves the new sidecar beside the
+    // old JSON, a pair the hook refuses (policy digest mismatch) until the next compile. The
+    // stamp comes last; without it the hook hashes both files on every load.
+    let sidecar_path = engine::sidecar::sidecar_path_for(&path);
+    artifact::write_atomic(&sidecar_path, &sidecar)
+        .map_err(|e| io_error("write", &sidecar_path, e))?;
+    artifact::write_atomic(&path, &json).map_err(|e| io_error("write", &path, e))?;
+    artifact::write_stamp(&path, &json, &sidecar_path, &sidecar)
+        .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
+    Ok((path, written))
+}
+
+/// The policy `compiled` with the built-in rules for `out_dir`, as the bytes of its two files.
+fn render_protected(
+    out_dir: &Path,
+    compiled: &Compiled,
+    hook_binaries: &[&Path],
+    extra: &[self_protection::Protected],
+) -> Result<(PolicyArtifacts, Compiled), Errors> {
     let io_error = |what: &str, path: &Path, e: std::io::Error| {
         Errors::one(Diagnostic::error(
             None,
@@ -118,8 +181,13 @@ fn write_protected(
     // Created first: the protected directory is named by its canonical path.
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;
-    let protected =
+    let mut protected =
         self_protection::protected(out_dir, hook_binaries, &|name| std::env::var_os(name));
+    for place in extra {
+        if !protected.iter().any(|p| p.glob == place.glob) {
+            protected.push(place.clone());
+        }
+    }
     let (mut rules, mut locations): (Vec<_>, Vec<_>) =
         self_protection::rules(&protected).into_iter().unzip();
     rules.extend(compiled.policy.rules.iter().cloned());
@@ -136,21 +204,17 @@ fn write_protected(
     let json = policy.to_json();
     // Lower first: a policy that cannot be lowered writes nothing at all.
     let image = lower::lower_policy_located(policy, &lower::Budgets::default(), locations)?;
-    let path = out_dir.join(artifact::POLICY_FILE_NAME);
     let sidecar = image.encode(json.as_bytes()).map_err(|e| {
         Errors::one(Diagnostic::error(
             None,
             format!("cannot encode the sidecar: {e}"),
         ))
     })?;
-    // Sidecar first, JSON second: a crash between the two leaves the new sidecar beside the
-    // old JSON, a pair the hook refuses (policy digest mismatch) until the next compile. The
-    // stamp comes last; without it the hook hashes both files on every load.
-    let sidecar_path = engine::sidecar::sidecar_path_for(&path);
-    artifact::write_atomic(&sidecar_path, &sidecar)
-        .map_err(|e| io_error("write", &sidecar_path, e))?;
-    artifact::write_atomic(&path, json.as_bytes()).map_err(|e| io_error("write", &path, e))?;
-    artifact::write_stamp(&path, json.as_bytes(), &sidecar_path, &sidecar)
-        .map_err(|e| io_error("write", &engine::sidecar::stamp_path_for(&path), e))?;
-    Ok((path, written))
+    Ok((
+        PolicyArtifacts {
+            json: json.into_bytes(),
+            sidecar,
+        },
+        written,
+    ))
 }

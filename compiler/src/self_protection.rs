@@ -96,6 +96,16 @@ pub fn protected(
     // hooks sit in the protected session directory.)
     push(SETTINGS, "/.claude/settings*.json".into());
     push(SETTINGS, "~/.claude/settings*.json".into());
+    // Claude's user settings live there instead when `CLAUDE_CONFIG_DIR` names a directory
+    // (`animus-hook install` writes its hooks into that file then).
+    if let Some(dir) = env("CLAUDE_CONFIG_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        push(SETTINGS, format!("{}/settings*.json", absolute_glob(&dir)));
+    }
     // The other harnesses' settings, where a hook or a plugin could be switched off or
     // unhooked: Codex's config and hooks (its trust store is in the config), Gemini CLI's
     // settings (`hooksConfig`), opencode's config and plugin directories (a plugin runs
@@ -119,7 +129,7 @@ pub fn protected(
 
 /// `path` (absolute) as a claude path glob matching exactly it: `//` and the path with the
 /// glob's special characters escaped.
-fn absolute_glob(path: &Path) -> String {
+pub fn absolute_glob(path: &Path) -> String {
     let text = path.to_string_lossy();
     let mut out = String::with_capacity(text.len() + 2);
     out.push('/');
@@ -188,7 +198,11 @@ mod tests {
     fn every_protected_glob_parses_and_lowers_to_edit_and_shell_rules() {
         let dir = std::env::temp_dir().join(format!("animus sp [x]*.{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let env = |name: &str| (name == "ANIMUS_CONFIG_DIR").then(|| "/srv/animus state".into());
+        let env = |name: &str| match name {
+            "ANIMUS_CONFIG_DIR" => Some("/srv/animus state".into()),
+            "CLAUDE_CONFIG_DIR" => Some("/srv/claude-config".into()),
+            _ => None,
+        };
         let list = protected(&dir, &[], &env);
         let globs: Vec<&str> = list.iter().map(|p| p.glob.as_str()).collect();
         let canonical = std::fs::canonicalize(&dir).unwrap();
@@ -202,6 +216,10 @@ mod tests {
         assert!(globs.contains(&"//srv/animus state/**"), "{globs:?}");
         assert!(globs.contains(&"~/.animus/**"));
         assert!(globs.contains(&"/.claude/settings*.json"));
+        assert!(
+            globs.contains(&"//srv/claude-config/settings*.json"),
+            "{globs:?}"
+        );
         assert!(globs.contains(&"~/.gemini/settings.json"));
         assert!(globs.contains(&"/.opencode/**"));
         for p in &list {

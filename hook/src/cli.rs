@@ -12,16 +12,48 @@ pub const USAGE: &str = "\
 animus-hook — a guardrail kernel for coding agents
 
 USAGE:
-  animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
-                   --project-root <root> [--policy <animus-policy.json>
-                   [--policy-digest sha256:<hex>]]
+  animus-hook emit [--provider claude|codex|gemini|opencode] --event <E>
+                   (--session <id> --project-root <root> | --from-payload)
+                   [--policy <animus-policy.json> [--policy-digest sha256:<hex>]]
       The hook the harness runs: read the payload on stdin, record the event (hash-chained:
       see verify) under $ANIMUS_CONFIG_DIR (default ~/.animus)/<repo-scope>/sessions/<id>.jsonl
       and, for a gate event with --policy, print the decision in the harness's protocol.
-      Gate events: PreToolUse, PermissionRequest (claude, codex), BeforeTool (gemini),
-      tool.execute.before (opencode). Fails closed (deny); with --policy-digest (inject writes it), a policy whose
-      files are not the pinned ones is a deny too. Exits 0, or 1 when --policy is given to an event that
+      --from-payload (what install writes) takes the session from the payload's session_id
+      and the project from $CLAUDE_PROJECT_DIR/$GEMINI_PROJECT_DIR, else the payload's cwd
+      (the nearest directory above it holding .git, else cwd); a gate whose payload has no
+      valid session_id or absolute cwd denies. Gate events: PreToolUse, PermissionRequest
+      (claude, codex), BeforeTool (gemini), tool.execute.before (opencode). Fails closed
+      (deny); with --policy-digest (inject writes it), a policy whose files are not the
+      pinned ones is a deny too. Exits 0, or 1 when --policy is given to an event that
       is not a gate (recorded all the same).
+  animus-hook install [--harness claude|opencode|gemini] [--scope user|project] [--local]
+                      [--project-root <dir>] [--config <file> --agent <id>]
+                      [--hook-binary <path>] [--plugin-dir <dir>] [--sandbox]
+                      [--dry-run]
+      Guard every claude session you start: compile the policy (the built-in packs plus the
+      deny and ask entries of your claude settings, or --config/--agent) into
+      ~/.animus/installed/ and add the gate and observer hooks to ~/.claude/settings.json
+      ($CLAUDE_CONFIG_DIR/settings.json; --scope project: <root>/.claude/settings.json, with
+      --local settings.local.json). Everything else in the file is kept, permissions
+      included; a backup is made first; a second install changes nothing. --dry-run prints
+      the diff. Refused, changing nothing: settings that are not JSON or hold comments, a
+      file that cannot be written, a hook binary that is not this animus-hook.
+      --harness opencode writes the guard plugin into opencode's global config
+      (~/.config/opencode/plugins/animus-guard.js); --harness gemini adds the hooks to
+      ~/.gemini/settings.json and sets hooksConfig.enabled.
+      --plugin-dir writes the same hooks as a claude plugin instead (<dir>/.claude-plugin/
+      plugin.json and <dir>/hooks/hooks.json), for `claude --plugin-dir <dir>`. --sandbox
+      also turns on claude's Bash sandbox with writes denied to the guard's files (as inject
+      --sandbox; refused when the settings already configure a sandbox of their own).
+  animus-hook uninstall [--harness claude|opencode|gemini] [--scope user|project] [--local]
+                        [--project-root <dir>] [--plugin-dir <dir>] [--dry-run]
+      Remove exactly the hooks install added (the settings' backup's content comes back when
+      nothing else changed), and the installed policy.
+  animus-hook doctor [--project-root <dir>] [--plugin-dir <dir>] [--json]
+      Check the installed guard, one line per check with the fix: settings parse, gates in
+      exec form with onFailure block, the hook binary's version, the policy's pin and its
+      sources, the kill switch, the state dir, a live deny and a live pass through the exact
+      installed command, the claude CLI's version. Exit 0 only when every check passes.
   animus-hook compile --config <file> --agent <id> --out-dir <dir>
       Compile agent profile <id> (agents.<id> or agent_profiles.<id>, YAML or JSON) into
       <dir>/animus-policy.json. Warnings go to stderr; exit 1 on any error, writing nothing.
@@ -170,6 +202,15 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                     &mut parser,
                 )?)),
                 Some("log") => Ok(crate::log_cmd::run(proof_args::parse_log(&mut parser)?)),
+                Some("install") => Ok(crate::install_cmd::run_install(crate::install_cmd::parse(
+                    &mut parser,
+                )?)),
+                Some("uninstall") => Ok(crate::install_cmd::run_uninstall(
+                    crate::install_cmd::parse(&mut parser)?,
+                )),
+                Some("doctor") => Ok(crate::doctor_cmd::run(crate::doctor_cmd::parse(
+                    &mut parser,
+                )?)),
                 Some("packs") => {
                     let mut json = false;
                     while let Some(arg) = parser.next()? {
@@ -233,14 +274,14 @@ pub fn command_usage(command: &str) -> Option<String> {
     Some(block)
 }
 
-fn no_more(parser: &mut lexopt::Parser) -> Result<(), UsageError> {
+pub(crate) fn no_more(parser: &mut lexopt::Parser) -> Result<(), UsageError> {
     match parser.next()? {
         None => Ok(()),
         Some(arg) => Err(arg.unexpected().into()),
     }
 }
 
-fn required<T>(value: Option<T>, flag: &str) -> Result<T, UsageError> {
+pub(crate) fn required<T>(value: Option<T>, flag: &str) -> Result<T, UsageError> {
     value.ok_or_else(|| UsageError(format!("missing required option {flag}")))
 }
 

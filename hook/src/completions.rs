@@ -28,7 +28,7 @@ fn commands() -> Vec<(String, Vec<String>)> {
         let synopsis: String = block
             .lines()
             .enumerate()
-            .take_while(|(i, l)| *i == 0 || l.trim_start().starts_with(['-', '[', '<']))
+            .take_while(|(i, l)| *i == 0 || l.trim_start().starts_with(['-', '[', '<', '(']))
             .map(|(_, l)| format!("{l}\n"))
             .collect();
         let mut options: Vec<String> = Vec::new();
@@ -157,6 +157,9 @@ mod tests {
             "lint",
             "diff",
             "import",
+            "install",
+            "uninstall",
+            "doctor",
             "packs",
             "demo",
             "completions",
@@ -169,6 +172,11 @@ mod tests {
         assert!(options("lint").contains(&"--deny-warnings".to_string()));
         assert!(!options("demo").contains(&"--config".to_string()));
         assert!(options("inject").contains(&"--prompt-index".to_string()));
+        assert!(options("install").contains(&"--dry-run".to_string()));
+        assert!(options("install").contains(&"--plugin-dir".to_string()));
+        assert!(options("uninstall").contains(&"--local".to_string()));
+        assert!(options("doctor").contains(&"--json".to_string()));
+        assert!(options("emit").contains(&"--from-payload".to_string()));
         assert!(
             !options("inject").contains(&"--settings".to_string()),
             "a word of the description is no option"

@@ -45,8 +45,8 @@ mod e2e;
 use std::process::ExitCode;
 
 use e2e::cases::{
-    decisions::*, fail_closed::*, mock_wire::*, os_boundary::*, packs::*, permissions::*,
-    recording::*, shell::*, tools::*, transport::*, wiring::*,
+    decisions::*, fail_closed::*, installed::*, mock_wire::*, os_boundary::*, packs::*,
+    permissions::*, recording::*, shell::*, tools::*, transport::*, wiring::*,
 };
 use e2e::driver::locate_claude;
 use e2e::runner::{self, Test};
@@ -71,6 +71,9 @@ const TESTS: &[Test] = tests![
     fail_closed_hook_timeout,
     deny_trader_live_order_does_not_run,
     core_pack_stops_git_reset_hard_with_the_safer_way,
+    installed_guard_stops_git_reset_in_a_normally_started_session,
+    plugin_dir_guards_a_session_that_loads_it,
+    installed_sandbox_keeps_the_guard_files_byte_identical,
     allow_allowlisted_command_runs_without_allowed_tools,
     defer_leaves_the_decision_to_the_cli,
     ask_blocks_in_print_mode_with_the_reason,

@@ -47,7 +47,7 @@ mod e2e_gemini;
 use std::process::ExitCode;
 
 use e2e_gemini::cases::{
-    fail_closed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
+    fail_closed::*, installed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
 };
 use e2e_gemini::driver::locate_gemini;
 use runner::Test;
@@ -68,6 +68,7 @@ macro_rules! tests {
 
 const TESTS: &[Test] = tests![
     cli:
+    installed_hooks_stop_git_reset_in_a_normally_started_session,
     // The slowest first (it waits out the wrapper's 25 s kill), so the rest overlap with it.
     fail_closed_hung_hook,
     shell_deny_does_not_run_and_the_model_sees_the_reason,

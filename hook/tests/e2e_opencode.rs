@@ -50,6 +50,7 @@ use std::process::ExitCode;
 use oc::cases::*;
 use oc::driver::locate_opencode;
 use oc::fail_closed::*;
+use oc::installed::*;
 use oc::mock::selftest::*;
 use oc::runner::{self, Test};
 
@@ -72,6 +73,7 @@ const TESTS: &[Test] = tests![
     // The slowest first (it waits out the plugin's 30 s gate timeout), so the rest overlap.
     fail_closed_hung_hook_is_killed_at_the_gate_timeout,
     denied_command_does_not_run_and_the_model_sees_why,
+    installed_plugin_stops_git_reset_in_a_normally_started_session,
     records_every_gate_and_observer_event,
     edit_outside_the_allowed_path_is_blocked,
     read_deny_keeps_the_content_from_the_model,

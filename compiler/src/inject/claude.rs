@@ -32,29 +32,7 @@ pub fn claude_settings(
         utf8(project_root, "project root")?,
         utf8(policy_path, "policy")?,
     );
-    let mut observers: Vec<&str> = KERNEL_OBSERVER_EVENTS.to_vec();
-    for observer in &profile.observers {
-        match observer.action {
-            ObserverAction::Record => {}
-        }
-        for event in &observer.events {
-            if !CLAUDE_HOOK_EVENTS.contains(&event.as_str()) {
-                return Err(Errors::one(Diagnostic::error(
-                    Some(observer.location.clone()),
-                    format!(
-                        "observer event `{}` is not a harness hook event",
-                        event.escape_debug()
-                    ),
-                )));
-            }
-            // A gate event is already recorded by its gate entry.
-            if !engine::GATE_EVENTS.contains(&event.as_str())
-                && !observers.contains(&event.as_str())
-            {
-                observers.push(event);
-            }
-        }
-    }
+    let observers = claude_observer_events(profile)?;
     let entry = |event: &str, gate: bool| -> Value {
         let mut args = vec![
             "emit",
@@ -88,13 +66,41 @@ pub fn claude_settings(
     for event in engine::GATE_EVENTS {
         hooks.insert(event.to_string(), entry(event, true));
     }
-    for event in observers {
+    for event in &observers {
         hooks.insert(event.to_string(), entry(event, false));
     }
     Ok(json!({
         "hooks": hooks,
         "permissions": claude_permissions(&profile.tool_policy, Some(project_root)),
     }))
+}
+
+/// The events claude records without deciding: the kernel's ([`KERNEL_OBSERVER_EVENTS`]) and
+/// every event the profile's observers name (a gate event is recorded by its gate already). An
+/// event claude does not have is an error at the observer's place.
+pub fn claude_observer_events(profile: &AgentProfile) -> Result<Vec<String>, Errors> {
+    let mut observers: Vec<String> = KERNEL_OBSERVER_EVENTS.map(String::from).to_vec();
+    for observer in &profile.observers {
+        match observer.action {
+            ObserverAction::Record => {}
+        }
+        for event in &observer.events {
+            if !CLAUDE_HOOK_EVENTS.contains(&event.as_str()) {
+                return Err(Errors::one(Diagnostic::error(
+                    Some(observer.location.clone()),
+                    format!(
+                        "observer event `{}` is not a harness hook event",
+                        event.escape_debug()
+                    ),
+                )));
+            }
+            // A gate event is already recorded by its gate entry.
+            if !engine::GATE_EVENTS.contains(&event.as_str()) && !observers.contains(event) {
+                observers.push(event.clone());
+            }
+        }
+    }
+    Ok(observers)
 }
 
 /// The profile's `tool_policy` as Claude's own `permissions` block: what it grants in Claude is

@@ -244,6 +244,7 @@ mod tests {
             project_root: "/p".into(),
             policy: "/p/policy.json".into(),
             policy_digest: format!("sha256:{}", "0".repeat(64)),
+            from_payload: false,
         };
         assert_eq!(Handler::of(&hook, "SessionEnd", false).timeout, 3);
         assert_eq!(Handler::of(&hook, "Interrupt", false).timeout, 3);

@@ -36,9 +36,9 @@ pub const GEMINI_HOOK_EVENTS: &[&str] = &[
     "Notification",
 ];
 /// Recorded in every session.
-const KERNEL_OBSERVERS: &[&str] = &["AfterTool", "SessionStart", "SessionEnd"];
+pub(crate) const KERNEL_OBSERVERS: &[&str] = &["AfterTool", "SessionStart", "SessionEnd"];
 /// Events whose groups take a tool `matcher`.
-const TOOL_EVENTS: &[&str] = &["BeforeTool", "AfterTool"];
+pub(crate) const TOOL_EVENTS: &[&str] = &["BeforeTool", "AfterTool"];
 /// Milliseconds Gemini gives a gate hook; `emit` answers on its own well before (10 s).
 pub const GATE_TIMEOUT_MS: u64 = 30_000;
 /// Milliseconds Gemini gives a record-only hook.
@@ -144,7 +144,7 @@ pub(crate) fn wiring(
 }
 
 /// 16 hex digits from the kernel's random source.
-fn unpredictable_suffix() -> Result<String, Errors> {
+pub(crate) fn unpredictable_suffix() -> Result<String, Errors> {
     use std::io::Read;
     let mut bytes = [0u8; 8];
     std::fs::File::open("/dev/urandom")

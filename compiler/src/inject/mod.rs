@@ -206,6 +206,7 @@ pub fn inject_harness_hooks_with_env(
         project_root: utf8(&project_root, "project root")?,
         policy: utf8(&policy_path, "policy")?,
         policy_digest,
+        from_payload: false,
     };
     let mut warnings = compiled.warnings;
     let wiring = match harness {
@@ -328,6 +329,9 @@ pub(crate) struct HookCommand {
     pub policy: String,
     /// The policy's pin (`sha256:<hex>` of its stamp), carried by every gate.
     pub policy_digest: String,
+    /// `emit --from-payload` instead of `--session` and `--project-root` (an installed hook
+    /// serves every session: `install`).
+    pub from_payload: bool,
 }
 
 impl HookCommand {
@@ -339,13 +343,22 @@ impl HookCommand {
             self.harness.as_str(),
             "--event",
             event,
-            "--session",
-            &self.session_id,
-            "--project-root",
-            &self.project_root,
         ]
         .map(String::from)
         .into();
+        if self.from_payload {
+            args.push(install::FROM_PAYLOAD.into());
+        } else {
+            args.extend(
+                [
+                    "--session",
+                    &self.session_id,
+                    "--project-root",
+                    &self.project_root,
+                ]
+                .map(String::from),
+            );
+        }
         if gate {
             args.extend([
                 "--policy".to_string(),
@@ -398,7 +411,7 @@ pub(crate) fn shell_quote(text: &str) -> String {
 /// Create the session directory `0700` (with any missing parents), or check an existing one:
 /// it holds the policy every hook of the session reads, so it must be a directory this user
 /// owns that neither its group nor others may write (they could swap the policy for theirs).
-fn prepare_session_dir(dir: &Path) -> Result<(), String> {
+pub fn prepare_session_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -421,11 +434,13 @@ mod binary;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod install;
 pub mod opencode;
 pub mod sandbox;
+pub mod settings_doc;
 
 pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
-pub use claude::{claude_permissions, claude_settings, exported_as_grant};
+pub use claude::{claude_observer_events, claude_permissions, claude_settings, exported_as_grant};
 
 /// The events a harness records without deciding: `kernel` (always) and every event the
 /// profile's observers name that the harness has (`native`). An observer event the harness
@@ -477,6 +492,7 @@ mod tests {
             project_root: "/p".into(),
             policy: "/p/animus-policy.json".into(),
             policy_digest: format!("sha256:{}", "0".repeat(64)),
+            from_payload: false,
         };
         let line = command.shell_line("PreToolUse", true, timeout_secs);
         let out = std::process::Command::new("bash")
@@ -536,6 +552,7 @@ mod tests {
             project_root: "/p".into(),
             policy: "/p/p.json".into(),
             policy_digest: format!("sha256:{}", "0".repeat(64)),
+            from_payload: false,
         };
         let out = std::process::Command::new("bash")
             .args(["-c", &command.shell_line("BeforeTool", true, 30)])

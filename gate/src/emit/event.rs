@@ -55,7 +55,13 @@ struct EventRecord<'a> {
 
 /// The session log this run appends to (see [`record::open_session_log`]).
 pub(super) fn open_log(args: &EmitArgs) -> Result<(record::SessionLog, PathBuf), String> {
-    let session = args.session.as_deref().ok_or("missing --session")?;
+    // Under `--from-payload`, a session that could not be taken says why.
+    let session = args.session.as_deref().ok_or_else(|| {
+        args.problems
+            .first()
+            .cloned()
+            .unwrap_or("missing --session".into())
+    })?;
     let project_root = args
         .project_root
         .as_deref()

@@ -1,9 +1,14 @@
 //! `animus-hook emit`: the hot path the harness runs on every event.
 //!
 //! ```text
-//! animus-hook emit [--provider claude|codex|gemini|opencode] --event <E> --session <id>
-//!     --project-root <root> [--policy <animus-policy.json> [--policy-digest sha256:<hex>]]
+//! animus-hook emit [--provider claude|codex|gemini|opencode] --event <E>
+//!     (--session <id> --project-root <root> | --from-payload)
+//!     [--policy <animus-policy.json> [--policy-digest sha256:<hex>]]
 //! ```
+//!
+//! `--from-payload` (what `animus-hook install` writes) takes the session id from each
+//! payload's `session_id` and the project from its `cwd` ([`from_payload`]), so one command in
+//! the user's settings serves every session.
 //!
 //! `--policy-digest` pins the policy: `inject` writes the SHA-256 of the policy's stamp into
 //! every gate command, and a policy whose files are not the pinned ones (another compiled
@@ -23,7 +28,8 @@
 //!
 //! For a gate, every failure — bad arguments, policy unreadable or invalid, sidecar stale or
 //! corrupt, stdin not JSON, over the size cap or never closed, no `tool_name`, an invalid
-//! session id, a record that cannot be written, a panic — prints an explicit **deny** naming
+//! session id (under `--from-payload`: a payload with no valid `session_id` or no absolute
+//! `cwd`), a record that cannot be written, a panic — prints an explicit **deny** naming
 //! the cause (never the command line or payload content). A deadline timer answers deny if
 //! the whole run exceeds its deadline, so a hung stdin or a pathological policy cannot hang the
 //! harness (see [`deadline`]). Observer events never block and print nothing, whatever fails.
@@ -44,6 +50,7 @@
 
 mod deadline;
 mod event;
+pub mod from_payload;
 mod output;
 
 use std::ffi::OsString;
@@ -68,11 +75,13 @@ pub const MAX_PAYLOAD_BYTES: u64 = 10 * 1024 * 1024;
 /// Default deadline for the whole run; `ANIMUS_HOOK_DEADLINE_MS` overrides it (100–60000).
 pub const DEFAULT_DEADLINE_MS: u64 = 10_000;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct EmitArgs {
     event: Option<String>,
     session: Option<String>,
     project_root: Option<PathBuf>,
+    /// `--from-payload`: the session and the project come from each payload.
+    from_payload: bool,
     policy: Option<PathBuf>,
     /// `--policy-digest`, as given (checked when the policy is loaded).
     policy_digest: Option<String>,
@@ -161,6 +170,7 @@ fn parse_args(args: Vec<OsString>) -> EmitArgs {
             Long("project-root") => {
                 out.project_root = value(&mut parser, "--project-root").map(PathBuf::from)
             }
+            Long("from-payload") => out.from_payload = true,
             Long("policy") => out.policy = value(&mut parser, "--policy").map(PathBuf::from),
             Long("policy-digest") => out.policy_digest = value(&mut parser, "--policy-digest"),
             Long("provider") => {
@@ -317,6 +327,13 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
     let (payload_value, payload_error) = match payload {
         Ok(value) => (Some(value), None),
         Err(e) => (None, Some(e)),
+    };
+    let resolved;
+    let args = if args.from_payload {
+        resolved = from_payload::resolve(args, payload_value.as_ref());
+        &resolved
+    } else {
+        args
     };
     let harness = match &payload_value {
         Some(payload) if args.provider.is_none() && harness == Harness::Claude => {

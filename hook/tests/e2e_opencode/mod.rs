@@ -10,6 +10,7 @@ pub mod fail_closed;
 pub mod fixtures;
 #[path = "../e2e/http.rs"]
 pub mod http;
+pub mod installed;
 #[path = "../e2e/mcp_echo.rs"]
 pub mod mcp_echo;
 pub mod mock;

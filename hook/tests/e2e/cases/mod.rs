@@ -2,6 +2,7 @@
 
 pub mod decisions;
 pub mod fail_closed;
+pub mod installed;
 pub mod mock_wire;
 pub mod os_boundary;
 pub mod packs;

@@ -16,7 +16,7 @@ use crate::e2e::mock_api::Script;
 
 /// `Some(why)` when bubblewrap or socat is missing (the sandbox cannot start); under CI that
 /// is a failure instead (`scripts/test.sh` installs them).
-fn sandbox_tools_missing() -> Option<String> {
+pub fn sandbox_tools_missing() -> Option<String> {
     let missing: Vec<&str> = ["bwrap", "socat"]
         .into_iter()
         .filter(|tool| {

@@ -2,6 +2,7 @@
 //! `tests/e2e_gemini.rs`.
 
 pub mod fail_closed;
+pub mod installed;
 pub mod mock_wire;
 pub mod recording;
 pub mod settings;

@@ -1,0 +1,135 @@
+//! `animus-hook uninstall`: exactly what install added goes (our hooks, our sandbox block, the
+//! installed policy); a backup's bytes come back when nothing else changed, and a settings
+//! file install created is removed again.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use compiler::inject::install::{self, MANIFEST_FILE, PROFILE_FILE, Scope};
+use compiler::inject::settings_doc::SettingsDoc;
+
+use super::{
+    InstallArgs, backup_stamp, check_harness, env, harness_scope, install_dir,
+    manifest_says_created, our_opencode_plugin, read_settings, recorded, recorded_sandbox,
+};
+
+pub fn run_uninstall(args: InstallArgs) -> ExitCode {
+    match uninstall(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("animus-hook uninstall: {e}\nanimus-hook uninstall: nothing was changed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn uninstall(args: &InstallArgs) -> Result<(), String> {
+    check_harness(&args.harness, "uninstall")?;
+    if args.profile.is_some() || args.hook_binary.is_some() || args.sandbox {
+        return Err("uninstall takes no --config, --agent, --hook-binary or --sandbox".into());
+    }
+    let scope = harness_scope(args)?;
+    let settings = install::settings_path(&scope, &env)?;
+    let name = settings.display().to_string();
+    let Some(before) = read_settings(&settings)? else {
+        println!("animus-hook uninstall: there is no {name}; nothing to remove");
+        return Ok(());
+    };
+    if matches!(scope, Scope::Opencode { .. }) {
+        if !our_opencode_plugin(&before) {
+            return Err(format!(
+                "{name} is a plugin install did not write; it is left alone"
+            ));
+        }
+        if args.dry_run {
+            println!("animus-hook uninstall: would remove {name}; dry run, nothing was written");
+            return Ok(());
+        }
+        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+        println!("animus-hook uninstall: removed the guard plugin {name}");
+        remove_install_dir(&install_dir(&scope)?);
+        return Ok(());
+    }
+    // Our sandbox block goes first (when it is what install recorded), then our hooks.
+    let mut current = before.clone();
+    let mut sandbox_removed = false;
+    if let Some(recorded) = recorded_sandbox(&install_dir(&scope)?) {
+        let mut doc = SettingsDoc::parse(&name, &before)?;
+        if install::remove_member_if(&mut doc, "sandbox", &recorded) {
+            sandbox_removed = true;
+            current = doc.print();
+        }
+    }
+    // Gemini: `hooksConfig.enabled` back to what it was before the first install.
+    if matches!(scope, Scope::Gemini { .. })
+        && let Some(before) = recorded(&install_dir(&scope)?, "gemini_hooks_enabled_before")
+    {
+        let mut doc = SettingsDoc::parse(&name, &current)?;
+        if !install::our_handlers(&doc).is_empty() {
+            install::gemini::set_enabled(&mut doc, Some(&before).filter(|b| !b.is_null()))?;
+            current = doc.print();
+        }
+    }
+    let (after, removed, restored) = install::plan_uninstall(&settings, &current)?;
+    let removed = removed + usize::from(sandbox_removed);
+    if removed == 0 {
+        println!("animus-hook uninstall: {name} holds no animus-hook entries; nothing changed");
+        return Ok(());
+    }
+    if args.dry_run {
+        print!("{}", crate::line_diff::unified(&name, &before, &after));
+        println!("animus-hook uninstall: dry run; nothing was written");
+        return Ok(());
+    }
+    install::check_writable(&settings)?;
+    let backup = install::backup(&settings, &backup_stamp())?;
+    let dir = install_dir(&scope)?;
+    if manifest_says_created(&dir)
+        && SettingsDoc::parse(&name, &after).is_ok_and(|d| d.to_json() == serde_json::json!({}))
+    {
+        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+        println!(
+            "animus-hook uninstall: removed {name}, which install had created (the state before \
+             was backed up to {})",
+            backup.display()
+        );
+        remove_install_dir(&dir);
+        return Ok(());
+    }
+    install::write_settings(&settings, &after)?;
+    match restored {
+        Some(from) => println!(
+            "animus-hook uninstall: removed {removed} hooks; {name} is again the content of {} \
+             (the state before was backed up to {})",
+            from.display(),
+            backup.display()
+        ),
+        None => println!(
+            "animus-hook uninstall: removed {removed} hooks from {name} (the state before was \
+             backed up to {})",
+            backup.display()
+        ),
+    }
+    remove_install_dir(&install_dir(&scope)?);
+    Ok(())
+}
+
+/// Remove the files install wrote into `dir` (and `dir`, when nothing else is left in it).
+fn remove_install_dir(dir: &Path) {
+    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    for file in [
+        engine::sidecar::stamp_path_for(&policy),
+        policy.clone(),
+        engine::sidecar::sidecar_path_for(&policy),
+        dir.join(MANIFEST_FILE),
+        dir.join(PROFILE_FILE),
+    ] {
+        let _ = std::fs::remove_file(file);
+    }
+    if std::fs::remove_dir(dir).is_ok() {
+        println!(
+            "animus-hook uninstall: removed the installed policy {}",
+            dir.display()
+        );
+    }
+}

@@ -1,0 +1,340 @@
+//! `animus-hook install` on the real CLI (issue 28): the guard installed into a realistic
+//! `~/.claude/settings.json` of a scratch HOME, then `claude` started normally — no
+//! `--settings`, no launcher — with `--allowedTools Bash`, so only the installed hook stands
+//! between the model and `git reset --hard HEAD~3`. `git status` in the same session runs, the
+//! user's own `PreToolUse` hook keeps running beside ours, the decision is recorded under the
+//! session id Claude gave, and `uninstall` gives the user's file back byte for byte.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::e2e::driver::{Sandbox, animus_hook};
+use crate::e2e::fixtures::*;
+use crate::e2e::mock_api::Script;
+
+/// `animus-hook <args>` as the user runs it in the sandbox's HOME (same state root as the CLI).
+fn animus(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
+    let out = Command::new(animus_hook())
+        .args(args)
+        .current_dir(&sandbox.home)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", &sandbox.home)
+        .env("ANIMUS_CONFIG_DIR", &sandbox.state_dir)
+        .output()
+        .expect("animus-hook runs");
+    assert!(
+        out.status.success(),
+        "animus-hook {args:?}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn git(project: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
+        .args(args)
+        .current_dir(project)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
+    let sandbox = Sandbox::new("installed");
+    let claude_dir = sandbox.home.join(".claude");
+    fs::create_dir_all(&claude_dir).unwrap();
+    // The user's own hook: it logs every Bash call it sees.
+    let user_log = sandbox.scratch.root.join("user-hook.log");
+    let user_hook = sandbox.scratch.root.join("user-hook.sh");
+    fs::write(
+        &user_hook,
+        format!(
+            "#!/bin/sh\ncat >> '{}'\necho >> '{}'\n",
+            user_log.display(),
+            user_log.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&user_hook, fs::Permissions::from_mode(0o755)).unwrap();
+    let settings = json!({
+        "model": "claude-sonnet-4-5",
+        "env": {"MY_SETTING": "kept"},
+        "permissions": {"allow": ["Read(~/notes/**)"], "deny": ["Bash(curl:*)"]},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": user_hook}
+        ]}]}
+    });
+    let original = format!("{}\n", serde_json::to_string_pretty(&settings).unwrap());
+    let settings_path = claude_dir.join("settings.json");
+    fs::write(&settings_path, &original).unwrap();
+
+    animus(&sandbox, &["install"]);
+    let installed = fs::read_to_string(&settings_path).unwrap();
+    let parsed: Value = serde_json::from_str(&installed).unwrap();
+    for key in ["model", "env", "permissions"] {
+        assert_eq!(parsed[key], settings[key], "{key} kept");
+    }
+    assert_eq!(
+        parsed["hooks"]["PreToolUse"][0],
+        settings["hooks"]["PreToolUse"][0]
+    );
+    assert_eq!(
+        parsed["hooks"]["PreToolUse"][1]["hooks"][0]["onFailure"],
+        "block"
+    );
+    animus(&sandbox, &["install"]);
+    assert_eq!(
+        fs::read_to_string(&settings_path).unwrap(),
+        installed,
+        "a second install changes nothing"
+    );
+    let doctor = animus(&sandbox, &["doctor"]);
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("every check passed"));
+
+    // Four commits, so `HEAD~3` exists and the reset would really move the branch.
+    let project = &sandbox.project;
+    git(project, &["init", "-q"]);
+    for n in 1..=4 {
+        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
+        git(project, &["add", "work.txt"]);
+        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
+    }
+    fs::write(project.join("work.txt"), "uncommitted work\n").unwrap();
+    let script = Script::new()
+        .tool_call(
+            "toolu_status",
+            "Bash",
+            bash("git status --short > status.txt"),
+        )
+        .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+    // Started normally: the launch arguments carry no `--settings`.
+    let args: Vec<String> = launch(&["--allowedTools", "Bash"])
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    assert!(!args.iter().any(|a| a == "--settings"));
+    let (mock, outcome) = run(&sandbox, &args, script);
+    assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
+    assert_eq!(
+        fs::read_to_string(project.join("work.txt")).unwrap(),
+        "uncommitted work\n"
+    );
+    assert_eq!(
+        git(project, &["rev-list", "--count", "HEAD"]).trim(),
+        "4",
+        "the branch did not move"
+    );
+    assert!(!mock.tool_result("toolu_status").is_error);
+    assert_eq!(
+        fs::read_to_string(project.join("status.txt")).unwrap(),
+        " M work.txt\n?? status.txt\n",
+        "git status ran"
+    );
+    // The user's own hook ran beside ours, on both calls.
+    let seen = fs::read_to_string(&user_log).unwrap_or_default();
+    assert!(
+        seen.contains("git status --short") && seen.contains("git reset --hard HEAD~3"),
+        "{seen}"
+    );
+
+    // The decision was recorded in the project's scope, under Claude's own session id.
+    let logs: Vec<_> = fs::read_dir(&sandbox.state_dir)
+        .unwrap()
+        .flatten()
+        .filter(|scope| scope.file_name().to_string_lossy().starts_with("project-"))
+        .flat_map(|scope| {
+            fs::read_dir(scope.path().join("sessions"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|log| log.path())
+        .collect();
+    assert_eq!(
+        logs.len(),
+        1,
+        "one session log in the project's scope: {logs:?}"
+    );
+    let records: Vec<Value> = fs::read_to_string(&logs[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reset = gate_record(&records, "PreToolUse", "toolu_reset");
+    assert_eq!(reset["decision"], "deny");
+    assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
+    let session = reset["session"].as_str().unwrap();
+    assert_eq!(reset["payload"]["session_id"], session);
+    // The observers recorded the session around the calls.
+    for event in ["SessionStart", "PostToolUse", "SessionEnd"] {
+        assert!(
+            records.iter().any(|r| r["event"] == event),
+            "{event}: {records:#?}"
+        );
+    }
+
+    animus(&sandbox, &["uninstall"]);
+    assert_eq!(
+        fs::read_to_string(&settings_path).unwrap(),
+        original,
+        "uninstall gives the file back"
+    );
+}
+
+/// Item 5 of issue 28, measured on 2.1.328 offline: `install --plugin-dir` writes a plugin
+/// (`.claude-plugin/plugin.json`, `hooks/hooks.json`) that `claude --plugin-dir <dir>` loads:
+/// its gate stops `git reset --hard HEAD~3` and lets `git status` run; and its
+/// `"onFailure": "block"` holds there too: with the hook binary gone, the call is blocked,
+/// not run.
+pub fn plugin_dir_guards_a_session_that_loads_it() {
+    let sandbox = Sandbox::new("plugin");
+    let plugin = sandbox.scratch.root.join("animus-guard");
+    animus(
+        &sandbox,
+        &["install", "--plugin-dir", plugin.to_str().unwrap()],
+    );
+    assert!(plugin.join(".claude-plugin/plugin.json").is_file());
+    let hooks = fs::read_to_string(plugin.join("hooks/hooks.json")).unwrap();
+    assert!(hooks.contains("--from-payload"), "{hooks}");
+    assert!(
+        !sandbox.home.join(".claude/settings.json").exists(),
+        "the user's settings untouched"
+    );
+    let doctor = animus(
+        &sandbox,
+        &["doctor", "--plugin-dir", plugin.to_str().unwrap()],
+    );
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("✓ live gate (plugin)"));
+    let project = &sandbox.project;
+    git(project, &["init", "-q"]);
+    for n in 1..=4 {
+        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
+        git(project, &["add", "work.txt"]);
+        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
+    }
+    let run_with_plugin = |sandbox: &Sandbox| {
+        let script = Script::new()
+            .tool_call(
+                "toolu_status",
+                "Bash",
+                bash("git status --short > status.txt"),
+            )
+            .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+        let mut args: Vec<String> = vec!["--plugin-dir".into(), plugin.to_str().unwrap().into()];
+        args.extend(
+            launch(&["--allowedTools", "Bash"])
+                .iter()
+                .map(|a| a.to_string()),
+        );
+        run(sandbox, &args, script)
+    };
+    let (mock, outcome) = run_with_plugin(&sandbox);
+    assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
+    assert!(!mock.tool_result("toolu_status").is_error);
+    assert!(project.join("status.txt").is_file(), "git status ran");
+    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    // The binary the plugin runs, gone: blocked, because onFailure is "block".
+    let hooks = hooks.replace(
+        "target/debug/animus-hook-emit\"",
+        "target/debug/missing-hook\"",
+    );
+    assert!(hooks.contains("missing-hook"), "{hooks}");
+    fs::write(plugin.join("hooks/hooks.json"), hooks).unwrap();
+    let (mock, outcome) = run_with_plugin(&sandbox);
+    assert_blocked_with(
+        &outcome,
+        &mock,
+        "toolu_reset",
+        "blocking because onFailure is \"block\"",
+    );
+    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+}
+
+/// `install --sandbox` on the real CLI: Claude's own Bash sandbox, from the user's settings,
+/// makes the installed policy, the user's settings and the hook binary read-only to a Python
+/// script the model runs (its targets come from a file: no command names a guard file, so the
+/// parse layer does not see them), and the hook still records from outside the sandbox.
+pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
+    if let Some(why) = crate::e2e::cases::os_boundary::sandbox_tools_missing() {
+        println!("SKIPPED: {why}");
+        return;
+    }
+    let sandbox = Sandbox::new("installed-sandbox");
+    let settings = sandbox.home.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, "{\n  \"model\": \"claude-sonnet-4-5\"\n}\n").unwrap();
+    let hook = crate::e2e::common::private_hook_copy(&sandbox.scratch.root);
+    animus(
+        &sandbox,
+        &[
+            "install",
+            "--sandbox",
+            "--hook-binary",
+            hook.to_str().unwrap(),
+        ],
+    );
+    let policy = sandbox
+        .state_dir
+        .join("installed/claude-user/animus-policy.json");
+    let targets = [policy, settings.clone(), hook];
+    let before: Vec<Vec<u8>> = targets.iter().map(|t| fs::read(t).unwrap()).collect();
+    let list: String = targets
+        .iter()
+        .map(|t| format!("{}\n", t.display()))
+        .collect();
+    fs::write(sandbox.project.join("targets.txt"), list).unwrap();
+    fs::write(
+        sandbox.project.join("attack.py"),
+        "out = open('result.txt', 'w')\n\
+         import os\n\
+         for t in open('targets.txt').read().split():\n\
+         \x20   for what, act in [('append', lambda: open(t, 'ab').write(b'x')),\n\
+         \x20                     ('unlink', lambda: os.remove(t))]:\n\
+         \x20       try:\n\
+         \x20           act(); out.write(f'{what} {t}: done\\n')\n\
+         \x20       except OSError as e:\n\
+         \x20           out.write(f'{what} {t}: {e.strerror}\\n')\n",
+    )
+    .unwrap();
+    let script = Script::new().tool_call("toolu_py", "Bash", bash("python3 attack.py"));
+    let args: Vec<String> = launch(&["--allowedTools", "Bash"])
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let (mock, outcome) = run(&sandbox, &args, script);
+    outcome.completed();
+    for (target, bytes) in targets.iter().zip(&before) {
+        assert!(
+            &fs::read(target).unwrap() == bytes,
+            "{} changed under the sandbox",
+            target.display()
+        );
+    }
+    let result = fs::read_to_string(sandbox.project.join("result.txt")).unwrap_or_else(|e| {
+        panic!(
+            "the script did not run ({e}): {:#?}",
+            mock.tool_result("toolu_py")
+        )
+    });
+    assert!(!result.contains(": done"), "{result}");
+    assert!(result.contains("Read-only file system"), "{result}");
+    assert_eq!(
+        fs::read_to_string(&settings)
+            .unwrap()
+            .matches("--from-payload")
+            .count(),
+        8
+    );
+}
