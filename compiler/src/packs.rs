@@ -468,6 +468,28 @@ mod tests {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
+    /// The examples are decided by the reference evaluator; the hook decides with the automaton
+    /// built from the sidecar, whose DFAs have a size budget. Every rule must fit it.
+    #[test]
+    fn every_rule_lowers_to_the_automaton() {
+        let packs = catalogue().unwrap();
+        let mut failures = Vec::new();
+        for pack in &packs {
+            for rule in &pack.rules {
+                let policy = engine::HookPolicy {
+                    version: engine::policy::POLICY_VERSION,
+                    default_decision: Decision::Defer,
+                    rules: lower_rule(pack, rule).into_iter().map(|(r, _)| r).collect(),
+                };
+                let json = policy.to_json();
+                if let Err(e) = crate::lower::build_sidecar(&policy, json.as_bytes()) {
+                    failures.push(format!("{}: {}", rule.location, e.message));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
     #[test]
     fn a_failing_example_is_an_error_at_the_example() {
         let text = "pack: t.x\ndescription: d\nrules:\n  - id: r\n    decision: deny\n    why: w\n    regex: '^rm -rf /$'\n    match: ['rm -rf /', 'rm -rf ~']\n    not_match: ['rm -rf / ']\n";
