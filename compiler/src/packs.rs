@@ -48,7 +48,6 @@ pub const PACK_ID_PREFIX: &str = "pack.";
 /// The name in `packs` that enables every pack marked `default: true`.
 pub const DEFAULT_SET: &str = "default";
 
-
 /// One pack.
 #[derive(Clone, Debug)]
 pub struct Pack {
@@ -122,13 +121,19 @@ enum OneOrMany {
     Many(Vec<Spanned<String>>),
 }
 
-/// `packs: [...]` enabling every built-in pack: each category once (`[core, database, …]`).
+/// The category of packs that flag ordinary work on purpose (`strict.secret-reads` asks before
+/// any secret is read): opt-in by name, and left out of [`every_pack_list`].
+pub const STRICT_CATEGORY: &str = "strict";
+
+/// `packs: [...]` enabling every built-in pack meant to be used together: each category once
+/// (`[core, database, …]`), all but [`STRICT_CATEGORY`], whose packs contradict the others'
+/// idea of ordinary work (reading a secret through its manager).
 pub fn every_pack_list() -> String {
     let mut categories: Vec<&str> = Vec::new();
     for (path, _) in EMBEDDED {
         let file = path.strip_prefix("packs/").unwrap_or(path);
         let category = file.split('.').next().unwrap_or(file);
-        if !categories.contains(&category) {
+        if category != STRICT_CATEGORY && !categories.contains(&category) {
             categories.push(category);
         }
     }
@@ -545,7 +550,10 @@ mod tests {
         assert_eq!(default, marked);
         // The everyday destructive commands are in it; packs for tools few use are opt-in.
         for name in ["core.git", "core.filesystem", "core.secrets"] {
-            assert!(default.contains(&name), "{name} not in default: {default:?}");
+            assert!(
+                default.contains(&name),
+                "{name} not in default: {default:?}"
+            );
         }
         assert!(
             default.len() < packs.len(),

@@ -334,7 +334,11 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
         git["rules"].as_array().unwrap().len()
     );
     assert!(
-        packs.as_array().unwrap().iter().any(|p| p["default"] == false),
+        packs
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["default"] == false),
         "some packs are opt-in"
     );
     assert!(

@@ -84,4 +84,3 @@ pub fn check_examples(pack: &Pack) -> Result<(), Errors> {
         Err(Errors(errors))
     }
 }
-
