@@ -304,6 +304,7 @@ fn default_on_real_commands_and_tool_calls() {
     ] {
         let text = std::fs::read_to_string(shared.join("corpus-real").join(file)).unwrap();
         let (mut total, mut denied, mut stopped) = (0usize, 0usize, Vec::new());
+        let mut by_pack: BTreeMap<String, usize> = BTreeMap::new();
         for line in text.lines() {
             let case: serde_json::Value = serde_json::from_str(line).unwrap();
             let (tool, input) = match case.get("tool_name") {
@@ -330,6 +331,15 @@ fn default_on_real_commands_and_tool_calls() {
             total += 1;
             if matches!(out.decision, Decision::Deny | Decision::Ask) {
                 denied += usize::from(out.decision == Decision::Deny);
+                // `pack.core.git:reset-hard #2` → `core.git`; a stop no rule names (an
+                // unresolvable command under a rule that governs the shell) → `(shell)`.
+                let pack = out
+                    .deciding_rule
+                    .as_deref()
+                    .and_then(|r| r.strip_prefix("pack."))
+                    .and_then(|r| r.split(':').next())
+                    .unwrap_or("(shell)");
+                *by_pack.entry(pack.to_string()).or_default() += 1;
                 let shown = input
                     .get("command")
                     .or(input.get("file_path"))
@@ -348,6 +358,8 @@ fn default_on_real_commands_and_tool_calls() {
             stopped.len(),
             stopped.len() - denied
         );
+        let tally: Vec<String> = by_pack.iter().map(|(p, n)| format!("{p} {n}")).collect();
+        println!("  by pack: {}", tally.join(", "));
         for line in stopped.iter().take(80) {
             println!("{line}");
         }
