@@ -73,7 +73,7 @@ pub fn run(json: bool) -> ExitCode {
     }
     println!(
         "\nEnable with `packs: [default]` on an agent profile (the packs marked yes above, the \
-         recommended set), and add others by name (`database.redis`) or category: a name before \
+         recommended set), and add others by name (`database.clickhouse`) or category: a name before \
          the first dot (`backup`) enables its whole category."
     );
     ExitCode::SUCCESS
