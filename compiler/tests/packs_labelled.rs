@@ -215,16 +215,18 @@ fn every_pack_and_default_on_our_labelled_classes() {
     let in_default = default_packs();
     let mut failures = Vec::new();
 
-    // The one safe case flagged: `echo "cat ~/.ssh/id_rsa"`. core.secrets' `Read(~/.ssh/id_rsa)`
+    // The safe cases flagged: `echo "cat ~/.ssh/id_rsa"`: core.secrets' `Read(~/.ssh/id_rsa)`
     // entry reads every word of a command as a path, echo's operands included (as text, by the
     // engine's choice in `paths/command.rs`, so `echo ~/.ssh/id_rsa | xargs cat` is still
     // stopped); telling the two apart needs the pipe, which the engine's feeders work sees.
+    // And `sudo fdisk -l` (listing partitions), which core.filesystem's disk-write denies as
+    // it denies every fdisk.
     let all = score(&every, &cases, |_| true);
-    failures.extend(report("packs-classes.jsonl, every pack", &all, 100.0, 0.6));
+    failures.extend(report("packs-classes.jsonl, every pack", &all, 100.0, 1.0));
     let def = score(&default, &cases, |c| {
         in_default.contains(c.pack.as_ref().unwrap())
     });
-    failures.extend(report("packs-classes.jsonl, default", &def, 100.0, 0.6));
+    failures.extend(report("packs-classes.jsonl, default", &def, 100.0, 1.0));
 
     // Per class, every pack: where the cases are, so a regression names its family.
     let mut classes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
