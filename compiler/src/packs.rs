@@ -19,13 +19,16 @@
 //! examples are checked whenever a profile enabling the pack compiles (and in this crate's
 //! tests for every pack): a failing example is a compile error at the example.
 //!
-//! A name in `packs` is a pack (`core.git`) or a category, the part before the first dot
-//! (`core`), which enables every pack in it.
+//! A name in `packs` is a pack (`core.git`), a category, the part before the first dot
+//! (`core`), which enables every pack in it, or `default`: every pack whose file says
+//! `default: true`, the recommended set (everyday destructive commands, with a false-positive
+//! rate a developer tolerates all day). Every other pack is opt-in by name or category, so
+//! `default` is reserved: no pack or category may be named so.
 
 use std::sync::Arc;
 
 use engine::policy::{InputMatcher, MatchOn};
-use engine::{Call, Decision, HookPolicy, HookPolicyRule, Places};
+use engine::{Decision, HookPolicyRule};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -33,52 +36,17 @@ use crate::diagnostic::{Diagnostic, Errors, Location, quote};
 use crate::profile::Located;
 use crate::tool_policy::{MONITOR_TOOL, lower_entry};
 
+mod embedded;
+mod examples;
+
+use embedded::EMBEDDED;
+pub use examples::{EXAMPLE_PLACES, check_examples};
+
 /// Rule ids starting with this are pack rules; authors may not use it.
 pub const PACK_ID_PREFIX: &str = "pack.";
 
-/// The packs compiled into the binary: (repository path, text).
-const EMBEDDED: &[(&str, &str)] = &[
-    (
-        "packs/core.git.yaml",
-        include_str!("../../packs/core.git.yaml"),
-    ),
-    (
-        "packs/core.filesystem.yaml",
-        include_str!("../../packs/core.filesystem.yaml"),
-    ),
-    (
-        "packs/core.shell.yaml",
-        include_str!("../../packs/core.shell.yaml"),
-    ),
-    (
-        "packs/core.secrets.yaml",
-        include_str!("../../packs/core.secrets.yaml"),
-    ),
-    (
-        "packs/database.postgresql.yaml",
-        include_str!("../../packs/database.postgresql.yaml"),
-    ),
-    (
-        "packs/database.mysql.yaml",
-        include_str!("../../packs/database.mysql.yaml"),
-    ),
-    (
-        "packs/containers.docker.yaml",
-        include_str!("../../packs/containers.docker.yaml"),
-    ),
-    (
-        "packs/kubernetes.yaml",
-        include_str!("../../packs/kubernetes.yaml"),
-    ),
-    (
-        "packs/cloud.aws.yaml",
-        include_str!("../../packs/cloud.aws.yaml"),
-    ),
-    (
-        "packs/infra.terraform.yaml",
-        include_str!("../../packs/infra.terraform.yaml"),
-    ),
-];
+/// The name in `packs` that enables every pack marked `default: true`.
+pub const DEFAULT_SET: &str = "default";
 
 /// One pack.
 #[derive(Clone, Debug)]
@@ -87,6 +55,8 @@ pub struct Pack {
     pub name: String,
     /// One line.
     pub description: String,
+    /// In the recommended set `packs: [default]` enables.
+    pub default: bool,
     /// Its rules.
     pub rules: Vec<PackRule>,
     /// Where the pack is defined.
@@ -121,6 +91,8 @@ pub struct PackRule {
 struct RawPack {
     pack: String,
     description: String,
+    #[serde(default)]
+    default: bool,
     rules: Vec<Spanned<RawRule>>,
 }
 
@@ -149,21 +121,27 @@ enum OneOrMany {
     Many(Vec<Spanned<String>>),
 }
 
-/// Every built-in pack, parsed and checked (ids, regexes, entries; not the examples, which
-/// [`check_examples`] runs).
-/// `packs: [...]` enabling every built-in pack: each category once (`[core, database, …]`).
+/// The category of packs that flag ordinary work on purpose (`strict.secret-reads` asks before
+/// any secret is read): opt-in by name, and left out of [`every_pack_list`].
+pub const STRICT_CATEGORY: &str = "strict";
+
+/// `packs: [...]` enabling every built-in pack meant to be used together: each category once
+/// (`[core, database, …]`), all but [`STRICT_CATEGORY`], whose packs contradict the others'
+/// idea of ordinary work (reading a secret through its manager).
 pub fn every_pack_list() -> String {
     let mut categories: Vec<&str> = Vec::new();
     for (path, _) in EMBEDDED {
         let file = path.strip_prefix("packs/").unwrap_or(path);
         let category = file.split('.').next().unwrap_or(file);
-        if !categories.contains(&category) {
+        if category != STRICT_CATEGORY && !categories.contains(&category) {
             categories.push(category);
         }
     }
     format!("[{}]", categories.join(", "))
 }
 
+/// Every built-in pack, parsed and checked (ids, regexes, entries; not the examples, which
+/// [`check_examples`] runs).
 pub fn catalogue() -> Result<Vec<Pack>, Errors> {
     let mut packs = Vec::new();
     let mut errors = Vec::new();
@@ -214,6 +192,16 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
                 "the pack is named `{}`; its file must be `packs/<name>.yaml` with a name of \
                  lowercase words joined by `.` (this file says `{expected}`)",
                 quote(&raw.pack)
+            ),
+        );
+    } else if category(&raw.pack) == DEFAULT_SET {
+        error(
+            at(1, 1),
+            format!(
+                "the pack is named `{}`, but `{DEFAULT_SET}` is reserved: `packs: \
+                 [{DEFAULT_SET}]` enables the packs marked `default: true`, so no pack or \
+                 category may be named so",
+                raw.pack
             ),
         );
     }
@@ -321,6 +309,7 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
         Ok(Pack {
             name: raw.pack,
             description: raw.description,
+            default: raw.default,
             rules,
             location: at(1, 1),
         })
@@ -352,7 +341,8 @@ pub fn category(name: &str) -> &str {
     name.split('.').next().unwrap_or(name)
 }
 
-/// The packs `names` enable, each once, in catalogue order; an unknown name is an error at it.
+/// The packs `names` enable, each once, in catalogue order: a pack, a category, or
+/// [`DEFAULT_SET`]; an unknown name is an error at it.
 pub fn resolve<'p>(
     catalogue: &'p [Pack],
     names: &[Located<String>],
@@ -362,21 +352,31 @@ pub fn resolve<'p>(
     for name in names {
         let mut any = false;
         for (i, pack) in catalogue.iter().enumerate() {
-            if pack.name == name.value || category(&pack.name) == name.value {
+            let named = if name.value == DEFAULT_SET {
+                pack.default
+            } else {
+                pack.name == name.value || category(&pack.name) == name.value
+            };
+            if named {
                 enabled[i] = true;
                 any = true;
             }
         }
         if !any {
-            let mut known: Vec<&str> = catalogue.iter().map(|p| category(&p.name)).collect();
-            known.dedup();
+            let mut known: Vec<&str> = Vec::new();
+            for pack in catalogue {
+                if !known.contains(&category(&pack.name)) {
+                    known.push(category(&pack.name));
+                }
+            }
             errors.push(
                 Diagnostic::error(
                     Some(name.location.clone()),
                     format!("no pack or category `{}`", quote(&name.value)),
                 )
                 .with_help(format!(
-                    "`animus-hook packs` lists them; the categories are {}",
+                    "`animus-hook packs` lists them; `{DEFAULT_SET}` is the recommended set, \
+                     and the categories are {}",
                     known.join(", ")
                 )),
             );
@@ -456,86 +456,6 @@ pub fn lower_rule(pack: &Pack, rule: &PackRule) -> Vec<(HookPolicyRule, Location
         .collect()
 }
 
-/// The places examples are decided in: a project in a home directory.
-pub const EXAMPLE_PLACES: Places<'static> = Places {
-    cwd: Some("/home/user/project"),
-    home: Some("/home/user"),
-    project_root: Some("/home/user/project"),
-};
-
-/// Decide every example of every rule of `pack` against that rule alone: a `match` example
-/// must get the rule's decision, a `not_match` example none. Each failure is an error at the
-/// example.
-pub fn check_examples(pack: &Pack) -> Result<(), Errors> {
-    let mut errors = Vec::new();
-    for rule in &pack.rules {
-        let policy = HookPolicy {
-            version: engine::policy::POLICY_VERSION,
-            default_decision: Decision::Defer,
-            rules: lower_rule(pack, rule).into_iter().map(|(r, _)| r).collect(),
-        };
-        let evaluator = match engine::reference::ReferenceEvaluator::new(&policy) {
-            Ok(e) => e,
-            Err(e) => {
-                errors.push(Diagnostic::error(
-                    Some(rule.location.clone()),
-                    format!(
-                        "rule `{}` cannot be compiled: {}",
-                        rule.id,
-                        quote(&e.message)
-                    ),
-                ));
-                continue;
-            }
-        };
-        let decide = |command: &str| {
-            let input = serde_json::json!({ "command": command });
-            evaluator
-                .decide(Call {
-                    event: "PreToolUse",
-                    tool_name: "Bash",
-                    tool_input: &input,
-                    places: EXAMPLE_PLACES,
-                })
-                .decision
-        };
-        for example in &rule.examples_match {
-            let got = decide(&example.value);
-            if got != rule.decision {
-                errors.push(Diagnostic::error(
-                    Some(example.location.clone()),
-                    format!(
-                        "{}:{}: the `match` example `{}` gets {got}, not {}",
-                        pack.name,
-                        rule.id,
-                        quote(&example.value),
-                        rule.decision
-                    ),
-                ));
-            }
-        }
-        for example in &rule.examples_not_match {
-            let got = decide(&example.value);
-            if got != Decision::Defer {
-                errors.push(Diagnostic::error(
-                    Some(example.location.clone()),
-                    format!(
-                        "{}:{}: the `not_match` example `{}` is matched ({got})",
-                        pack.name,
-                        rule.id,
-                        quote(&example.value)
-                    ),
-                ));
-            }
-        }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(Errors(errors))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,6 +468,28 @@ mod tests {
         for pack in &packs {
             if let Err(e) = check_examples(pack) {
                 failures.push(e.to_string());
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// The examples are decided by the reference evaluator; the hook decides with the automaton
+    /// built from the sidecar, whose DFAs have a size budget. Every rule must fit it.
+    #[test]
+    fn every_rule_lowers_to_the_automaton() {
+        let packs = catalogue().unwrap();
+        let mut failures = Vec::new();
+        for pack in &packs {
+            for rule in &pack.rules {
+                let policy = engine::HookPolicy {
+                    version: engine::policy::POLICY_VERSION,
+                    default_decision: Decision::Defer,
+                    rules: lower_rule(pack, rule).into_iter().map(|(r, _)| r).collect(),
+                };
+                let json = policy.to_json();
+                if let Err(e) = crate::lower::build_sidecar(&policy, json.as_bytes()) {
+                    failures.push(format!("{}: {}", rule.location, e.message));
+                }
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -581,5 +523,78 @@ mod tests {
             e.contains("p.yaml:3:7") && e.contains("no pack or category `cor`"),
             "{e}"
         );
+        assert!(e.contains("`default` is the recommended set"), "{e}");
+    }
+
+    #[test]
+    fn default_enables_exactly_the_packs_marked_default() {
+        let packs = catalogue().unwrap();
+        let at = |v: &str| Located {
+            value: v.to_string(),
+            location: Location {
+                file: "p.yaml".into(),
+                line: 1,
+                column: 1,
+            },
+        };
+        let default: Vec<&str> = resolve(&packs, &[at("default")])
+            .unwrap()
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        let marked: Vec<&str> = packs
+            .iter()
+            .filter(|p| p.default)
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(default, marked);
+        // The everyday destructive commands are in it; packs for tools few use are opt-in.
+        for name in ["core.git", "core.filesystem", "core.secrets"] {
+            assert!(
+                default.contains(&name),
+                "{name} not in default: {default:?}"
+            );
+        }
+        assert!(
+            default.len() < packs.len(),
+            "every pack is in default: nothing is opt-in"
+        );
+        // `default` with a name already in it enables each pack once.
+        let both = resolve(&packs, &[at("default"), at("core.git")]).unwrap();
+        assert_eq!(both.len(), default.len());
+    }
+
+    #[test]
+    fn default_is_reserved_as_a_pack_and_category_name() {
+        for name in ["default", "default.extra"] {
+            let text = format!(
+                "pack: {name}\ndescription: d\nrules:\n  - id: r\n    decision: deny\n    why: w\n    regex: '^x$'\n    match: ['x']\n"
+            );
+            let e = parse_pack(&format!("packs/{name}.yaml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("packs/{name}.yaml:1:1")) && e.contains("is reserved"),
+                "{e}"
+            );
+        }
+        // `default: true` is read; without it a pack is opt-in.
+        let marked = "pack: t.x\ndescription: d\ndefault: true\nrules:\n  - id: r\n    decision: deny\n    why: w\n    regex: '^x$'\n    match: ['x']\n";
+        assert!(parse_pack("packs/t.x.yaml", marked).unwrap().default);
+        let plain = marked.replace("default: true\n", "");
+        assert!(!parse_pack("packs/t.x.yaml", &plain).unwrap().default);
+    }
+
+    #[test]
+    fn every_file_in_packs_is_compiled_in() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../packs");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| format!("packs/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        files.sort();
+        let mut embedded: Vec<String> = EMBEDDED.iter().map(|(p, _)| p.to_string()).collect();
+        embedded.sort();
+        assert_eq!(files, embedded, "packs/ and packs/embedded.rs disagree");
     }
 }

@@ -1,136 +1,312 @@
-//! Every built-in pack enabled, scored on labelled destructive and safe commands nobody here
-//! wrote (`../shared/corpus-real/labelled`: dcg's regression corpus and its end-to-end
-//! fixtures). A destructive command is caught when it is denied or asked; a safe one is
-//! flagged when it is. Every miss is printed. The rules were not written from these files.
+//! The built-in packs scored on labelled destructive and safe commands: every pack enabled, and
+//! the recommended set (`packs: [default]`) on its own.
 //!
-//! The bar is issue 13's, ≥ 95% caught and ≤ 3% flagged per file, raised to what is reached;
-//! the printed misses are the work left.
+//! - `corpus/labelled/packs-classes.jsonl` (this repository): cases written per class of issue
+//!   27 (git, secrets, secret managers, backups, remote sync, search, messaging, CI/CD,
+//!   platforms, storage, DNS, CDN, load balancers, monitoring, payment, email, feature flags,
+//!   packages, system, cloud, infrastructure, Kubernetes, containers, SQL and databases,
+//!   filesystem), each naming the pack it exercises.
+//! - `../shared/corpus-real/labelled` (nobody here wrote them): dcg's regression corpus and its
+//!   end-to-end fixtures. The rules were not written from these files.
+//!
+//! A destructive command is caught when it is denied or asked; a safe one is flagged when it
+//! is. Every miss is printed. `default` is held to the destructive cases of the packs it
+//! enables (an opt-in pack's cases are not its job) and to every safe case.
+//!
+//! The bars are what is reached, so a rule change that loses a case fails here; the printed
+//! misses are the work left.
 
 mod common;
 
-use engine::{Call, CompiledPolicy, Decision};
+use std::collections::BTreeMap;
 
-/// Per file: the least share of destructive commands caught, the most share of safe ones
-/// flagged (percent).
-const BARS: &[(&str, f64, f64)] = &[
-    // Misses: `rm -rf ./build` (below) and `echo yes | rm -rf` (rm with no operand).
-    ("dcg-corpus.jsonl", 97.0, 1.0),
-    // The misses left here are cwd-scoped deletes (`rm -rf ./build`, `rm -rf src`), which the
-    // fixtures label destructive and `core.filesystem` leaves alone by its documented choice.
-    ("dcg-e2e-fixtures.jsonl", 95.0, 1.0),
-];
+use engine::reference::ReferenceEvaluator;
+use engine::{Call, CompiledPolicy, Decision, HookPolicy};
 
-#[test]
-fn every_pack_on_labelled_destructive_and_safe_commands() {
-    let Some(shared) = common::shared_dir("every_pack_on_labelled_destructive_and_safe_commands")
-    else {
-        return;
-    };
-    let policy = common::packs_policy(None);
-    let json = policy.to_json();
-    let sidecar =
-        compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
-    let automaton = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
-    let reference = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
-    let mut failures = Vec::new();
-    for (file, least_caught, most_flagged) in BARS {
-        let text = std::fs::read_to_string(shared.join("corpus-real/labelled").join(file)).unwrap();
-        let (mut destructive, mut caught, mut safe, mut flagged) = (0usize, 0usize, 0usize, 0usize);
-        let mut misses = Vec::new();
-        for line in text.lines() {
-            let case: serde_json::Value = serde_json::from_str(line).unwrap();
-            // Raw hook payloads (invalid JSON, a non-string command) test the hook, not packs.
-            if case.get("input_kind").is_some() {
+/// One labelled command.
+struct Case {
+    command: String,
+    destructive: bool,
+    /// The pack the case exercises (ours only).
+    pack: Option<String>,
+    /// The class (ours) or dcg's category.
+    class: String,
+}
+
+fn read_cases(path: &std::path::Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut cases = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let case: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
+        // Raw hook payloads (invalid JSON, a non-string command) test the hook, not packs.
+        if case.get("input_kind").is_some() {
+            continue;
+        }
+        // dcg labels these allow only because it has no pack for them yet (`kubectl delete
+        // namespace prod`); the kubernetes pack stops them by design.
+        if case["category"] == "edge_cases/future_packs" {
+            continue;
+        }
+        let destructive = match case["expected"].as_str().unwrap() {
+            "deny" => true,
+            "allow" => false,
+            // `no-crash` and heredoc sections labelled by a comment: not scored.
+            _ => continue,
+        };
+        cases.push(Case {
+            command: case["command"].as_str().unwrap().to_string(),
+            destructive,
+            pack: case["pack"].as_str().map(String::from),
+            class: case["class"]
+                .as_str()
+                .or(case["category"].as_str())
+                .unwrap_or("?")
+                .to_string(),
+        });
+    }
+    cases
+}
+
+/// Both evaluators of one policy; they must agree on every case.
+struct Guard<'p> {
+    automaton: CompiledPolicy,
+    reference: ReferenceEvaluator<'p>,
+}
+
+impl<'p> Guard<'p> {
+    fn new(policy: &'p HookPolicy) -> Self {
+        let json = policy.to_json();
+        let sidecar = compiler::lower::build_sidecar(policy, json.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+        Guard {
+            automaton: CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap(),
+            reference: ReferenceEvaluator::new(policy).unwrap(),
+        }
+    }
+
+    /// The decision and deciding rule for a Bash command.
+    fn decide(&self, command: &str) -> (Decision, Option<String>) {
+        let input = serde_json::json!({ "command": command });
+        let call = || Call {
+            event: "PreToolUse",
+            tool_name: "Bash",
+            tool_input: &input,
+            places: compiler::packs::EXAMPLE_PLACES,
+        };
+        let out = self.automaton.decide(call());
+        let by_reference = self.reference.decide(call());
+        assert_eq!(
+            (out.decision, &out.deciding_rule),
+            (by_reference.decision, &by_reference.deciding_rule),
+            "{command:?}: the two evaluators disagree"
+        );
+        (out.decision, out.deciding_rule)
+    }
+}
+
+/// How a set of packs did on a set of cases.
+#[derive(Default)]
+struct Score {
+    destructive: usize,
+    caught: usize,
+    safe: usize,
+    flagged: usize,
+    misses: Vec<String>,
+}
+
+impl Score {
+    fn caught_pct(&self) -> f64 {
+        100.0 * self.caught as f64 / self.destructive.max(1) as f64
+    }
+    fn flagged_pct(&self) -> f64 {
+        100.0 * self.flagged as f64 / self.safe.max(1) as f64
+    }
+}
+
+/// Score `cases`; a destructive case counts only when `counts` says so (`default` is not
+/// held to an opt-in pack's cases).
+fn score(guard: &Guard, cases: &[Case], counts: impl Fn(&Case) -> bool) -> Score {
+    let mut s = Score::default();
+    for case in cases {
+        let (decision, rule) = guard.decide(&case.command);
+        let stopped = matches!(decision, Decision::Deny | Decision::Ask);
+        if case.destructive {
+            if !counts(case) {
                 continue;
             }
-            let command = case["command"].as_str().unwrap();
-            let input = serde_json::json!({ "command": command });
-            let call = || Call {
-                event: "PreToolUse",
-                tool_name: "Bash",
-                tool_input: &input,
-                places: compiler::packs::EXAMPLE_PLACES,
-            };
-            let out = automaton.decide(call());
-            let by_reference = reference.decide(call());
-            assert_eq!(
-                (out.decision, &out.deciding_rule),
-                (by_reference.decision, &by_reference.deciding_rule),
-                "{command:?}: the two evaluators disagree"
-            );
-            let stopped = matches!(out.decision, Decision::Deny | Decision::Ask);
-            match case["expected"].as_str().unwrap() {
-                "deny" => {
-                    destructive += 1;
-                    if stopped {
-                        caught += 1;
-                    } else {
-                        misses.push(format!("  missed  {command:?}"));
-                    }
-                }
-                // dcg labels these allow only because it has no pack for them yet
-                // (`kubectl delete namespace prod`); the kubernetes pack stops them by design.
-                "allow" if case["category"] == "edge_cases/future_packs" => {
-                    println!(
-                        "  not scored (dcg has no such pack): {command:?} -> {}",
-                        out.decision
-                    );
-                }
-                "allow" => {
-                    safe += 1;
-                    if stopped {
-                        flagged += 1;
-                        misses.push(format!(
-                            "  flagged {command:?} by {}",
-                            out.deciding_rule.as_deref().unwrap_or("?")
-                        ));
-                    }
-                }
-                // `no-crash` and heredoc sections labelled by a comment: decided above without
-                // a panic, not scored.
-                _ => {}
+            s.destructive += 1;
+            if stopped {
+                s.caught += 1;
+            } else {
+                s.misses
+                    .push(format!("  missed  [{}] {:?}", case.class, case.command));
+            }
+        } else {
+            s.safe += 1;
+            if stopped {
+                s.flagged += 1;
+                s.misses.push(format!(
+                    "  flagged [{}] {:?} by {}",
+                    case.class,
+                    case.command,
+                    rule.as_deref().unwrap_or("?")
+                ));
             }
         }
-        let caught_pct = 100.0 * caught as f64 / destructive.max(1) as f64;
-        let flagged_pct = 100.0 * flagged as f64 / safe.max(1) as f64;
-        println!(
-            "{file}: {caught}/{destructive} destructive caught ({caught_pct:.1}%), \
-             {flagged}/{safe} safe flagged ({flagged_pct:.1}%)"
+    }
+    s
+}
+
+/// Print `s` and return a failure when it is under the bar.
+fn report(name: &str, s: &Score, least_caught: f64, most_flagged: f64) -> Option<String> {
+    println!(
+        "{name}: {}/{} destructive caught ({:.1}%), {}/{} safe flagged ({:.1}%)",
+        s.caught,
+        s.destructive,
+        s.caught_pct(),
+        s.flagged,
+        s.safe,
+        s.flagged_pct()
+    );
+    for miss in &s.misses {
+        println!("{miss}");
+    }
+    (s.caught_pct() < least_caught || s.flagged_pct() > most_flagged).then(|| {
+        format!(
+            "{name}: {:.1}% caught (bar {least_caught}%), {:.1}% flagged (bar {most_flagged}%)",
+            s.caught_pct(),
+            s.flagged_pct()
+        )
+    })
+}
+
+/// The packs `packs: [default]` enables.
+fn default_packs() -> Vec<String> {
+    compiler::packs::catalogue()
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.default)
+        .map(|p| p.name)
+        .collect()
+}
+
+#[test]
+fn every_pack_and_default_on_our_labelled_classes() {
+    let cases = read_cases(&common::repo_root().join("corpus/labelled/packs-classes.jsonl"));
+    assert!(cases.len() >= 200, "{} cases", cases.len());
+    // Every case names a pack that exists.
+    let catalogue = compiler::packs::catalogue().unwrap();
+    for case in &cases {
+        let pack = case.pack.as_deref().unwrap();
+        assert!(
+            catalogue.iter().any(|p| p.name == pack),
+            "{:?} names no pack `{pack}`",
+            case.command
         );
-        for miss in &misses {
-            println!("{miss}");
-        }
-        if caught_pct < *least_caught || flagged_pct > *most_flagged {
-            failures.push(format!(
-                "{file}: {caught_pct:.1}% caught (bar {least_caught}%), {flagged_pct:.1}% \
-                 flagged (bar {most_flagged}%)"
-            ));
-        }
+    }
+    let (every_policy, default_policy) = (
+        common::packs_policy(None),
+        common::packs_policy(Some("[default]")),
+    );
+    let every = Guard::new(&every_policy);
+    let default = Guard::new(&default_policy);
+    let in_default = default_packs();
+    let mut failures = Vec::new();
+
+    // The safe cases flagged: `echo "cat ~/.ssh/id_rsa"`: core.secrets' `Read(~/.ssh/id_rsa)`
+    // entry reads every word of a command as a path, echo's operands included (as text, by the
+    // engine's choice in `paths/command.rs`, so `echo ~/.ssh/id_rsa | xargs cat` is still
+    // stopped); telling the two apart needs the pipe, which the engine's feeders work sees.
+    // And `sudo fdisk -l` (listing partitions), which core.filesystem's disk-write denies as
+    // it denies every fdisk.
+    let all = score(&every, &cases, |_| true);
+    failures.extend(report("packs-classes.jsonl, every pack", &all, 100.0, 1.0));
+    let def = score(&default, &cases, |c| {
+        in_default.contains(c.pack.as_ref().unwrap())
+    });
+    failures.extend(report("packs-classes.jsonl, default", &def, 100.0, 1.0));
+
+    // Per class, every pack: where the cases are, so a regression names its family.
+    let mut classes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for case in cases.iter().filter(|c| c.destructive) {
+        let (decision, _) = every.decide(&case.command);
+        let entry = classes.entry(&case.class).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from(matches!(decision, Decision::Deny | Decision::Ask));
+    }
+    for (class, (total, caught)) in &classes {
+        println!("  {class}: {caught}/{total}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The `core` packs over unlabelled real commands (nl2bash and tldr one-liners) and the 1,542
-/// real tool calls: how much they stop, with a sample, so over-blocking is visible. The share
-/// stopped is held under the bar reached (recorded in `BENCHMARKS.md`).
 #[test]
-fn core_on_real_commands_and_tool_calls() {
-    let Some(shared) = common::shared_dir("core_on_real_commands_and_tool_calls") else {
+fn every_pack_and_default_on_dcg_labelled_commands() {
+    let Some(shared) = common::shared_dir("every_pack_and_default_on_dcg_labelled_commands") else {
         return;
     };
-    let policy = common::packs_policy(Some("[core]"));
-    let reference = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
+    let (every_policy, default_policy) = (
+        common::packs_policy(None),
+        common::packs_policy(Some("[default]")),
+    );
+    let every = Guard::new(&every_policy);
+    let default = Guard::new(&default_policy);
+    // (file, every pack: least caught, most flagged; default: least caught, most flagged)
+    // Every pack's misses are cwd-scoped deletes (`rm -rf ./build`, `rm -rf src`), which the
+    // fixtures label destructive and `core.filesystem` leaves alone by its documented choice,
+    // and `echo yes | rm -rf` (rm with no operand). dcg's corpus is core commands, so default
+    // scores as every pack does.
+    let bars: &[(&str, f64, f64, f64, f64)] = &[
+        ("dcg-corpus.jsonl", 97.0, 1.0, 97.0, 1.0),
+        ("dcg-e2e-fixtures.jsonl", 95.0, 1.0, 95.0, 1.0),
+    ];
+    let mut failures = Vec::new();
+    for (file, every_caught, every_flagged, default_caught, default_flagged) in bars {
+        let cases = read_cases(&shared.join("corpus-real/labelled").join(file));
+        let s = score(&every, &cases, |_| true);
+        failures.extend(report(
+            &format!("{file}, every pack"),
+            &s,
+            *every_caught,
+            *every_flagged,
+        ));
+        let s = score(&default, &cases, |_| true);
+        failures.extend(report(
+            &format!("{file}, default"),
+            &s,
+            *default_caught,
+            *default_flagged,
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The `default` packs over unlabelled real commands (nl2bash and tldr one-liners) and the
+/// 1,542 real tool calls: how much they stop (deny and ask apart), with a sample, so
+/// over-blocking is visible. The share stopped is held under the bar reached (recorded in
+/// `BENCHMARKS.md`).
+#[test]
+fn default_on_real_commands_and_tool_calls() {
+    let Some(shared) = common::shared_dir("default_on_real_commands_and_tool_calls") else {
+        return;
+    };
+    let policy = common::packs_policy(Some("[default]"));
+    let reference = ReferenceEvaluator::new(&policy).unwrap();
     // (file, the most share stopped, percent)
     for (file, most) in [
-        // 1.0 before issue 26: a command that runs text the guard cannot read (`… | sh` of
-        // a pipeline's output, `source <(…)`, a program named by a variable) is now at least
-        // an ask under the core packs, which govern the shell.
+        // 1.32% under `core` alone: default adds rsync --delete, chmod/chown of system
+        // paths and the cloud, storage and database deletes these one-liners demonstrate.
         ("commands/nl2bash.jsonl", 1.5),
-        ("commands/tldr-examples.jsonl", 0.5),
-        ("tool-calls/pretooluse-hook-inputs.jsonl", 0.6),
+        // 0.51% under `core` alone: tldr pages show each tool's delete commands.
+        ("commands/tldr-examples.jsonl", 1.4),
+        // Every stop here comes from the core packs.
+        ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {
         let text = std::fs::read_to_string(shared.join("corpus-real").join(file)).unwrap();
-        let (mut total, mut stopped) = (0usize, Vec::new());
+        let (mut total, mut denied, mut stopped) = (0usize, 0usize, Vec::new());
+        let mut by_pack: BTreeMap<String, usize> = BTreeMap::new();
         for line in text.lines() {
             let case: serde_json::Value = serde_json::from_str(line).unwrap();
             let (tool, input) = match case.get("tool_name") {
@@ -156,6 +332,16 @@ fn core_on_real_commands_and_tool_calls() {
             });
             total += 1;
             if matches!(out.decision, Decision::Deny | Decision::Ask) {
+                denied += usize::from(out.decision == Decision::Deny);
+                // `pack.core.git:reset-hard #2` → `core.git`; a stop no rule names (an
+                // unresolvable command under a rule that governs the shell) → `(shell)`.
+                let pack = out
+                    .deciding_rule
+                    .as_deref()
+                    .and_then(|r| r.strip_prefix("pack."))
+                    .and_then(|r| r.split(':').next())
+                    .unwrap_or("(shell)");
+                *by_pack.entry(pack.to_string()).or_default() += 1;
                 let shown = input
                     .get("command")
                     .or(input.get("file_path"))
@@ -170,15 +356,18 @@ fn core_on_real_commands_and_tool_calls() {
         }
         let pct = 100.0 * stopped.len() as f64 / total.max(1) as f64;
         println!(
-            "{file}: core stops {} of {total} ({pct:.2}%)",
-            stopped.len()
+            "{file}: default stops {} of {total} ({pct:.2}%): {denied} deny, {} ask",
+            stopped.len(),
+            stopped.len() - denied
         );
-        for line in stopped.iter().take(60) {
+        let tally: Vec<String> = by_pack.iter().map(|(p, n)| format!("{p} {n}")).collect();
+        println!("  by pack: {}", tally.join(", "));
+        for line in stopped.iter().take(80) {
             println!("{line}");
         }
         assert!(
             pct <= most,
-            "{file}: core stops {pct:.2}%, over the {most}% bar"
+            "{file}: default stops {pct:.2}%, over the {most}% bar"
         );
     }
 }

@@ -1,4 +1,6 @@
-//! `animus-hook packs`: the built-in protection packs a profile can enable.
+//! `animus-hook packs`: the built-in protection packs a profile can enable: each with its
+//! category, its rule count, whether `packs: [default]` enables it, its description, and its
+//! rules.
 
 use std::process::ExitCode;
 
@@ -18,6 +20,8 @@ pub fn run(json: bool) -> ExitCode {
                 serde_json::json!({
                     "name": pack.name,
                     "category": compiler::packs::category(&pack.name),
+                    "default": pack.default,
+                    "rule_count": pack.rules.len(),
                     "description": pack.description,
                     "rules": pack.rules.iter().map(|rule| serde_json::json!({
                         "id": format!("{}:{}", pack.name, rule.id),
@@ -33,12 +37,29 @@ pub fn run(json: bool) -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
-    let width = catalogue.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let width = catalogue
+        .iter()
+        .map(|p| p.name.len())
+        .chain(["pack".len()])
+        .max()
+        .unwrap_or(0);
+    let cat_width = catalogue
+        .iter()
+        .map(|p| compiler::packs::category(&p.name).len())
+        .chain(["category".len()])
+        .max()
+        .unwrap_or(0);
+    println!(
+        "{:width$}  {:cat_width$}  rules  default  description",
+        "pack", "category"
+    );
     for pack in &catalogue {
         println!(
-            "{:width$}  {:>2} rules  {}",
+            "{:width$}  {:cat_width$}  {:>5}  {:<7}  {}",
             pack.name,
+            compiler::packs::category(&pack.name),
             pack.rules.len(),
+            if pack.default { "yes" } else { "-" },
             pack.description
         );
         for rule in &pack.rules {
@@ -51,8 +72,9 @@ pub fn run(json: bool) -> ExitCode {
         }
     }
     println!(
-        "\nEnable with `packs: [core, database.postgresql, …]` on an agent profile: a name before \
-         the first dot (core) enables its whole category."
+        "\nEnable with `packs: [default]` on an agent profile (the packs marked yes above, the \
+         recommended set), and add others by name (`database.clickhouse`) or category: a name before \
+         the first dot (`backup`) enables its whole category."
     );
     ExitCode::SUCCESS
 }

@@ -304,6 +304,21 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
         "{}",
         listed.stdout
     );
+    // Each pack's line names its category, rule count and whether `default` enables it.
+    assert!(
+        listed.stdout.lines().next().unwrap().contains("default"),
+        "{}",
+        listed.stdout
+    );
+    let git_line = listed
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("core.git "))
+        .unwrap();
+    let words: Vec<&str> = git_line.split_whitespace().collect();
+    assert_eq!(words[1], "core", "{git_line}");
+    assert!(words[2].parse::<usize>().unwrap() >= 10, "{git_line}");
+    assert_eq!(words[3], "yes", "{git_line}");
     let json = hook(&["packs", "--json"], b"");
     let packs: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let git = packs
@@ -313,6 +328,19 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
         .find(|p| p["name"] == "core.git")
         .unwrap();
     assert_eq!(git["category"], "core");
+    assert_eq!(git["default"], true);
+    assert_eq!(
+        git["rule_count"].as_u64().unwrap() as usize,
+        git["rules"].as_array().unwrap().len()
+    );
+    assert!(
+        packs
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["default"] == false),
+        "some packs are opt-in"
+    );
     assert!(
         git["rules"]
             .as_array()
@@ -322,13 +350,14 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     );
     assert_eq!(hook(&["packs", "--frobnicate"], b"").code, Some(2));
 
-    // A profile enabling `core` denies `git reset --hard` with the pack's reason and the safer
-    // way; an unknown pack name is an error at its place, and nothing is written.
+    // A profile enabling the recommended set (`default`) denies `git reset --hard` with the
+    // pack's reason and the safer way; an unknown pack name is an error at its place, and
+    // nothing is written.
     let dir = temp_dir("packs-cli");
     let config = dir.join("p.yaml");
     std::fs::write(
         &config,
-        "agents:\n  a:\n    packs: [core]\n  b:\n    packs:\n      - core\n      - cor\n",
+        "agents:\n  a:\n    packs: [default]\n  b:\n    packs:\n      - core\n      - cor\n",
     )
     .unwrap();
     let out = dir.join("a");

@@ -53,9 +53,9 @@ use super::{GATE_TIMEOUT_SECS, OBSERVER_TIMEOUT_SECS, TOOL_EVENTS};
 
 /// The packs a default install enables.
 ///
-/// `default` (every pack whose YAML says `default: true`) once that list lands; `core` until
-/// then. One constant, so the switch is one line.
-pub const INSTALL_PACKS: &str = "core";
+/// `default`: every pack whose YAML says `default: true` (everyday destructive commands at a
+/// false-positive rate a developer tolerates all day); every other pack is opt-in.
+pub const INSTALL_PACKS: &str = "default";
 /// The agent id of the generated profile.
 pub const INSTALL_AGENT: &str = "installed";
 /// The manifest beside an installed policy.
