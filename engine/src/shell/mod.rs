@@ -255,6 +255,9 @@ impl AnalysisCache {
 }
 
 #[cfg(test)]
+mod feeder_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

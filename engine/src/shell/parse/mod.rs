@@ -131,6 +131,7 @@ fn resolve_feeds(
     base: usize,
     out: &mut Vec<SimpleCommand<'_>>,
 ) -> Result<(), String> {
+    use crate::shell::segment::code::{Language, shell_texts};
     use crate::shell::segment::{StdinProgram, literal_output, stdin_program, string_literals};
     let end = out.len();
     for i in first..end {
@@ -148,7 +149,12 @@ fn resolve_feeds(
                 parse_detached(text, depth + 1, base + out.len(), out).is_ok()
             }
             (Some(text), StdinProgram::Interpreter) => {
-                for code in string_literals(text) {
+                let language = Language::of(&program);
+                let texts = match language {
+                    Some(language) => shell_texts(language, text),
+                    None => string_literals(text),
+                };
+                for code in texts {
                     let from = out.len();
                     let _ = parse_detached(&code, depth + 1, base + out.len(), out);
                     out[from..].iter_mut().for_each(|c| c.deny_only = true);

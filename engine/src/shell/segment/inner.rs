@@ -1,7 +1,8 @@
 //! What a simple command runs besides itself: `-c` strings, `eval`, `find -exec`, inline
 //! code, scripts read from stdin or a file.
 
-use super::wrappers::{WRAPPERS, peel_stages};
+use super::code::{Language, shell_texts};
+use super::wrappers::{WRAPPERS, is_parallel_separator, peel_stages, wrapped_start};
 use super::{SimpleCommand, Word, basename};
 
 /// Shells whose `-c` string, here-document or here-string is a script they run.
@@ -99,6 +100,19 @@ pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'
         // `… | xargs php -l`: xargs reads the pipe; what it runs gets arguments.
         if basename(first) == "xargs" {
             return None;
+        }
+        // `… | parallel` with no command and no `:::` runs each line it reads as a command.
+        if basename(first) == "parallel" {
+            let runs_lines = parallel_template(stage).is_none()
+                && !stage.iter().any(|w| is_parallel_separator(w));
+            if !runs_lines {
+                return None;
+            }
+            let at = words.len() - stage.len();
+            return Some((
+                StdinProgram::Shell,
+                basename(command.words[at].text.as_ref()),
+            ));
         }
         let kind = if shell_reads_stdin(stage) {
             StdinProgram::Shell
@@ -514,10 +528,16 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             for (i, word) in stage.iter().enumerate() {
                 if matches!(*word, "-S" | "--split-string") {
                     option_script(&mut inner, offset + i, None);
-                } else if let Some(value) = word.strip_prefix("--split-string=") {
+                } else if let Some(value) = word
+                    .strip_prefix("--split-string=")
+                    .or_else(|| word.strip_prefix("-S").filter(|v| !v.is_empty()))
+                {
                     option_script(&mut inner, offset + i, Some(value));
                 }
             }
+        }
+        if program == "parallel" {
+            parallel_scripts(stage, &literal[offset..], &mut inner);
         }
         // Options whose value is a command the program runs.
         for (i, word) in stage.iter().enumerate().skip(1) {
@@ -643,26 +663,11 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                 });
             }
         }
-        // Inline code: its string literals may be shell commands it runs.
-        let code_flag: Option<&[&str]> = match program {
-            "python" | "python2" | "python3" => Some(&["-c"]),
-            "perl" | "ruby" => Some(&["-e", "-E"]),
-            "node" | "nodejs" | "deno" | "bun" => Some(&["-e", "-p", "--eval", "--print"]),
-            "php" => Some(&["-r"]),
-            _ => None,
-        };
-        let code = match code_flag {
-            Some(flags) => stage
-                .iter()
-                .position(|w| flags.contains(w))
-                .and_then(|i| stage.get(i + 1)),
-            None if matches!(program, "awk" | "gawk" | "mawk" | "nawk") => {
-                stage.iter().skip(1).find(|w| !w.starts_with('-'))
-            }
-            None => None,
-        };
-        if let Some(code) = code {
-            inner.code_strings.extend(string_literals(code));
+        // Inline code: the shell commands it runs and the files it deletes (`code`).
+        if let Some(language) = Language::of(program)
+            && let Some(code) = inline_code(program, stage)
+        {
+            inner.code_strings.extend(shell_texts(language, code));
         }
         if program == "find" {
             let mut i = 1;
@@ -688,6 +693,162 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
         }
     }
     inner
+}
+
+/// The inline code `stage` (an interpreter and its arguments) runs: `python -c CODE`,
+/// `perl -e CODE` (also in a cluster, `-ne`, `-lane`, or attached, `-e'…'`), `ruby -e`,
+/// `node -e/-p/--eval/--print[=]CODE`, `bun -e`, `deno eval CODE`, `php -r CODE`, awk's
+/// program (its first operand, after `-v var=x`, `-F sep`; none with `-f file`).
+fn inline_code<'s>(program: &str, stage: &[&'s str]) -> Option<&'s str> {
+    let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let next = |i: usize| stage.get(i + 1).copied();
+    for (i, word) in stage.iter().enumerate().skip(1) {
+        match name {
+            "python" | "pypy" => {
+                if *word == "-c" {
+                    return next(i);
+                }
+                if let Some(code) = word.strip_prefix("-c").filter(|c| !c.is_empty()) {
+                    return Some(code);
+                }
+            }
+            "perl" | "ruby" => {
+                if let Some(cluster) = word.strip_prefix('-').filter(|w| !w.starts_with('-')) {
+                    if let Some(at) = cluster.find(['e', 'E']) {
+                        let rest = &cluster[at + 1..];
+                        return if rest.is_empty() { next(i) } else { Some(rest) };
+                    }
+                }
+            }
+            "node" | "nodejs" | "bun" | "deno" => {
+                if matches!(*word, "-e" | "-p" | "-pe" | "--eval" | "--print")
+                    || (name == "deno" && i == 1 && *word == "eval")
+                {
+                    return next(i);
+                }
+                if let Some(code) = word
+                    .strip_prefix("--eval=")
+                    .or_else(|| word.strip_prefix("--print="))
+                {
+                    return Some(code);
+                }
+            }
+            "php" => {
+                if *word == "-r" {
+                    return next(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    if matches!(name, "awk" | "gawk" | "mawk" | "nawk") {
+        let mut i = 1;
+        while i < stage.len() {
+            let word = stage[i];
+            if matches!(word, "-f" | "--file") || word.starts_with("-f") && word.len() > 2 {
+                return None;
+            }
+            if word == "--" {
+                return next(i);
+            }
+            if !word.starts_with('-') || word == "-" {
+                return Some(word);
+            }
+            i += if matches!(word, "-v" | "-F" | "--assign" | "--field-separator") {
+                2
+            } else {
+                1
+            };
+        }
+    }
+    None
+}
+
+/// Where GNU parallel's command template starts in `stage` and where it ends (the first
+/// `:::`-like separator or the end); `None` when there is no template.
+fn parallel_template(stage: &[&str]) -> Option<(usize, usize)> {
+    let wrapper = WRAPPERS.iter().find(|w| w.name == "parallel")?;
+    let start = wrapped_start(wrapper, stage)?;
+    let end = (start..stage.len())
+        .find(|&i| is_parallel_separator(stage[i]))
+        .unwrap_or(stage.len());
+    (end > start).then_some((start, end))
+}
+
+/// Most `:::` arguments substituted into a parallel template, each a script of its own.
+const MAX_PARALLEL_ARGUMENTS: usize = 16;
+
+/// GNU parallel runs its command template through a shell, once per argument: the template
+/// (its words joined by spaces, as parallel joins them) is a script, and so is the template
+/// with each literal `:::` argument put at `{}` (or appended when there is no `{}`), quoted
+/// as parallel quotes it. With no template, each `:::` argument is a command of its own.
+/// `literal` says which words of `stage` are literal.
+fn parallel_scripts(stage: &[&str], literal: &[bool], inner: &mut Inner) {
+    let separator = stage.iter().position(|w| is_parallel_separator(w));
+    let mut arguments: Vec<&str> = Vec::new();
+    let mut readable = true;
+    if let Some(first) = separator {
+        let mut from_file = false;
+        for (i, word) in stage.iter().enumerate().skip(first) {
+            if is_parallel_separator(word) {
+                from_file = word.starts_with("::::");
+                continue;
+            }
+            if from_file || !literal[i] {
+                readable = false;
+            } else if arguments.len() < MAX_PARALLEL_ARGUMENTS {
+                arguments.push(word);
+            }
+        }
+    }
+    let unreadable = |inner: &mut Inner, what: &str| {
+        inner.unresolved = true;
+        inner
+            .opaque
+            .get_or_insert_with(|| format!("`parallel` runs {what} the guard cannot read"));
+    };
+    match parallel_template(stage) {
+        Some((start, end)) => {
+            if !(start..end).all(|i| literal[i]) {
+                unreadable(inner, "a command template");
+                return;
+            }
+            let template = stage[start..end].join(" ");
+            for argument in &arguments {
+                let quoted = shell_quoted(argument);
+                let script = if template.contains("{}") {
+                    template.replace("{}", &quoted)
+                } else {
+                    format!("{template} {quoted}")
+                };
+                inner.scripts.push(script);
+            }
+            inner.scripts.push(template);
+        }
+        None if separator.is_some() => {
+            if !readable {
+                unreadable(inner, "commands");
+            }
+            inner
+                .scripts
+                .extend(arguments.iter().map(|a| a.to_string()));
+        }
+        None => {}
+    }
+}
+
+/// `word` as one shell word: as is when it holds only characters with no meaning to the
+/// shell, else in single quotes.
+fn shell_quoted(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,~".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// The script file `command` runs, if it runs one: `sh F`, `bash -x F`, `source F`, `. F`,

@@ -17,8 +17,10 @@
 
 use std::borrow::Cow;
 
+pub mod code;
 mod expand;
 mod inner;
+mod options;
 mod wrappers;
 
 pub use inner::{
@@ -203,7 +205,14 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .then(|| expand::merged_short_options(words))
             .flatten()
             .map(|merged| merged.join(" "));
-        for text in std::iter::once(joined).chain(based).chain(merged) {
+        // The normal form of programs with an option table (`rm -fr` → `rm --force
+        // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
+        let normal = options::normal_form(words).map(|words| words.join(" "));
+        for text in std::iter::once(joined)
+            .chain(based)
+            .chain(merged)
+            .chain(normal)
+        {
             let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
             for text in std::iter::once(text).chain(with) {
                 if !texts.contains(&text) {

@@ -454,7 +454,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "env",
-        short_with_value: "uCS",
+        short_with_value: "uCSP",
         long_with_value: &[
             "--unset",
             "--chdir",
@@ -549,13 +549,10 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "xargs",
-        short_with_value: "adEeIiLlnPs",
+        short_with_value: "adEILnPs",
         long_with_value: &[
             "--arg-file",
             "--delimiter",
-            "--eof",
-            "--replace",
-            "--max-lines",
             "--max-args",
             "--max-procs",
             "--max-chars",
@@ -565,7 +562,87 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         assignments: false,
         claude_peels: true,
     },
+    // GNU parallel: its command runs up to the first `:::`/`::::` (what follows are its
+    // arguments, which the peeled stage keeps: they are appended or put at `{}`). The
+    // template is also read as shell text (`inner::parallel_scripts`).
+    Wrapper {
+        name: "parallel",
+        short_with_value: "aCdEIjJLnNPsS",
+        long_with_value: PARALLEL_LONG_WITH_VALUE,
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
 ];
+
+/// GNU parallel's long options that take a value in the next word.
+pub(super) const PARALLEL_LONG_WITH_VALUE: &[&str] = &[
+    "--arg-file",
+    "--arg-file-sep",
+    "--arg-sep",
+    "--basefile",
+    "--bf",
+    "--block",
+    "--block-size",
+    "--colsep",
+    "--compress-program",
+    "--decompress-program",
+    "--delay",
+    "--delimiter",
+    "--env",
+    "--filter",
+    "--halt",
+    "--halt-on-error",
+    "--header",
+    "--id",
+    "--jobs",
+    "--joblog",
+    "--limit",
+    "--load",
+    "--max-args",
+    "--max-chars",
+    "--max-line-length-allowed",
+    "--max-lines",
+    "--max-procs",
+    "--memfree",
+    "--memsuspend",
+    "--nice",
+    "--profile",
+    "--recend",
+    "--recstart",
+    "--res",
+    "--results",
+    "--retries",
+    "--return",
+    "--rpl",
+    "--semaphorename",
+    "--semaphoretimeout",
+    "--seqreplace",
+    "--sql",
+    "--sqlmaster",
+    "--sqlworker",
+    "--ssh",
+    "--sshdelay",
+    "--sshlogin",
+    "--sshloginfile",
+    "--slf",
+    "--st",
+    "--tag-string",
+    "--tagstring",
+    "--ctagstring",
+    "--tempdir",
+    "--termseq",
+    "--tf",
+    "--timeout",
+    "--tmpdir",
+    "--transfer-file",
+    "--wd",
+    "--workdir",
+];
+
+/// Short options whose value may only be attached (`xargs -i{}`, `xargs -l2`, `xargs -eEND`):
+/// written alone, they take none, and the next word is the command.
+const SHORT_OPTIONAL_VALUE: &[(&str, &str)] = &[("xargs", "eil"), ("parallel", "ie")];
 
 /// Where the wrapped command starts in `words` (whose first word is the wrapper `w`), or
 /// `None` when nothing is wrapped (`sudo -l`, `env` alone).
@@ -587,11 +664,27 @@ pub(super) fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
             };
             continue;
         }
-        // `nice -5`, `nice -n 5`, `sudo -uroot`, `xargs -0`, `xargs -n1`.
+        // `env - CMD` is `env -i CMD`.
+        if word == "-" && w.name == "env" {
+            i += 1;
+            continue;
+        }
+        // `parallel CMD ::: ARGS`: no command before the separator (`parallel ::: 'rm x'`).
+        if w.name == "parallel" && is_parallel_separator(word) {
+            return None;
+        }
+        // `nice -5`, `nice -n 5`, `sudo -uroot`, `xargs -0`, `xargs -n1`, `xargs -I {}`.
         if word.len() > 1 && word.starts_with('-') {
             let flags = &word[1..];
+            let optional = SHORT_OPTIONAL_VALUE
+                .iter()
+                .find(|(name, _)| *name == w.name)
+                .map_or("", |(_, letters)| letters);
             let mut skip = 1;
             for (at, c) in flags.char_indices() {
+                if optional.contains(c) {
+                    break;
+                }
                 if w.short_with_value.contains(c) {
                     if at + c.len_utf8() == flags.len() {
                         skip = 2;
@@ -614,6 +707,11 @@ pub(super) fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
     }
     let start = i + w.positional;
     (start < words.len()).then_some(start)
+}
+
+/// Does `word` end GNU parallel's command (`:::`, `::::`, `:::+`, `::::+`)?
+pub(super) fn is_parallel_separator(word: &str) -> bool {
+    matches!(word, ":::" | "::::" | ":::+" | "::::+")
 }
 
 /// Every peel stage of `words` (the words themselves, then each wrapped command).

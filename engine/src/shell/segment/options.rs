@@ -1,0 +1,584 @@
+//! Options normalised per program: the **normal form** of a segment, which pack rules can
+//! rely on. For the programs in [`PROGRAMS`] (`rm`, `git`, `chmod`, `chown`, `chgrp`),
+//! every peel stage of a segment gets one more generous text (deny and ask only) in which:
+//!
+//! - a cluster of short options is split and each option is written by its full long name
+//!   when it has one: `rm -fr x` → `rm --force --recursive x`, `rm -Rf` and `rm -r -f` alike;
+//!   `git clean -fdx` → `git clean --force -d -x` (`-d`, `-x` have no long name);
+//! - a long option abbreviated as the program accepts it (GNU `getopt_long`, git's
+//!   parse-options: a unique prefix) is written in full: `rm --recur --forc` →
+//!   `rm --recursive --force`, `git reset --har` → `git reset --hard`. An ambiguous prefix
+//!   is left as written: the program refuses it (`git push --forc` is ambiguous between
+//!   `--force-with-lease` and `--force-if-includes` in git 2.47, measured);
+//! - an option's value follows it: `--name value` when it was a separate word,
+//!   `--name=value` when it was attached (`-mmsg` → `--message=msg`); a cluster holding a
+//!   letter the table does not know is left as written (`chmod -w f` keeps its mode);
+//! - the words after `--` are operands, kept as written after the `--`;
+//! - for `git`: the global options (`-C dir`, `-c k=v`, `--git-dir[=]dir`, `--work-tree`,
+//!   `--no-pager`, `--bare`, …) are dropped, so the subcommand follows `git` directly, and the
+//!   program and subcommand are lower-cased (`GIT CHECKOUT -- f` → `git checkout -- f`: on
+//!   a case-insensitive file system, macOS's default, `GIT` runs git; reading it as git can
+//!   only add a deny). `git -C repo reset --har` → `git reset --hard`.
+//!
+//! The words otherwise keep their order, so a rule still tells `git checkout -- f` from
+//! `git checkout main`. The tables are data: one spec string per program or git subcommand
+//! (git's from `git <subcommand> -h` of git 2.47).
+
+/// How an option takes a value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Value {
+    /// None.
+    No,
+    /// In the next word, or attached (`-mmsg`, `--message=msg`).
+    Required,
+    /// Only attached (`--color=always`, `-S<key>`).
+    Optional,
+}
+
+/// One option of a spec: a token `[S/]long[!][=|?]` (`f/force!`: `-f` is `--force`, which has
+/// a `--no-force`), or `-S[=]` for a short option with no long name.
+#[derive(Clone, Copy, Debug)]
+struct Opt<'t> {
+    short: Option<char>,
+    long: &'t str,
+    negatable: bool,
+    value: Value,
+}
+
+fn parse_token(token: &str) -> Opt<'_> {
+    let (token, value) = if let Some(t) = token.strip_suffix('=') {
+        (t, Value::Required)
+    } else if let Some(t) = token.strip_suffix('?') {
+        (t, Value::Optional)
+    } else {
+        (token, Value::No)
+    };
+    let (token, negatable) = match token.strip_suffix('!') {
+        Some(t) => (t, true),
+        None => (token, false),
+    };
+    if let Some(short) = token.strip_prefix('-') {
+        return Opt {
+            short: short.chars().next(),
+            long: "",
+            negatable,
+            value,
+        };
+    }
+    let (short, long) = match token.split_once('/') {
+        Some((s, l)) => (s.chars().next(), l),
+        None => (None, token),
+    };
+    Opt {
+        short,
+        long,
+        negatable,
+        value,
+    }
+}
+
+fn options(spec: &str) -> impl Iterator<Item = Opt<'_>> + Clone {
+    spec.split_ascii_whitespace().map(parse_token)
+}
+
+/// Programs with an option table: name, spec, whether long options may be abbreviated.
+const PROGRAMS: &[(&str, &str)] = &[
+    (
+        "rm",
+        "d/dir f/force -i -I interactive? no-preserve-root one-file-system preserve-root? \
+         r/recursive R/recursive v/verbose help version",
+    ),
+    (
+        "chmod",
+        "c/changes f/silent quiet v/verbose no-preserve-root preserve-root reference= \
+         R/recursive help version",
+    ),
+    (
+        "chown",
+        "c/changes f/silent quiet v/verbose dereference h/no-dereference from= \
+         no-preserve-root preserve-root reference= R/recursive -H -L -P help version",
+    ),
+    (
+        "chgrp",
+        "c/changes f/silent quiet v/verbose dereference h/no-dereference \
+         no-preserve-root preserve-root reference= R/recursive -H -L -P help version",
+    ),
+];
+
+/// git's global options (before the subcommand; matched exactly, as git does).
+const GIT_GLOBAL: &str = "-C= -c= exec-path? html-path man-path info-path p/paginate \
+     P/no-pager no-replace-objects no-lazy-fetch no-optional-locks no-advice bare git-dir= \
+     work-tree= namespace= super-prefix= config-env= list-cmds= attr-source= \
+     literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs";
+
+/// The options of git's subcommands (for `stash`, `worktree`, `remote`, `reflog`, `notes`:
+/// the union over their own subcommands).
+const GIT_SUBCOMMANDS: &[(&str, &str)] = &[
+    (
+        "add",
+        "A/all! chmod!= n/dry-run! e/edit! f/force! ignore-errors! ignore-missing! \
+         ignore-removal! N/intent-to-add! i/interactive! p/patch! pathspec-file-nul! \
+         pathspec-from-file!= refresh! renormalize! sparse! u/update! v/verbose!",
+    ),
+    (
+        "am",
+        "3/3way! -C= abort allow-empty committer-date-is-author-date! continue directory!= \
+         empty= exclude!= S/gpg-sign!? ignore-date! ignore-space-change! ignore-whitespace! \
+         include!= i/interactive! k/keep! keep-cr! keep-non-patch! m/message-id! n/no-verify \
+         -p= patch-format!= q/quiet! quit quoted-cr= reject! rerere-autoupdate! r/resolved \
+         resolvemsg! retry c/scissors! show-current-patch? s/signoff! skip u/utf8! verify \
+         whitespace!=",
+    ),
+    (
+        "apply",
+        "3/3way! -C= add allow-empty! allow-overlap! apply! build-fake-ancestor!= cached! \
+         check! directory!= exclude= ignore-space-change! ignore-whitespace! inaccurate-eof! \
+         include= index! N/intent-to-add! no-add numstat! ours -p= q/quiet! recount! reject! \
+         R/reverse! stat! summary! theirs unidiff-zero! union unsafe-paths! v/verbose! \
+         whitespace!= -z",
+    ),
+    (
+        "branch",
+        "-C -D -M abbrev!? a/all color!? column!? contains= c/copy! create-reflog! d/delete! \
+         edit-description! f/force! format!= i/ignore-case! l/list! merged= m/move! \
+         no-contains= no-merged= omit-empty! points-at!= q/quiet! recurse-submodules! \
+         r/remotes u/set-upstream-to!= show-current! sort!= t/track!? unset-upstream! \
+         v/verbose!",
+    ),
+    (
+        "checkout",
+        "-B= -b= conflict!= d/detach! f/force! guess! ignore-other-worktrees! \
+         ignore-skip-worktree-bits! -l m/merge! orphan!= 2/ours overlay! overwrite-ignore! \
+         p/patch! pathspec-file-nul! pathspec-from-file!= progress! q/quiet! \
+         recurse-submodules!? 3/theirs t/track!?",
+    ),
+    (
+        "checkout-index",
+        "a/all! create f/force! ignore-skip-worktree-bits! u/index! n/no-create prefix!= \
+         q/quiet! stage= stdin! temp! -z",
+    ),
+    (
+        "cherry-pick",
+        "abort allow-empty! allow-empty-message! cleanup!= commit continue e/edit! empty= ff! \
+         S/gpg-sign!? keep-redundant-commits! m/mainline!= n/no-commit quit \
+         rerere-autoupdate! s/signoff! skip strategy!= X/strategy-option!= -x",
+    ),
+    (
+        "clean",
+        "-X -d n/dry-run! e/exclude= f/force! i/interactive! q/quiet! -x",
+    ),
+    (
+        "commit",
+        "ahead-behind! a/all! amend! author!= branch! cleanup!= date!= dry-run! e/edit! \
+         F/file!= fixup! S/gpg-sign!? i/include! interactive! long! m/message!= \
+         no-post-rewrite n/no-verify z/null! o/only! p/patch! pathspec-file-nul! \
+         pathspec-from-file!= porcelain! post-rewrite q/quiet! c/reedit-message!= \
+         reset-author! C/reuse-message!= short! s/signoff! squash!= status! t/template!= \
+         trailer= u/untracked-files!? v/verbose! verify",
+    ),
+    (
+        "fetch",
+        "all! a/append! atomic! auto-gc! auto-maintenance! deepen!= depth!= dry-run! filter!= \
+         f/force! 4/ipv4 6/ipv6 j/jobs!= k/keep! m/multiple! -n negotiate-only! \
+         negotiation-tip!= porcelain! prefetch! progress! p/prune! P/prune-tags! q/quiet! \
+         recurse-submodules!? refetch refmap= o/server-option!= set-upstream! \
+         shallow-exclude!= shallow-since!= show-forced-updates! stdin! t/tags! unshallow \
+         u/update-head-ok! update-shallow! upload-pack!= v/verbose! write-commit-graph! \
+         write-fetch-head!",
+    ),
+    (
+        "gc",
+        "aggressive! auto! cruft! detach! force! keep-largest-pack! max-cruft-size= prune!? \
+         q/quiet!",
+    ),
+    (
+        "merge",
+        "abort! allow-unrelated-histories! autostash! cleanup!= commit! continue! e/edit! ff! \
+         ff-only F/file= S/gpg-sign!? into-name!= log!? m/message!= -n no-verify \
+         overwrite-ignore! progress! q/quiet! quit! rerere-autoupdate! signoff! squash! stat! \
+         s/strategy!= X/strategy-option!= summary! v/verbose! verify verify-signatures!",
+    ),
+    ("mv", "n/dry-run! f/force! -k sparse! v/verbose!"),
+    (
+        "notes",
+        "n/dry-run! ignore-missing! ref!= stdin! v/verbose!",
+    ),
+    (
+        "prune",
+        "n/dry-run! exclude-promisor-objects! expire!= progress! v/verbose!",
+    ),
+    (
+        "pull",
+        "all! allow-unrelated-histories! a/append! autostash! cleanup!= commit! deepen!= \
+         depth!= dry-run! edit! ff! ff-only f/force! S/gpg-sign!? 4/ipv4! 6/ipv6! j/jobs!? \
+         k/keep! log!? -n negotiation-tip!= progress! p/prune! q/quiet! r/rebase!? \
+         recurse-submodules!? refmap= o/server-option!= set-upstream! shallow-exclude!= \
+         shallow-since!= show-forced-updates! signoff!? squash! stat! s/strategy!= \
+         X/strategy-option!= t/tags! unshallow update-shallow! upload-pack!= v/verbose! \
+         verify! verify-signatures!",
+    ),
+    (
+        "push",
+        "all! atomic! branches! d/delete! n/dry-run! exec!= follow-tags! f/force! \
+         force-if-includes! force-with-lease!? 4/ipv4 6/ipv6 mirror! no-verify porcelain! \
+         progress! prune! o/push-option!= q/quiet! receive-pack!= recurse-submodules!= repo!= \
+         u/set-upstream! signed!? tags! thin! v/verbose! verify",
+    ),
+    (
+        "rebase",
+        "-C= abort apply autosquash! autostash! committer-date-is-author-date! continue \
+         edit-todo empty= x/exec!= ff f/force-rebase! fork-point! S/gpg-sign!? \
+         ignore-whitespace! i/interactive keep-base! m/merge no-ff n/no-stat no-verify onto!= \
+         q/quiet! quit reapply-cherry-picks! r/rebase-merges!? rerere-autoupdate! \
+         reschedule-failed-exec! reset-author-date! root! show-current-patch signoff! skip \
+         stat s/strategy!= X/strategy-option!= update-refs! v/verbose! verify whitespace!=",
+    ),
+    (
+        "reflog",
+        "all! n/dry-run! expire-unreachable= expire= rewrite! single-worktree! stale-fix! \
+         updateref! verbose!",
+    ),
+    (
+        "remote",
+        "add! delete! n/dry-run! f/fetch! m/master!= mirror!? push! tags! t/track!= \
+         v/verbose!",
+    ),
+    (
+        "replace",
+        "convert-graft-file d/delete e/edit f/force! format!= g/graft l/list raw!",
+    ),
+    (
+        "reset",
+        "hard N/intent-to-add! keep merge mixed no-refresh p/patch! pathspec-file-nul! \
+         pathspec-from-file!= q/quiet! recurse-submodules!? refresh soft",
+    ),
+    (
+        "restore",
+        "conflict!= ignore-skip-worktree-bits! ignore-unmerged! m/merge! 2/ours overlay! \
+         p/patch! pathspec-file-nul! pathspec-from-file!= progress! q/quiet! \
+         recurse-submodules!? s/source!= S/staged! 3/theirs W/worktree!",
+    ),
+    (
+        "revert",
+        "abort cleanup!= commit continue e/edit! S/gpg-sign!? m/mainline!= n/no-commit quit \
+         reference! rerere-autoupdate! s/signoff! skip strategy!= X/strategy-option!=",
+    ),
+    (
+        "rm",
+        "cached! n/dry-run! f/force! ignore-unmatch! pathspec-file-nul! pathspec-from-file!= \
+         q/quiet! -r sparse!",
+    ),
+    (
+        "stash",
+        "a/all! u/include-untracked! index! k/keep-index! m/message!= p/patch! \
+         pathspec-file-nul! pathspec-from-file!= q/quiet! S/staged!",
+    ),
+    (
+        "switch",
+        "conflict!= c/create!= d/detach! discard-changes! f/force! C/force-create!= guess! \
+         ignore-other-worktrees! m/merge! orphan!= overwrite-ignore! progress! q/quiet! \
+         recurse-submodules!? t/track!?",
+    ),
+    ("symbolic-ref", "d/delete! -m= q/quiet! recurse! short!"),
+    (
+        "tag",
+        "a/annotate! cleanup!= color!? column!? contains= create-reflog! d/delete e/edit! \
+         F/file!= f/force! format!= i/ignore-case! l/list u/local-user!= merged= m/message= \
+         no-contains= no-merged= omit-empty! points-at!= s/sign! sort!= trailer= v/verify",
+    ),
+    (
+        "update-index",
+        "add! g/again assume-unchanged cacheinfo= chmod= clear-resolve-undo force-remove! \
+         force-untracked-cache! force-write-index! fsmonitor! fsmonitor-valid ignore-missing! \
+         ignore-skip-worktree-entries! ignore-submodules! index-info index-version!= \
+         info-only! no-assume-unchanged no-fsmonitor-valid no-skip-worktree -q really-refresh \
+         refresh remove! replace! show-index-version! skip-worktree split-index! stdin \
+         test-untracked-cache! unmerged! unresolve untracked-cache! verbose! -z",
+    ),
+    (
+        "update-ref",
+        "create-reflog! -d deref -m= no-deref stdin! -z",
+    ),
+    (
+        "worktree",
+        "-B= -b= checkout! d/detach! n/dry-run! expire!= f/force! guess-remote! lock! orphan! \
+         q/quiet! reason!= track! v/verbose!",
+    ),
+];
+
+/// The normal form of `words` (program first), when its program has a table and the form
+/// differs from the words; `None` otherwise (decided without allocating for other programs).
+pub fn normal_form(words: &[&str]) -> Option<Vec<String>> {
+    let program = super::basename(words.first()?);
+    if program.eq_ignore_ascii_case("git") {
+        return git_normal_form(&words[1..]);
+    }
+    let (_, spec) = PROGRAMS.iter().find(|(name, _)| *name == program)?;
+    let mut out = vec![program.to_string()];
+    normalise(&words[1..], spec, &mut out);
+    (out.iter().map(String::as_str).ne(words.iter().copied())).then_some(out)
+}
+
+/// `git [GLOBAL…] SUBCOMMAND ARGS…` → `git subcommand ARGS…` (ARGS normalised when the
+/// subcommand has a table).
+fn git_normal_form(rest: &[&str]) -> Option<Vec<String>> {
+    let mut i = 0;
+    while let Some(word) = rest.get(i) {
+        let Some(flag) = word.strip_prefix('-') else {
+            break;
+        };
+        let (name, attached) = match flag.strip_prefix('-') {
+            Some(long) => match long.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (long, false),
+            },
+            None => (flag, false),
+        };
+        let Some(opt) = options(GIT_GLOBAL).find(|o| {
+            if flag.starts_with('-') {
+                o.long == name
+            } else {
+                o.short
+                    .is_some_and(|s| name.len() == s.len_utf8() && name.starts_with(s))
+            }
+        }) else {
+            // An unknown global option: git refuses it; nothing to normalise.
+            return None;
+        };
+        i += if opt.value == Value::Required && !attached {
+            2
+        } else {
+            1
+        };
+    }
+    let subcommand = rest.get(i)?.to_ascii_lowercase();
+    let mut out = vec!["git".to_string(), subcommand];
+    match GIT_SUBCOMMANDS.iter().find(|(name, _)| *name == out[1]) {
+        Some((_, spec)) => normalise(&rest[i + 1..], spec, &mut out),
+        None => out.extend(rest[i + 1..].iter().map(|w| w.to_string())),
+    }
+    Some(out)
+}
+
+/// The long option `name` (without `--`, maybe `no-`-prefixed) of `spec` resolves to: its
+/// full name, exact or by a unique prefix, and how it takes a value; `None` when unknown or
+/// ambiguous.
+fn long_option(spec: &str, name: &str) -> Option<(String, Value)> {
+    let negated = name.strip_prefix("no-");
+    let mut found: Option<(String, Value)> = None;
+    let mut ambiguous = false;
+    for opt in options(spec).filter(|o| !o.long.is_empty()) {
+        if opt.long == name {
+            return Some((opt.long.to_string(), opt.value));
+        }
+        if opt.negatable && negated == Some(opt.long) {
+            return Some((format!("no-{}", opt.long), Value::No));
+        }
+        let candidate = if opt.long.starts_with(name) {
+            Some((opt.long.to_string(), opt.value))
+        } else if opt.negatable && negated.is_some_and(|n| opt.long.starts_with(n)) {
+            Some((format!("no-{}", opt.long), Value::No))
+        } else {
+            None
+        };
+        if let Some(candidate) = candidate {
+            match &found {
+                Some(f) if f.0 != candidate.0 => ambiguous = true,
+                Some(_) => {}
+                None => found = Some(candidate),
+            }
+        }
+    }
+    (!ambiguous).then_some(found).flatten()
+}
+
+/// Normalise the arguments `args` by `spec` onto `out`.
+fn normalise(args: &[&str], spec: &str, out: &mut Vec<String>) {
+    let mut i = 0;
+    while i < args.len() {
+        let word = args[i];
+        i += 1;
+        if word == "--" {
+            out.extend(args[i - 1..].iter().map(|w| w.to_string()));
+            return;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            match long_option(spec, name) {
+                Some((full, kind)) => match value {
+                    Some(v) => out.push(format!("--{full}={v}")),
+                    None => {
+                        out.push(format!("--{full}"));
+                        if kind == Value::Required
+                            && let Some(next) = args.get(i)
+                        {
+                            out.push(next.to_string());
+                            i += 1;
+                        }
+                    }
+                },
+                None => out.push(word.to_string()),
+            }
+            continue;
+        }
+        let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            out.push(word.to_string());
+            continue;
+        };
+        // Every letter up to the first that takes a value must be known; else as written.
+        let mut expanded = Vec::new();
+        let mut known = true;
+        for (at, c) in cluster.char_indices() {
+            let Some(opt) = options(spec).find(|o| o.short == Some(c)) else {
+                known = false;
+                break;
+            };
+            let name = if opt.long.is_empty() {
+                format!("-{c}")
+            } else {
+                format!("--{}", opt.long)
+            };
+            let rest = &cluster[at + c.len_utf8()..];
+            match opt.value {
+                Value::No => expanded.push(name),
+                _ if !rest.is_empty() => {
+                    expanded.push(if opt.long.is_empty() {
+                        format!("{name}{rest}")
+                    } else {
+                        format!("{name}={rest}")
+                    });
+                    break;
+                }
+                Value::Optional => expanded.push(name),
+                Value::Required => {
+                    expanded.push(name);
+                    if let Some(next) = args.get(i) {
+                        expanded.push(next.to_string());
+                        i += 1;
+                    }
+                }
+            }
+        }
+        if known {
+            out.extend(expanded);
+        } else {
+            out.push(word.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normal(command: &str) -> String {
+        let words: Vec<&str> = command.split(' ').collect();
+        normal_form(&words).map_or_else(|| command.to_string(), |w| w.join(" "))
+    }
+
+    #[test]
+    fn rm_options_read_alike() {
+        for command in [
+            "rm -rf x",
+            "rm -fr x",
+            "rm -Rf x",
+            "rm -r -f x",
+            "rm --recur --forc x",
+            "rm --recursive --force x",
+            "rm -R --f x",
+        ] {
+            let got = normal(command);
+            assert!(
+                got.contains("--recursive") && got.contains("--force") && got.ends_with(" x"),
+                "{command}: {got}"
+            );
+        }
+        assert_eq!(normal("rm -fr x"), "rm --force --recursive x");
+        assert_eq!(normal("rm -- -rf"), "rm -- -rf");
+        assert_eq!(normal("rm -rf -- -x"), "rm --recursive --force -- -x");
+        // Ambiguous (`--verbose`, `--version`): left as written, rm refuses it.
+        assert_eq!(normal("rm --ver x"), "rm --ver x");
+        assert_eq!(normal("rm --no x"), "rm --no-preserve-root x");
+        assert_eq!(normal("/bin/rm -rf x"), "rm --recursive --force x");
+        assert_eq!(normal("ls -la"), "ls -la");
+    }
+
+    #[test]
+    fn git_subcommands_are_found_and_options_spelled_in_full() {
+        for (command, want) in [
+            ("git reset --har", "git reset --hard"),
+            ("git reset --h HEAD", "git reset --hard HEAD"),
+            ("git -C repo reset --hard", "git reset --hard"),
+            (
+                "git --git-dir=.git --work-tree . reset --hard",
+                "git reset --hard",
+            ),
+            (
+                "git --git-dir .git -c a=b --no-pager reset --hard",
+                "git reset --hard",
+            ),
+            ("git --bare -P reset --merge", "git reset --merge"),
+            ("git clean --forc -d", "git clean --force -d"),
+            ("git clean -fdx", "git clean --force -d -x"),
+            ("git clean -xdf", "git clean -x -d --force"),
+            ("git push -f origin main", "git push --force origin main"),
+            ("git push --forc", "git push --forc"),
+            ("git push --force-w", "git push --force-with-lease"),
+            ("git push --no-verify -f", "git push --no-verify --force"),
+            ("git push -n -f", "git push --dry-run --force"),
+            ("GIT CHECKOUT -- f", "git checkout -- f"),
+            ("git checkout -f main", "git checkout --force main"),
+            ("git checkout -b x", "git checkout -b x"),
+            ("git commit -mwip -a", "git commit --message=wip --all"),
+            ("git commit -m 'x y'", "git commit --message 'x y'"),
+            ("git branch -D x", "git branch -D x"),
+            ("git branch -d -f x", "git branch --delete --force x"),
+            (
+                "git worktree remove --forc w",
+                "git worktree remove --force w",
+            ),
+            ("git stash drop", "git stash drop"),
+            ("git status", "git status"),
+        ] {
+            assert_eq!(normal(command), want, "{command}");
+        }
+        // An unknown global option: git refuses the command.
+        assert_eq!(normal("git --nope reset --har"), "git --nope reset --har");
+    }
+
+    #[test]
+    fn chmod_modes_stay_modes() {
+        assert_eq!(normal("chmod -R 777 /"), "chmod --recursive 777 /");
+        assert_eq!(normal("chmod -w f"), "chmod -w f");
+        assert_eq!(normal("chown --recur u /"), "chown --recursive u /");
+        assert_eq!(
+            normal("chgrp -Rh g /"),
+            "chgrp --recursive --no-dereference g /"
+        );
+    }
+
+    #[test]
+    fn every_git_spec_token_is_well_formed() {
+        for (name, spec) in GIT_SUBCOMMANDS
+            .iter()
+            .chain(PROGRAMS)
+            .chain(std::iter::once(&("git", GIT_GLOBAL)))
+        {
+            for opt in options(spec) {
+                assert!(
+                    opt.short.is_some() || !opt.long.is_empty(),
+                    "{name}: {opt:?}"
+                );
+                assert!(
+                    opt.long
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-'),
+                    "{name}: {opt:?}"
+                );
+            }
+        }
+    }
+}
