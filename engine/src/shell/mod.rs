@@ -14,6 +14,7 @@
 
 mod parse;
 pub mod segment;
+pub mod targets;
 
 pub use segment::Segment;
 
@@ -101,13 +102,29 @@ pub fn terminal_interpreters(command: &str) -> Vec<String> {
     out
 }
 
-/// Parse `command` and list its segments.
+/// Parse `command` and list its segments, its deletion targets read in no known place
+/// ([`analyse_in`]).
 pub fn analyse(command: &str) -> Analysis {
+    analyse_in(command, crate::paths::Places::default())
+}
+
+/// Parse `command` and list its segments; each `rm` and deleting `find` also gets its
+/// targets resolved in `places` ([`targets`]: `@rm-target …` texts).
+pub fn analyse_in(command: &str, places: crate::paths::Places) -> Analysis {
     let mut analysis = match parse::simple_commands(command) {
-        Ok(commands) => Analysis {
-            segments: commands.iter().map(segment::segment_of).collect(),
-            unparseable: None,
-        },
+        Ok(commands) => {
+            let mut segments: Vec<Segment> = commands.iter().map(segment::segment_of).collect();
+            for (segment, texts) in segments
+                .iter_mut()
+                .zip(targets::target_texts(&commands, places))
+            {
+                segment.generous.extend(texts);
+            }
+            Analysis {
+                segments,
+                unparseable: None,
+            }
+        }
         Err(why) => Analysis {
             segments: fallback_segments(command),
             unparseable: Some(why),
@@ -202,13 +219,23 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
 /// Analyses of the texts of one call, each computed once (a command field is looked at by
 /// deny, author and allow matchers alike).
 #[derive(Default)]
-pub struct AnalysisCache {
+pub struct AnalysisCache<'p> {
+    /// Where the call happens: deletion targets are resolved there.
+    places: crate::paths::Places<'p>,
     entries: Vec<(String, Analysis)>,
     /// Texts of the path and domain views, per view and field text.
     views: Vec<(crate::policy::MatchOn, String, Vec<String>)>,
 }
 
-impl AnalysisCache {
+impl<'p> AnalysisCache<'p> {
+    /// A cache for one call made in `places`.
+    pub fn new(places: crate::paths::Places<'p>) -> Self {
+        AnalysisCache {
+            places,
+            ..AnalysisCache::default()
+        }
+    }
+
     /// The texts a path or domain view offers for `text` ([`crate::paths::path_texts`],
     /// [`crate::paths::command_path_texts`], [`crate::web::host_texts`]), made once per call:
     /// they cost system calls (symlinks are resolved). Other views offer none.
@@ -246,7 +273,8 @@ impl AnalysisCache {
         let index = match self.entries.iter().position(|(t, _)| t == text) {
             Some(i) => i,
             None => {
-                self.entries.push((text.to_string(), analyse(text)));
+                self.entries
+                    .push((text.to_string(), analyse_in(text, self.places)));
                 self.entries.len() - 1
             }
         };

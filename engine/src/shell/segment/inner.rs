@@ -651,7 +651,9 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             });
         }
         if program == "eval" && stage.len() > 1 {
-            if (offset + 1..words.len()).all(|i| literal[i]) {
+            // A word with no parameter or command expansion reads the same when parsed
+            // again (`eval rm -rf ~`: the tilde, a glob, a brace).
+            if (offset + 1..words.len()).all(|i| literal[i] || !words[i].contains(['$', '`'])) {
                 inner.scripts.push(stage[1..].join(" "));
             } else {
                 inner.unresolved = true;

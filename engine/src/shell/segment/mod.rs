@@ -28,7 +28,14 @@ pub use inner::{
     reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, stdin_program,
     string_literals,
 };
+pub(crate) use options::normal_form;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
+
+/// Every peel stage of `words`: the words, then each command a wrapper in front runs
+/// (`sudo -u x env A=1 rm -rf /` → `env A=1 rm -rf /` → `rm -rf /`).
+pub(crate) fn stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
+    peel_stages(words)
+}
 
 /// A redirection of a simple command.
 #[derive(Clone, Debug, PartialEq, Eq)]
