@@ -8,17 +8,18 @@
 //! (seen by deny and ask, never by allow):
 //!
 //! ```text
-//! @rm-target <recursive|plain> <cwd|temp|outside|unknown> <resolved path>
+//! @rm-target <recursive|plain|find> <cwd|temp|outside|unknown> <resolved path>
 //! ```
 //!
 //! - **recursive** when `rm` has `-r`/`-R`/`--recursive` (in any spelling the normal form
-//!   reads, see `segment::options`) and always for `find` (it deletes at any depth);
+//!   reads, see `segment::options`), **plain** for another `rm`, **find** for a start path
+//!   of a deleting `find` (it deletes what matches below it, placed as its contents);
 //! - the **place**: `cwd` strictly inside the payload's `cwd` or the project root; `temp`
 //!   strictly inside `/tmp`, `/var/tmp` (or their `/private` forms), or a directory the same
-//!   line made with `mktemp`; `outside` anywhere else (the working directory itself, `/tmp`
+//!   line made with `mktemp`, or below `$TMPDIR` (unless the line sets `TMPDIR`, even as a
+//!   prefix); `outside` anywhere else (the working directory itself, `/tmp`
 //!   itself, the home directory, the root); `unknown` when the path cannot be known: an
-//!   expansion (`$X/y`, `` `pwd`/x ``, `$TMPDIR` — the payload does not carry the
-//!   environment), another user's home (`~user`), `~-`, a directory after `cd -` or `popd`;
+//!   expansion (`$X/y`, `` `pwd`/x ``), another user's home (`~user`), `~-`, a directory after `cd -` or `popd`;
 //! - the **resolved path**: lexical (`.`, `..` and `//` collapsed, no symlink followed),
 //!   absolute, written `~/…` when it lies under the home directory, as written when unknown.
 //!
@@ -96,6 +97,19 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
     }];
     let mut current = directories[0].clone();
     let mut variables: Vec<(String, Value)> = Vec::new();
+    // `$TMPDIR` names the temporary directory, unless the line sets it (even as a prefix,
+    // `TMPDIR=/elsewhere rm -rf $TMPDIR/x`, which the shell expands with the old value: a
+    // line that plays with it is not read charitably).
+    let sets_tmpdir = commands.iter().any(|c| {
+        c.assignments
+            .iter()
+            .map(String::as_str)
+            .chain(c.words.iter().map(|w| w.text.as_ref()))
+            .any(|w| w.starts_with("TMPDIR="))
+    });
+    if sets_tmpdir {
+        variables.push(("TMPDIR".to_string(), Value::Unknown));
+    }
     let mut out = vec![Vec::new(); commands.len()];
     for (command, texts) in commands.iter().zip(&mut out) {
         let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
@@ -144,7 +158,7 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                     for operand in operands {
                         let target = Target {
                             operand,
-                            recursive,
+                            kind: if recursive { "recursive" } else { "plain" },
                             contents: false,
                         };
                         push_target(texts, target, &directories, places, &variables);
@@ -154,7 +168,7 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                     for operand in find_start_paths(stage) {
                         let target = Target {
                             operand,
-                            recursive: true,
+                            kind: "find",
                             contents: true,
                         };
                         push_target(texts, target, &directories, places, &variables);
@@ -239,7 +253,8 @@ fn find_start_paths<'w>(stage: &[&'w str]) -> Vec<&'w str> {
 struct Target<'w> {
     /// As written.
     operand: &'w str,
-    recursive: bool,
+    /// `recursive`, `plain` or `find`.
+    kind: &'static str,
     /// What is deleted is inside it, not it (`find DIR -delete`): placed as its contents.
     contents: bool,
 }
@@ -253,14 +268,15 @@ fn push_target(
     places: Places,
     variables: &[(String, Value)],
 ) {
-    if target.operand.contains("{}") {
+    // A placeholder is not a target (module docs); rm refuses an empty operand and one
+    // naming `.` or `..` (`rm -rf ./` deletes nothing).
+    let trimmed = target.operand.trim_end_matches('/');
+    let refused = target.operand.is_empty()
+        || (!trimmed.is_empty() && matches!(trimmed.rsplit('/').next(), Some("." | "..")));
+    if target.operand.contains("{}") || (target.kind != "find" && refused) {
         return;
     }
-    let kind = if target.recursive {
-        "recursive"
-    } else {
-        "plain"
-    };
+    let kind = target.kind;
     for directory in directories {
         let resolved = resolve(target.operand, directory, places, variables);
         let (place, path) = match &resolved {
@@ -346,6 +362,14 @@ fn resolve(
                     Some(home) => home.to_string(),
                     None => return Resolved::Unknown,
                 },
+                "TMPDIR" => {
+                    return match relative_inside(rest) {
+                        Some(inside) if !inside.is_empty() => {
+                            Resolved::Made(format!("$TMPDIR/{inside}"))
+                        }
+                        _ => Resolved::Unknown,
+                    };
+                }
                 "PWD" => match directory.path() {
                     Some(d) => d.to_string(),
                     None => return Resolved::Unknown,
@@ -378,28 +402,28 @@ fn resolve(
             Resolved::Path(crate::paths::normalise(&format!("{directory}/{text}")))
         }
         Directory::Lost => Resolved::Unknown,
-        Directory::Unnamed => {
-            // Relative to a directory nobody named: known only while it stays inside.
-            let mut depth = 0usize;
-            let mut parts: Vec<&str> = Vec::new();
-            for component in text.split('/') {
-                match component {
-                    "" | "." => {}
-                    ".." => {
-                        if parts.pop().is_none() {
-                            depth += 1;
-                        }
-                    }
-                    name => parts.push(name),
-                }
+        // Relative to a directory nobody named: known only while it stays inside.
+        Directory::Unnamed => match relative_inside(&text) {
+            Some(inside) if !inside.is_empty() => Resolved::Relative(format!("./{inside}")),
+            _ => Resolved::Unknown,
+        },
+    }
+}
+
+/// `path` (relative) with `.`, `..` and empty components collapsed, when it stays inside
+/// the directory it is relative to (`a/../b` → `b`, `.` → empty); `None` when it leaves it.
+fn relative_inside(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for component in path.split('/') {
+        match component {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
             }
-            if depth > 0 || parts.is_empty() {
-                Resolved::Unknown
-            } else {
-                Resolved::Relative(format!("./{}", parts.join("/")))
-            }
+            name => parts.push(name),
         }
     }
+    Some(parts.join("/"))
 }
 
 /// A word's leading variable: `$NAME`, `${NAME}`, `${NAME:?…}`, `${NAME:-…}`, `${NAME%/}`…:

@@ -48,7 +48,6 @@ fn targets_are_resolved_against_the_cwd() {
         ("rm -rf ~+", "recursive outside ~/project"),
         ("rm -rf ~-/x", "recursive unknown ~-/x"),
         ("eval rm -rf ~", "recursive outside ~"),
-        ("rm -rf .", "recursive outside ~/project"),
         ("rm -rf /tmp", "recursive outside /tmp"),
         ("rm -rf /tmp/../etc", "recursive outside /etc"),
         ("cd /tmp && rm -rf x", "recursive temp /tmp/x"),
@@ -56,15 +55,19 @@ fn targets_are_resolved_against_the_cwd() {
         ("cd - && rm -rf x", "recursive unknown x"),
         ("cd \"$D\" && rm -rf x", "recursive unknown x"),
         ("sudo rm -rf /", "recursive outside /"),
-        ("find . -name '*.pyc' -delete", "recursive cwd ~/project"),
-        ("find / -name x -delete", "recursive outside /"),
+        ("find . -name '*.pyc' -delete", "find cwd ~/project"),
+        ("find / -name x -delete", "find outside /"),
         (
             "find ~/other -exec rm -rf {} +",
-            "recursive outside ~/other",
+            "find outside ~/other",
         ),
-        ("find /tmp/x -delete", "recursive temp /tmp/x"),
-        ("find -delete", "recursive cwd ~/project"),
+        ("find /tmp/x -delete", "find temp /tmp/x"),
+        ("find -delete", "find cwd ~/project"),
         ("D=/opt/x; rm -rf $D/y", "recursive outside /opt/x/y"),
+        ("rm -rf $TMPDIR/x", "recursive temp $TMPDIR/x"),
+        ("rm -rf \"${TMPDIR:-/tmp}/x\"", "recursive temp $TMPDIR/x"),
+        ("rm -rf $TMPDIR/../x", "recursive unknown $TMPDIR/../x"),
+        ("TMPDIR=/tmp/y; rm -rf $TMPDIR/x", "recursive temp /tmp/y/x"),
         ("export D=/tmp/x; rm -rf \"$D\"", "recursive temp /tmp/x"),
         ("t=$(mktemp -d) && rm -rf \"$t\"", "recursive temp $t"),
         (
@@ -104,6 +107,8 @@ fn a_line_in_several_directories_is_read_in_each() {
     assert!(targets("ls | xargs -I{} rm -rf {}").is_empty());
     assert!(targets("git status && cargo build").is_empty());
     assert!(targets("find . -name x -print").is_empty());
+    // rm refuses these: nothing is deleted.
+    assert!(targets("rm -rf . .. ./ ../ ''").is_empty());
 }
 
 #[test]
