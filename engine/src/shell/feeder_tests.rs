@@ -85,3 +85,133 @@ fn feeders_expose_the_command_they_run() {
     assert!(analyse("cat cmds.txt | parallel").unresolvable().is_some());
     assert!(analyse("parallel \"$CMD\" ::: x").unresolvable().is_some());
 }
+
+#[test]
+fn options_are_seen_in_their_normal_form() {
+    for (command, want) in [
+        ("rm -fr /", "rm --force --recursive /"),
+        ("sudo rm --recur --forc /", "rm --recursive --force /"),
+        ("git -C repo reset --har", "git reset --hard"),
+        (
+            "git --git-dir=.git --work-tree=. reset --hard",
+            "git reset --hard",
+        ),
+        ("GIT CHECKOUT -- f", "git checkout -- f"),
+        ("git clean -fdx", "git clean --force -d -x"),
+        ("cd x && git push -f", "git push --force"),
+        ("find . -exec git reset --har \\;", "git reset --hard"),
+        ("chmod -R 777 /", "chmod --recursive 777 /"),
+    ] {
+        assert!(exposes(command, want), "{command:?}: {:?}", texts(command));
+    }
+}
+
+#[test]
+fn inline_code_is_read_for_what_it_runs() {
+    for (command, want) in [
+        (
+            "python3 -c \"import os; os.system('rm -rf /')\"",
+            "rm -rf /",
+        ),
+        (
+            "python -c \"import shutil; shutil.rmtree('/x')\"",
+            "rm -rf /x",
+        ),
+        (
+            "node -e \"require('child_process').execSync('rm -rf /')\"",
+            "rm -rf /",
+        ),
+        (
+            "node --eval=\"require('fs').rmSync('/x', {recursive: true})\"",
+            "rm -rf /x",
+        ),
+        (
+            "deno eval \"Deno.removeSync('/x', {recursive: true})\"",
+            "rm -rf /x",
+        ),
+        ("bun -e \"require('fs').unlinkSync('f')\"", "rm f"),
+        ("ruby -e 'system(\"rm -rf /\")'", "rm -rf /"),
+        ("ruby -e 'puts `rm -rf /`'", "rm -rf /"),
+        ("perl -e 'system \"rm -rf /\"'", "rm -rf /"),
+        ("perl -ne 'unlink \"/etc/passwd\"' x", "rm /etc/passwd"),
+        ("perl -E'qx{rm -rf /}'", "rm -rf /"),
+        ("php -r 'system(\"rm -rf /\");'", "rm -rf /"),
+        ("awk 'BEGIN{system(\"rm -rf /\")}'", "rm -rf /"),
+        ("awk -v x=1 'BEGIN{system(\"rm -rf /\")}'", "rm -rf /"),
+        (
+            "python3 <<'EOF'\nimport shutil\nshutil.rmtree('/x')\nEOF",
+            "rm -rf /x",
+        ),
+        (
+            "echo \"import os; os.system('rm -rf /')\" | python3",
+            "rm -rf /",
+        ),
+        (
+            "python3 -c \"import os; c='rm -rf /'; os.system(c)\"",
+            "rm -rf /",
+        ),
+    ] {
+        let a = analyse(command);
+        let found = a
+            .segments
+            .iter()
+            .any(|s| s.deny_only && s.generous.iter().any(|t| t == want));
+        assert!(found, "{command:?}: {a:?}");
+    }
+    // Only printed: not a command (issue 27's false positive).
+    for command in [
+        "python3 -c \"print('rm -rf /')\"",
+        "node -e \"console.log('rm -rf /')\"",
+        "ruby -e 'puts \"rm -rf /\"'",
+        "echo \"cat ~/.ssh/id_rsa\"",
+    ] {
+        let got = texts(command);
+        assert!(
+            !got.iter()
+                .any(|t| t.starts_with("rm ") || t.starts_with("cat ")),
+            "{command:?}: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn sql_fed_to_a_client_is_its_argument() {
+    for (command, want) in [
+        ("echo \"DROP TABLE t\" | psql", "psql -c DROP TABLE t"),
+        (
+            "echo 'DROP TABLE t;' | psql -U admin mydb",
+            "psql -U admin mydb -c DROP TABLE t;",
+        ),
+        (
+            "psql mydb <<EOF\nDROP\n  TABLE t;\nEOF",
+            "psql mydb -c DROP TABLE t;",
+        ),
+        ("psql <<< 'TRUNCATE orders'", "psql -c TRUNCATE orders"),
+        (
+            "printf 'DROP DATABASE x' | mysql -u root",
+            "mysql -u root -e DROP DATABASE x",
+        ),
+        (
+            "cat <<'EOF' | mariadb\nDELETE FROM t\nEOF",
+            "mariadb -e DELETE FROM t",
+        ),
+        (
+            "echo 'DROP TABLE t' | sqlite3 app.db",
+            "sqlite3 app.db DROP TABLE t",
+        ),
+        (
+            "echo 'DROP TABLE t' | sudo -u postgres psql",
+            "psql -c DROP TABLE t",
+        ),
+    ] {
+        assert!(exposes(command, want), "{command:?}: {:?}", texts(command));
+    }
+    // A client given its SQL otherwise reads no stdin SQL; unknown text stays unknown.
+    assert!(
+        !texts("echo 'DROP TABLE t' | psql -c 'select 1'")
+            .iter()
+            .any(|t| t.contains("-c DROP"))
+    );
+    assert!(analyse("mysql db < dump.sql").unresolvable().is_none());
+    assert!(analyse("cat x.sql | psql").unresolvable().is_none());
+}

@@ -161,6 +161,14 @@ fn resolve_feeds(
                 }
                 true
             }
+            (Some(text), StdinProgram::Sql) => {
+                if let Some(sql) = crate::shell::segment::sql_segment(&out[i], text) {
+                    out.push(sql);
+                }
+                true
+            }
+            // SQL the guard cannot read is the client's business, as a file it reads is.
+            (None, StdinProgram::Sql) => true,
             (None, _) => false,
         };
         if deny_only {

@@ -85,6 +85,77 @@ pub enum StdinProgram {
     /// An interpreter of another language: the text is code whose string literals may be
     /// shell commands.
     Interpreter,
+    /// A SQL client (`psql`, `mysql`, `mariadb`, `sqlite3`): the text is SQL, exposed as the
+    /// client given it as an argument ([`sql_segment`]).
+    Sql,
+}
+
+/// SQL clients that run the SQL their stdin carries: the option that gives them SQL as an
+/// argument (`None`: sqlite3 takes it as the operand after the database), and the options
+/// that give them SQL (or a file of it) instead of stdin.
+const SQL_CLIENTS: &[(&str, Option<&str>, &[&str])] = &[
+    ("psql", Some("-c"), &["-c", "-f", "--command", "--file"]),
+    ("mysql", Some("-e"), &["-e", "--execute"]),
+    ("mariadb", Some("-e"), &["-e", "--execute"]),
+    ("sqlite3", None, &["-init", "-cmd"]),
+];
+
+/// The SQL client `stage` runs when it reads its SQL from stdin (no option giving SQL, and
+/// for sqlite3 no SQL operand after the database).
+fn sql_client(
+    stage: &[&str],
+) -> Option<&'static (&'static str, Option<&'static str>, &'static [&'static str])> {
+    let client = SQL_CLIENTS
+        .iter()
+        .find(|(name, _, _)| stage.first().is_some_and(|p| basename(p) == *name))?;
+    let gives_sql = stage[1..].iter().any(|w| {
+        client.2.iter().any(|option| {
+            w == option
+                || (option.starts_with("--") && w.starts_with(&format!("{option}=")))
+                || (!option.starts_with("--")
+                    && option.len() == 2
+                    && w.len() > 2
+                    && w.starts_with(option)
+                    && !w.starts_with("--"))
+        })
+    });
+    let operands = stage[1..].iter().filter(|w| !w.starts_with('-')).count();
+    (!gives_sql && (client.1.is_some() || operands <= 1)).then_some(client)
+}
+
+/// Does `stage` run a SQL client reading its SQL from stdin?
+fn sql_reads_stdin(stage: &[&str]) -> bool {
+    sql_client(stage).is_some()
+}
+
+/// The segment a SQL client fed `sql` on its stdin stands for: the client given it as an
+/// argument (`echo 'DROP TABLE t' | psql db` → `psql db -c 'DROP TABLE t'`, `mysql -e`,
+/// `sqlite3 db 'SQL'`), whitespace runs in the SQL collapsed to one space. Seen by deny and
+/// ask only. `None` when `command` is not such a client.
+pub fn sql_segment(command: &SimpleCommand, sql: &str) -> Option<SimpleCommand<'static>> {
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    let (stage, (_, flag, _)) = peel_stages(&words)
+        .into_iter()
+        .find_map(|stage| sql_client(stage).map(|client| (stage, client)))?;
+    let at = words.len() - stage.len();
+    let mut out: Vec<Word<'static>> = command.words[at..]
+        .iter()
+        .cloned()
+        .map(Word::into_owned)
+        .collect();
+    let word = |text: String| Word {
+        text: std::borrow::Cow::Owned(text),
+        literal: true,
+    };
+    if let Some(flag) = flag {
+        out.push(word(flag.to_string()));
+    }
+    out.push(word(sql.split_whitespace().collect::<Vec<_>>().join(" ")));
+    Some(SimpleCommand {
+        words: out,
+        deny_only: true,
+        ..Default::default()
+    })
 }
 
 /// Interpreters that run the program their stdin carries when given no operand.
@@ -116,6 +187,8 @@ pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'
         }
         let kind = if shell_reads_stdin(stage) {
             StdinProgram::Shell
+        } else if sql_reads_stdin(stage) {
+            StdinProgram::Sql
         } else {
             let name = basename(first).trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
             // Options only, none giving the code (`-e`, `-E`, `-c`, `-r`, `-p`, `-m`, also in
@@ -304,10 +377,10 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
 
 /// Programs that run a script, inline code or another command given as arguments.
 const RUNNERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "su", "script", "runuser", "eval",
-    "find", "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
-    "awk", "gawk", "mawk", "nawk", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd",
-    "fdfind", "source", ".", "sg",
+    "psql", "mysql", "mariadb", "sqlite3", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
+    "fish", "su", "script", "runuser", "eval", "find", "python", "python2", "python3", "perl",
+    "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk", "nawk", "trap", "flock",
+    "tar", "rsync", "git", "make", "gmake", "fd", "fdfind", "source", ".", "sg",
 ];
 
 /// Variables naming a file of commands a shell reads at start.
@@ -663,6 +736,12 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                         stage[1..].join(" ")
                     )
                 });
+            }
+        }
+        // `psql <<< 'SQL'`: the client given the SQL as an argument.
+        if sql_reads_stdin(stage) {
+            for here in command.here_strings.iter().filter(|h| h.literal) {
+                inner.commands.extend(sql_segment(command, &here.text));
             }
         }
         // Inline code: the shell commands it runs and the files it deletes (`code`).

@@ -25,8 +25,8 @@ mod wrappers;
 
 pub use inner::{
     Inner, StdinProgram, inner_commands, literal_output, process_substitution_output,
-    reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, stdin_program,
-    string_literals,
+    reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, sql_segment,
+    stdin_program, string_literals,
 };
 pub(crate) use options::normal_form;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};

@@ -57,10 +57,7 @@ fn targets_are_resolved_against_the_cwd() {
         ("sudo rm -rf /", "recursive outside /"),
         ("find . -name '*.pyc' -delete", "find cwd ~/project"),
         ("find / -name x -delete", "find outside /"),
-        (
-            "find ~/other -exec rm -rf {} +",
-            "find outside ~/other",
-        ),
+        ("find ~/other -exec rm -rf {} +", "find outside ~/other"),
         ("find /tmp/x -delete", "find temp /tmp/x"),
         ("find -delete", "find cwd ~/project"),
         ("D=/opt/x; rm -rf $D/y", "recursive outside /opt/x/y"),
