@@ -794,10 +794,29 @@ fn inline_code<'s>(program: &str, stage: &[&'s str]) -> Option<&'s str> {
                 }
             }
             "perl" | "ruby" => {
+                // The letters giving the code, and those whose value is the rest of the
+                // word (`-MFile::Path`, `-i.bak`, `-rjson`: no code in it).
+                let (code_letters, value_letters) = if name == "perl" {
+                    ("eE", "MmIixCdD0l")
+                } else {
+                    ("e", "IrCEFixKTW0l")
+                };
                 if let Some(cluster) = word.strip_prefix('-').filter(|w| !w.starts_with('-')) {
-                    if let Some(at) = cluster.find(['e', 'E']) {
-                        let rest = &cluster[at + 1..];
-                        return if rest.is_empty() { next(i) } else { Some(rest) };
+                    for (at, c) in cluster.char_indices() {
+                        if code_letters.contains(c) {
+                            let rest = &cluster[at + 1..];
+                            return if rest.is_empty() { next(i) } else { Some(rest) };
+                        }
+                        // `-l` takes optional octal digits: `-lane` is -l -a -n -e.
+                        if c == 'l' {
+                            if cluster[at + 1..].starts_with(|d: char| d.is_ascii_digit()) {
+                                break;
+                            }
+                            continue;
+                        }
+                        if value_letters.contains(c) {
+                            break;
+                        }
                     }
                 }
             }
