@@ -41,6 +41,11 @@ use crate::paths::Places;
 /// The first word of a target text: no program is named so.
 pub const TARGET_MARK: &str = "@rm-target";
 
+/// Programs this pass reads (wrappers are peeled first).
+const RELEVANT: &[&str] = &[
+    "cd", "pushd", "popd", "export", "declare", "typeset", "local", "readonly", "rm", "find",
+];
+
 /// Most directories one line is read in (beyond, later `cd`s make the place unknown).
 const MAX_DIRECTORIES: usize = 4;
 
@@ -112,13 +117,18 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
     }
     let mut out = vec![Vec::new(); commands.len()];
     for (command, texts) in commands.iter().zip(&mut out) {
-        let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
-        if words.is_empty() {
+        let Some(first) = command.words.first() else {
             for assignment in &command.assignments {
                 define(&mut variables, assignment);
             }
             continue;
+        };
+        // Most commands neither move, define, nor delete: decided without allocating.
+        let program = segment::basename(&first.text);
+        if !RELEVANT.contains(&program) && !segment::is_wrapper(program) {
+            continue;
         }
+        let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
         for stage in segment::stages(&words) {
             let program = segment::basename(stage[0]);
             match program {

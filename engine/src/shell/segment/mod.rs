@@ -31,6 +31,11 @@ pub use inner::{
 pub(crate) use options::normal_form;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
+/// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?
+pub(crate) fn is_wrapper(program: &str) -> bool {
+    WRAPPERS.iter().any(|w| w.name == program)
+}
+
 /// Every peel stage of `words`: the words, then each command a wrapper in front runs
 /// (`sudo -u x env A=1 rm -rf /` → `env A=1 rm -rf /` → `rm -rf /`).
 pub(crate) fn stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {

@@ -310,12 +310,14 @@ const GIT_SUBCOMMANDS: &[(&str, &str)] = &[
 /// differs from the words; `None` otherwise (decided without allocating for other programs).
 pub fn normal_form(words: &[&str]) -> Option<Vec<String>> {
     let program = super::basename(words.first()?);
-    if program.eq_ignore_ascii_case("git") {
-        return git_normal_form(&words[1..]);
-    }
-    let (_, spec) = PROGRAMS.iter().find(|(name, _)| *name == program)?;
-    let mut out = vec![program.to_string()];
-    normalise(&words[1..], spec, &mut out);
+    let out = if program.eq_ignore_ascii_case("git") {
+        git_normal_form(&words[1..])?
+    } else {
+        let (_, spec) = PROGRAMS.iter().find(|(name, _)| *name == program)?;
+        let mut out = vec![program.to_string()];
+        normalise(&words[1..], spec, &mut out);
+        out
+    };
     (out.iter().map(String::as_str).ne(words.iter().copied())).then_some(out)
 }
 
