@@ -446,12 +446,16 @@ fn leading_variable(word: &str) -> Option<(&str, &str, &str)> {
         let inner = &braced[..close];
         let name_end = inner.find(|c: char| !is_name(c)).unwrap_or(inner.len());
         let (name, operator) = inner.split_at(name_end);
+        // `${X}`, `${X:?…}`, `${X?…}`, `${X:-…}`, `${X-…}`, `${X%…}`; not `${X:+…}` (empty
+        // or other text), `${X:=…}`, nor a substring `${X:1:2}`.
+        let substring = operator
+            .strip_prefix(':')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
         let known = operator.is_empty()
-            || operator.starts_with([':', '?', '-', '%'])
+            || (operator.starts_with([':', '?', '-', '%'])
                 && !operator.starts_with(":+")
                 && !operator.starts_with(":=")
-                && !(operator.starts_with(':')
-                    && operator[1..].starts_with(|c: char| c.is_ascii_digit()));
+                && !substring);
         return (!name.is_empty() && known).then_some((name, operator, &braced[close + 1..]));
     }
     let end = body.find(|c: char| !is_name(c)).unwrap_or(body.len());

@@ -267,9 +267,9 @@ fn find_name(code: &str, name: &str, from: usize) -> Option<usize> {
         let after = code[i + name.len()..].chars().next();
         let name_starts_ident = name.starts_with(is_ident);
         let name_ends_ident = name.ends_with(is_ident);
-        if !(name_starts_ident && before.is_some_and(is_ident))
-            && !(name_ends_ident && after.is_some_and(is_ident))
-        {
+        let joined_before = name_starts_ident && before.is_some_and(is_ident);
+        let joined_after = name_ends_ident && after.is_some_and(is_ident);
+        if !joined_before && !joined_after {
             return Some(i);
         }
         start = i + name.len();

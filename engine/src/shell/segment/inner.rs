@@ -833,11 +833,7 @@ fn inline_code<'s>(program: &str, stage: &[&'s str]) -> Option<&'s str> {
                     return Some(code);
                 }
             }
-            "php" => {
-                if *word == "-r" {
-                    return next(i);
-                }
-            }
+            "php" if *word == "-r" => return next(i),
             _ => {}
         }
     }
