@@ -98,7 +98,11 @@ const PROBES: &[Probe] = &[
         needs: &[],
         decision_only: true,
     },
-    // Issue 27: feeders, and inline code that shells out or deletes.
+    // Issue 27: options spelled otherwise, feeders, and inline code that shells out or
+    // deletes.
+    probe("rm -fr {V}", "deny", &[]),
+    probe("rm -Rf {V}", "deny", &[]),
+    probe("rm --recur --forc {V}", "deny", &[]),
     probe("echo x | xargs -i rm -rf {V}", "deny", &[]),
     probe("echo x | xargs -I{} bash -c 'rm -rf {V}'", "deny", &[]),
     probe("find {V} -maxdepth 0 -exec env rm -rf {} \\;", "deny", &[]),

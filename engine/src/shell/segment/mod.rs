@@ -219,11 +219,17 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .map(|merged| merged.join(" "));
         // The normal form of programs with an option table (`rm -fr` → `rm --force
         // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
-        let normal = options::normal_form(words).map(|words| words.join(" "));
+        let normal = options::normal_form(words);
+        let short = normal
+            .as_deref()
+            .and_then(options::rm_short_form)
+            .map(|words| words.join(" "));
+        let normal = normal.map(|words| words.join(" "));
         for text in std::iter::once(joined)
             .chain(based)
             .chain(merged)
             .chain(normal)
+            .chain(short)
         {
             let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
             for text in std::iter::once(text).chain(with) {

@@ -20,6 +20,10 @@
 //!   a case-insensitive file system, macOS's default, `GIT` runs git; reading it as git can
 //!   only add a deny). `git -C repo reset --har` → `git reset --hard`.
 //!
+//! An `rm` that both recurses and forces also gets its short spelling, `rm -rf` then its other
+//! words ([`rm_short_form`]): a deny written `rm -rf` sees `rm -fr`, `rm -Rf`, `rm --recur
+//! --forc`.
+//!
 //! The words otherwise keep their order, so a rule still tells `git checkout -- f` from
 //! `git checkout main`. The tables are data: one spec string per program or git subcommand
 //! (git's from `git <subcommand> -h` of git 2.47).
@@ -321,6 +325,32 @@ pub fn normal_form(words: &[&str]) -> Option<Vec<String>> {
     (out.iter().map(String::as_str).ne(words.iter().copied())).then_some(out)
 }
 
+/// The short spelling of an `rm` normal form that both recurses and forces: `rm -rf`, then
+/// its other words (`rm -fr x`, `rm -Rf x`, `rm --recur --forc x` → `rm -rf x`), so a deny
+/// written `rm -rf` (a Claude `Bash(rm -rf:*)`) sees every spelling. `None` otherwise.
+pub fn rm_short_form(normal: &[String]) -> Option<Vec<String>> {
+    if normal.first().map(String::as_str) != Some("rm") {
+        return None;
+    }
+    let end = normal
+        .iter()
+        .position(|w| w == "--")
+        .unwrap_or(normal.len());
+    let options = &normal[1..end];
+    if !options.iter().any(|w| w == "--recursive") || !options.iter().any(|w| w == "--force") {
+        return None;
+    }
+    let mut out = vec!["rm".to_string(), "-rf".to_string()];
+    out.extend(
+        normal[1..]
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| *i + 1 >= end || !matches!(w.as_str(), "--recursive" | "--force"))
+            .map(|(_, w)| w.clone()),
+    );
+    Some(out)
+}
+
 /// `git [GLOBAL…] SUBCOMMAND ARGS…` → `git subcommand ARGS…` (ARGS normalised when the
 /// subcommand has a table).
 fn git_normal_form(rest: &[&str]) -> Option<Vec<String>> {
@@ -506,6 +536,19 @@ mod tests {
         assert_eq!(normal("rm --no x"), "rm --no-preserve-root x");
         assert_eq!(normal("/bin/rm -rf x"), "rm --recursive --force x");
         assert_eq!(normal("ls -la"), "ls -la");
+        let short = |command: &str| {
+            let words: Vec<&str> = command.split(' ').collect();
+            normal_form(&words)
+                .and_then(|n| rm_short_form(&n))
+                .map(|w| w.join(" "))
+        };
+        assert_eq!(short("rm -fr x").unwrap(), "rm -rf x");
+        assert_eq!(
+            short("rm --recur --forc -v x").unwrap(),
+            "rm -rf --verbose x"
+        );
+        assert_eq!(short("rm -R -f -- -x").unwrap(), "rm -rf -- -x");
+        assert_eq!(short("rm -r x"), None);
     }
 
     #[test]
