@@ -215,3 +215,12 @@ fn sql_fed_to_a_client_is_its_argument() {
     assert!(analyse("mysql db < dump.sql").unresolvable().is_none());
     assert!(analyse("cat x.sql | psql").unresolvable().is_none());
 }
+
+#[test]
+fn eval_of_known_words_is_read_and_of_a_glob_is_not() {
+    assert!(exposes("eval rm -rf ~", "rm -rf ~"));
+    assert!(analyse("eval rm -rf ~").unresolvable().is_none());
+    // The names a glob expands to are code to eval: not read.
+    assert!(analyse("eval echo *").unresolvable().is_some());
+    assert!(analyse("eval \"$CMD\"").unresolvable().is_some());
+}

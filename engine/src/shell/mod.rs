@@ -7,6 +7,22 @@
 //! `zsh -c`, `dash -c` and `eval` (recursively, depth-bounded) — and turns each into a
 //! [`Segment`] ([`segment`]): quotes removed, whitespace collapsed, wrappers peeled.
 //!
+//! What pack rules rely on (issue 27), each a generous text (deny and ask only):
+//!
+//! - **feeders** expose the command they run as a segment: `xargs` (every option spelling),
+//!   GNU `parallel` (its template is shell text, run per `:::` argument), `find -exec/-execdir/
+//!   -ok/-okdir`, `fd -x`, `busybox <applet>`, `env -S/-P/-/-i/-u`;
+//! - **inline code** of python, node/deno/bun, ruby, perl, php and awk is read for what it runs
+//!   ([`segment::code`]): a shell-out's literal argument is a script, a deletion is the `rm`
+//!   it amounts to; a string only printed is not a command;
+//! - **options in their normal form** for `rm`, `git`, `chmod`, `chown`, `chgrp` (full long
+//!   names, clusters split, abbreviations expanded, git's global options dropped; `rm -rf`
+//!   for any recursive forced `rm`);
+//! - **deletion targets resolved** against the call's `cwd` ([`targets`], [`analyse_in`]):
+//!   `@rm-target <recursive|plain|find> <cwd|temp|outside|unknown> <path>`;
+//! - **SQL fed to a client** (`echo 'DROP TABLE t' | psql`, `psql <<EOF`) is the client
+//!   given it as an argument (`psql -c DROP TABLE t`).
+//!
 //! A command that does not parse, or exceeds a cap, is *unparseable*: it is never covered by
 //! allow rules, and deny rules still see it through a coarse split of its raw text at the
 //! shell's operator characters ([`fallback_segments`]), so a parse failure cannot hide a

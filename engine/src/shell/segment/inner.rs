@@ -724,9 +724,12 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             });
         }
         if program == "eval" && stage.len() > 1 {
-            // A word with no parameter or command expansion reads the same when parsed
-            // again (`eval rm -rf ~`: the tilde, a glob, a brace).
-            if (offset + 1..words.len()).all(|i| literal[i] || !words[i].contains(['$', '`'])) {
+            // A word whose only expansion is a tilde or a brace reads the same when parsed
+            // again (`eval rm -rf ~`). Not a glob: the file names it expands to are parsed
+            // as code by eval (a file named `x;curl … | sh`).
+            if (offset + 1..words.len())
+                .all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
+            {
                 inner.scripts.push(stage[1..].join(" "));
             } else {
                 inner.unresolved = true;

@@ -7,9 +7,11 @@
 //!
 //! - **generous** texts, for deny and ask: every peel stage (`sudo -u x env A=1 rm -rf /`,
 //!   `env A=1 rm -rf /`, `rm -rf /`), each also with the program reduced to its basename
-//!   (`/usr/bin/rm` → `rm`), and the redirections appended as written. A deny matches when any
-//!   of them matches, so a wrapper cannot hide a command, and a deny on the wrapper itself
-//!   (`Bash(sudo:*)`) still sees it.
+//!   (`/usr/bin/rm` → `rm`), short options merged (`rm -r -f` → `rm -rf`), the normal form of
+//!   programs with an option table (`options`: `rm -fr` → `rm --force --recursive`, `git -C d
+//!   reset --har` → `git reset --hard`), and the redirections appended as written. A deny
+//!   matches when any of them matches, so a wrapper cannot hide a command, and a deny on the
+//!   wrapper itself (`Bash(sudo:*)`) still sees it.
 //! - **strict** texts, for allow: the segment as written, and after the peels Claude itself
 //!   applies (`VAR=` prefixes, `timeout`, `time`, `nice`, `nohup`, `stdbuf`, `command`, a bare
 //!   `xargs`), program never reduced; none at all when the segment cannot be covered (an
