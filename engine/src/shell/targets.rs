@@ -41,11 +41,6 @@ use crate::paths::Places;
 /// The first word of a target text: no program is named so.
 pub const TARGET_MARK: &str = "@rm-target";
 
-/// Programs this pass reads (wrappers are peeled first).
-const RELEVANT: &[&str] = &[
-    "cd", "pushd", "popd", "export", "declare", "typeset", "local", "readonly", "rm", "find",
-];
-
 /// Most directories one line is read in (beyond, later `cd`s make the place unknown).
 const MAX_DIRECTORIES: usize = 4;
 
@@ -125,7 +120,19 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
         };
         // Most commands neither move, define, nor delete: decided without allocating.
         let program = segment::basename(&first.text);
-        if !RELEVANT.contains(&program) && !segment::is_wrapper(program) {
+        let relevant = matches!(
+            program,
+            "cd" | "pushd"
+                | "popd"
+                | "export"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+                | "rm"
+                | "find"
+        );
+        if !relevant && !segment::is_wrapper(program) {
             continue;
         }
         let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();

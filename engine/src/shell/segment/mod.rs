@@ -21,8 +21,10 @@ use std::borrow::Cow;
 
 pub mod code;
 mod expand;
+mod feeders;
 mod inner;
 mod options;
+mod options_git;
 mod wrappers;
 
 pub use inner::{
@@ -35,7 +37,7 @@ use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
 /// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?
 pub(crate) fn is_wrapper(program: &str) -> bool {
-    WRAPPERS.iter().any(|w| w.name == program)
+    wrappers::WRAPPER_NAMES.binary_search(&program).is_ok()
 }
 
 /// Every peel stage of `words`: the words, then each command a wrapper in front runs
