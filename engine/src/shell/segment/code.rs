@@ -115,6 +115,9 @@ fn calls(language: Language) -> &'static [(&'static str, Effect)] {
             ("Open3.capture3", Shell),
             ("Open3.popen2", Shell),
             ("Open3.popen3", Shell),
+            // `include FileUtils` brings them in bare.
+            ("rm_rf", DeleteTree),
+            ("rm_r", DeleteTree),
             ("FileUtils.rm_rf", DeleteTree),
             ("FileUtils.rm_r", DeleteTree),
             ("FileUtils.remove_dir", DeleteTree),
@@ -173,7 +176,7 @@ fn dynamic(language: Language) -> &'static [&'static str] {
             "ctypes",
             "__builtins__",
         ],
-        Language::JavaScript => &["eval", "Function", "require(", "import(", "vm."],
+        Language::JavaScript => &["eval", "Function", "require(", "import(", "vm.", "binding"],
         Language::Ruby => &[
             "eval",
             "send",
@@ -201,6 +204,16 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
     if matches!(language, Language::Ruby | Language::Perl | Language::Php) {
         out.extend(backquoted(language, code));
     }
+    // zx's and Bun's shell: $`rm -rf x`.
+    if language == Language::JavaScript {
+        let mut rest = code;
+        while let Some(open) = rest.find("$`") {
+            let body = &rest[open + 2..];
+            let Some(close) = body.find('`') else { break };
+            out.push(body[..close].to_string());
+            rest = &body[close + 1..];
+        }
+    }
     let mut unreadable = dynamic(language).iter().any(|name| {
         if name.ends_with(['(', '.']) || *name == "|" {
             code.contains(name)
@@ -211,7 +224,7 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
     // `require('child_process').execSync(…)` is how Node code reaches a shell: `require` of a
     // literal module is not dynamic.
     if language == Language::JavaScript && unreadable {
-        unreadable = ["eval", "Function", "import(", "vm."]
+        unreadable = ["eval", "Function", "import(", "vm.", "binding"]
             .iter()
             .any(|name| code.contains(name))
             || code.match_indices("require(").any(|(at, _)| {
@@ -219,13 +232,24 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
                 !after.starts_with(['\'', '"', '`'])
             });
     }
+    // Names brought in under another name (`from os import system`, `import os as o`,
+    // PHP's `$f = 'system'; $f(…)`): the calls are out of sight.
+    unreadable |= match language {
+        Language::Python => {
+            code.contains(" as ")
+                || ["os", "subprocess", "shutil", "pty", "posix", "commands"]
+                    .iter()
+                    .any(|module| code.contains(&format!("from {module} ")))
+        }
+        Language::Php => variable_call(code),
+        _ => false,
+    };
     for &(name, effect) in calls(language) {
         let mut from = 0;
         while let Some(at) = find_name(code, name, from) {
             from = at + name.len();
             match read_call(language, &code[from..], effect) {
-                Some(Some(text)) => out.push(text),
-                Some(None) => {}
+                Some(text) => out.push(text),
                 None => unreadable = true,
             }
         }
@@ -256,6 +280,17 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
     out
 }
 
+/// Does PHP `code` call a function through a variable (`$f(…)`)?
+fn variable_call(code: &str) -> bool {
+    code.match_indices('$').any(|(at, _)| {
+        let rest = &code[at + 1..];
+        let name = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        name > 0 && rest[name..].trim_start().starts_with('(')
+    })
+}
+
 /// Where `name` occurs in `code` from `from` on at an identifier boundary (not inside a
 /// longer name: `confirm(` holds no `rm(`; `fs.rm` is found in `require('fs').rm` only as
 /// `.rm`, which the caller's names do not need).
@@ -277,10 +312,10 @@ fn find_name(code: &str, name: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// Read the call whose name ends where `rest` starts: `Some(Some(text))` for the shell text
-/// it stands for, `Some(None)` when it is not a call (a name only mentioned), `None` when its
-/// argument cannot be read.
-fn read_call(language: Language, rest: &str, effect: Effect) -> Option<Option<String>> {
+/// Read the call whose name ends where `rest` starts: the shell text it stands for; `None`
+/// when it cannot be read — its argument is not a literal, or the name is not called here
+/// (`run = os.system`, `system $cmd`, `{execSync: run}`: the call happens out of sight).
+fn read_call(language: Language, rest: &str, effect: Effect) -> Option<String> {
     let trimmed = rest.trim_start();
     let args = match trimmed.strip_prefix('(') {
         Some(args) => args.trim_start(),
@@ -290,7 +325,7 @@ fn read_call(language: Language, rest: &str, effect: Effect) -> Option<Option<St
         {
             trimmed
         }
-        None => return Some(None),
+        None => return None,
     };
     // Ruby's `system("env", …)` and Node's `spawn(cmd, args)` take more than one argument;
     // the first is what matters, the rest are read where they are words.
@@ -320,7 +355,7 @@ fn read_call(language: Language, rest: &str, effect: Effect) -> Option<Option<St
             }
         }
     };
-    Some(Some(text))
+    Some(text)
 }
 
 /// A call's first argument: a string literal (its text) or a list of them (its words, each
@@ -520,6 +555,8 @@ mod tests {
             (Php, "system('rm -rf /');", "rm -rf /"),
             (Php, "unlink('/etc/passwd');", "rm /etc/passwd"),
             (Awk, "BEGIN{system(\"rm -rf x\")}", "rm -rf x"),
+            (JavaScript, "await $`rm -rf /`", "rm -rf /"),
+            (Ruby, "include FileUtils; rm_rf('/x y')", "rm -rf '/x y'"),
         ] {
             let got = shell_texts(language, code);
             assert!(got.iter().any(|t| t == want), "{code}: {got:?}");
@@ -554,6 +591,15 @@ mod tests {
                 "eval(\"require('child_process').execSync('rm -rf /')\")",
             ),
             (Awk, "{print \"rm -rf /\" | \"sh\"}"),
+            (Python, "from os import system; system('rm -rf /')"),
+            (Python, "import os as o; o.system('rm -rf /')"),
+            (Python, "import os; run = os.system; run('rm -rf /')"),
+            (Perl, "my $c = 'rm -rf /'; system $c"),
+            (Php, "$f = 'system'; $f('rm -rf /');"),
+            (
+                JavaScript,
+                "const {execSync: run} = require('child_process'); run('rm -rf /')",
+            ),
         ] {
             let got = shell_texts(language, code);
             assert!(got.iter().any(|t| t.contains("rm -rf ")), "{code}: {got:?}");
