@@ -14,14 +14,19 @@
 //! - **recursive** when `rm` has `-r`/`-R`/`--recursive` (in any spelling the normal form
 //!   reads, see `segment::options`), **plain** for another `rm`, **find** for a start path
 //!   of a deleting `find` (it deletes what matches below it, placed as its contents);
-//! - the **place**: `cwd` strictly inside the payload's `cwd` or the project root; `temp`
-//!   strictly inside `/tmp`, `/var/tmp` (or their `/private` forms), or a directory the same
-//!   line made with `mktemp`, or below `$TMPDIR` (unless the line sets `TMPDIR`, even as a
-//!   prefix); `outside` anywhere else (the working directory itself, `/tmp`
-//!   itself, the home directory, the root); `unknown` when the path cannot be known: an
-//!   expansion (`$X/y`, `` `pwd`/x ``), another user's home (`~user`), `~-`, a directory after `cd -` or `popd`;
+//! - the **place**: `cwd` strictly inside the payload's `cwd` or the project root (with no
+//!   `cwd` in the payload, a relative path that does not climb out of it); `temp` strictly
+//!   inside `/tmp`, `/var/tmp` (or their `/private` forms), a directory the same line made
+//!   with `mktemp`, or below `$TMPDIR` (unless the line sets `TMPDIR`, even as a prefix:
+//!   `TMPDIR=/elsewhere rm -rf $TMPDIR/x` is not read charitably); `outside` anywhere else
+//!   (the working directory itself, `/tmp` itself, the home directory, the root); `unknown`
+//!   when the path cannot be known: an expansion (`$X/y`, `` `pwd`/x ``, `$(pwd)`), another
+//!   user's home (`~user`), `~-`, `${HOME%/*}`, a directory after `cd -`, `cd "$D"`, `popd`;
 //! - the **resolved path**: lexical (`.`, `..` and `//` collapsed, no symlink followed),
 //!   absolute, written `~/…` when it lies under the home directory, as written when unknown.
+//!
+//! An operand `rm` refuses (empty, or naming `.` or `..`: `rm -rf ./` deletes nothing) gets
+//! no text.
 //!
 //! Resolution follows the line: `cd DIR`/`pushd DIR` change the directory later targets are
 //! read from (`cd` alone and `cd ~` go home), `NAME=value` and `export NAME=value` with a
