@@ -82,6 +82,12 @@ fn feeders_expose_the_command_they_run() {
     assert!(got.iter().any(|t| t == "A=1 rm -rf x"), "{got:?}");
     // Commands a feeder reads from a file are unknown.
     assert!(analyse("parallel :::: cmds.txt").unresolvable().is_some());
+    assert!(analyse("parallel -a cmds.txt").unresolvable().is_some());
+    assert!(
+        analyse("parallel -j4 -a cmds.txt rm {}")
+            .unresolvable()
+            .is_none()
+    );
     assert!(analyse("cat cmds.txt | parallel").unresolvable().is_some());
     assert!(analyse("parallel \"$CMD\" ::: x").unresolvable().is_some());
 }

@@ -226,6 +226,13 @@ pub(super) fn parallel_scripts(stage: &[&str], literal: &[bool], inner: &mut Inn
                 .scripts
                 .extend(arguments.iter().map(|a| a.to_string()));
         }
+        // `parallel -a cmds.txt`: commands from a file.
+        None if stage.iter().any(|w| {
+            matches!(*w, "-a" | "--arg-file") || w.starts_with("--arg-file=") || w.starts_with("-a")
+        }) =>
+        {
+            unreadable(inner, "commands from a file")
+        }
         None => {}
     }
 }
