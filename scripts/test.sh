@@ -55,7 +55,7 @@ cargo run -q -p animus-hook -- lint --config corpus/profiles/allowlist.yaml --ag
 
 echo "== animus-hook test over corpus/cases"
 for run in "trader.yaml trader trader" "cautious.yaml cautious cautious" \
-    "allowlist.yaml reviewer allowlist"; do
+    "allowlist.yaml reviewer allowlist" "packs-engine.yaml packs packs-engine"; do
     set -- $run
     cargo run -q -p animus-hook -- test --config "corpus/profiles/$1" --agent "$2" \
         "corpus/cases/$3.cases.yaml"

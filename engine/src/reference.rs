@@ -101,7 +101,7 @@ impl<'p> ReferenceEvaluator<'p> {
     /// match, and — when none of those denies or asks — the `covers` rules that cover the call
     /// ([`Self::covering_rules`]).
     pub fn matching_rules(&self, call: Call<'_>) -> Vec<usize> {
-        let mut analyses = shell::AnalysisCache::default();
+        let mut analyses = shell::AnalysisCache::new(call.places);
         let mut matched: Vec<usize> = (0..self.policy.rules.len())
             .filter(|&i| !self.is_cover_rule(i) && self.rule_matches(i, call, &mut analyses))
             .collect();
@@ -130,14 +130,14 @@ impl<'p> ReferenceEvaluator<'p> {
     /// have a strict text some applicable `covers` rule on that field matches. Then every such
     /// rule matching some segment covers the call.
     pub fn covering_rules(&self, call: Call<'_>) -> Vec<usize> {
-        self.covering_rules_with(call, &mut shell::AnalysisCache::default())
+        self.covering_rules_with(call, &mut shell::AnalysisCache::new(call.places))
     }
 
     /// [`Self::covering_rules`] reusing the analyses already made for this call.
     fn covering_rules_with(
         &self,
         call: Call<'_>,
-        analyses: &mut shell::AnalysisCache,
+        analyses: &mut shell::AnalysisCache<'_>,
     ) -> Vec<usize> {
         let cover_rules: Vec<(usize, &str, &ClaudePattern)> = (0..self.policy.rules.len())
             .filter(|&i| {
@@ -190,7 +190,7 @@ impl<'p> ReferenceEvaluator<'p> {
         &self,
         index: usize,
         call: Call<'_>,
-        analyses: &mut shell::AnalysisCache,
+        analyses: &mut shell::AnalysisCache<'_>,
     ) -> bool {
         let rule = &self.policy.rules[index];
         semantics::rule_applies(rule, call.event, call.tool_name)
@@ -259,7 +259,7 @@ impl<'p> ReferenceEvaluator<'p> {
     /// that governs the shell ([`semantics::governs_the_shell`]) on a field whose command the
     /// guard cannot read; with why (that of the field whose path sorts first).
     pub fn governing_rule(&self, call: Call<'_>) -> Option<(&str, String)> {
-        let mut analyses = shell::AnalysisCache::default();
+        let mut analyses = shell::AnalysisCache::new(call.places);
         for rule in &self.policy.rules {
             if !matches!(rule.decision, Decision::Deny | Decision::Ask)
                 || !semantics::rule_applies(rule, call.event, call.tool_name)
@@ -289,7 +289,7 @@ impl<'p> ReferenceEvaluator<'p> {
     /// where each of its matchers matched (or that it did not). `matched` holds the rules
     /// [`Self::matching_rules`] returns, in policy order; `near` the other applicable rules.
     pub fn explain(&self, call: Call<'_>) -> Explanation {
-        let mut analyses = shell::AnalysisCache::default();
+        let mut analyses = shell::AnalysisCache::new(call.places);
         let matching = self.matching_rules(call);
         let mut explanation = Explanation::default();
         for (index, rule) in self.policy.rules.iter().enumerate() {
@@ -317,7 +317,7 @@ impl<'p> ReferenceEvaluator<'p> {
         index: usize,
         m: usize,
         call: Call<'_>,
-        analyses: &mut shell::AnalysisCache,
+        analyses: &mut shell::AnalysisCache<'_>,
     ) -> Option<MatcherHit> {
         let matcher = &self.policy.rules[index].input_matchers[m];
         let test = &self.tests[index][m];

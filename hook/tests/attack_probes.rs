@@ -98,6 +98,31 @@ const PROBES: &[Probe] = &[
         needs: &[],
         decision_only: true,
     },
+    // Issue 27: options spelled otherwise, feeders, and inline code that shells out or
+    // deletes.
+    probe("rm -fr {V}", "deny", &[]),
+    probe("rm -Rf {V}", "deny", &[]),
+    probe("rm --recur --forc {V}", "deny", &[]),
+    probe("echo x | xargs -i rm -rf {V}", "deny", &[]),
+    probe("echo x | xargs -I{} bash -c 'rm -rf {V}'", "deny", &[]),
+    probe("find {V} -maxdepth 0 -exec env rm -rf {} \\;", "deny", &[]),
+    probe("parallel rm -rf ::: {V}", "deny", &["parallel"]),
+    probe("busybox rm -rf {V}", "deny", &["busybox"]),
+    probe(
+        "python3 -c \"import os; os.system('rm -rf {V}')\"",
+        "deny",
+        &["python3"],
+    ),
+    probe(
+        "python3 -c \"import shutil; shutil.rmtree('{V}')\"",
+        "deny",
+        &["python3"],
+    ),
+    probe(
+        "node -e \"require('fs').rmSync('{V}', {recursive: true})\"",
+        "deny",
+        &["node"],
+    ),
     // Text the guard cannot read: at least ask, because a deny governs the shell.
     probe(
         "echo 'rm -rf {V}' | base64 | base64 -d | sh",
@@ -108,11 +133,12 @@ const PROBES: &[Probe] = &[
     probe("eval \"$(echo rm -rf {V})\"", "ask", &[]),
 ];
 
-/// Not deletions: the guard leaves them to Claude, and bash deletes nothing. (Inline code
-/// that only prints the text, `python3 -c "print('rm -rf X')"`, is not here: the engine reads
-/// the string literals of inline code for deny and ask on purpose, generously.)
+/// Not deletions: the guard leaves them to Claude, and bash deletes nothing. Inline code
+/// that only prints the text is here too: the engine reads inline code for the calls that
+/// run or delete, and a printed string is neither (issue 27).
 const HARMLESS: &[&str] = &[
     "echo 'rm -rf {V}'",
+    "python3 -c \"print('rm -rf {V}')\"",
     "echo 'rm -rf {V}' | cat",
     "grep -r 'rm -rf {V}' . || true",
     "cat <<'EOF'\nrm -rf {V}\nEOF",

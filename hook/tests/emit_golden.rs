@@ -277,14 +277,22 @@ fn golden_stdout_bytes() {
             &allowlist,
             "PreToolUse",
             with_command("PreToolUse.Bash.git-status.json", "git status && rm -rf /"),
-            pre("deny", DEFAULT_DENY),
+            // `rm -rf /` in its normal form is `rm --recursive --force /`: the author's
+            // `Bash(*--force*)` deny sees it before the allowlist's default does.
+            pre(
+                "deny",
+                "Denied by tool_policy.deny entry `Bash(*--force*)`.",
+            ),
         ),
         (
             "allow status substitution",
             &allowlist,
             "PreToolUse",
             with_command("PreToolUse.Bash.git-status.json", "git status $(rm -rf ~)"),
-            pre("deny", DEFAULT_DENY),
+            pre(
+                "deny",
+                "Denied by tool_policy.deny entry `Bash(*--force*)`.",
+            ),
         ),
         (
             "allow status comment",

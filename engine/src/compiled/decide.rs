@@ -54,7 +54,7 @@ impl CompiledPolicy {
 
         let mut matchers = Vec::new();
         let mut cover_fields = Vec::new();
-        let mut analyses = shell::AnalysisCache::default();
+        let mut analyses = shell::AnalysisCache::new(call.places);
         // One buffer for every anchored segment text of the call.
         let mut anchored = String::new();
         for field_id in 0..self.field_count {
@@ -258,7 +258,7 @@ impl CompiledPolicy {
         call: Call<'_>,
         event_bit: u8,
         globs: &[u32],
-        analyses: &mut shell::AnalysisCache,
+        analyses: &mut shell::AnalysisCache<'_>,
     ) -> Checked<Option<(u32, String)>> {
         let mut unreadable: Vec<(u32, &str, String)> = Vec::new();
         for field_id in 0..self.field_count {

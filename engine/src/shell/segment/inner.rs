@@ -1,7 +1,10 @@
 //! What a simple command runs besides itself: `-c` strings, `eval`, `find -exec`, inline
 //! code, scripts read from stdin or a file.
 
-use super::wrappers::{WRAPPERS, peel_stages};
+use super::code::{Language, shell_texts};
+pub use super::feeders::sql_segment;
+use super::feeders::{inline_code, parallel_scripts, parallel_template, sql_reads_stdin};
+use super::wrappers::{WRAPPERS, is_parallel_separator, peel_stages};
 use super::{SimpleCommand, Word, basename};
 
 /// Shells whose `-c` string, here-document or here-string is a script they run.
@@ -84,6 +87,9 @@ pub enum StdinProgram {
     /// An interpreter of another language: the text is code whose string literals may be
     /// shell commands.
     Interpreter,
+    /// A SQL client (`psql`, `mysql`, `mariadb`, `sqlite3`): the text is SQL, exposed as the
+    /// client given it as an argument ([`sql_segment`]).
+    Sql,
 }
 
 /// Interpreters that run the program their stdin carries when given no operand.
@@ -100,8 +106,23 @@ pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'
         if basename(first) == "xargs" {
             return None;
         }
+        // `… | parallel` with no command and no `:::` runs each line it reads as a command.
+        if basename(first) == "parallel" {
+            let runs_lines = parallel_template(stage).is_none()
+                && !stage.iter().any(|w| is_parallel_separator(w));
+            if !runs_lines {
+                return None;
+            }
+            let at = words.len() - stage.len();
+            return Some((
+                StdinProgram::Shell,
+                basename(command.words[at].text.as_ref()),
+            ));
+        }
         let kind = if shell_reads_stdin(stage) {
             StdinProgram::Shell
+        } else if sql_reads_stdin(stage) {
+            StdinProgram::Sql
         } else {
             let name = basename(first).trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
             // Options only, none giving the code (`-e`, `-E`, `-c`, `-r`, `-p`, `-m`, also in
@@ -290,10 +311,10 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
 
 /// Programs that run a script, inline code or another command given as arguments.
 const RUNNERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "su", "script", "runuser", "eval",
-    "find", "python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php",
-    "awk", "gawk", "mawk", "nawk", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd",
-    "fdfind", "source", ".", "sg",
+    "psql", "mysql", "mariadb", "sqlite3", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
+    "fish", "su", "script", "runuser", "eval", "find", "python", "python2", "python3", "perl",
+    "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk", "nawk", "trap", "flock",
+    "tar", "rsync", "git", "make", "gmake", "fd", "fdfind", "source", ".", "sg",
 ];
 
 /// Variables naming a file of commands a shell reads at start.
@@ -514,10 +535,16 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             for (i, word) in stage.iter().enumerate() {
                 if matches!(*word, "-S" | "--split-string") {
                     option_script(&mut inner, offset + i, None);
-                } else if let Some(value) = word.strip_prefix("--split-string=") {
+                } else if let Some(value) = word
+                    .strip_prefix("--split-string=")
+                    .or_else(|| word.strip_prefix("-S").filter(|v| !v.is_empty()))
+                {
                     option_script(&mut inner, offset + i, Some(value));
                 }
             }
+        }
+        if program == "parallel" {
+            parallel_scripts(stage, &literal[offset..], &mut inner);
         }
         // Options whose value is a command the program runs.
         for (i, word) in stage.iter().enumerate().skip(1) {
@@ -631,7 +658,12 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             });
         }
         if program == "eval" && stage.len() > 1 {
-            if (offset + 1..words.len()).all(|i| literal[i]) {
+            // A word whose only expansion is a tilde or a brace reads the same when parsed
+            // again (`eval rm -rf ~`). Not a glob: the file names it expands to are parsed
+            // as code by eval (a file named `x;curl … | sh`).
+            if (offset + 1..words.len())
+                .all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
+            {
                 inner.scripts.push(stage[1..].join(" "));
             } else {
                 inner.unresolved = true;
@@ -643,26 +675,17 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                 });
             }
         }
-        // Inline code: its string literals may be shell commands it runs.
-        let code_flag: Option<&[&str]> = match program {
-            "python" | "python2" | "python3" => Some(&["-c"]),
-            "perl" | "ruby" => Some(&["-e", "-E"]),
-            "node" | "nodejs" | "deno" | "bun" => Some(&["-e", "-p", "--eval", "--print"]),
-            "php" => Some(&["-r"]),
-            _ => None,
-        };
-        let code = match code_flag {
-            Some(flags) => stage
-                .iter()
-                .position(|w| flags.contains(w))
-                .and_then(|i| stage.get(i + 1)),
-            None if matches!(program, "awk" | "gawk" | "mawk" | "nawk") => {
-                stage.iter().skip(1).find(|w| !w.starts_with('-'))
+        // `psql <<< 'SQL'`: the client given the SQL as an argument.
+        if sql_reads_stdin(stage) {
+            for here in command.here_strings.iter().filter(|h| h.literal) {
+                inner.commands.extend(sql_segment(command, &here.text));
             }
-            None => None,
-        };
-        if let Some(code) = code {
-            inner.code_strings.extend(string_literals(code));
+        }
+        // Inline code: the shell commands it runs and the files it deletes (`code`).
+        if let Some(language) = Language::of(program)
+            && let Some(code) = inline_code(program, stage)
+        {
+            inner.code_strings.extend(shell_texts(language, code));
         }
         if program == "find" {
             let mut i = 1;

@@ -7,9 +7,11 @@
 //!
 //! - **generous** texts, for deny and ask: every peel stage (`sudo -u x env A=1 rm -rf /`,
 //!   `env A=1 rm -rf /`, `rm -rf /`), each also with the program reduced to its basename
-//!   (`/usr/bin/rm` → `rm`), and the redirections appended as written. A deny matches when any
-//!   of them matches, so a wrapper cannot hide a command, and a deny on the wrapper itself
-//!   (`Bash(sudo:*)`) still sees it.
+//!   (`/usr/bin/rm` → `rm`), short options merged (`rm -r -f` → `rm -rf`), the normal form of
+//!   programs with an option table (`options`: `rm -fr` → `rm --force --recursive`, `git -C d
+//!   reset --har` → `git reset --hard`), and the redirections appended as written. A deny
+//!   matches when any of them matches, so a wrapper cannot hide a command, and a deny on the
+//!   wrapper itself (`Bash(sudo:*)`) still sees it.
 //! - **strict** texts, for allow: the segment as written, and after the peels Claude itself
 //!   applies (`VAR=` prefixes, `timeout`, `time`, `nice`, `nohup`, `stdbuf`, `command`, a bare
 //!   `xargs`), program never reduced; none at all when the segment cannot be covered (an
@@ -17,16 +19,32 @@
 
 use std::borrow::Cow;
 
+pub mod code;
 mod expand;
+mod feeders;
 mod inner;
+mod options;
+mod options_git;
 mod wrappers;
 
 pub use inner::{
     Inner, StdinProgram, inner_commands, literal_output, process_substitution_output,
-    reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, stdin_program,
-    string_literals,
+    reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, sql_segment,
+    stdin_program, string_literals,
 };
+pub(crate) use options::normal_form;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
+
+/// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?
+pub(crate) fn is_wrapper(program: &str) -> bool {
+    wrappers::WRAPPER_NAMES.binary_search(&program).is_ok()
+}
+
+/// Every peel stage of `words`: the words, then each command a wrapper in front runs
+/// (`sudo -u x env A=1 rm -rf /` → `env A=1 rm -rf /` → `rm -rf /`).
+pub(crate) fn stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
+    peel_stages(words)
+}
 
 /// A redirection of a simple command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,7 +221,20 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .then(|| expand::merged_short_options(words))
             .flatten()
             .map(|merged| merged.join(" "));
-        for text in std::iter::once(joined).chain(based).chain(merged) {
+        // The normal form of programs with an option table (`rm -fr` → `rm --force
+        // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
+        let normal = options::normal_form(words);
+        let short = normal
+            .as_deref()
+            .and_then(options::rm_short_form)
+            .map(|words| words.join(" "));
+        let normal = normal.map(|words| words.join(" "));
+        for text in std::iter::once(joined)
+            .chain(based)
+            .chain(merged)
+            .chain(normal)
+            .chain(short)
+        {
             let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
             for text in std::iter::once(text).chain(with) {
                 if !texts.contains(&text) {

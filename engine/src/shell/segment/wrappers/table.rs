@@ -1,26 +1,8 @@
-//! The wrappers peeled off a command (`sudo`, `env`, `timeout`, `nice`, `xargs`…): how each
-//! reads its options, and the peel stages of a command's words.
+//! The wrappers the engine peels, as data: how each reads its options.
 
-use super::{basename, is_assignment};
+use super::Wrapper;
 
-/// How a wrapper's options are read.
-pub(super) struct Wrapper {
-    /// The program name (basename).
-    pub(super) name: &'static str,
-    /// Short options that take a value in the next word (or attached: `-uroot`).
-    short_with_value: &'static str,
-    /// Long options that take a value in the next word unless written `--opt=value`.
-    long_with_value: &'static [&'static str],
-    /// Positional words to skip after the options (`timeout`'s duration).
-    positional: usize,
-    /// `NAME=value` words after the options are skipped too (`env`).
-    assignments: bool,
-    /// Claude itself peels this wrapper when matching allow rules (only when written
-    /// without options, except the ones in `claude_options_ok`).
-    pub(super) claude_peels: bool,
-}
-
-pub(super) const WRAPPERS: &[Wrapper] = &[
+pub(in crate::shell::segment) const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "flock",
         short_with_value: "wEc",
@@ -454,7 +436,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "env",
-        short_with_value: "uCS",
+        short_with_value: "uCSP",
         long_with_value: &[
             "--unset",
             "--chdir",
@@ -549,13 +531,10 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "xargs",
-        short_with_value: "adEeIiLlnPs",
+        short_with_value: "adEILnPs",
         long_with_value: &[
             "--arg-file",
             "--delimiter",
-            "--eof",
-            "--replace",
-            "--max-lines",
             "--max-args",
             "--max-procs",
             "--max-chars",
@@ -565,74 +544,139 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         assignments: false,
         claude_peels: true,
     },
+    // GNU parallel: its command runs up to the first `:::`/`::::` (what follows are its
+    // arguments, which the peeled stage keeps: they are appended or put at `{}`). The
+    // template is also read as shell text (`inner::parallel_scripts`).
+    Wrapper {
+        name: "parallel",
+        short_with_value: "aCdEIjJLnNPsS",
+        long_with_value: PARALLEL_LONG_WITH_VALUE,
+        positional: 0,
+        assignments: false,
+        claude_peels: false,
+    },
 ];
 
-/// Where the wrapped command starts in `words` (whose first word is the wrapper `w`), or
-/// `None` when nothing is wrapped (`sudo -l`, `env` alone).
-pub(super) fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
-    let mut i = 1;
-    while i < words.len() {
-        let word = words[i];
-        if word == "--" {
-            i += 1;
-            break;
-        }
-        if let Some(long) = word.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or(long);
-            let takes_value = w.long_with_value.iter().any(|o| o[2..] == *name);
-            i += if takes_value && !long.contains('=') {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        // `nice -5`, `nice -n 5`, `sudo -uroot`, `xargs -0`, `xargs -n1`.
-        if word.len() > 1 && word.starts_with('-') {
-            let flags = &word[1..];
-            let mut skip = 1;
-            for (at, c) in flags.char_indices() {
-                if w.short_with_value.contains(c) {
-                    if at + c.len_utf8() == flags.len() {
-                        skip = 2;
-                    }
-                    break;
-                }
-            }
-            i += skip;
-            continue;
-        }
-        if w.assignments && is_assignment(word) {
-            i += 1;
-            continue;
-        }
-        break;
-    }
-    if w.name == "xargs" {
-        // xargs runs `echo` when given no command; nothing to peel into.
-        return (i < words.len()).then_some(i);
-    }
-    let start = i + w.positional;
-    (start < words.len()).then_some(start)
-}
+/// GNU parallel's long options that take a value in the next word.
+const PARALLEL_LONG_WITH_VALUE: &[&str] = &[
+    "--arg-file",
+    "--arg-file-sep",
+    "--arg-sep",
+    "--basefile",
+    "--bf",
+    "--block",
+    "--block-size",
+    "--colsep",
+    "--compress-program",
+    "--decompress-program",
+    "--delay",
+    "--delimiter",
+    "--env",
+    "--filter",
+    "--halt",
+    "--halt-on-error",
+    "--header",
+    "--id",
+    "--jobs",
+    "--joblog",
+    "--limit",
+    "--load",
+    "--max-args",
+    "--max-chars",
+    "--max-line-length-allowed",
+    "--max-lines",
+    "--max-procs",
+    "--memfree",
+    "--memsuspend",
+    "--nice",
+    "--profile",
+    "--recend",
+    "--recstart",
+    "--res",
+    "--results",
+    "--retries",
+    "--return",
+    "--rpl",
+    "--semaphorename",
+    "--semaphoretimeout",
+    "--seqreplace",
+    "--sql",
+    "--sqlmaster",
+    "--sqlworker",
+    "--ssh",
+    "--sshdelay",
+    "--sshlogin",
+    "--sshloginfile",
+    "--slf",
+    "--st",
+    "--tag-string",
+    "--tagstring",
+    "--ctagstring",
+    "--tempdir",
+    "--termseq",
+    "--tf",
+    "--timeout",
+    "--tmpdir",
+    "--transfer-file",
+    "--wd",
+    "--workdir",
+];
 
-/// Every peel stage of `words` (the words themselves, then each wrapped command).
-pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
-    let mut stages = vec![words];
-    let mut rest = words;
-    while let Some(first) = rest.first() {
-        let name = basename(first);
-        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
-            break;
-        };
-        let Some(start) = wrapped_start(wrapper, rest) else {
-            break;
-        };
-        rest = &rest[start..];
-        stages.push(rest);
-        if stages.len() > 16 {
-            break;
-        }
-    }
-    stages
-}
+/// The names of [`WRAPPERS`], sorted: a binary search answers "is this a wrapper" in a few
+/// comparisons (asked for every command; a test keeps the two lists equal).
+pub(in crate::shell::segment) const WRAPPER_NAMES: &[&str] = &[
+    "builtin",
+    "busybox",
+    "caffeinate",
+    "catchsegv",
+    "chpst",
+    "chroot",
+    "chrt",
+    "command",
+    "cpulimit",
+    "dbus-run-session",
+    "doas",
+    "dumb-init",
+    "eatmydata",
+    "env",
+    "exec",
+    "fakeroot",
+    "firejail",
+    "flock",
+    "gosu",
+    "ionice",
+    "ltrace",
+    "nice",
+    "nocache",
+    "noglob",
+    "nohup",
+    "nsenter",
+    "numactl",
+    "parallel",
+    "pkexec",
+    "prlimit",
+    "proot",
+    "proxychains",
+    "proxychains4",
+    "runuser",
+    "setpriv",
+    "setsid",
+    "ssh-agent",
+    "sshpass",
+    "stdbuf",
+    "strace",
+    "su-exec",
+    "sudo",
+    "systemd-run",
+    "taskset",
+    "time",
+    "timeout",
+    "tini",
+    "torsocks",
+    "unbuffer",
+    "unshare",
+    "valgrind",
+    "watch",
+    "xargs",
+    "xvfb-run",
+];

@@ -1,0 +1,487 @@
+//! Inline code read for what it runs: the shell commands an interpreter's code string hands to
+//! a shell (`os.system("…")`, `child_process.execSync("…")`, `` `…` `` in Ruby and Perl,
+//! `system(…)`, `%x(…)`, `qx{…}`) and the files it deletes (`shutil.rmtree(p)`,
+//! `fs.rmSync(p, {recursive: true})`, `FileUtils.rm_rf(p)`, perl `unlink`/`rmtree`).
+//!
+//! [`shell_texts`] returns shell text for each: a shell-out's literal string argument as is
+//! (a list argument, `["rm", "-rf", p]`, as its words quoted and joined), a deletion as the
+//! equivalent command, `rm -rf 'p'` when it is recursive, `rm 'p'` or `rmdir 'p'` when not.
+//! The caller parses each as a script whose commands are seen by deny and ask only, so the
+//! `rm` rules apply to a path deleted from Python as to one deleted by `rm`.
+//!
+//! A string that is only printed or assigned (`print('rm -rf /')`) is not a command, and is
+//! not returned. When the code cannot be read that precisely — a shell-out or deletion whose
+//! argument is not a literal (`os.system(cmd)`), or code that builds code (`eval`, `exec`,
+//! `getattr`, `__import__`, awk's `|` pipes) — every string literal holding a space is
+//! returned instead, as the engine did before it read calls: never less than that.
+
+/// The language of an interpreter's inline code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    /// Node, Deno, Bun.
+    JavaScript,
+    Ruby,
+    Perl,
+    Php,
+    Awk,
+}
+
+impl Language {
+    /// The language `program` (a basename) interprets, if it is one the engine reads.
+    pub fn of(program: &str) -> Option<Language> {
+        let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        Some(match name {
+            "python" | "pypy" => Language::Python,
+            "node" | "nodejs" | "deno" | "bun" => Language::JavaScript,
+            "ruby" => Language::Ruby,
+            "perl" => Language::Perl,
+            "php" => Language::Php,
+            "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
+            _ => return None,
+        })
+    }
+}
+
+/// What a call does with its first argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Effect {
+    /// Shell text (a list: a command's words).
+    Shell,
+    /// A program, then (maybe) a list of its arguments: `execFileSync('rm', ['-rf', p])`.
+    ProgramThenArgs,
+    /// Deletes a file or an empty directory.
+    Delete,
+    /// Deletes a directory tree.
+    DeleteTree,
+    /// Deletes a tree when its options say `recursive` (`fs.rmSync(p, {recursive: true})`).
+    DeleteTreeIfRecursive,
+    /// Removes an empty directory.
+    Rmdir,
+}
+
+/// The calls read per language: a name (matched at an identifier boundary) and its effect.
+fn calls(language: Language) -> &'static [(&'static str, Effect)] {
+    use Effect::*;
+    match language {
+        Language::Python => &[
+            ("os.system", Shell),
+            ("os.popen", Shell),
+            ("subprocess.run", Shell),
+            ("subprocess.call", Shell),
+            ("subprocess.check_call", Shell),
+            ("subprocess.check_output", Shell),
+            ("subprocess.Popen", Shell),
+            ("subprocess.getoutput", Shell),
+            ("subprocess.getstatusoutput", Shell),
+            ("commands.getoutput", Shell),
+            ("shutil.rmtree", DeleteTree),
+            ("os.remove", Delete),
+            ("os.unlink", Delete),
+            ("os.rmdir", Rmdir),
+            ("os.removedirs", Rmdir),
+        ],
+        Language::JavaScript => &[
+            ("execSync", Shell),
+            ("exec", Shell),
+            ("spawnSync", ProgramThenArgs),
+            ("spawn", ProgramThenArgs),
+            ("execFileSync", ProgramThenArgs),
+            ("execFile", ProgramThenArgs),
+            ("Deno.Command", ProgramThenArgs),
+            ("Bun.spawnSync", Shell),
+            ("Bun.spawn", Shell),
+            ("rmSync", DeleteTreeIfRecursive),
+            ("rmdirSync", DeleteTreeIfRecursive),
+            ("unlinkSync", Delete),
+            ("fs.rm", DeleteTreeIfRecursive),
+            ("fs.rmdir", DeleteTreeIfRecursive),
+            ("fs.unlink", Delete),
+            ("promises.rm", DeleteTreeIfRecursive),
+            ("promises.rmdir", DeleteTreeIfRecursive),
+            ("promises.unlink", Delete),
+            ("Deno.remove", DeleteTreeIfRecursive),
+            ("Deno.removeSync", DeleteTreeIfRecursive),
+            ("rimraf", DeleteTree),
+            ("rimrafSync", DeleteTree),
+        ],
+        Language::Ruby => &[
+            ("system", Shell),
+            ("exec", Shell),
+            ("spawn", Shell),
+            ("IO.popen", Shell),
+            ("Open3.capture2", Shell),
+            ("Open3.capture2e", Shell),
+            ("Open3.capture3", Shell),
+            ("Open3.popen2", Shell),
+            ("Open3.popen3", Shell),
+            // `include FileUtils` brings them in bare.
+            ("rm_rf", DeleteTree),
+            ("rm_r", DeleteTree),
+            ("FileUtils.rm_rf", DeleteTree),
+            ("FileUtils.rm_r", DeleteTree),
+            ("FileUtils.remove_dir", DeleteTree),
+            ("FileUtils.remove_entry", DeleteTree),
+            ("FileUtils.remove_entry_secure", DeleteTree),
+            ("FileUtils.rmtree", DeleteTree),
+            ("FileUtils.rm_f", Delete),
+            ("FileUtils.rm", Delete),
+            ("FileUtils.remove", Delete),
+            ("FileUtils.rmdir", Rmdir),
+            ("File.delete", Delete),
+            ("File.unlink", Delete),
+            ("Dir.rmdir", Rmdir),
+            ("Dir.delete", Rmdir),
+            ("Dir.unlink", Rmdir),
+        ],
+        Language::Perl => &[
+            ("system", Shell),
+            ("exec", Shell),
+            ("unlink", Delete),
+            ("rmtree", DeleteTree),
+            ("remove_tree", DeleteTree),
+            ("rmdir", Rmdir),
+        ],
+        Language::Php => &[
+            ("system", Shell),
+            ("exec", Shell),
+            ("shell_exec", Shell),
+            ("passthru", Shell),
+            ("popen", Shell),
+            ("proc_open", Shell),
+            ("unlink", Delete),
+            ("rmdir", Rmdir),
+        ],
+        Language::Awk => &[("system", Shell)],
+    }
+}
+
+/// Names that build or run code the reader cannot follow: their presence makes the code
+/// unreadable (every string literal is returned).
+fn dynamic(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python => &[
+            "eval",
+            "exec",
+            "getattr",
+            "__import__",
+            "importlib",
+            "compile",
+            "globals",
+            "vars",
+            "pty",
+            "os.exec",
+            "os.spawn",
+            "os.posix_spawn",
+            "ctypes",
+            "__builtins__",
+        ],
+        Language::JavaScript => &["eval", "Function", "require(", "import(", "vm.", "binding"],
+        Language::Ruby => &[
+            "eval",
+            "send",
+            "public_send",
+            "instance_eval",
+            "Kernel",
+            "method",
+        ],
+        Language::Perl => &["eval", "open", "require", "do"],
+        Language::Php => &[
+            "eval",
+            "assert",
+            "call_user_func",
+            "create_function",
+            "pcntl_exec",
+        ],
+        Language::Awk => &["|"],
+    }
+}
+
+/// The shell texts `code` (in `language`) runs or stands for (module docs).
+pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // Ruby, Perl and PHP run backquoted text (and `%x(…)`, `qx{…}`) through a shell.
+    if matches!(language, Language::Ruby | Language::Perl | Language::Php) {
+        out.extend(backquoted(language, code));
+    }
+    // zx's and Bun's shell: $`rm -rf x`.
+    if language == Language::JavaScript {
+        let mut rest = code;
+        while let Some(open) = rest.find("$`") {
+            let body = &rest[open + 2..];
+            let Some(close) = body.find('`') else { break };
+            out.push(body[..close].to_string());
+            rest = &body[close + 1..];
+        }
+    }
+    let mut unreadable = dynamic(language).iter().any(|name| {
+        if name.ends_with(['(', '.']) || *name == "|" {
+            code.contains(name)
+        } else {
+            find_name(code, name, 0).is_some()
+        }
+    });
+    // `require('child_process').execSync(…)` is how Node code reaches a shell: `require` of a
+    // literal module is not dynamic.
+    if language == Language::JavaScript && unreadable {
+        unreadable = ["eval", "Function", "import(", "vm.", "binding"]
+            .iter()
+            .any(|name| code.contains(name))
+            || code.match_indices("require(").any(|(at, _)| {
+                let after = code[at + "require(".len()..].trim_start();
+                !after.starts_with(['\'', '"', '`'])
+            });
+    }
+    // Names brought in under another name (`from os import system`, `import os as o`,
+    // PHP's `$f = 'system'; $f(…)`): the calls are out of sight.
+    unreadable |= match language {
+        Language::Python => {
+            code.contains(" as ")
+                || ["os", "subprocess", "shutil", "pty", "posix", "commands"]
+                    .iter()
+                    .any(|module| code.contains(&format!("from {module} ")))
+        }
+        Language::Php => variable_call(code),
+        _ => false,
+    };
+    for &(name, effect) in calls(language) {
+        let mut from = 0;
+        while let Some(at) = find_name(code, name, from) {
+            from = at + name.len();
+            match read_call(language, &code[from..], effect) {
+                Some(text) => out.push(text),
+                None => unreadable = true,
+            }
+        }
+    }
+    // pathlib: `Path('x').unlink()`, `Path('x').rmdir()`.
+    if language == Language::Python {
+        let mut from = 0;
+        while let Some(at) = code[from..].find("Path(").map(|i| i + from) {
+            from = at + "Path(".len();
+            let rest = code[from..].trim_start();
+            let Some((path, after)) = literal(language, rest) else {
+                continue;
+            };
+            let after = after.trim_start();
+            let Some(after) = after.strip_prefix(')') else {
+                continue;
+            };
+            if after.starts_with(".unlink(") {
+                out.push(format!("rm {}", quoted(&path)));
+            } else if after.starts_with(".rmdir(") {
+                out.push(format!("rmdir {}", quoted(&path)));
+            }
+        }
+    }
+    if unreadable {
+        out.extend(super::string_literals(code));
+    }
+    out
+}
+
+/// Does PHP `code` call a function through a variable (`$f(…)`)?
+fn variable_call(code: &str) -> bool {
+    code.match_indices('$').any(|(at, _)| {
+        let rest = &code[at + 1..];
+        let name = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        name > 0 && rest[name..].trim_start().starts_with('(')
+    })
+}
+
+/// Where `name` occurs in `code` from `from` on at an identifier boundary (not inside a
+/// longer name: `confirm(` holds no `rm(`; `fs.rm` is found in `require('fs').rm` only as
+/// `.rm`, which the caller's names do not need).
+fn find_name(code: &str, name: &str, from: usize) -> Option<usize> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut start = from;
+    while let Some(i) = code[start..].find(name).map(|i| i + start) {
+        let before = code[..i].chars().next_back();
+        let after = code[i + name.len()..].chars().next();
+        let name_starts_ident = name.starts_with(is_ident);
+        let name_ends_ident = name.ends_with(is_ident);
+        let joined_before = name_starts_ident && before.is_some_and(is_ident);
+        let joined_after = name_ends_ident && after.is_some_and(is_ident);
+        if !joined_before && !joined_after {
+            return Some(i);
+        }
+        start = i + name.len();
+    }
+    None
+}
+
+/// Read the call whose name ends where `rest` starts: the shell text it stands for; `None`
+/// when it cannot be read — its argument is not a literal, or the name is not called here
+/// (`run = os.system`, `system $cmd`, `{execSync: run}`: the call happens out of sight).
+fn read_call(language: Language, rest: &str, effect: Effect) -> Option<String> {
+    let trimmed = rest.trim_start();
+    let args = match trimmed.strip_prefix('(') {
+        Some(args) => args.trim_start(),
+        // Perl and Ruby call without parentheses: `system "rm -rf x"`, `unlink "x"`.
+        None if matches!(language, Language::Perl | Language::Ruby)
+            && trimmed.starts_with(['\'', '"']) =>
+        {
+            trimmed
+        }
+        None => return None,
+    };
+    // Ruby's `system("env", …)` and Node's `spawn(cmd, args)` take more than one argument;
+    // the first is what matters, the rest are read where they are words.
+    let (first, after) = argument(language, args)?;
+    let after = after.trim_start();
+    let text = match effect {
+        Effect::Shell => first,
+        Effect::ProgramThenArgs => {
+            let mut words = vec![first];
+            if let Some(list) = after.strip_prefix(',').map(str::trim_start)
+                && list.starts_with('[')
+            {
+                let (joined, _) = argument(language, list)?;
+                words.push(joined);
+            }
+            words.join(" ")
+        }
+        Effect::Delete => format!("rm {}", quoted(&first)),
+        Effect::Rmdir => format!("rmdir {}", quoted(&first)),
+        Effect::DeleteTree => format!("rm -rf {}", quoted(&first)),
+        Effect::DeleteTreeIfRecursive => {
+            let options = after.split(')').next().unwrap_or("");
+            if options.contains("recursive") && options.contains("true") {
+                format!("rm -rf {}", quoted(&first))
+            } else {
+                format!("rm {}", quoted(&first))
+            }
+        }
+    };
+    Some(text)
+}
+
+/// A call's first argument: a string literal (its text) or a list of them (its words, each
+/// quoted as one shell word, joined), and the code after it; `None` for anything else (a
+/// variable, an expression: `'rm -rf x'.split()`).
+fn argument(language: Language, args: &str) -> Option<(String, &str)> {
+    if let Some(mut rest) = args.strip_prefix('[') {
+        let mut words = Vec::new();
+        loop {
+            rest = rest.trim_start();
+            if let Some(after) = rest.strip_prefix(']') {
+                return ends_argument(after).then(|| (words.join(" "), after));
+            }
+            let (word, after) = literal(language, rest)?;
+            words.push(quoted(&word));
+            rest = after.trim_start();
+            rest = rest.strip_prefix(',').unwrap_or(rest);
+        }
+    }
+    let (text, after) = literal(language, args)?;
+    ends_argument(after).then_some((text, after))
+}
+
+/// Does the code after an argument end it (`,`, `)`, `;`, the end), rather than continue an
+/// expression (`'…'.split()`, `'…' + x`, `'…' % x`)?
+fn ends_argument(after: &str) -> bool {
+    let after = after.trim_start();
+    after.is_empty() || after.starts_with([',', ')', ';', '\n', '}'])
+}
+
+/// A string literal at the start of `code` (Python's `r`/`b`/`u`/`f` prefixes and triple
+/// quotes, JavaScript's template strings, escapes `\"`, `\'`, `\\` resolved): its text and
+/// the code after it.
+fn literal(language: Language, code: &str) -> Option<(String, &str)> {
+    let mut code = code;
+    if language == Language::Python {
+        let prefix = code
+            .find(['\'', '"'])
+            .filter(|&i| i <= 2 && code[..i].bytes().all(|b| b"rRbBuUfF".contains(&b)))?;
+        code = &code[prefix..];
+    }
+    let quote = code
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '\'' | '"' | '`'))?;
+    if quote == '`' && language != Language::JavaScript {
+        return None;
+    }
+    let triple: String = std::iter::repeat_n(quote, 3).collect();
+    let (body, close) = if language == Language::Python && code.starts_with(&triple) {
+        (&code[3..], triple.as_str())
+    } else {
+        (&code[1..], &code[..1])
+    };
+    let mut text = String::new();
+    let mut chars = body.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if body[i..].starts_with(close) {
+            return Some((text, &body[i + close.len()..]));
+        }
+        if c == '\\' {
+            match chars.next() {
+                Some((_, e @ ('\'' | '"' | '\\' | '`'))) => text.push(e),
+                Some((_, 'n')) => text.push('\n'),
+                Some((_, e)) => {
+                    text.push('\\');
+                    text.push(e);
+                }
+                None => return None,
+            }
+            continue;
+        }
+        text.push(c);
+    }
+    None
+}
+
+/// Backquoted text, `%x(…)` (Ruby) and `qx{…}`/`qx(…)` (Perl): commands run through a shell.
+fn backquoted(language: Language, code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(open) = rest.find('`') {
+        let body = &rest[open + 1..];
+        let Some(close) = body.find('`') else { break };
+        out.push(body[..close].to_string());
+        rest = &body[close + 1..];
+    }
+    let openers: &[&str] = match language {
+        Language::Ruby => &["%x(", "%x{", "%x[", "%x|"],
+        Language::Perl => &["qx(", "qx{", "qx[", "qx|", "qx/", "qx'"],
+        _ => &[],
+    };
+    for opener in openers {
+        let closer = match opener.chars().last() {
+            Some('(') => ')',
+            Some('{') => '}',
+            Some('[') => ']',
+            Some(c) => c,
+            None => continue,
+        };
+        let mut from = 0;
+        while let Some(at) = code[from..].find(opener).map(|i| i + from) {
+            let body = &code[at + opener.len()..];
+            let Some(close) = body.find(closer) else {
+                break;
+            };
+            out.push(body[..close].to_string());
+            from = at + opener.len() + close;
+        }
+    }
+    out
+}
+
+/// `word` as one shell word (quoted unless it holds only characters with no meaning to the
+/// shell).
+fn quoted(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,~".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

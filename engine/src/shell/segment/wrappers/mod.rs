@@ -1,0 +1,132 @@
+//! The wrappers peeled off a command (`sudo`, `env`, `timeout`, `nice`, `xargs`…): how each
+//! reads its options, and the peel stages of a command's words.
+
+use super::{basename, is_assignment};
+
+mod table;
+pub(super) use table::{WRAPPER_NAMES, WRAPPERS};
+
+/// How a wrapper's options are read.
+pub(super) struct Wrapper {
+    /// The program name (basename).
+    pub(super) name: &'static str,
+    /// Short options that take a value in the next word (or attached: `-uroot`).
+    short_with_value: &'static str,
+    /// Long options that take a value in the next word unless written `--opt=value`.
+    long_with_value: &'static [&'static str],
+    /// Positional words to skip after the options (`timeout`'s duration).
+    positional: usize,
+    /// `NAME=value` words after the options are skipped too (`env`).
+    assignments: bool,
+    /// Claude itself peels this wrapper when matching allow rules (only when written
+    /// without options, except the ones in `claude_options_ok`).
+    pub(super) claude_peels: bool,
+}
+
+/// Short options whose value may only be attached (`xargs -i{}`, `xargs -l2`, `xargs -eEND`):
+/// written alone, they take none, and the next word is the command.
+const SHORT_OPTIONAL_VALUE: &[(&str, &str)] = &[("xargs", "eil"), ("parallel", "ie")];
+
+/// Where the wrapped command starts in `words` (whose first word is the wrapper `w`), or
+/// `None` when nothing is wrapped (`sudo -l`, `env` alone).
+pub(super) fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
+    let mut i = 1;
+    while i < words.len() {
+        let word = words[i];
+        if word == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            let takes_value = w.long_with_value.iter().any(|o| o[2..] == *name);
+            i += if takes_value && !long.contains('=') {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        // `env - CMD` is `env -i CMD`.
+        if word == "-" && w.name == "env" {
+            i += 1;
+            continue;
+        }
+        // `parallel CMD ::: ARGS`: no command before the separator (`parallel ::: 'rm x'`).
+        if w.name == "parallel" && is_parallel_separator(word) {
+            return None;
+        }
+        // `nice -5`, `nice -n 5`, `sudo -uroot`, `xargs -0`, `xargs -n1`, `xargs -I {}`.
+        if word.len() > 1 && word.starts_with('-') {
+            let flags = &word[1..];
+            let optional = SHORT_OPTIONAL_VALUE
+                .iter()
+                .find(|(name, _)| *name == w.name)
+                .map_or("", |(_, letters)| letters);
+            let mut skip = 1;
+            for (at, c) in flags.char_indices() {
+                if optional.contains(c) {
+                    break;
+                }
+                if w.short_with_value.contains(c) {
+                    if at + c.len_utf8() == flags.len() {
+                        skip = 2;
+                    }
+                    break;
+                }
+            }
+            i += skip;
+            continue;
+        }
+        if w.assignments && is_assignment(word) {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if w.name == "xargs" {
+        // xargs runs `echo` when given no command; nothing to peel into.
+        return (i < words.len()).then_some(i);
+    }
+    let start = i + w.positional;
+    (start < words.len()).then_some(start)
+}
+
+/// Does `word` end GNU parallel's command (`:::`, `::::`, `:::+`, `::::+`)?
+pub(super) fn is_parallel_separator(word: &str) -> bool {
+    matches!(word, ":::" | "::::" | ":::+" | "::::+")
+}
+
+/// Every peel stage of `words` (the words themselves, then each wrapped command).
+pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
+    let mut stages = vec![words];
+    let mut rest = words;
+    while let Some(first) = rest.first() {
+        let name = basename(first);
+        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
+            break;
+        };
+        let Some(start) = wrapped_start(wrapper, rest) else {
+            break;
+        };
+        rest = &rest[start..];
+        stages.push(rest);
+        if stages.len() > 16 {
+            break;
+        }
+    }
+    stages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapper_names_are_the_wrappers_sorted() {
+        let mut names: Vec<&str> = WRAPPERS.iter().map(|w| w.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names, WRAPPER_NAMES);
+    }
+}

@@ -1,0 +1,130 @@
+use super::*;
+use crate::shell::analyse_in;
+
+const PLACES: Places<'static> = Places {
+    cwd: Some("/home/user/project"),
+    home: Some("/home/user"),
+    project_root: Some("/home/user/project"),
+};
+
+/// The target texts of `command` run in [`PLACES`].
+fn targets(command: &str) -> Vec<String> {
+    analyse_in(command, PLACES)
+        .generous_texts()
+        .filter(|t| t.starts_with(TARGET_MARK))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn targets_are_resolved_against_the_cwd() {
+    let mut wrong = Vec::new();
+    for (command, want) in [
+        ("rm -rf ./build", "recursive cwd ~/project/build"),
+        (
+            "rm -rf node_modules",
+            "recursive cwd ~/project/node_modules",
+        ),
+        ("rm -rf /tmp/x", "recursive temp /tmp/x"),
+        ("rm -rf /var/tmp/x/", "recursive temp /var/tmp/x"),
+        ("rm -f a.txt", "plain cwd ~/project/a.txt"),
+        ("rm -fr build", "recursive cwd ~/project/build"),
+        ("rm --recur --forc build", "recursive cwd ~/project/build"),
+        ("cd .. && rm -rf x", "recursive outside ~/x"),
+        ("rm -rf ../x", "recursive outside ~/x"),
+        ("rm -rf ~user/x", "recursive unknown ~user/x"),
+        ("rm -rf `pwd`/x", "recursive unknown `pwd`/x"),
+        ("rm -rf $(pwd)/x", "recursive unknown $(pwd)/x"),
+        (
+            "TMPDIR=/elsewhere rm -rf $TMPDIR/x",
+            "recursive unknown $TMPDIR/x",
+        ),
+        ("rm -rf //etc", "recursive outside /etc"),
+        ("rm -rf \"${HOME:?}\"", "recursive outside ~"),
+        ("rm -rf ${HOME%/}", "recursive outside ~"),
+        ("rm -rf ${HOME%/*}", "recursive unknown ${HOME%/*}"),
+        ("rm -rf $HOME/.cache", "recursive outside ~/.cache"),
+        ("rm -rf ~+/build", "recursive cwd ~/project/build"),
+        ("rm -rf ~+", "recursive outside ~/project"),
+        ("rm -rf ~-/x", "recursive unknown ~-/x"),
+        ("eval rm -rf ~", "recursive outside ~"),
+        ("rm -rf /tmp", "recursive outside /tmp"),
+        ("rm -rf /tmp/../etc", "recursive outside /etc"),
+        ("cd /tmp && rm -rf x", "recursive temp /tmp/x"),
+        ("cd && rm -rf Documents", "recursive outside ~/Documents"),
+        ("cd - && rm -rf x", "recursive unknown x"),
+        ("cd \"$D\" && rm -rf x", "recursive unknown x"),
+        ("sudo rm -rf /", "recursive outside /"),
+        ("find . -name '*.pyc' -delete", "find cwd ~/project"),
+        ("find / -name x -delete", "find outside /"),
+        ("find ~/other -exec rm -rf {} +", "find outside ~/other"),
+        ("find /tmp/x -delete", "find temp /tmp/x"),
+        ("find -delete", "find cwd ~/project"),
+        ("D=/opt/x; rm -rf $D/y", "recursive outside /opt/x/y"),
+        ("rm -rf $TMPDIR/x", "recursive temp $TMPDIR/x"),
+        ("rm -rf \"${TMPDIR:-/tmp}/x\"", "recursive temp $TMPDIR/x"),
+        ("rm -rf $TMPDIR/../x", "recursive unknown $TMPDIR/../x"),
+        ("TMPDIR=/tmp/y; rm -rf $TMPDIR/x", "recursive temp /tmp/y/x"),
+        ("export D=/tmp/x; rm -rf \"$D\"", "recursive temp /tmp/x"),
+        ("t=$(mktemp -d) && rm -rf \"$t\"", "recursive temp $t"),
+        (
+            "python3 -c \"import shutil; shutil.rmtree('../x')\"",
+            "recursive outside ~/x",
+        ),
+        ("bash -c 'cd / && rm -rf etc'", "recursive outside /etc"),
+        ("ls | xargs rm -rf /", "recursive outside /"),
+        ("rm -rf -- -x", "recursive cwd ~/project/-x"),
+        (
+            "rm -rf /home/user/project/build",
+            "recursive cwd ~/project/build",
+        ),
+        ("rm -rf ~/project/target", "recursive cwd ~/project/target"),
+    ] {
+        let want = format!("{TARGET_MARK} {want}");
+        let got = targets(command);
+        if !got.contains(&want) {
+            wrong.push(format!("{command:?}: {got:?} lacks {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn a_line_in_several_directories_is_read_in_each() {
+    let got = targets("(cd /tmp && rm -rf x); rm -rf build");
+    for want in [
+        "recursive temp /tmp/x",
+        "recursive cwd ~/project/build",
+        "recursive temp /tmp/build",
+    ] {
+        let want = format!("{TARGET_MARK} {want}");
+        assert!(got.contains(&want), "{got:?} lacks {want:?}");
+    }
+    // What no deletion reaches has no target.
+    assert!(targets("ls | xargs -I{} rm -rf {}").is_empty());
+    assert!(targets("git status && cargo build").is_empty());
+    assert!(targets("find . -name x -print").is_empty());
+    // rm refuses these: nothing is deleted.
+    assert!(targets("rm -rf . .. ./ ../ ''").is_empty());
+}
+
+#[test]
+fn without_a_cwd_relative_targets_stay_relative() {
+    let places = Places {
+        home: Some("/home/user"),
+        ..Places::default()
+    };
+    let texts: Vec<String> = analyse_in("rm -rf build ../x /opt", places)
+        .generous_texts()
+        .filter(|t| t.starts_with(TARGET_MARK))
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "@rm-target recursive cwd ./build",
+            "@rm-target recursive unknown ../x",
+            "@rm-target recursive outside /opt",
+        ]
+    );
+}
