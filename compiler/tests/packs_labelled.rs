@@ -297,8 +297,10 @@ fn default_on_real_commands_and_tool_calls() {
     // (file, the most share stopped, percent)
     for (file, most) in [
         // 1.32% under `core` alone: default adds rsync --delete, chmod/chown of system
-        // paths and the cloud, storage and database deletes these one-liners demonstrate.
-        ("commands/nl2bash.jsonl", 1.5),
+        // paths and the cloud, storage and database deletes these one-liners demonstrate;
+        // the engine's feeders and resolved rm targets (`find /dir -exec rm {} \;`,
+        // `rm -rf "$(pwd -P)"/*`, `rm -fR "${TMP}/"`) add ten more (1.59%).
+        ("commands/nl2bash.jsonl", 1.65),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands.
         ("commands/tldr-examples.jsonl", 1.4),
         // Every stop here comes from the core packs.

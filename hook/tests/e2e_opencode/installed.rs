@@ -92,6 +92,7 @@ pub fn installed_plugin_stops_git_reset_in_a_normally_started_session() {
                 .flatten()
         })
         .map(|log| log.path())
+        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
         .collect();
     assert_eq!(
         logs.len(),

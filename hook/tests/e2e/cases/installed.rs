@@ -161,6 +161,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
                 .flatten()
         })
         .map(|log| log.path())
+        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
         .collect();
     assert_eq!(
         logs.len(),
@@ -184,6 +185,47 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
             "{event}: {records:#?}"
         );
     }
+    // Issue 29: the log the real CLI's session left proves whole (chain, seal, gate liveness),
+    // and both it and Claude's own transcript of the session replay under the installed
+    // policy with nothing changed.
+    let verified = animus(&sandbox, &["verify", logs[0].to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&verified.stdout).contains("sealed"),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+    let policy = sandbox
+        .state_dir
+        .join("installed/claude-user/animus-policy.json");
+    let policy = policy.to_str().unwrap();
+    animus(
+        &sandbox,
+        &["replay", "--policy", policy, logs[0].to_str().unwrap()],
+    );
+    let transcript = claude_transcript(&sandbox.home, session);
+    let replayed = animus(
+        &sandbox,
+        &[
+            "replay",
+            "--policy",
+            policy,
+            "--baseline",
+            policy,
+            "--json",
+            transcript.to_str().unwrap(),
+        ],
+    );
+    let calls: Vec<Value> = String::from_utf8_lossy(&replayed.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let reset = calls
+        .iter()
+        .find(|c| c["tool_use_id"] == "toolu_reset")
+        .unwrap_or_else(|| panic!("the transcript's reset call replays: {calls:#?}"));
+    assert_eq!(reset["before"], "deny", "{reset:#}");
+    assert_eq!(reset["after"], "deny", "{reset:#}");
+    assert!(calls.iter().any(|c| c["tool_use_id"] == "toolu_status"));
 
     animus(&sandbox, &["uninstall"]);
     assert_eq!(
@@ -337,4 +379,16 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
             .count(),
         8
     );
+}
+
+/// The transcript the real CLI wrote for `session`: `~/.claude/projects/<project>/<session>.jsonl`.
+fn claude_transcript(home: &Path, session: &str) -> std::path::PathBuf {
+    let name = format!("{session}.jsonl");
+    let projects = home.join(".claude/projects");
+    fs::read_dir(&projects)
+        .unwrap_or_else(|e| panic!("{}: {e}", projects.display()))
+        .flatten()
+        .map(|project| project.path().join(&name))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| panic!("no transcript {name} under {}", projects.display()))
 }

@@ -93,6 +93,7 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
                 .flatten()
         })
         .map(|log| log.path())
+        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
         .collect();
     assert_eq!(
         logs.len(),
