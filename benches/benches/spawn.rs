@@ -1,6 +1,6 @@
 //! Process-level benchmark: the wall time of `animus-hook emit` (PreToolUse, a 10,000-rule
 //! policy with its sidecar, real Claude payloads, recording on) against an empty statically
-//! linked Rust binary spawned the same way in the same run, interleaved so both see the same
+//! linked Rust binary that reads its stdin to EOF, spawned the same way in the same run, interleaved so both see the same
 //! machine state. Reports both medians and their ratio.
 //!
 //! ```text
@@ -145,8 +145,8 @@ fn spawn(bin: &Path, args: &[String], stdin: &[u8], state: &Path) -> (Duration, 
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // An empty binary may exit before reading: a broken pipe is expected then.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
+    // Every binary here reads its stdin to EOF; a write error would be a bug in the bench.
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
     let out = child.wait_with_output().unwrap();
     (
         started.elapsed(),
@@ -200,7 +200,14 @@ fn hook_binary(repo: &Path) -> PathBuf {
 
 fn empty_static_binary(work: &Path) -> PathBuf {
     let source = work.join("empty.rs");
-    std::fs::write(&source, "fn main() {}\n").unwrap();
+    // It reads its stdin to EOF, as every hook must (DESIGN.md: the harness writes the
+    // payload into a pipe), so the baseline pays for the pipe as the hook does.
+    std::fs::write(
+        &source,
+        "use std::io::Read;\nfn main() {\n    let mut payload = Vec::new();\n    \
+         std::io::stdin().read_to_end(&mut payload).unwrap();\n}\n",
+    )
+    .unwrap();
     let out = work.join("empty-static");
     let status = Command::new("rustc")
         .args([
