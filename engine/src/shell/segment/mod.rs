@@ -285,7 +285,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         }
         Ok(None) => {}
         Err(why) => {
-            segment.opaque.get_or_insert(why);
+            segment.opaque.get_or_insert_with(|| why.to_string());
         }
     }
     // A program that is the output of a literal command (`$(echo rm) -rf X`): that output.
