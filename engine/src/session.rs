@@ -41,9 +41,7 @@ pub enum SessionIdError {
     #[error("session id starts with `.`")]
     LeadingDot,
     /// A path separator or a control character.
-    #[error(
-        "session id contains {0:?}; path separators and control characters are not allowed"
-    )]
+    #[error("session id contains {0:?}; path separators and control characters are not allowed")]
     ForbiddenCharacter(char),
 }
 

@@ -195,8 +195,14 @@ pub fn lower_policy_located(
         .map_err(|(id, why)| matcher_error(id, format!("does not parse: {why}")))?;
     choose_chain_literals(&mut matchers);
     let mut automata = Vec::new();
-    let field_images = field_automata(&interned.fields, hirs, budgets, &mut matchers, &mut automata)
-        .map_err(pattern_error)?;
+    let field_images = field_automata(
+        &interned.fields,
+        hirs,
+        budgets,
+        &mut matchers,
+        &mut automata,
+    )
+    .map_err(pattern_error)?;
     let tools = tool_tables(&interned.globs, budgets, &mut automata).map_err(
         |PatternFailure { target, failure }| {
             let rule = interned.glob_rules[target as usize];
@@ -428,10 +434,11 @@ fn field_automata(
         let anchored: Vec<(&Hir, u32)> =
             anchored_hirs[field].iter().map(|(h, t)| (h, *t)).collect();
         for group in anchored.chunks(budgets.anchored_group_size.max(1)) {
-            built.extend(
-                build_anchored_groups(group, budgets.group_dfa_bytes, budgets)
-                    ?,
-            );
+            built.extend(build_anchored_groups(
+                group,
+                budgets.group_dfa_bytes,
+                budgets,
+            )?);
         }
         for automaton in built {
             for &target in &automaton.targets {

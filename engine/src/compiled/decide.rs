@@ -140,13 +140,13 @@ impl CompiledPolicy {
                 let id = field_id as u32;
                 let result = match view {
                     MatchOn::Text => self.match_field(id, &field, text, matchers),
-                    MatchOn::TextAndSegments => self
-                        .match_field(id, &field, text, matchers)
-                        .and_then(|()| {
+                    MatchOn::TextAndSegments => {
+                        self.match_field(id, &field, text, matchers).and_then(|()| {
                             analyses.get(text).generous_texts().try_for_each(|segment| {
                                 self.match_field(id, &field, segment, matchers)
                             })
-                        }),
+                        })
+                    }
                     // A command's path texts are matched as they are made, none kept (the
                     // same texts as the reference evaluator's, `paths::command_path_texts`).
                     MatchOn::CommandPath => {

@@ -71,7 +71,6 @@ use std::path::{Path, PathBuf};
 
 use engine::session::validate_session_id;
 
-
 use crate::sha256::{hex, sha256};
 
 /// `<sanitized-repo-name>-<first 12 hex of sha256(canonical project path)>`.
@@ -258,7 +257,9 @@ fn make_anchor(
 
 /// Refuse `metadata` of `path` unless it is this user's and writable by nobody else.
 fn check_owned(metadata: &fs::Metadata, path: &Path) -> Result<(), RecordError> {
-    Ok(engine::ownership::check_owner_and_mode(metadata, path, false)?)
+    Ok(engine::ownership::check_owner_and_mode(
+        metadata, path, false,
+    )?)
 }
 
 /// The error for an `openat` of `path` that failed with `e`: a symbolic link (`ELOOP`; `why`

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use super::{RecordError, SessionLog};
 use super::chain::{Tip, chain_prefix, chain_tip};
+use super::{RecordError, SessionLog};
 
 /// A last line without its newline: where it ends and, when found within
 /// [`MAX_TORN_SCAN`](super::chain::MAX_TORN_SCAN) bytes, where it starts.

@@ -2,8 +2,8 @@
 //! of an expanding here-document.
 
 use super::{
-    ParseError,
-    MAX_SEGMENTS, Parser, SimpleCommand, Stop, is_name_byte, is_name_start, parse_detached,
+    MAX_SEGMENTS, ParseError, Parser, SimpleCommand, Stop, is_name_byte, is_name_start,
+    parse_detached,
 };
 
 impl<'s> Parser<'s, '_> {

@@ -1,7 +1,9 @@
 //! The grammar above words: lists, and-or lists, pipelines, compound commands, simple
 //! commands and assignments.
 
-use super::{MAX_DEPTH, ParseError, Parser, SimpleCommand, Stop, is_meta, is_name_byte, is_name_start};
+use super::{
+    MAX_DEPTH, ParseError, Parser, SimpleCommand, Stop, is_meta, is_name_byte, is_name_start,
+};
 
 /// The producer of a pipe whose output is not one simple command's (`(a; b) | sh`): no
 /// command has this index, so its output is never literal.

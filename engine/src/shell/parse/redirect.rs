@@ -1,6 +1,8 @@
 //! Redirections, and the bodies of here-documents.
 
-use super::{ParseError, Parser, PendingHeredoc, Redirect, SimpleCommand, is_name_byte, parse_detached};
+use super::{
+    ParseError, Parser, PendingHeredoc, Redirect, SimpleCommand, is_name_byte, parse_detached,
+};
 
 impl<'s> Parser<'s, '_> {
     /// A redirection, if one starts here: `[n]>word`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`,

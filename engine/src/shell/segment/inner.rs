@@ -627,7 +627,8 @@ impl InnerReader<'_, '_> {
         // (`eval rm -rf ~`). Not a glob: the file names it expands to are parsed as code by
         // eval (a file named `x;curl … | sh`).
         let (words, literal) = (self.words, self.literal);
-        if (offset + 1..words.len()).all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
+        if (offset + 1..words.len())
+            .all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
         {
             self.inner.scripts.push(stage[1..].join(" "));
         } else {

@@ -276,7 +276,6 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     segment
 }
 
-
 /// Add the texts a deny sees for `words` (with the command's `redirects`) to `texts`: as
 /// written, with the program's basename, short options merged, the option normal form.
 fn push_generous(texts: &mut Vec<String>, words: &[&str], redirects: &[&str]) {
