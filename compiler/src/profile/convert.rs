@@ -524,7 +524,7 @@ impl Converter<'_> {
                 format!(
                     "rule `{shown}`: invalid regex `{}`: {}",
                     quote(&regex.value),
-                    quote(&why)
+                    quote(&why.to_string())
                 ),
                 None,
             );
