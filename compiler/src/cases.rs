@@ -261,10 +261,15 @@ pub(crate) fn case_from_raw(
     })
 }
 
+/// A rule example that is neither a Bash command nor a `{tool, input}` mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("an example is a Bash command (a string) or `{{tool: …, input: {{…}}}}`")]
+pub(crate) struct NotAnExample;
+
 /// A rule example as written: a string is a Bash command, a mapping `{tool, input}` any call.
 pub(crate) fn example_call(
     value: &serde_json::Value,
-) -> Result<(String, serde_json::Value), String> {
+) -> Result<(String, serde_json::Value), NotAnExample> {
     match value {
         serde_json::Value::String(command) => {
             Ok(("Bash".into(), serde_json::json!({ "command": command })))
@@ -274,12 +279,10 @@ pub(crate) fn example_call(
             let input = map.get("input").cloned().unwrap_or(serde_json::json!({}));
             match (tool, map.keys().all(|k| k == "tool" || k == "input")) {
                 (Some(tool), true) if input.is_object() => Ok((tool.to_string(), input)),
-                _ => {
-                    Err("an example is a Bash command (a string) or `{tool: …, input: {…}}`".into())
-                }
+                _ => Err(NotAnExample),
             }
         }
-        _ => Err("an example is a Bash command (a string) or `{tool: …, input: {…}}`".into()),
+        _ => Err(NotAnExample),
     }
 }
 

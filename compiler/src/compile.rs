@@ -271,7 +271,7 @@ fn compile_tool_policy_located(
                     format!(
                         "tool_policy.{list} entry `{}` {}",
                         quote(entry),
-                        bounded(&why)
+                        bounded(&why.to_string())
                     ),
                 )),
             }

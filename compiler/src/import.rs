@@ -252,67 +252,13 @@ pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diag
                     ));
                     continue;
                 };
-                let written = entry;
-                let rewritten = file.user_settings.then(|| user_anchored(entry)).flatten();
-                let entry = rewritten.as_ref().unwrap_or(entry);
-                if let Some(rewritten) = &rewritten {
-                    import.reports.push(Diagnostic::warning(
-                        Some(place.clone()),
-                        format!(
-                            "`permissions.{key}` entry `{written}` is imported as `{rewritten}`: \
-                             in the user's settings claude anchors `/x` at `~/.claude`, and in a \
-                             profile `/x` is the project root"
-                        ),
-                    ));
-                }
-                if decision == Decision::Allow && entry == "*" {
-                    import.reports.push(Diagnostic::warning(
-                        Some(place),
-                        "`permissions.allow` entry `*` is left out: claude ignores a bare `*` in \
-                         an allow list (it grants nothing there), so it must not widen anything \
-                         here; under `meaning: claude` there is no default deny for it to lift, \
-                         and under `meaning: allowlist` it would allow every call",
-                    ));
-                    continue;
-                }
-                let tool = entry
-                    .split_once('(')
-                    .map_or(entry.as_str(), |(tool, _)| tool);
-                if let Some(meant) = crate::tool_policy::misspelt_tool(tool) {
-                    import.reports.push(Diagnostic::warning(
-                        Some(place),
-                        format!(
-                            "`permissions.{key}` entry `{entry}` is left out: it names {} — \
-                             in claude it never fires either, so the list means the same without \
-                             it (write `{meant}` for the rule it looks meant to be)",
-                            crate::tool_policy::never_fires(tool, meant)
-                        ),
-                    ));
-                    continue;
-                }
-                if let Some(seen) = list.iter_mut().find(|e| e.entry == *entry) {
-                    seen.repeated_at.push(place);
-                    continue;
-                }
-                match lower_entry(entry, decision) {
-                    Ok(lowered) => {
-                        if let Some(note) = lowered.note {
-                            import.reports.push(Diagnostic::warning(
-                                Some(place.clone()),
-                                format!("`permissions.{key}` entry `{entry}` {note}"),
-                            ));
-                        }
-                        list.push(ImportedEntry {
-                            entry: entry.clone(),
-                            from: place,
-                            repeated_at: Vec::new(),
-                        });
-                    }
-                    Err(why) => import.reports.push(Diagnostic::error(
-                        Some(place),
-                        format!("`permissions.{key}` entry `{entry}` {why}; it is left out"),
-                    )),
-                }
+                import_entry(
+                    entry,
+                    (key, decision, place),
+                    file.user_settings,
+                    list,
+                    &mut import.reports,
+                );
             }
         }
     }
@@ -329,6 +275,76 @@ pub fn import_claude_settings(files: &[SettingsFile]) -> Result<Import, Vec<Diag
         Ok(import)
     } else {
         Err(fatal)
+    }
+}
+
+/// Import one entry of `permissions.<key>` (`written`, at `place`): rewritten when the user's
+/// settings anchor it elsewhere, left out (with a report) when claude ignores it, merged when
+/// repeated, else lowered to check it and listed.
+fn import_entry(
+    written: &str,
+    (key, decision, place): (&str, Decision, Location),
+    user_settings: bool,
+    list: &mut Vec<ImportedEntry>,
+    reports: &mut Vec<Diagnostic>,
+) {
+    let rewritten = user_settings.then(|| user_anchored(written)).flatten();
+    let entry: &str = rewritten.as_deref().unwrap_or(written);
+    if let Some(rewritten) = &rewritten {
+        reports.push(Diagnostic::warning(
+            Some(place.clone()),
+            format!(
+                "`permissions.{key}` entry `{written}` is imported as `{rewritten}`: \
+                 in the user's settings claude anchors `/x` at `~/.claude`, and in a \
+                 profile `/x` is the project root"
+            ),
+        ));
+    }
+    if decision == Decision::Allow && entry == "*" {
+        reports.push(Diagnostic::warning(
+            Some(place),
+            "`permissions.allow` entry `*` is left out: claude ignores a bare `*` in \
+             an allow list (it grants nothing there), so it must not widen anything \
+             here; under `meaning: claude` there is no default deny for it to lift, \
+             and under `meaning: allowlist` it would allow every call",
+        ));
+        return;
+    }
+    let tool = entry.split_once('(').map_or(entry, |(tool, _)| tool);
+    if let Some(meant) = crate::tool_policy::misspelt_tool(tool) {
+        reports.push(Diagnostic::warning(
+            Some(place),
+            format!(
+                "`permissions.{key}` entry `{entry}` is left out: it names {} — \
+                 in claude it never fires either, so the list means the same without \
+                 it (write `{meant}` for the rule it looks meant to be)",
+                crate::tool_policy::never_fires(tool, meant)
+            ),
+        ));
+        return;
+    }
+    if let Some(seen) = list.iter_mut().find(|e| e.entry == entry) {
+        seen.repeated_at.push(place);
+        return;
+    }
+    match lower_entry(entry, decision) {
+        Ok(lowered) => {
+            if let Some(note) = lowered.note {
+                reports.push(Diagnostic::warning(
+                    Some(place.clone()),
+                    format!("`permissions.{key}` entry `{entry}` {note}"),
+                ));
+            }
+            list.push(ImportedEntry {
+                entry: entry.to_string(),
+                from: place,
+                repeated_at: Vec::new(),
+            });
+        }
+        Err(why) => reports.push(Diagnostic::error(
+            Some(place),
+            format!("`permissions.{key}` entry `{entry}` {why}; it is left out"),
+        )),
     }
 }
 

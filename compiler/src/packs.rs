@@ -180,30 +180,8 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
     let mut error = |location: Location, message: String| {
         errors.push(Diagnostic::error(Some(location), message));
     };
-    let expected = path
-        .rsplit('/')
-        .next()
-        .and_then(|f| f.strip_suffix(".yaml"))
-        .unwrap_or(path);
-    if raw.pack != expected || !valid_name(&raw.pack) {
-        error(
-            at(1, 1),
-            format!(
-                "the pack is named `{}`; its file must be `packs/<name>.yaml` with a name of \
-                 lowercase words joined by `.` (this file says `{expected}`)",
-                quote(&raw.pack)
-            ),
-        );
-    } else if category(&raw.pack) == DEFAULT_SET {
-        error(
-            at(1, 1),
-            format!(
-                "the pack is named `{}`, but `{DEFAULT_SET}` is reserved: `packs: \
-                 [{DEFAULT_SET}]` enables the packs marked `default: true`, so no pack or \
-                 category may be named so",
-                raw.pack
-            ),
-        );
+    if let Some(why) = misnamed(&raw.pack, path) {
+        error(at(1, 1), why);
     }
     let mut rules: Vec<PackRule> = Vec::new();
     for rule in raw.rules {
@@ -249,21 +227,8 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
         let entries = located(r.entries.unwrap_or_default());
         let examples_match = located(r.examples_match.unwrap_or_default());
         let examples_not_match = located(r.not_match.unwrap_or_default());
-        for re in &regex {
-            if let Err(e) = crate::regex_check::check_matcher_regex(&re.value) {
-                error(
-                    re.location.clone(),
-                    format!("rule `{}`: invalid regex: {e}", r.id),
-                );
-            }
-        }
-        for entry in &entries {
-            if let Err(e) = lower_entry(&entry.value, r.decision) {
-                error(
-                    entry.location.clone(),
-                    format!("rule `{}`: entry `{}` {e}", r.id, quote(&entry.value)),
-                );
-            }
+        for (location, message) in pattern_errors(&r.id, r.decision, &regex, &entries) {
+            error(location, message);
         }
         if regex.is_empty() && entries.is_empty() {
             error(
@@ -316,6 +281,58 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
     } else {
         Err(Errors(errors))
     }
+}
+
+/// Why a pack named `pack` in the file `path` is misnamed: not its file's name, not lowercase
+/// words joined by `.`, or the reserved default set.
+fn misnamed(pack: &str, path: &str) -> Option<String> {
+    let expected = path
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.strip_suffix(".yaml"))
+        .unwrap_or(path);
+    if pack != expected || !valid_name(pack) {
+        Some(format!(
+            "the pack is named `{}`; its file must be `packs/<name>.yaml` with a name of \
+             lowercase words joined by `.` (this file says `{expected}`)",
+            quote(pack)
+        ))
+    } else if category(pack) == DEFAULT_SET {
+        Some(format!(
+            "the pack is named `{pack}`, but `{DEFAULT_SET}` is reserved: `packs: \
+             [{DEFAULT_SET}]` enables the packs marked `default: true`, so no pack or category \
+             may be named so"
+        ))
+    } else {
+        None
+    }
+}
+
+/// The errors of the rule `id`'s regexes and `tool_policy` entries, each at its place.
+fn pattern_errors(
+    id: &str,
+    decision: Decision,
+    regex: &[Located<String>],
+    entries: &[Located<String>],
+) -> Vec<(Location, String)> {
+    let mut out = Vec::new();
+    for re in regex {
+        if let Err(e) = crate::regex_check::check_matcher_regex(&re.value) {
+            out.push((
+                re.location.clone(),
+                format!("rule `{id}`: invalid regex: {e}"),
+            ));
+        }
+    }
+    for entry in entries {
+        if let Err(e) = lower_entry(&entry.value, decision) {
+            out.push((
+                entry.location.clone(),
+                format!("rule `{id}`: entry `{}` {e}", quote(&entry.value)),
+            ));
+        }
+    }
+    out
 }
 
 fn valid_name(name: &str) -> bool {

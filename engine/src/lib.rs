@@ -41,6 +41,7 @@ pub mod harness;
 pub(crate) mod json;
 pub mod ownership;
 pub mod paths;
+pub mod pattern_error;
 pub mod policy;
 pub mod readonly;
 #[cfg(feature = "reference")]

@@ -55,22 +55,54 @@ pub fn check_owner_and_mode(
     metadata: &Metadata,
     path: &Path,
     root_too: bool,
-) -> Result<(), String> {
+) -> Result<(), OwnershipError> {
     let euid = effective_uid();
     let owner = metadata.uid();
     if owner != euid && !(root_too && owner == 0) {
-        return Err(format!(
-            "`{}` is owned by uid {owner}, not by this user (uid {euid}){}",
-            path.display(),
-            if root_too { " nor root" } else { "" }
-        ));
+        return Err(OwnershipError::NotOwned {
+            path: path.to_path_buf(),
+            owner,
+            euid,
+            root_too,
+        });
     }
     if let Some(who) = writable_by_others(metadata.mode()) {
-        return Err(format!(
-            "`{}` is writable by {who} (mode {:o}); run `chmod go-w` on it",
-            path.display(),
-            metadata.mode() & 0o7777
-        ));
+        return Err(OwnershipError::WritableByOthers {
+            path: path.to_path_buf(),
+            who,
+            mode: metadata.mode() & 0o7777,
+        });
     }
     Ok(())
+}
+
+/// Why [`check_owner_and_mode`] refused a file: the path, the fault and the fix.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OwnershipError {
+    /// Someone else's file.
+    #[error(
+        "`{}` is owned by uid {owner}, not by this user (uid {euid}){}",
+        .path.display(),
+        if *.root_too { " nor root" } else { "" }
+    )]
+    NotOwned {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its owner.
+        owner: u32,
+        /// This process's effective uid.
+        euid: u32,
+        /// Whether root's files were accepted too.
+        root_too: bool,
+    },
+    /// A file group or others may write.
+    #[error("`{}` is writable by {who} (mode {mode:o}); run `chmod go-w` on it", .path.display())]
+    WritableByOthers {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Who may write it (`its group`, `others`, …).
+        who: &'static str,
+        /// Its permission bits.
+        mode: u32,
+    },
 }

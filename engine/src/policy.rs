@@ -11,6 +11,8 @@
 //! assert_eq!(HookPolicy::from_json(&policy.to_json()).unwrap(), policy);
 //! ```
 
+use crate::pattern_error::PatternError;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -214,7 +216,7 @@ impl InputMatcher {
     /// (covers); a path glob as [`PathGlob::regex`](crate::paths::PathGlob::regex); a domain as
     /// [`DomainPattern::regex`](crate::web::DomainPattern::regex). The error is a sentence
     /// about the pattern.
-    pub fn search_regex(&self) -> Result<(MatchOn, String), String> {
+    pub fn search_regex(&self) -> Result<(MatchOn, String), PatternError> {
         use crate::semantics::ClaudePattern;
         Ok(match self.on {
             MatchOn::Text | MatchOn::TextAndSegments => (self.on, self.pattern.clone()),
@@ -264,9 +266,31 @@ struct WireMatcher {
     exact_domain: Option<String>,
 }
 
+/// An input matcher whose JSON does not say what to match one way.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MatcherShapeError {
+    /// None or several of the pattern keys.
+    #[error(
+        "input matcher on `{field}` must have exactly one of `regex`, `segment`, `covers`, \
+         `path`, `resolved_path`, `command_path`, `name`, `domain`, `exact_domain`, found {found}"
+    )]
+    NotExactlyOnePattern {
+        /// The matcher's field.
+        field: String,
+        /// How many pattern keys it has.
+        found: usize,
+    },
+    /// `also_segments` beside a key other than `regex`.
+    #[error("input matcher on `{field}`: `also_segments` goes with `regex` only")]
+    AlsoSegmentsWithoutRegex {
+        /// The matcher's field.
+        field: String,
+    },
+}
+
 impl TryFrom<WireMatcher> for InputMatcher {
-    type Error = String;
-    fn try_from(w: WireMatcher) -> Result<Self, String> {
+    type Error = MatcherShapeError;
+    fn try_from(w: WireMatcher) -> Result<Self, MatcherShapeError> {
         let mut present: Vec<(MatchOn, String)> = [
             (MatchOn::Text, w.regex),
             (MatchOn::Segment, w.segment),
@@ -281,22 +305,16 @@ impl TryFrom<WireMatcher> for InputMatcher {
         .into_iter()
         .filter_map(|(on, pattern)| pattern.map(|p| (on, p)))
         .collect();
-        let keys = "`regex`, `segment`, `covers`, `path`, `resolved_path`, `command_path`, \
-                    `name`, `domain`, `exact_domain`";
         if present.len() != 1 {
-            return Err(format!(
-                "input matcher on `{}` must have exactly one of {keys}, found {}",
-                w.field,
-                present.len()
-            ));
+            return Err(MatcherShapeError::NotExactlyOnePattern {
+                field: w.field,
+                found: present.len(),
+            });
         }
         let (mut on, pattern) = present.remove(0);
         if w.also_segments {
             if on != MatchOn::Text {
-                return Err(format!(
-                    "input matcher on `{}`: `also_segments` goes with `regex` only",
-                    w.field
-                ));
+                return Err(MatcherShapeError::AlsoSegmentsWithoutRegex { field: w.field });
             }
             on = MatchOn::TextAndSegments;
         }

@@ -69,20 +69,20 @@ impl<'p> ReferenceEvaluator<'p> {
                 rule.input_matchers
                     .iter()
                     .map(|m| {
-                        let error = |message: String| RegexError {
+                        let error = |message: &dyn std::fmt::Display| RegexError {
                             rule: rule.id.clone(),
                             field: m.field.clone(),
-                            message,
+                            message: message.to_string(),
                         };
                         match m.on {
                             MatchOn::Segment | MatchOn::Cover => ClaudePattern::parse(&m.pattern)
                                 .map(Test::Pattern)
-                                .map_err(error),
+                                .map_err(|e| error(&e)),
                             _ => {
-                                let (_, regex) = m.search_regex().map_err(&error)?;
+                                let (_, regex) = m.search_regex().map_err(|e| error(&e))?;
                                 compile_matcher_regex(&regex)
                                     .map(Test::Regex)
-                                    .map_err(|e| error(e.to_string()))
+                                    .map_err(|e| error(&e))
                             }
                         }
                     })

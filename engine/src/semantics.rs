@@ -4,6 +4,8 @@
 //! matched in its own way, then calls [`rule_applies`] for the event/tool part and [`fold`]
 //! for the outcome, so the semantics cannot drift between them.
 
+use crate::pattern_error::PatternError;
+
 use serde_json::Value;
 
 use crate::policy::{Decision, HookPolicy, HookPolicyRule};
@@ -85,18 +87,18 @@ pub struct ClaudePattern {
 
 impl ClaudePattern {
     /// Read a pattern; the error is a sentence about it.
-    pub fn parse(pattern: &str) -> Result<ClaudePattern, String> {
+    pub fn parse(pattern: &str) -> Result<ClaudePattern, PatternError> {
         if pattern.trim().is_empty() {
-            return Err("the pattern is empty".into());
+            return Err(PatternError::Empty { what: "pattern" });
         }
         if let Some(c) = pattern
             .chars()
             .find(|c| c.is_control() && !c.is_whitespace())
         {
-            return Err(format!(
-                "the pattern contains the control character {}",
-                c.escape_unicode()
-            ));
+            return Err(PatternError::ControlCharacter {
+                what: "pattern",
+                character: c,
+            });
         }
         let collapsed = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
         let word_body = pattern
@@ -213,19 +215,19 @@ impl ClaudePattern {
 /// The regex a [`MatchOn::Name`](crate::policy::MatchOn::Name) matcher searches in
 /// [`name_texts`]: `commit` → `\x01commit$` (the whole name), `commit:*` → `\x01commit` (any
 /// name starting with it, as claude's plain prefix). The error is a sentence.
-pub fn name_regex(pattern: &str) -> Result<String, String> {
+pub fn name_regex(pattern: &str) -> Result<String, PatternError> {
     let (name, prefix) = match pattern.strip_suffix(":*") {
         Some(name) => (name, true),
         None => (pattern, false),
     };
     if name.is_empty() {
-        return Err("the name is empty".into());
+        return Err(PatternError::Empty { what: "name" });
     }
     if let Some(c) = name.chars().find(|c| c.is_control()) {
-        return Err(format!(
-            "the name contains the control character {}",
-            c.escape_unicode()
-        ));
+        return Err(PatternError::ControlCharacter {
+            what: "name",
+            character: c,
+        });
     }
     let name = escape_literal(name.strip_prefix('/').unwrap_or(name));
     Ok(if prefix {

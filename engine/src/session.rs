@@ -6,28 +6,43 @@ pub const MAX_SESSION_ID_LEN: usize = 128;
 /// Check a session id before it names a file: 1–128 bytes, no path separator (`/`, `\`), no
 /// control character (NUL, newline, …), and not starting with `.` (so never `.` or `..`).
 /// Spaces and quotes are allowed: the hook is wired in exec form, so nothing shell-parses the id.
-pub fn validate_session_id(id: &str) -> Result<(), String> {
+pub fn validate_session_id(id: &str) -> Result<(), SessionIdError> {
     if id.is_empty() {
-        return Err("session id is empty".into());
+        return Err(SessionIdError::Empty);
     }
     if id.len() > MAX_SESSION_ID_LEN {
-        return Err(format!(
-            "session id is {} bytes long; at most {MAX_SESSION_ID_LEN} are allowed",
-            id.len()
-        ));
+        return Err(SessionIdError::TooLong { len: id.len() });
     }
     if id.starts_with('.') {
-        return Err("session id starts with `.`".into());
+        return Err(SessionIdError::LeadingDot);
     }
     if let Some(c) = id
         .chars()
         .find(|c| matches!(c, '/' | '\\') || c.is_control())
     {
-        return Err(format!(
-            "session id contains {c:?}; path separators and control characters are not allowed"
-        ));
+        return Err(SessionIdError::ForbiddenCharacter(c));
     }
     Ok(())
+}
+
+/// Why a session id cannot name a file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionIdError {
+    /// No id.
+    #[error("session id is empty")]
+    Empty,
+    /// Longer than [`MAX_SESSION_ID_LEN`] bytes.
+    #[error("session id is {len} bytes long; at most {MAX_SESSION_ID_LEN} are allowed")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// `.`, `..` or a hidden name.
+    #[error("session id starts with `.`")]
+    LeadingDot,
+    /// A path separator or a control character.
+    #[error("session id contains {0:?}; path separators and control characters are not allowed")]
+    ForbiddenCharacter(char),
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! or `https://EVIL.com./` is `evil.com`. The host, behind [`HOST_START`], is the only text a
 //! domain matcher searches ([`host_texts`]); a [`DomainPattern`] becomes a regex over it.
 
+use crate::pattern_error::PatternError;
+
 /// The character before a host text, so that a domain is a literal anchored at the host's
 /// start (no host contains it).
 pub const HOST_START: char = '\u{1}';
@@ -23,7 +25,7 @@ pub struct DomainPattern {
 
 impl DomainPattern {
     /// Read a domain (`example.com`, `*.example.com`); the error is a sentence.
-    pub fn parse(pattern: &str) -> Result<DomainPattern, String> {
+    pub fn parse(pattern: &str) -> Result<DomainPattern, PatternError> {
         if pattern == "*" {
             // Every host.
             return Ok(DomainPattern {
@@ -36,16 +38,15 @@ impl DomainPattern {
             None => (pattern, false),
         };
         if domain.is_empty() {
-            return Err("the domain is empty".into());
+            return Err(PatternError::Empty { what: "domain" });
         }
         if let Some(c) = domain.chars().find(|c| {
             c.is_control() || c.is_whitespace() || matches!(c, '/' | '*' | '@' | '?' | '#')
         }) {
-            return Err(format!(
-                "the domain `{pattern}` contains `{}`; write a host name such as `example.com` \
-                 or `*.example.com`",
-                c.escape_debug()
-            ));
+            return Err(PatternError::NotAHostName {
+                pattern: pattern.to_string(),
+                character: c,
+            });
         }
         Ok(DomainPattern {
             domain: domain.to_string(),

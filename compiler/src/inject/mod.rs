@@ -180,7 +180,7 @@ pub fn inject_harness_hooks_with_env(
             request.project_root.display()
         ))
     })?;
-    prepare_session_dir(request.session_dir).map_err(error)?;
+    prepare_session_dir(request.session_dir).map_err(|e| error(e.to_string()))?;
     let session_dir =
         std::path::absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
 
@@ -249,7 +249,7 @@ pub fn inject_harness_hooks_with_env(
             .map_err(|e| error(format!("cannot write `{}`: {e}", path.display())))?;
     }
     for (link, target) in &wiring.links {
-        make_link(link, target).map_err(error)?;
+        make_link(link, target).map_err(|e| error(e.to_string()))?;
     }
     let settings_path = wiring
         .files
@@ -275,30 +275,81 @@ pub fn inject_harness_hooks_with_env(
 
 /// Make `link` point at `target`, replacing a link that is there (a session dir injected
 /// again); anything else in the way is an error, never overwritten.
-fn make_link(link: &Path, target: &Path) -> Result<(), String> {
+fn make_link(link: &Path, target: &Path) -> Result<(), SessionDirError> {
     if let Some(dir) = link.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| SessionDirError::Io {
+            action: "create",
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
     match std::fs::symlink_metadata(link) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(link)
-            .map_err(|e| format!("cannot replace the link `{}`: {e}", link.display()))?,
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::remove_file(link).map_err(|source| SessionDirError::Io {
+                action: "replace the link",
+                path: link.to_path_buf(),
+                source,
+            })?
+        }
         Ok(_) => {
-            return Err(format!(
-                "`{}` is in the way of a link to `{}`",
-                link.display(),
-                target.display()
-            ));
+            return Err(SessionDirError::InTheWay {
+                link: link.to_path_buf(),
+                target: target.to_path_buf(),
+            });
         }
         Err(_) => {}
     }
-    std::os::unix::fs::symlink(target, link).map_err(|e| {
-        format!(
-            "cannot link `{}` to `{}`: {e}",
-            link.display(),
-            target.display()
-        )
+    std::os::unix::fs::symlink(target, link).map_err(|source| SessionDirError::Link {
+        link: link.to_path_buf(),
+        target: target.to_path_buf(),
+        source,
     })
+}
+
+/// Why a session directory (or a link in it) could not be made or trusted; each names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionDirError {
+    /// A system call on `path` failed; `action` says what was being done.
+    #[error("cannot {action} `{}`: {source}", .path.display())]
+    Io {
+        /// What was being done (`create session dir`, `replace the link`, …).
+        action: &'static str,
+        /// The path.
+        path: std::path::PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// Something other than a link where a link must go.
+    #[error("`{}` is in the way of a link to `{}`", .link.display(), .target.display())]
+    InTheWay {
+        /// Where the link goes.
+        link: std::path::PathBuf,
+        /// What it would point at.
+        target: std::path::PathBuf,
+    },
+    /// The link cannot be made.
+    #[error("cannot link `{}` to `{}`: {source}", .link.display(), .target.display())]
+    Link {
+        /// Where the link goes.
+        link: std::path::PathBuf,
+        /// What it would point at.
+        target: std::path::PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The session dir is a file.
+    #[error("session dir `{}` is not a directory", .0.display())]
+    NotADirectory(std::path::PathBuf),
+    /// Someone else's, or writable by others.
+    #[error("refusing the session dir: {0}")]
+    NotOwned(#[from] engine::ownership::OwnershipError),
+}
+
+/// The CLI's `install` still reports errors as strings.
+impl From<SessionDirError> for String {
+    fn from(e: SessionDirError) -> String {
+        e.to_string()
+    }
 }
 
 /// What one harness needs: the flags inserted ahead of the prompt, the environment to launch
@@ -411,23 +462,27 @@ pub(crate) fn shell_quote(text: &str) -> String {
 /// Create the session directory `0700` (with any missing parents), or check an existing one:
 /// it holds the policy every hook of the session reads, so it must be a directory this user
 /// owns that neither its group nor others may write (they could swap the policy for theirs).
-pub fn prepare_session_dir(dir: &Path) -> Result<(), String> {
+pub fn prepare_session_dir(dir: &Path) -> Result<(), SessionDirError> {
     use std::os::unix::fs::DirBuilderExt;
+    let io = |action| {
+        move |source| SessionDirError::Io {
+            action,
+            path: dir.to_path_buf(),
+            source,
+        }
+    };
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .map_err(|e| format!("cannot create session dir `{}`: {e}", dir.display()))?;
-    let metadata = std::fs::metadata(dir)
-        .map_err(|e| format!("cannot inspect session dir `{}`: {e}", dir.display()))?;
+        .map_err(io("create session dir"))?;
+    let metadata = std::fs::metadata(dir).map_err(io("inspect session dir"))?;
     if !metadata.is_dir() {
-        return Err(format!(
-            "session dir `{}` is not a directory",
-            dir.display()
-        ));
+        return Err(SessionDirError::NotADirectory(dir.to_path_buf()));
     }
-    engine::ownership::check_owner_and_mode(&metadata, dir, false)
-        .map_err(|e| format!("refusing the session dir: {e}"))
+    Ok(engine::ownership::check_owner_and_mode(
+        &metadata, dir, false,
+    )?)
 }
 
 mod binary;

@@ -47,7 +47,9 @@ pub mod normalise;
 use std::collections::HashMap;
 
 use engine::policy::MatchOn;
-use engine::sidecar::{FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage};
+use engine::sidecar::{
+    AutomatonImage, FieldImage, MatcherImage, MatcherKind, RuleImage, SidecarImage,
+};
 use engine::{HookPolicy, semantics};
 use regex_syntax::hir::{Dot, Hir, Look};
 
@@ -172,85 +174,65 @@ pub fn lower_policy_located(
             format!("the policy is invalid: {}", quote(&e.to_string())),
         )
     })?;
-    let mut glob_ids: HashMap<&str, u32> = HashMap::new();
-    let mut globs: Vec<&str> = Vec::new();
-    // The first rule naming each glob, for error messages.
-    let mut glob_rules: Vec<usize> = Vec::new();
-    let mut field_ids: HashMap<(&str, MatchOn), u32> = HashMap::new();
-    let mut fields: Vec<(&str, MatchOn)> = Vec::new();
-    let mut matcher_ids: HashMap<(u32, String), u32> = HashMap::new();
-    let mut pending: Vec<PendingMatcher> = Vec::new();
-    let mut rules = Vec::with_capacity(policy.rules.len());
-    for (rule_index, rule) in policy.rules.iter().enumerate() {
-        let mut rule_globs: Vec<u32> = rule
-            .tools
-            .iter()
-            .map(|glob| {
-                *glob_ids.entry(glob).or_insert_with(|| {
-                    globs.push(glob);
-                    glob_rules.push(rule_index);
-                    globs.len() as u32 - 1
-                })
-            })
-            .collect();
-        rule_globs.sort_unstable();
-        rule_globs.dedup();
-        let mut rule_matchers: Vec<u32> = rule
-            .input_matchers
-            .iter()
-            .map(|m| {
-                // The view the engine searches and the regex, as the pattern's kind lowers.
-                // The policy was validated: every pattern reads.
-                let (view, regex) = m
-                    .search_regex()
-                    .unwrap_or_else(|_| (m.on, "[^\\s\\S]".into()));
-                let key = (m.field.as_str(), view);
-                let field = *field_ids.entry(key).or_insert_with(|| {
-                    fields.push(key);
-                    fields.len() as u32 - 1
-                });
-                // Keyed by the regex searched: a Claude pattern and an author regex written
-                // alike lower to different regexes.
-                *matcher_ids
-                    .entry((field, regex.clone()))
-                    .or_insert_with(|| {
-                        pending.push(PendingMatcher {
-                            rule: rule_index,
-                            field,
-                            regex,
-                            pattern: &m.pattern,
-                            rule_id: &rule.id,
-                        });
-                        pending.len() as u32 - 1
-                    })
-            })
-            .collect();
-        rule_matchers.sort_unstable();
-        rule_matchers.dedup();
-        rules.push(RuleImage {
-            id: rule.id.clone(),
-            reason: rule.reason.clone(),
-            decision: rule.decision,
-            event_mask: semantics::event_mask(&rule.events),
-            matchers: rule_matchers,
-            globs: rule_globs,
-        });
-    }
-
+    let interned = Interned::of(policy);
     // Ids, fields and patterns are quoted: a kernel rule's id is its whole entry.
     let matcher_error = |target: u32, message: String| {
-        let m = &pending[target as usize];
+        let m = &interned.pending[target as usize];
         Diagnostic::error(
             locations.get(m.rule).cloned(),
             format!(
                 "rule `{}`, matcher on `{}`: regex `{}` {message}",
                 quote(m.rule_id),
-                quote(fields[m.field as usize].0),
+                quote(interned.fields[m.field as usize].0),
                 quote(m.pattern)
             ),
         )
     };
-    let failure_message = |failure: &BuildFailure| match failure {
+    let pattern_error = |PatternFailure { target, failure }: PatternFailure| {
+        matcher_error(target, failure_message(&failure, budgets))
+    };
+    let (mut matchers, hirs) = classify_matchers(&interned)
+        .map_err(|(id, why)| matcher_error(id, format!("does not parse: {why}")))?;
+    choose_chain_literals(&mut matchers);
+    let mut automata = Vec::new();
+    let field_images = field_automata(
+        &interned.fields,
+        hirs,
+        budgets,
+        &mut matchers,
+        &mut automata,
+    )
+    .map_err(pattern_error)?;
+    let tools = tool_tables(&interned.globs, budgets, &mut automata).map_err(
+        |PatternFailure { target, failure }| {
+            let rule = interned.glob_rules[target as usize];
+            Diagnostic::error(
+                locations.get(rule).cloned(),
+                format!(
+                    "rule `{}`: tool glob `{}` {}",
+                    quote(&policy.rules[rule].id),
+                    quote(interned.globs[target as usize]),
+                    failure_message(&failure, budgets)
+                ),
+            )
+        },
+    )?;
+    Ok(SidecarImage {
+        default_decision: Some(policy.default_decision),
+        rules: interned.rules,
+        glob_count: interned.globs.len() as u32,
+        matchers,
+        fields: field_images,
+        tool_automata: tools.automata,
+        exact_tools: tools.exact,
+        tool_prefixes: tools.prefixes,
+        automata,
+    })
+}
+
+/// Why an automaton could not be built, completing "regex `…` …" or "tool glob `…` …".
+fn failure_message(failure: &BuildFailure, budgets: &Budgets) -> String {
+    match failure {
         BuildFailure::TooBig => format!(
             "is too complex to compile ahead of time: even alone and anchored its DFA exceeds \
              {} KiB; simplify it (large bounded repetitions such as `[a-z]{{50}}` multiply DFA states)",
@@ -259,19 +241,115 @@ pub fn lower_policy_located(
         BuildFailure::Inexpressible(why) => {
             format!("cannot be compiled into a DFA: {why}")
         }
-    };
-    let pattern_error = |PatternFailure { target, failure }: PatternFailure| {
-        matcher_error(target, failure_message(&failure))
-    };
+    }
+}
 
-    // Classify every matcher.
+/// A policy's tool globs, fields and matchers, each given an id once, and its rules over
+/// those ids.
+struct Interned<'p> {
+    globs: Vec<&'p str>,
+    /// The first rule naming each glob, for error messages.
+    glob_rules: Vec<usize>,
+    fields: Vec<(&'p str, MatchOn)>,
+    pending: Vec<PendingMatcher<'p>>,
+    rules: Vec<RuleImage>,
+}
+
+impl<'p> Interned<'p> {
+    fn of(policy: &'p HookPolicy) -> Interned<'p> {
+        let mut glob_ids: HashMap<&str, u32> = HashMap::new();
+        let mut globs: Vec<&str> = Vec::new();
+        let mut glob_rules: Vec<usize> = Vec::new();
+        let mut field_ids: HashMap<(&str, MatchOn), u32> = HashMap::new();
+        let mut fields: Vec<(&str, MatchOn)> = Vec::new();
+        let mut matcher_ids: HashMap<(u32, String), u32> = HashMap::new();
+        let mut pending: Vec<PendingMatcher> = Vec::new();
+        let mut rules = Vec::with_capacity(policy.rules.len());
+        for (rule_index, rule) in policy.rules.iter().enumerate() {
+            let mut rule_globs: Vec<u32> = rule
+                .tools
+                .iter()
+                .map(|glob| {
+                    *glob_ids.entry(glob).or_insert_with(|| {
+                        globs.push(glob);
+                        glob_rules.push(rule_index);
+                        globs.len() as u32 - 1
+                    })
+                })
+                .collect();
+            rule_globs.sort_unstable();
+            rule_globs.dedup();
+            let mut rule_matchers: Vec<u32> = rule
+                .input_matchers
+                .iter()
+                .map(|m| {
+                    // The view the engine searches and the regex, as the pattern's kind lowers.
+                    // The policy was validated: every pattern reads.
+                    let (view, regex) = m
+                        .search_regex()
+                        .unwrap_or_else(|_| (m.on, "[^\\s\\S]".into()));
+                    let key = (m.field.as_str(), view);
+                    let field = *field_ids.entry(key).or_insert_with(|| {
+                        fields.push(key);
+                        fields.len() as u32 - 1
+                    });
+                    // Keyed by the regex searched: a Claude pattern and an author regex written
+                    // alike lower to different regexes.
+                    *matcher_ids
+                        .entry((field, regex.clone()))
+                        .or_insert_with(|| {
+                            pending.push(PendingMatcher {
+                                rule: rule_index,
+                                field,
+                                regex,
+                                pattern: &m.pattern,
+                                rule_id: &rule.id,
+                            });
+                            pending.len() as u32 - 1
+                        })
+                })
+                .collect();
+            rule_matchers.sort_unstable();
+            rule_matchers.dedup();
+            rules.push(RuleImage {
+                id: rule.id.clone(),
+                reason: rule.reason.clone(),
+                decision: rule.decision,
+                event_mask: semantics::event_mask(&rule.events),
+                matchers: rule_matchers,
+                globs: rule_globs,
+            });
+        }
+        Interned {
+            globs,
+            glob_rules,
+            fields,
+            pending,
+            rules,
+        }
+    }
+}
+
+/// The parsed regexes of the matchers that need automata, per field: confirming, anchored
+/// (starting with a literal) and scanned.
+struct FieldHirs {
+    confirm: Vec<Vec<(Hir, u32)>>,
+    anchored: Vec<Vec<(Hir, u32)>>,
+    scan: Vec<Vec<(Hir, u32)>>,
+}
+
+/// Classify every matcher: the kind of test it needs, its literals, and for those that need
+/// an automaton its regex. The error is the matcher's id and why its regex does not parse.
+fn classify_matchers(
+    interned: &Interned<'_>,
+) -> Result<(Vec<MatcherImage>, FieldHirs), (u32, String)> {
+    let (pending, fields) = (&interned.pending, &interned.fields);
     let mut matchers = Vec::with_capacity(pending.len());
     let mut confirm_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     let mut anchored_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     let mut scan_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     for (id, m) in pending.iter().enumerate() {
-        let hir = parse(&m.regex)
-            .map_err(|why| matcher_error(id as u32, format!("does not parse: {why}")))?;
+        let hir = parse(&m.regex).map_err(|why| (id as u32, why.to_string()))?;
         let mut chain = Vec::new();
         let mut chain_ends_at_word = false;
         let mut chain_ends_text = false;
@@ -315,9 +393,30 @@ pub fn lower_policy_located(
         });
     }
 
-    choose_chain_literals(&mut matchers);
+    Ok((
+        matchers,
+        FieldHirs {
+            confirm: confirm_hirs,
+            anchored: anchored_hirs,
+            scan: scan_hirs,
+        },
+    ))
+}
 
-    let mut automata = Vec::new();
+/// Build each field's automata into `automata` (and point its matchers at them); the
+/// fields' images.
+fn field_automata(
+    fields: &[(&str, MatchOn)],
+    hirs: FieldHirs,
+    budgets: &Budgets,
+    matchers: &mut [MatcherImage],
+    automata: &mut Vec<AutomatonImage>,
+) -> Result<Vec<FieldImage>, PatternFailure> {
+    let FieldHirs {
+        confirm: confirm_hirs,
+        anchored: anchored_hirs,
+        scan: scan_hirs,
+    } = hirs;
     let mut field_images = Vec::with_capacity(fields.len());
     for (field, &(path, view)) in fields.iter().enumerate() {
         // Confirming automata: shareable patterns in groups, the rest alone.
@@ -327,18 +426,19 @@ pub fn lower_policy_located(
             .partition(|(h, _)| !has_unbounded_repetition(h));
         let mut built = Vec::new();
         for group in shared.chunks(budgets.confirm_group_size.max(1)) {
-            built.extend(build_partitioned(group, budgets).map_err(pattern_error)?);
+            built.extend(build_partitioned(group, budgets)?);
         }
         for (hir, target) in alone {
-            built.push(build_single(hir, target, budgets).map_err(pattern_error)?);
+            built.push(build_single(hir, target, budgets)?);
         }
         let anchored: Vec<(&Hir, u32)> =
             anchored_hirs[field].iter().map(|(h, t)| (h, *t)).collect();
         for group in anchored.chunks(budgets.anchored_group_size.max(1)) {
-            built.extend(
-                build_anchored_groups(group, budgets.group_dfa_bytes, budgets)
-                    .map_err(pattern_error)?,
-            );
+            built.extend(build_anchored_groups(
+                group,
+                budgets.group_dfa_bytes,
+                budgets,
+            )?);
         }
         for automaton in built {
             for &target in &automaton.targets {
@@ -349,7 +449,7 @@ pub fn lower_policy_located(
         // Scan automata.
         let scanned: Vec<(&Hir, u32)> = scan_hirs[field].iter().map(|(h, t)| (h, *t)).collect();
         let mut scan_automata = Vec::new();
-        for automaton in build_partitioned(&scanned, budgets).map_err(pattern_error)? {
+        for automaton in build_partitioned(&scanned, budgets)? {
             scan_automata.push(automata.len() as u32);
             automata.push(automaton);
         }
@@ -360,6 +460,22 @@ pub fn lower_policy_located(
         });
     }
 
+    Ok(field_images)
+}
+
+/// The tool-name tables: exact names, `P*` prefixes, and automata for the other globs (built
+/// into `automata`).
+struct ToolTables {
+    exact: Vec<(String, u32)>,
+    prefixes: Vec<(String, u32)>,
+    automata: Vec<u32>,
+}
+
+fn tool_tables(
+    globs: &[&str],
+    budgets: &Budgets,
+    automata: &mut Vec<AutomatonImage>,
+) -> Result<ToolTables, PatternFailure> {
     // A glob without `*` is an exact tool name: a sorted table, no automaton. Real policies
     // name most tools exactly (`Bash`, `mcp__github__create_issue`).
     let exact_tools: Vec<(String, u32)> = globs
@@ -387,33 +503,13 @@ pub fn lower_policy_located(
         .collect();
     let glob_patterns: Vec<(&Hir, u32)> = glob_hirs.iter().map(|(h, id)| (h, *id)).collect();
     let mut tool_automata = Vec::new();
-    for automaton in build_anchored_groups(&glob_patterns, budgets.tool_dfa_bytes, budgets)
-        .map_err(|PatternFailure { target, failure }| {
-            let rule = glob_rules[target as usize];
-            Diagnostic::error(
-                locations.get(rule).cloned(),
-                format!(
-                    "rule `{}`: tool glob `{}` {}",
-                    quote(&policy.rules[rule].id),
-                    quote(globs[target as usize]),
-                    failure_message(&failure)
-                ),
-            )
-        })?
-    {
+    for automaton in build_anchored_groups(&glob_patterns, budgets.tool_dfa_bytes, budgets)? {
         tool_automata.push(automata.len() as u32);
         automata.push(automaton);
     }
-
-    Ok(SidecarImage {
-        default_decision: Some(policy.default_decision),
-        rules,
-        glob_count: globs.len() as u32,
-        matchers,
-        fields: field_images,
-        tool_automata,
-        exact_tools,
-        tool_prefixes,
-        automata,
+    Ok(ToolTables {
+        exact: exact_tools,
+        prefixes: tool_prefixes,
+        automata: tool_automata,
     })
 }

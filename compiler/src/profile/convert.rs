@@ -342,40 +342,7 @@ impl Converter<'_> {
         let id = r.id.value;
         // Every message below names the rule; an overlong id is named by its start.
         let shown = quote(&id).into_owned();
-        if !self.within("rule `id`", &id, MAX_ID_BYTES, id_loc.clone()) {
-            // Reported; the checks below would quote it again.
-        } else if id.trim().is_empty() {
-            self.error(
-                id_loc.clone(),
-                "rule `id` is empty".into(),
-                Some("give every rule a short, unique id"),
-            );
-        } else if let Some(prefix) = [
-            crate::compile::KERNEL_ID_PREFIX,
-            crate::self_protection::SELF_PROTECTION_ID_PREFIX,
-            crate::packs::PACK_ID_PREFIX,
-        ]
-        .into_iter()
-        .find(|prefix| id.starts_with(prefix))
-        {
-            self.error(
-                id_loc.clone(),
-                format!("rule id `{shown}` uses the reserved prefix `{prefix}`"),
-                Some(
-                    "that prefix names rules the compiler writes (tool_policy, packs, built-in \
-                     self-protection); pick another id",
-                ),
-            );
-        } else if let Some(first) = ids.get(&id) {
-            let msg = format!("duplicate rule id `{shown}` (first defined at {first})");
-            self.error(
-                id_loc.clone(),
-                msg,
-                Some("rule ids must be unique within a profile"),
-            );
-        } else {
-            ids.insert(id.clone(), id_loc);
-        }
+        self.check_rule_id(&id, id_loc, &shown, ids);
         let events = r.events.map(|events| {
             let list_loc = self.loc(&events);
             if events.value.is_empty() {
@@ -431,28 +398,7 @@ impl Converter<'_> {
             .input_matchers
             .unwrap_or_default()
             .into_iter()
-            .map(|m| {
-                let RawMatcher { field, regex } = m.value;
-                let l = self.loc(&field);
-                if self.within(&format!("rule `{shown}`: a matcher `field`"), &field.value, MAX_ENTRY_BYTES, l.clone())
-                    && !engine::semantics::is_valid_field_path(&field.value)
-                {
-                    self.error(
-                        l,
-                        format!("rule `{shown}`: `field: {}` is not a dot path into tool_input", quote(&field.value)),
-                        Some("write a field name such as `command` or `file_path`, nested names joined by `.`"),
-                    );
-                }
-                // The length first: parsing and compiling a huge regex is what took seconds
-                // and gigabytes.
-                let l = self.loc(&regex);
-                if self.within(&format!("rule `{shown}`: a matcher `regex`"), &regex.value, MAX_REGEX_BYTES, l.clone())
-                    && let Err(why) = check_matcher_regex(&regex.value)
-                {
-                    self.error(l, format!("rule `{shown}`: invalid regex `{}`: {}", quote(&regex.value), quote(&why)), None);
-                }
-                engine::InputMatcher::regex(field.value, regex.value)
-            })
+            .map(|m| self.rule_matcher(m.value, &shown))
             .collect();
         if let Some(reason) = &r.reason
             && reason.value.len() > MAX_REASON_BYTES
@@ -498,6 +444,92 @@ impl Converter<'_> {
             examples_not_match,
             location,
         })
+    }
+
+    /// Check a rule's `id` (at `id_loc`, quoted as `shown`): within its size, not empty, not
+    /// a reserved prefix, unique in `ids` (where it is recorded).
+    fn check_rule_id(
+        &mut self,
+        id: &str,
+        id_loc: Location,
+        shown: &str,
+        ids: &mut HashMap<String, Location>,
+    ) {
+        if !self.within("rule `id`", id, MAX_ID_BYTES, id_loc.clone()) {
+            // Reported; the checks below would quote it again.
+        } else if id.trim().is_empty() {
+            self.error(
+                id_loc.clone(),
+                "rule `id` is empty".into(),
+                Some("give every rule a short, unique id"),
+            );
+        } else if let Some(prefix) = [
+            crate::compile::KERNEL_ID_PREFIX,
+            crate::self_protection::SELF_PROTECTION_ID_PREFIX,
+            crate::packs::PACK_ID_PREFIX,
+        ]
+        .into_iter()
+        .find(|prefix| id.starts_with(prefix))
+        {
+            self.error(
+                id_loc.clone(),
+                format!("rule id `{shown}` uses the reserved prefix `{prefix}`"),
+                Some(
+                    "that prefix names rules the compiler writes (tool_policy, packs, built-in \
+                     self-protection); pick another id",
+                ),
+            );
+        } else if let Some(first) = ids.get(id) {
+            let msg = format!("duplicate rule id `{shown}` (first defined at {first})");
+            self.error(
+                id_loc.clone(),
+                msg,
+                Some("rule ids must be unique within a profile"),
+            );
+        } else {
+            ids.insert(id.to_string(), id_loc);
+        }
+    }
+
+    /// One input matcher of the rule quoted as `shown`: its field a dot path, its regex within
+    /// its size and valid.
+    fn rule_matcher(&mut self, raw: RawMatcher, shown: &str) -> engine::InputMatcher {
+        let RawMatcher { field, regex } = raw;
+        let l = self.loc(&field);
+        if self.within(
+            &format!("rule `{shown}`: a matcher `field`"),
+            &field.value,
+            MAX_ENTRY_BYTES,
+            l.clone(),
+        ) && !engine::semantics::is_valid_field_path(&field.value)
+        {
+            self.error(
+                l,
+                format!("rule `{shown}`: `field: {}` is not a dot path into tool_input", quote(&field.value)),
+                Some("write a field name such as `command` or `file_path`, nested names joined by `.`"),
+            );
+        }
+        // The length first: parsing and compiling a huge regex is what took seconds
+        // and gigabytes.
+        let l = self.loc(&regex);
+        if self.within(
+            &format!("rule `{shown}`: a matcher `regex`"),
+            &regex.value,
+            MAX_REGEX_BYTES,
+            l.clone(),
+        ) && let Err(why) = check_matcher_regex(&regex.value)
+        {
+            self.error(
+                l,
+                format!(
+                    "rule `{shown}`: invalid regex `{}`: {}",
+                    quote(&regex.value),
+                    quote(&why.to_string())
+                ),
+                None,
+            );
+        }
+        engine::InputMatcher::regex(field.value, regex.value)
     }
 
     fn observer(&mut self, raw: Spanned<RawObserver>) -> Option<Observer> {

@@ -70,20 +70,79 @@ pub struct Lowered {
 /// Is `glob` a valid tool-name glob? The error completes "tool `x` …". Claude's own settings
 /// hold names with spaces and punctuation (`Web Search`, `git commit`); only what would make
 /// the entry ambiguous is refused.
-pub fn check_tool_glob(glob: &str) -> Result<(), String> {
+pub fn check_tool_glob(glob: &str) -> Result<(), ToolGlobError> {
     if glob.is_empty() {
-        return Err("is empty".into());
+        return Err(ToolGlobError::Empty);
     }
     match glob
         .chars()
         .find(|c| c.is_control() || matches!(c, '(' | ')'))
     {
-        Some(c) => Err(format!(
-            "contains `{}`; a tool name holds no parentheses or control characters",
-            c.escape_debug()
-        )),
+        Some(c) => Err(ToolGlobError::Forbidden(c)),
         None => Ok(()),
     }
+}
+
+/// Why a tool-name glob is refused; the message completes "tool `x` …".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ToolGlobError {
+    /// No name.
+    #[error("is empty")]
+    Empty,
+    /// A parenthesis or a control character.
+    #[error(
+        "contains `{}`; a tool name holds no parentheses or control characters",
+        .0.escape_debug()
+    )]
+    Forbidden(char),
+}
+
+/// Why an entry (`Bash(git push:*)`, `Read(./.env)`) cannot be lowered; the message completes
+/// "entry `x` …".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// `Bash)`.
+    #[error("has a `)` without an opening `(`")]
+    UnopenedParenthesis,
+    /// `Bash(ls`.
+    #[error("has an opening `(` but does not end with `)`")]
+    UnclosedParenthesis,
+    /// The tool part is not a tool-name glob.
+    #[error("has a tool name that {0}")]
+    ToolGlob(#[from] ToolGlobError),
+    /// A near miss of one of Claude's tools (`bash`, `Reed`).
+    #[error("names {}", never_fires(.tool, .meant))]
+    Misspelt {
+        /// The tool as written.
+        tool: String,
+        /// Claude's tool it resembles.
+        meant: &'static str,
+    },
+    /// An argument to a tool whose argument we do not model.
+    #[error(
+        "uses an argument form, but the argument of `{}` is not modelled (only Bash, \
+         PowerShell, Read, Edit, Write, MultiEdit, NotebookEdit, Grep, Glob, LS, WebFetch, \
+         WebSearch, Skill, Task, Agent and SlashCommand take one); a rule that cannot match \
+         would silently weaken the policy",
+        quote(.tool)
+    )]
+    UnmodelledArgument {
+        /// The tool as written.
+        tool: String,
+    },
+    /// A WebFetch argument without `domain:`.
+    #[error(
+        "has the argument `{}`; claude's WebFetch rules take `domain:<host>` (as in \
+         `WebFetch(domain:example.com)`)",
+        quote(.argument)
+    )]
+    NotADomain {
+        /// The argument as written.
+        argument: String,
+    },
+    /// The argument does not read as its kind of pattern.
+    #[error("{0}")]
+    Pattern(#[from] engine::pattern_error::PatternError),
 }
 
 /// The error for a tool name that is a near miss of Claude's tool `meant`.
@@ -97,13 +156,13 @@ pub fn never_fires(tool: &str, meant: &str) -> String {
 
 /// Split an entry into its tool and argument (`Read(./.env)` → `Read`, `./.env`). The
 /// argument ends at the entry's last character, a `)`; `\(` and `\)` inside it stay escaped.
-fn split_entry(entry: &str) -> Result<(&str, Option<&str>), String> {
+fn split_entry(entry: &str) -> Result<(&str, Option<&str>), EntryError> {
     match entry.find('(') {
-        None if entry.contains(')') => Err("has a `)` without an opening `(`".into()),
+        None if entry.contains(')') => Err(EntryError::UnopenedParenthesis),
         None => Ok((entry, None)),
         Some(open) => {
             let Some(inner) = entry[open + 1..].strip_suffix(')') else {
-                return Err("has an opening `(` but does not end with `)`".into());
+                return Err(EntryError::UnclosedParenthesis);
             };
             Ok((&entry[..open], Some(inner)))
         }
@@ -124,11 +183,14 @@ pub fn root_relative_path_entry(entry: &str) -> Option<(&str, &str)> {
 
 /// Lower one entry of the list whose decision is `decision`; the error is a sentence about
 /// the entry.
-pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
+pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryError> {
     let (tool, argument) = split_entry(entry)?;
-    check_tool_glob(tool).map_err(|why| format!("has a tool name that {why}"))?;
+    check_tool_glob(tool)?;
     if let Some(meant) = misspelt_tool(tool) {
-        return Err(format!("names {}", never_fires(tool, meant)));
+        return Err(EntryError::Misspelt {
+            tool: tool.to_string(),
+            meant,
+        });
     }
     let is_mcp = tool.starts_with("mcp__");
     let note = (tool != "*" && !is_mcp && !CLAUDE_TOOLS.contains(&tool)).then(|| {
@@ -139,23 +201,7 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
             CLAUDE_VERSION
         )
     });
-    let tool_glob = if tool == "*" {
-        None
-    } else if let Some(server) = tool
-        .strip_prefix("mcp__")
-        .filter(|s| !s.contains("__") && !s.contains('*'))
-    {
-        Some(format!("mcp__{server}__*"))
-    } else {
-        Some(tool.to_string())
-    };
-    let mut tools: Vec<String> = tool_glob.into_iter().collect();
-    // Claude applies Bash rules to its Monitor tool (a background command in `command`): a
-    // deny or ask must reach it too. An allow does not stretch to it (Claude grants it from
-    // the same entry, or the call gets the default).
-    if tool == "Bash" && decision != Decision::Allow {
-        tools.push(MONITOR_TOOL.to_string());
-    }
+    let mut tools = tools_named(tool, decision);
     let bare = |tools: Vec<String>, note: Option<String>| Lowered {
         parts: vec![LoweredEntry {
             tools,
@@ -163,45 +209,15 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         }],
         note,
     };
-    let inert = |why: String| Lowered {
-        parts: Vec::new(),
-        note: Some(why),
-    };
-    // Claude accepts a tool glob in an allow list only after a literal `mcp__<server>__`
-    // (`mcp__*` grants nothing there): such an allow grants nothing here either.
-    if decision == Decision::Allow
-        && tool.contains('*')
-        && tool != "*"
-        && !claude_accepts_allow_glob(tool)
-    {
-        return Ok(inert(format!(
-            "is a tool glob claude {CLAUDE_VERSION} does not accept in an allow list (it grants \
-             nothing there); it compiles to no rule (list the tools, or `mcp__<server>`)"
-        )));
+    if let Some(why) = grants_nothing(tool, argument, decision) {
+        return Ok(Lowered {
+            parts: Vec::new(),
+            note: Some(why),
+        });
     }
     let Some(argument) = argument else {
         return Ok(bare(tools, note));
     };
-    if argument.is_empty() {
-        // Measured on claude 2.1.328 (corpus/claude-oracle): `Bash()`, `TodoRead()` and
-        // `WebSearch()` match no call, in allow and deny alike.
-        return Ok(inert(format!(
-            "has an empty argument `()`: claude {CLAUDE_VERSION} matches no call with it, so it \
-             compiles to no rule (write `{}` alone to match every call)",
-            quote(tool)
-        )));
-    }
-    // Claude reads file edits through `Edit(…)` rules only: a `Write(…)`, `MultiEdit(…)` or
-    // `NotebookEdit(…)` allow grants nothing in claude (measured), so it grants nothing here.
-    // (As a deny or ask it is read as the `Edit(…)` it resembles: more generous.)
-    if decision == Decision::Allow && matches!(tool, "Write" | "MultiEdit" | "NotebookEdit") {
-        return Ok(inert(format!(
-            "grants nothing in claude {CLAUDE_VERSION}, whose file-edit grants are `Edit(…)` \
-             entries (they cover Write and NotebookEdit too); it compiles to no rule (write \
-             `Edit({})`)",
-            quote(argument)
-        )));
-    }
     // `Tool(*)` and `Tool(**)` are the bare tool, except for an allow on a file tool: there
     // claude reads them as path globs below the working directory (`Read(**)` does not
     // reach the home directory).
@@ -238,13 +254,9 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
         return Ok(bare(tools, Some(note)));
     }
     let Some(form) = argument_of(tool) else {
-        return Err(format!(
-            "uses an argument form, but the argument of `{}` is not modelled (only \
-             Bash, PowerShell, Read, Edit, Write, MultiEdit, NotebookEdit, Grep, Glob, LS, \
-             WebFetch, WebSearch, Skill, Task, Agent and SlashCommand take one); a rule that \
-             cannot match would silently weaken the policy",
-            quote(tool)
-        ));
+        return Err(EntryError::UnmodelledArgument {
+            tool: tool.to_string(),
+        });
     };
     let generous = decision != Decision::Allow;
     // Claude's generic `key:value` form (deny and ask only): any tool, matched on its input
@@ -255,133 +267,195 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, String> {
     // WebSearch has no argument field in claude: `WebSearch(query)` matches nothing there, so
     // an allow grants nothing (a deny or ask is read generously, on `query`).
     if tool == "WebSearch" && decision == Decision::Allow {
-        return Ok(inert(format!(
-            "grants nothing in claude {CLAUDE_VERSION}, where only the bare `WebSearch` \
-             matches; it compiles to no rule"
-        )));
+        return Ok(Lowered {
+            parts: Vec::new(),
+            note: Some(format!(
+                "grants nothing in claude {CLAUDE_VERSION}, where only the bare `WebSearch` \
+                 matches; it compiles to no rule"
+            )),
+        });
     }
-    let parts = match form {
+    let one = |tools: Vec<String>, field: &str, on: MatchOn, pattern: &str| {
+        vec![LoweredEntry {
+            tools,
+            input_matchers: vec![InputMatcher {
+                field: field.to_string(),
+                on,
+                pattern: pattern.to_string(),
+            }],
+        }]
+    };
+    let mut parts = match form {
         Argument::Command(field) => {
-            let pattern = ClaudePattern::parse(argument)?;
-            if pattern.matches_everything() {
+            if ClaudePattern::parse(argument)?.matches_everything() {
                 return Ok(bare(tools, note));
             }
-            vec![LoweredEntry {
-                tools,
-                input_matchers: vec![InputMatcher {
-                    field: field.to_string(),
-                    on: if generous {
-                        MatchOn::Segment
-                    } else {
-                        MatchOn::Cover
-                    },
-                    pattern: argument.to_string(),
-                }],
-            }]
+            let on = if generous {
+                MatchOn::Segment
+            } else {
+                MatchOn::Cover
+            };
+            one(tools, field, on, argument)
         }
         Argument::Path(family) => {
             engine::paths::PathGlob::parse(argument)?;
-            // Deny and ask reach every tool of the family; an allow only the tool it names
-            // (and, for `Edit`, the tools Claude documents it for: every file-editing tool).
-            // A Read deny or ask also stops the file tools that edit (claude refuses to edit
-            // a file a Read deny covers).
-            let reached: Vec<(&str, &str)> = family
-                .iter()
-                .chain(if generous && family == READ_FAMILY {
-                    EDIT_FAMILY
-                } else {
-                    &[]
-                })
-                .filter(|(t, _)| generous || *t == tool || tool == "Edit")
-                .copied()
-                .collect();
-            let mut parts: Vec<LoweredEntry> = Vec::new();
-            let mut fields_in_order: Vec<&str> = Vec::new();
-            // The entry's own tool's field first.
-            if let Some((_, own)) = reached.iter().find(|(t, _)| *t == tool) {
-                fields_in_order.push(own);
-            }
-            for (_, f) in &reached {
-                if !fields_in_order.contains(f) {
-                    fields_in_order.push(f);
-                }
-            }
-            for field in fields_in_order {
-                parts.push(LoweredEntry {
-                    tools: reached
-                        .iter()
-                        .filter(|(_, f)| *f == field)
-                        .map(|(t, _)| t.to_string())
-                        .collect(),
-                    input_matchers: vec![InputMatcher {
-                        field: field.to_string(),
-                        on: if generous {
-                            MatchOn::Path
-                        } else {
-                            MatchOn::ResolvedPath
-                        },
-                        pattern: argument.to_string(),
-                    }],
-                });
-            }
-            // A deny or ask also reads every word of a shell command as a path: `cat .env`
-            // must not read what `Read(./.env)` denies (claude's own rules stop at its file
-            // tools; a deny may be more generous).
-            if generous {
-                parts.push(LoweredEntry {
-                    tools: vec!["Bash".into(), MONITOR_TOOL.into(), "PowerShell".into()],
-                    input_matchers: vec![InputMatcher {
-                        field: "command".into(),
-                        on: MatchOn::CommandPath,
-                        pattern: argument.to_string(),
-                    }],
-                });
-            }
-            parts
+            path_parts(tool, family, argument, generous)
         }
         Argument::Domain(field) => {
             let Some(domain) = argument.strip_prefix("domain:") else {
-                return Err(format!(
-                    "has the argument `{}`; claude's WebFetch rules take \
-                     `domain:<host>` (as in `WebFetch(domain:example.com)`)",
-                    quote(argument)
-                ));
+                return Err(EntryError::NotADomain {
+                    argument: argument.to_string(),
+                });
             };
             engine::web::DomainPattern::parse(domain)?;
-            vec![LoweredEntry {
-                tools,
-                input_matchers: vec![InputMatcher {
-                    field: field.to_string(),
-                    on: if generous {
-                        MatchOn::Domain
-                    } else {
-                        MatchOn::ExactDomain
-                    },
-                    pattern: domain.to_string(),
-                }],
-            }]
+            let on = if generous {
+                MatchOn::Domain
+            } else {
+                MatchOn::ExactDomain
+            };
+            one(tools, field, on, domain)
         }
         Argument::Name(field) => {
-            if tool == "Task" || tool == "Agent" {
-                // The same tool under its two names.
-                if generous {
-                    tools = vec!["Agent".into(), "Task".into()];
-                }
+            // `Task` and `Agent` are the same tool under its two names.
+            if (tool == "Task" || tool == "Agent") && generous {
+                tools = vec!["Agent".into(), "Task".into()];
             }
             engine::semantics::name_regex(argument)?;
-            vec![LoweredEntry {
-                tools,
-                input_matchers: vec![InputMatcher {
-                    field: field.to_string(),
-                    on: MatchOn::Name,
-                    pattern: argument.to_string(),
-                }],
-            }]
+            one(tools, field, MatchOn::Name, argument)
         }
     };
-    let mut parts = parts;
     parts.extend(generic);
     Ok(Lowered { parts, note })
+}
+
+/// The tools an entry naming `tool` reaches: the tool glob itself (an MCP server's name
+/// stands for all its tools), and for a Bash deny or ask, Claude's Monitor tool.
+fn tools_named(tool: &str, decision: Decision) -> Vec<String> {
+    let tool_glob = if tool == "*" {
+        None
+    } else if let Some(server) = tool
+        .strip_prefix("mcp__")
+        .filter(|s| !s.contains("__") && !s.contains('*'))
+    {
+        Some(format!("mcp__{server}__*"))
+    } else {
+        Some(tool.to_string())
+    };
+    let mut tools: Vec<String> = tool_glob.into_iter().collect();
+    // Claude applies Bash rules to its Monitor tool (a background command in `command`): a
+    // deny or ask must reach it too. An allow does not stretch to it (Claude grants it from
+    // the same entry, or the call gets the default).
+    if tool == "Bash" && decision != Decision::Allow {
+        tools.push(MONITOR_TOOL.to_string());
+    }
+    tools
+}
+
+/// Why an entry Claude reads as matching no call compiles to no rule (said as a warning), or
+/// `None` when it may match.
+fn grants_nothing(tool: &str, argument: Option<&str>, decision: Decision) -> Option<String> {
+    // Claude accepts a tool glob in an allow list only after a literal `mcp__<server>__`
+    // (`mcp__*` grants nothing there): such an allow grants nothing here either.
+    if decision == Decision::Allow
+        && tool.contains('*')
+        && tool != "*"
+        && !claude_accepts_allow_glob(tool)
+    {
+        return Some(format!(
+            "is a tool glob claude {CLAUDE_VERSION} does not accept in an allow list (it grants \
+             nothing there); it compiles to no rule (list the tools, or `mcp__<server>`)"
+        ));
+    }
+    let argument = argument?;
+    if argument.is_empty() {
+        // Measured on claude 2.1.328 (corpus/claude-oracle): `Bash()`, `TodoRead()` and
+        // `WebSearch()` match no call, in allow and deny alike.
+        return Some(format!(
+            "has an empty argument `()`: claude {CLAUDE_VERSION} matches no call with it, so it \
+             compiles to no rule (write `{}` alone to match every call)",
+            quote(tool)
+        ));
+    }
+    // Claude reads file edits through `Edit(…)` rules only: a `Write(…)`, `MultiEdit(…)` or
+    // `NotebookEdit(…)` allow grants nothing in claude (measured), so it grants nothing here.
+    // (As a deny or ask it is read as the `Edit(…)` it resembles: more generous.)
+    if decision == Decision::Allow && matches!(tool, "Write" | "MultiEdit" | "NotebookEdit") {
+        return Some(format!(
+            "grants nothing in claude {CLAUDE_VERSION}, whose file-edit grants are `Edit(…)` \
+             entries (they cover Write and NotebookEdit too); it compiles to no rule (write \
+             `Edit({})`)",
+            quote(argument)
+        ));
+    }
+    None
+}
+
+/// The rules of a path entry (`Read(./.env)`) on a tool of `family`: one per field of the
+/// tools reached, the entry's own tool's field first, and for a deny or ask one more over
+/// every word of a shell command.
+fn path_parts(
+    tool: &str,
+    family: &[(&'static str, &'static str)],
+    argument: &str,
+    generous: bool,
+) -> Vec<LoweredEntry> {
+    // Deny and ask reach every tool of the family; an allow only the tool it names (and, for
+    // `Edit`, the tools Claude documents it for: every file-editing tool). A Read deny or ask
+    // also stops the file tools that edit (claude refuses to edit a file a Read deny covers).
+    let reached: Vec<(&str, &str)> = family
+        .iter()
+        .chain(if generous && family == READ_FAMILY {
+            EDIT_FAMILY
+        } else {
+            &[]
+        })
+        .filter(|(t, _)| generous || *t == tool || tool == "Edit")
+        .copied()
+        .collect();
+    let mut fields_in_order: Vec<&str> = Vec::new();
+    // The entry's own tool's field first.
+    if let Some((_, own)) = reached.iter().find(|(t, _)| *t == tool) {
+        fields_in_order.push(own);
+    }
+    for (_, f) in &reached {
+        if !fields_in_order.contains(f) {
+            fields_in_order.push(f);
+        }
+    }
+    let on = if generous {
+        MatchOn::Path
+    } else {
+        MatchOn::ResolvedPath
+    };
+    let mut parts: Vec<LoweredEntry> = fields_in_order
+        .into_iter()
+        .map(|field| LoweredEntry {
+            tools: reached
+                .iter()
+                .filter(|(_, f)| *f == field)
+                .map(|(t, _)| t.to_string())
+                .collect(),
+            input_matchers: vec![InputMatcher {
+                field: field.to_string(),
+                on,
+                pattern: argument.to_string(),
+            }],
+        })
+        .collect();
+    // A deny or ask also reads every word of a shell command as a path: `cat .env` must not
+    // read what `Read(./.env)` denies (claude's own rules stop at its file tools; a deny may
+    // be more generous).
+    if generous {
+        parts.push(LoweredEntry {
+            tools: vec!["Bash".into(), MONITOR_TOOL.into(), "PowerShell".into()],
+            input_matchers: vec![InputMatcher {
+                field: "command".into(),
+                on: MatchOn::CommandPath,
+                pattern: argument.to_string(),
+            }],
+        });
+    }
+    parts
 }
 
 /// The rule of claude's generic `key:value` deny/ask form, when `argument` is one: split at

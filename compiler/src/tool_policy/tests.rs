@@ -1,6 +1,7 @@
 //! Tests of lowering `tool_policy` entries.
 
 use super::*;
+use engine::pattern_error::PatternError;
 
 fn parts(entry: &str, decision: Decision) -> Vec<LoweredEntry> {
     lower_entry(entry, decision).unwrap().parts
@@ -126,8 +127,14 @@ fn near_misses_of_claude_tools_are_errors_naming_the_tool_meant() {
         for decision in [Decision::Deny, Decision::Ask, Decision::Allow] {
             let e = lower_entry(entry, decision).unwrap_err();
             assert!(
-                e.contains(&format!("did you mean `{meant}`?")) && e.contains("never fires"),
+                matches!(&e, EntryError::Misspelt { meant: m, .. } if *m == meant),
                 "{entry}: {e}"
+            );
+            let message = e.to_string();
+            assert!(
+                message.contains(&format!("did you mean `{meant}`?"))
+                    && message.contains("never fires"),
+                "{entry}: {message}"
             );
         }
     }
@@ -141,31 +148,33 @@ fn near_misses_of_claude_tools_are_errors_naming_the_tool_meant() {
 fn unmodelled_arguments_are_errors() {
     for entry in ["TodoWrite(x)", "mcp__x__y(arg)", "*(x)"] {
         let e = lower_entry(entry, Decision::Deny).unwrap_err();
-        assert!(e.contains("not modelled"), "{entry}: {e}");
+        assert!(
+            matches!(e, EntryError::UnmodelledArgument { .. }),
+            "{entry}: {e}"
+        );
+        assert!(e.to_string().contains("not modelled"), "{entry}: {e}");
     }
-    assert!(
-        lower_entry("WebFetch(https://x.com)", Decision::Deny)
-            .unwrap_err()
-            .contains("domain:")
-    );
-    assert!(
-        lower_entry("Bash(ls", Decision::Deny)
-            .unwrap_err()
-            .contains("`)`")
+    let e = lower_entry("WebFetch(https://x.com)", Decision::Deny).unwrap_err();
+    assert!(matches!(e, EntryError::NotADomain { .. }), "{e}");
+    assert!(e.to_string().contains("domain:"), "{e}");
+    assert_eq!(
+        lower_entry("Bash(ls", Decision::Deny),
+        Err(EntryError::UnclosedParenthesis)
     );
     for decision in [Decision::Allow, Decision::Deny] {
         let inert = lower_entry("Bash()", decision).unwrap();
         assert!(inert.parts.is_empty() && inert.note.unwrap().contains("no call"));
     }
-    assert!(
-        lower_entry("", Decision::Deny)
-            .unwrap_err()
-            .contains("empty")
+    assert_eq!(
+        lower_entry("", Decision::Deny),
+        Err(EntryError::ToolGlob(ToolGlobError::Empty))
     );
-    assert!(
-        lower_entry("Bash(a\u{1}b)", Decision::Deny)
-            .unwrap_err()
-            .contains("control character")
+    assert_eq!(
+        lower_entry("Bash(a\u{1}b)", Decision::Deny),
+        Err(EntryError::Pattern(PatternError::ControlCharacter {
+            what: "pattern",
+            character: '\u{1}',
+        }))
     );
 }
 

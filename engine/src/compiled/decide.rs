@@ -41,144 +41,11 @@ impl CompiledPolicy {
 
     pub(super) fn try_decide(&self, call: Call<'_>) -> Checked<Outcome> {
         let event_bit = semantics::event_bit(call.event);
-        let mut globs = Vec::new();
-        self.exact_tool(call.tool_name, &mut globs)?;
-        self.tool_prefixes(call.tool_name, &mut globs)?;
-        let (tool_first, tool_count) = self.tool_automata;
-        for i in 0..tool_count {
-            let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
-            self.run_automaton(automaton, call.tool_name, Some(0), &mut globs)?;
-        }
-        globs.sort_unstable();
-        globs.dedup();
-
+        let globs = self.tool_globs(call.tool_name)?;
         let mut matchers = Vec::new();
-        let mut cover_fields = Vec::new();
         let mut analyses = shell::AnalysisCache::new(call.places);
-        // One buffer for every anchored segment text of the call.
-        let mut anchored = String::new();
-        for field_id in 0..self.field_count {
-            let field = self.record::<FieldRecord>(field_id)?;
-            let path = self.str(field.path_offset, field.path_len)?;
-            let view =
-                view_of_code(field.view).ok_or(Inconsistent("a field's view is not a view"))?;
-            let Some(value) = semantics::lookup(call.tool_input, path) else {
-                continue;
-            };
-            if view == MatchOn::Cover {
-                // Decided after the other rules: coverage only matters when nothing denies
-                // or asks.
-                if let serde_json::Value::String(command) = value {
-                    cover_fields.push((field_id as u32, field, command.as_str()));
-                }
-                continue;
-            }
-            let mut failure = None;
-            semantics::any_text(value, &mut |text| {
-                let id = field_id as u32;
-                let result = match view {
-                    MatchOn::Text => self.match_field(id, &field, text, &mut matchers),
-                    MatchOn::TextAndSegments => self
-                        .match_field(id, &field, text, &mut matchers)
-                        .and_then(|()| {
-                            analyses.get(text).generous_texts().try_for_each(|segment| {
-                                self.match_field(id, &field, segment, &mut matchers)
-                            })
-                        }),
-                    // A command's path texts are matched as they are made, none kept (the
-                    // same texts as the reference evaluator's, `paths::command_path_texts`).
-                    MatchOn::CommandPath => {
-                        let mut failed = None;
-                        let analysis = analyses.get(text);
-                        let _ = paths::each_command_path_text(
-                            analysis.generous_texts(),
-                            call.places,
-                            &mut |t| match self.match_field(id, &field, t, &mut matchers) {
-                                Ok(()) => ControlFlow::Continue(()),
-                                Err(e) => {
-                                    failed = Some(e);
-                                    ControlFlow::Break(())
-                                }
-                            },
-                        );
-                        failed.map_or(Ok(()), Err)
-                    }
-                    // Path, domain and name views: their texts as the reference evaluator
-                    // makes them (`shell::AnalysisCache::view_texts`, the one definition).
-                    MatchOn::Path
-                    | MatchOn::ResolvedPath
-                    | MatchOn::Name
-                    | MatchOn::Domain
-                    | MatchOn::ExactDomain => analyses
-                        .view_texts(view, text, call.places)
-                        .iter()
-                        .try_for_each(|t| self.match_field(id, &field, t, &mut matchers)),
-                    MatchOn::Segment | MatchOn::Cover => {
-                        analyses.get(text).generous_texts().try_for_each(|segment| {
-                            shell::anchor_into(&mut anchored, segment);
-                            self.match_field(id, &field, &anchored, &mut matchers)
-                        })
-                    }
-                };
-                match result {
-                    Ok(()) => false,
-                    Err(e) => {
-                        failure = Some(e);
-                        true
-                    }
-                }
-            });
-            if let Some(e) = failure {
-                return Err(e);
-            }
-        }
-        matchers.sort_unstable();
-        matchers.dedup();
-
-        let mut candidates = Vec::new();
-        for &matcher in &matchers {
-            let record = self.record::<MatcherRecord>(matcher as usize)?;
-            self.extend_from(
-                Section::Postings,
-                record.posting_first,
-                record.posting_count,
-                &mut candidates,
-            )?;
-        }
-        candidates.sort_unstable();
-        let mut fired = Vec::new();
-        for run in candidates.chunk_by(|a, b| a == b) {
-            let rule = self.record::<RuleRecord>(run[0] as usize)?;
-            if rule.matcher_count as usize == run.len()
-                && self.event_applies(&rule, event_bit)
-                && self.tool_applies(&rule, &globs)?
-            {
-                fired.push(run[0]);
-            }
-        }
-        let mut matcherless = Vec::new();
-        for &glob in &globs {
-            let record = self.record::<GlobRecord>(glob as usize)?;
-            self.extend_from(
-                Section::Postings,
-                record.posting_first,
-                record.posting_count,
-                &mut matcherless,
-            )?;
-        }
-        let (universal_first, universal_count) = self.universal_rules;
-        self.extend_from(
-            Section::Postings,
-            universal_first as u32,
-            universal_count as u32,
-            &mut matcherless,
-        )?;
-        for rule_index in matcherless {
-            let rule = self.record::<RuleRecord>(rule_index as usize)?;
-            if self.event_applies(&rule, event_bit) {
-                fired.push(rule_index);
-            }
-        }
+        let cover_fields = self.match_fields(call, &mut analyses, &mut matchers)?;
+        let mut fired = self.fired_rules(&matchers, &globs, event_bit)?;
 
         // Coverage decides only when no deny or ask rule fired (deny > ask > allow): then, and
         // only then, the `covers` rules are evaluated, segment by segment.
@@ -203,6 +70,187 @@ impl CompiledPolicy {
             fired.extend(covering);
         }
 
+        let views = self.fired_views(fired)?;
+        let outcome =
+            semantics::read_only_default(semantics::fold_rules(self.default_decision, views), call);
+        if outcome.decision >= Decision::Ask {
+            return Ok(outcome);
+        }
+        match self.governing_rule(call, event_bit, &globs, &mut analyses)? {
+            Some((index, why)) => {
+                let rule = self.record::<RuleRecord>(index as usize)?;
+                let id = self
+                    .json
+                    .as_bytes()
+                    .get(rule.id_offset as usize..(rule.id_offset + rule.id_len) as usize)
+                    .and_then(json_string)
+                    .ok_or(Inconsistent(
+                        "a rule's id is not a string of the policy JSON",
+                    ))?;
+                Ok(semantics::at_least_ask(outcome, &why, &id))
+            }
+            None => Ok(outcome),
+        }
+    }
+
+    /// The tool globs `tool_name` matches, sorted: exact names, prefixes, then automata.
+    fn tool_globs(&self, tool_name: &str) -> Checked<Vec<u32>> {
+        let mut globs = Vec::new();
+        self.exact_tool(tool_name, &mut globs)?;
+        self.tool_prefixes(tool_name, &mut globs)?;
+        let (tool_first, tool_count) = self.tool_automata;
+        for i in 0..tool_count {
+            let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
+            self.run_automaton(automaton, tool_name, Some(0), &mut globs)?;
+        }
+        globs.sort_unstable();
+        globs.dedup();
+        Ok(globs)
+    }
+
+    /// Every matcher the call's fields match, sorted, into `matchers`; the fields read as
+    /// `covers` are returned instead, decided later ([`Self::covering_rules`]).
+    fn match_fields<'c>(
+        &self,
+        call: Call<'c>,
+        analyses: &mut shell::AnalysisCache<'_>,
+        matchers: &mut Vec<u32>,
+    ) -> Checked<Vec<(u32, FieldRecord, &'c str)>> {
+        let mut cover_fields = Vec::new();
+        // One buffer for every anchored segment text of the call.
+        let mut anchored = String::new();
+        for field_id in 0..self.field_count {
+            let field = self.record::<FieldRecord>(field_id)?;
+            let path = self.str(field.path_offset, field.path_len)?;
+            let view =
+                view_of_code(field.view).ok_or(Inconsistent("a field's view is not a view"))?;
+            let Some(value) = semantics::lookup(call.tool_input, path) else {
+                continue;
+            };
+            if view == MatchOn::Cover {
+                // Decided after the other rules: coverage only matters when nothing denies
+                // or asks.
+                if let serde_json::Value::String(command) = value {
+                    cover_fields.push((field_id as u32, field, command.as_str()));
+                }
+                continue;
+            }
+            let mut failure = None;
+            semantics::any_text(value, &mut |text| {
+                let id = field_id as u32;
+                let result = match view {
+                    MatchOn::Text => self.match_field(id, &field, text, matchers),
+                    MatchOn::TextAndSegments => {
+                        self.match_field(id, &field, text, matchers).and_then(|()| {
+                            analyses.get(text).generous_texts().try_for_each(|segment| {
+                                self.match_field(id, &field, segment, matchers)
+                            })
+                        })
+                    }
+                    // A command's path texts are matched as they are made, none kept (the
+                    // same texts as the reference evaluator's, `paths::command_path_texts`).
+                    MatchOn::CommandPath => {
+                        let mut failed = None;
+                        let analysis = analyses.get(text);
+                        let _ = paths::each_command_path_text(
+                            analysis.generous_texts(),
+                            call.places,
+                            &mut |t| match self.match_field(id, &field, t, matchers) {
+                                Ok(()) => ControlFlow::Continue(()),
+                                Err(e) => {
+                                    failed = Some(e);
+                                    ControlFlow::Break(())
+                                }
+                            },
+                        );
+                        failed.map_or(Ok(()), Err)
+                    }
+                    // Path, domain and name views: their texts as the reference evaluator
+                    // makes them (`shell::AnalysisCache::view_texts`, the one definition).
+                    MatchOn::Path
+                    | MatchOn::ResolvedPath
+                    | MatchOn::Name
+                    | MatchOn::Domain
+                    | MatchOn::ExactDomain => analyses
+                        .view_texts(view, text, call.places)
+                        .iter()
+                        .try_for_each(|t| self.match_field(id, &field, t, matchers)),
+                    MatchOn::Segment | MatchOn::Cover => {
+                        analyses.get(text).generous_texts().try_for_each(|segment| {
+                            shell::anchor_into(&mut anchored, segment);
+                            self.match_field(id, &field, &anchored, matchers)
+                        })
+                    }
+                };
+                match result {
+                    Ok(()) => false,
+                    Err(e) => {
+                        failure = Some(e);
+                        true
+                    }
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+        matchers.sort_unstable();
+        matchers.dedup();
+        Ok(cover_fields)
+    }
+
+    /// The rules that fire on the matched `matchers` and tool `globs` for the event: those
+    /// all of whose matchers matched, and those with none.
+    fn fired_rules(&self, matchers: &[u32], globs: &[u32], event_bit: u8) -> Checked<Vec<u32>> {
+        let mut candidates = Vec::new();
+        for &matcher in matchers {
+            let record = self.record::<MatcherRecord>(matcher as usize)?;
+            self.extend_from(
+                Section::Postings,
+                record.posting_first,
+                record.posting_count,
+                &mut candidates,
+            )?;
+        }
+        candidates.sort_unstable();
+        let mut fired = Vec::new();
+        for run in candidates.chunk_by(|a, b| a == b) {
+            let rule = self.record::<RuleRecord>(run[0] as usize)?;
+            if rule.matcher_count as usize == run.len()
+                && self.event_applies(&rule, event_bit)
+                && self.tool_applies(&rule, globs)?
+            {
+                fired.push(run[0]);
+            }
+        }
+        let mut matcherless = Vec::new();
+        for &glob in globs {
+            let record = self.record::<GlobRecord>(glob as usize)?;
+            self.extend_from(
+                Section::Postings,
+                record.posting_first,
+                record.posting_count,
+                &mut matcherless,
+            )?;
+        }
+        let (universal_first, universal_count) = self.universal_rules;
+        self.extend_from(
+            Section::Postings,
+            universal_first as u32,
+            universal_count as u32,
+            &mut matcherless,
+        )?;
+        for rule_index in matcherless {
+            let rule = self.record::<RuleRecord>(rule_index as usize)?;
+            if self.event_applies(&rule, event_bit) {
+                fired.push(rule_index);
+            }
+        }
+        Ok(fired)
+    }
+
+    /// The fired rules' decisions, ids and reasons, for the fold.
+    fn fired_views(&self, fired: Vec<u32>) -> Checked<Vec<(usize, FiredRule<'_>)>> {
         let mut views = Vec::with_capacity(fired.len());
         for index in fired {
             let rule = self.record::<RuleRecord>(index as usize)?;
@@ -227,26 +275,7 @@ impl CompiledPolicy {
                 },
             ));
         }
-        let outcome =
-            semantics::read_only_default(semantics::fold_rules(self.default_decision, views), call);
-        if outcome.decision >= Decision::Ask {
-            return Ok(outcome);
-        }
-        match self.governing_rule(call, event_bit, &globs, &mut analyses)? {
-            Some((index, why)) => {
-                let rule = self.record::<RuleRecord>(index as usize)?;
-                let id = self
-                    .json
-                    .as_bytes()
-                    .get(rule.id_offset as usize..(rule.id_offset + rule.id_len) as usize)
-                    .and_then(json_string)
-                    .ok_or(Inconsistent(
-                        "a rule's id is not a string of the policy JSON",
-                    ))?;
-                Ok(semantics::at_least_ask(outcome, &why, &id))
-            }
-            None => Ok(outcome),
-        }
+        Ok(views)
     }
 
     /// The first deny or ask rule, in policy order, that applies to the call and has a

@@ -211,10 +211,40 @@ pub(super) fn refusal(
     guard: &Guard,
 ) -> Option<(String, &'static str)> {
     let texts: Vec<&str> = analysis.generous_texts().collect();
-    // Variables the command assigns a literal to, and the directories it `cd`s to.
+    let effects = effects_of(&texts);
+    if effects.is_empty() {
+        return None;
+    }
+    let (variables, directories) = assignments_and_directories(&texts, places);
+    let list = PlaceList::new(guard, places);
+    let paths = |word: &str| -> Vec<String> {
+        let Some(word) = expand_word(word, &variables, places) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for p in absolute(&word, &directories, places) {
+            if let Some(r) = resolved(&p) {
+                out.push(r);
+            }
+            out.push(p);
+        }
+        out
+    };
+    written_place(&effects, &list, &paths)
+        .or_else(|| written_as_place(&effects, &list, &paths))
+        .or_else(|| removed_place(&effects, &list, &paths))
+        .or_else(|| found_place(&effects, &list, &paths))
+}
+
+/// The variables the command's texts assign a literal to, and the directories it `cd`s to
+/// (the call's own first).
+fn assignments_and_directories(
+    texts: &[&str],
+    places: Places<'_>,
+) -> (Vec<(String, String)>, Vec<String>) {
     let mut variables: Vec<(String, String)> = Vec::new();
     let mut directories: Vec<String> = places.cwd.map(String::from).into_iter().collect();
-    for text in &texts {
+    for text in texts {
         let words: Vec<&str> = text.split_whitespace().collect();
         let assignments = match words.first() {
             Some(&("export" | "declare" | "local" | "readonly" | "typeset")) => &words[1..],
@@ -228,12 +258,11 @@ pub(super) fn refusal(
             }
         }
     }
-    let expand = |word: &str| expand_word(word, &variables, places);
-    for text in &texts {
+    for text in texts {
         let mut words = text.split_whitespace();
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
-            && let Some(target) = expand(target)
+            && let Some(target) = expand_word(target, &variables, places)
         {
             for dir in absolute(&target, &directories.clone(), places) {
                 if !directories.contains(&dir) {
@@ -242,8 +271,13 @@ pub(super) fn refusal(
             }
         }
     }
+    (variables, directories)
+}
+
+/// What the command's texts write, remove, link and find.
+fn effects_of(texts: &[&str]) -> Effects {
     let mut effects = Effects::default();
-    for text in &texts {
+    for text in texts {
         let words: Vec<&str> = text.split_whitespace().collect();
         redirections(&words, &mut effects);
         let words = without_redirections(&words);
@@ -273,30 +307,31 @@ pub(super) fn refusal(
             _ => {}
         }
     }
-    if effects.written.is_empty()
-        && effects.onto.is_empty()
-        && effects.written_as.is_empty()
-        && effects.removed.is_empty()
-        && effects.linked_to.is_empty()
-        && effects.found.is_empty()
-    {
-        return None;
+    effects
+}
+
+impl Effects {
+    fn is_empty(&self) -> bool {
+        self.written.is_empty()
+            && self.onto.is_empty()
+            && self.written_as.is_empty()
+            && self.removed.is_empty()
+            && self.linked_to.is_empty()
+            && self.found.is_empty()
     }
-    let list = PlaceList::new(guard, places);
-    let paths = |word: &str| -> Vec<String> {
-        let Some(word) = expand(word) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for p in absolute(&word, &directories, places) {
-            if let Some(r) = resolved(&p) {
-                out.push(r);
-            }
-            out.push(p);
-        }
-        out
-    };
-    let hit = |p: &Place| Some((p.path.clone(), p.what));
+}
+
+/// A guard place as [`refusal`] reports it.
+fn hit(p: &Place) -> Option<(String, &'static str)> {
+    Some((p.path.clone(), p.what))
+}
+
+/// The guard place a write reaches (into a file, or onto a directory that is not one).
+fn written_place(
+    effects: &Effects,
+    list: &PlaceList,
+    paths: &dyn Fn(&str) -> Vec<String>,
+) -> Option<(String, &'static str)> {
     let onto = effects
         .onto
         .iter()
@@ -311,6 +346,15 @@ pub(super) fn refusal(
             }
         }
     }
+    None
+}
+
+/// The guard place a tree lands on under a name the command does not spell.
+fn written_as_place(
+    effects: &Effects,
+    list: &PlaceList,
+    paths: &dyn Fn(&str) -> Vec<String>,
+) -> Option<(String, &'static str)> {
     for (dir, pattern, subtree) in &effects.written_as {
         for dir in paths(dir) {
             for place in &list.places {
@@ -333,6 +377,15 @@ pub(super) fn refusal(
             }
         }
     }
+    None
+}
+
+/// The guard place removed, moved away or linked to.
+fn removed_place(
+    effects: &Effects,
+    list: &PlaceList,
+    paths: &dyn Fn(&str) -> Vec<String>,
+) -> Option<(String, &'static str)> {
     for word in effects.removed.iter().chain(&effects.linked_to) {
         for path in paths(word) {
             if let Some(p) = list.removed(&path) {
@@ -354,6 +407,15 @@ pub(super) fn refusal(
             }
         }
     }
+    None
+}
+
+/// The guard place a deleting or executing `find` reaches.
+fn found_place(
+    effects: &Effects,
+    list: &PlaceList,
+    paths: &dyn Fn(&str) -> Vec<String>,
+) -> Option<(String, &'static str)> {
     for (start, names) in &effects.found {
         for path in paths(start) {
             for place in &list.places {

@@ -1,6 +1,8 @@
 //! Path globs: a rule's argument read ([`PathGlob`]), its regex, the gitignore matcher that
 //! defines it, and a shell glob word expanded against the file system ([`expand_glob`]).
 
+use crate::pattern_error::PatternError;
+
 use std::path::Path;
 
 use super::Anchor;
@@ -16,15 +18,17 @@ pub struct PathGlob {
 
 impl PathGlob {
     /// Read a rule argument (`~/.ssh/**`, `./.env`, `//etc/passwd`); the error is a sentence.
-    pub fn parse(argument: &str) -> Result<PathGlob, String> {
+    pub fn parse(argument: &str) -> Result<PathGlob, PatternError> {
         if argument.is_empty() {
-            return Err("the path pattern is empty".into());
+            return Err(PatternError::Empty {
+                what: "path pattern",
+            });
         }
         if let Some(c) = argument.chars().find(|c| c.is_control()) {
-            return Err(format!(
-                "the path pattern contains the control character {}",
-                c.escape_unicode()
-            ));
+            return Err(PatternError::ControlCharacter {
+                what: "path pattern",
+                character: c,
+            });
         }
         let (anchor, rest) = if let Some(rest) = argument.strip_prefix("//") {
             (Anchor::Root, rest)

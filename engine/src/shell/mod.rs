@@ -32,6 +32,7 @@ mod parse;
 pub mod segment;
 pub mod targets;
 
+pub use parse::ParseError;
 pub use segment::Segment;
 
 /// Longest command parsed, in bytes. Longer ones are unparseable (never covered).
@@ -53,7 +54,7 @@ pub struct Analysis {
     /// Every simple command, outermost first.
     pub segments: Vec<Segment>,
     /// Why the command could not be parsed (then `segments` come from the fallback split).
-    pub unparseable: Option<String>,
+    pub unparseable: Option<ParseError>,
 }
 
 impl Analysis {

@@ -321,9 +321,10 @@ impl SidecarImage {
         let mut groups = LiteralGroups::new();
         let mut key_masks = vec![0u32; self.fields.len()];
         let mut prefilter = vec![0u8; self.fields.len() * PREFILTER_BYTES];
-        let mut index = |field: u32, literal: &[u8], target: u32| -> Result<(), String> {
+        // The error is what the literal has wrong, a phrase for the caller's message.
+        let mut index = |field: u32, literal: &[u8], target: u32| -> Result<(), &'static str> {
             if literal.is_empty() {
-                return Err("an empty literal".into());
+                return Err("an empty literal");
             }
             let mask = key_masks
                 .get_mut(field as usize)

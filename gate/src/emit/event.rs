@@ -66,7 +66,7 @@ pub(super) fn open_log(args: &EmitArgs) -> Result<(record::SessionLog, PathBuf),
         .project_root
         .as_deref()
         .ok_or("missing --project-root")?;
-    record::open_session_log(project_root, session)
+    Ok(record::open_session_log(project_root, session)?)
 }
 
 /// The record of this run, one serialized line ending in `\n`, its chain members still to be

@@ -56,35 +56,48 @@ fn resolve_in(
     };
     match session_of(payload) {
         Ok(session) => out.session = Some(session),
-        Err(e) => out.problems.push(e),
+        Err(e) => out.problems.push(e.to_string()),
     }
     match cwd_of(payload) {
         Ok(cwd) => {
             out.project_root =
                 Some(harness_project_dir(var).unwrap_or_else(|| project_root_of(&cwd)))
         }
-        Err(e) => out.problems.push(e),
+        Err(e) => out.problems.push(e.to_string()),
     }
     out
 }
 
-fn session_of(payload: &Value) -> Result<String, String> {
+/// Why `--from-payload` cannot take the session or the project from the payload (a problem
+/// of the arguments: a gate then denies).
+#[derive(Debug, thiserror::Error)]
+enum FromPayloadError {
+    #[error("the payload carries no `session_id` string (--from-payload needs one)")]
+    NoSessionId,
+    #[error("the payload's `session_id` cannot name a session log: {0}")]
+    UnusableSessionId(#[from] engine::session::SessionIdError),
+    #[error("the payload carries no `cwd` string (--from-payload needs one)")]
+    NoCwd,
+    #[error("the payload's `cwd` is not an absolute path")]
+    RelativeCwd,
+}
+
+fn session_of(payload: &Value) -> Result<String, FromPayloadError> {
     let session = payload
         .get("session_id")
         .and_then(Value::as_str)
-        .ok_or("the payload carries no `session_id` string (--from-payload needs one)")?;
-    engine::session::validate_session_id(session)
-        .map_err(|e| format!("the payload's `session_id` cannot name a session log: {e}"))?;
+        .ok_or(FromPayloadError::NoSessionId)?;
+    engine::session::validate_session_id(session)?;
     Ok(session.to_string())
 }
 
-fn cwd_of(payload: &Value) -> Result<PathBuf, String> {
+fn cwd_of(payload: &Value) -> Result<PathBuf, FromPayloadError> {
     let cwd = payload
         .get("cwd")
         .and_then(Value::as_str)
-        .ok_or("the payload carries no `cwd` string (--from-payload needs one)")?;
+        .ok_or(FromPayloadError::NoCwd)?;
     if !cwd.starts_with('/') {
-        return Err("the payload's `cwd` is not an absolute path".into());
+        return Err(FromPayloadError::RelativeCwd);
     }
     Ok(PathBuf::from(cwd))
 }

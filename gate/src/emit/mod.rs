@@ -392,7 +392,7 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
         )?;
         // From here the real record is written: a crash after it must not add a second one.
         deadline::set_last_record(-1, -1, Vec::new());
-        record::append_line(session_log, &path, &line)
+        Ok(record::append_line(session_log, &path, &line)?)
     });
     match role {
         Role::Observer => {

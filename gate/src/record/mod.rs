@@ -51,6 +51,7 @@
 
 pub mod bound;
 pub mod chain;
+mod error;
 pub mod reader;
 pub mod verify;
 pub mod writer;
@@ -60,6 +61,7 @@ pub use bound::{
     bounded_payload,
 };
 pub use chain::MAX_TORN_SCAN;
+pub use error::RecordError;
 pub use writer::{TornLine, append_line};
 
 use std::fs::{self, File, OpenOptions};
@@ -72,13 +74,9 @@ use engine::session::validate_session_id;
 use crate::sha256::{hex, sha256};
 
 /// `<sanitized-repo-name>-<first 12 hex of sha256(canonical project path)>`.
-pub fn repo_scope(project_root: &Path) -> Result<String, String> {
-    let canonical = fs::canonicalize(project_root).map_err(|e| {
-        format!(
-            "cannot resolve project root `{}`: {e}",
-            project_root.display()
-        )
-    })?;
+pub fn repo_scope(project_root: &Path) -> Result<String, RecordError> {
+    let canonical = fs::canonicalize(project_root)
+        .map_err(RecordError::io("resolve project root", project_root))?;
     let name: String = canonical
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -100,16 +98,13 @@ pub fn repo_scope(project_root: &Path) -> Result<String, String> {
 }
 
 /// The state root: `$ANIMUS_CONFIG_DIR`, else `$HOME/.animus`.
-pub fn state_root() -> Result<PathBuf, String> {
+pub fn state_root() -> Result<PathBuf, RecordError> {
     // A relative root would resolve against whatever directory the harness runs the hook in.
-    let absolute = |name: &str, dir: PathBuf| -> Result<PathBuf, String> {
+    let absolute = |variable: &'static str, dir: PathBuf| {
         if dir.is_absolute() {
             Ok(dir)
         } else {
-            Err(format!(
-                "{name} is `{}`, not an absolute path",
-                dir.display()
-            ))
+            Err(RecordError::NotAbsolute { variable, dir })
         }
     };
     if let Some(dir) = std::env::var_os("ANIMUS_CONFIG_DIR").filter(|v| !v.is_empty()) {
@@ -117,7 +112,7 @@ pub fn state_root() -> Result<PathBuf, String> {
     }
     match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         Some(home) => Ok(absolute("HOME", PathBuf::from(home))?.join(".animus")),
-        None => Err("neither ANIMUS_CONFIG_DIR nor HOME is set".into()),
+        None => Err(RecordError::NoStateRoot),
     }
 }
 
@@ -143,7 +138,7 @@ pub fn state_root() -> Result<PathBuf, String> {
 pub fn open_session_log(
     project_root: &Path,
     session: &str,
-) -> Result<(SessionLog, PathBuf), String> {
+) -> Result<(SessionLog, PathBuf), RecordError> {
     validate_session_id(session)?;
     let root = state_root()?;
     let scope = repo_scope(project_root)?;
@@ -159,7 +154,7 @@ pub fn open_session_log(
 
 /// The path of the log of `session` in `project_root` (nothing opened or created): what
 /// `verify --session` and `log --session` read.
-pub fn session_log_path(project_root: &Path, session: &str) -> Result<PathBuf, String> {
+pub fn session_log_path(project_root: &Path, session: &str) -> Result<PathBuf, RecordError> {
     validate_session_id(session)?;
     Ok(state_root()?
         .join(repo_scope(project_root)?)
@@ -183,7 +178,7 @@ pub fn anchor_path(log: &Path) -> PathBuf {
 /// Open the anchor `path` in `sessions`, making it first when missing: written whole to a
 /// temporary name, then hard-linked into place (`linkat` fails when another hook made it
 /// first, and that one is whole too), so a reader never sees a half-written anchor.
-fn open_anchor(sessions: &File, path: &Path, session: &str) -> Result<File, String> {
+fn open_anchor(sessions: &File, path: &Path, session: &str) -> Result<File, RecordError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -195,22 +190,16 @@ fn open_anchor(sessions: &File, path: &Path, session: &str) -> Result<File, Stri
         make_anchor(sessions, path, &c_name, session)?;
         opened = openat(sessions, &c_name, flags, 0);
     }
-    let anchor = opened.map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => format!(
-            "`{}` is a symbolic link; refusing to follow it",
-            path.display()
-        ),
-        Some(libc::ENXIO) => format!("`{}` is not a regular file", path.display()),
-        _ => format!("cannot open `{}`: {e}", path.display()),
-    })?;
+    let anchor = opened.map_err(|e| refused_open(e, path, ""))?;
     let metadata = anchor
         .metadata()
-        .map_err(|e| format!("cannot inspect `{}`: {e}", path.display()))?;
+        .map_err(RecordError::io("inspect", path))?;
     if let Some(what) = engine::ownership::not_a_regular_file(&metadata) {
-        return Err(format!(
-            "`{}` is {what}, not a regular file; a session anchor is one",
-            path.display()
-        ));
+        return Err(RecordError::NotARegularFile {
+            path: path.to_path_buf(),
+            what,
+            then: "a session anchor is one",
+        });
     }
     check_owned(&metadata, path)?;
     Ok(anchor)
@@ -222,12 +211,12 @@ fn make_anchor(
     path: &Path,
     c_name: &std::ffi::CStr,
     session: &str,
-) -> Result<(), String> {
+) -> Result<(), RecordError> {
     use std::io::{Read, Write};
     let mut nonce = [0u8; 16];
     File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut nonce))
-        .map_err(|e| format!("cannot read /dev/urandom for the session anchor's nonce: {e}"))?;
+        .map_err(RecordError::Nonce)?;
     let now = std::time::SystemTime::now();
     let text = format!(
         "{{\"created\":\"{}\",\"kind\":\"animus-session-anchor\",\"nonce\":\"{}\",\"session\":{},\"v\":1}}\n",
@@ -243,7 +232,7 @@ fn make_anchor(
     let c_temp = c_string(&temp_name, path)?;
     let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
     let mut temp = openat(sessions, &c_temp, flags, 0o600)
-        .map_err(|e| format!("cannot create the anchor `{}`: {e}", path.display()))?;
+        .map_err(RecordError::io("create the anchor", path))?;
     let written = temp.write_all(text.as_bytes());
     // SAFETY: valid directory descriptor and NUL-terminated names.
     let linked = written.is_ok()
@@ -259,28 +248,39 @@ fn make_anchor(
     let link_error = std::io::Error::last_os_error();
     // SAFETY: as above.
     unsafe { libc::unlinkat(sessions.as_raw_fd(), c_temp.as_ptr(), 0) };
-    if let Err(e) = written {
-        return Err(format!("cannot write the anchor `{}`: {e}", path.display()));
-    }
+    written.map_err(RecordError::io("write the anchor", path))?;
     if !linked && link_error.kind() != std::io::ErrorKind::AlreadyExists {
-        return Err(format!(
-            "cannot create the anchor `{}`: {link_error}",
-            path.display()
-        ));
+        return Err(RecordError::io("create the anchor", path)(link_error));
     }
     Ok(())
 }
 
 /// Refuse `metadata` of `path` unless it is this user's and writable by nobody else.
-fn check_owned(metadata: &fs::Metadata, path: &Path) -> Result<(), String> {
-    engine::ownership::check_owner_and_mode(metadata, path, false)
-        .map_err(|e| format!("{e}; the session log is kept only where nobody else can change it"))
+fn check_owned(metadata: &fs::Metadata, path: &Path) -> Result<(), RecordError> {
+    Ok(engine::ownership::check_owner_and_mode(
+        metadata, path, false,
+    )?)
+}
+
+/// The error for an `openat` of `path` that failed with `e`: a symbolic link (`ELOOP`; `why`
+/// completes the sentence) or a FIFO (`ENXIO`, from `O_NONBLOCK`) named as such.
+fn refused_open(e: std::io::Error, path: &Path, why: &'static str) -> RecordError {
+    match e.raw_os_error() {
+        Some(libc::ELOOP) => RecordError::SymbolicLink {
+            path: path.to_path_buf(),
+            why,
+        },
+        Some(libc::ENXIO) => RecordError::NotRegular {
+            path: path.to_path_buf(),
+        },
+        _ => RecordError::io("open", path)(e),
+    }
 }
 
 /// Open the state root as a directory, creating it (and missing parents) `0700` first if it
 /// is not there. The root itself may be a symbolic link the user made (`~/.animus` kept
 /// elsewhere); what it leads to must be a directory this user owns, writable by nobody else.
-fn open_root(root: &Path) -> Result<File, String> {
+fn open_root(root: &Path) -> Result<File, RecordError> {
     let open = || {
         OpenOptions::new()
             .read(true)
@@ -293,22 +293,20 @@ fn open_root(root: &Path) -> Result<File, String> {
                 .recursive(true)
                 .mode(0o700)
                 .create(root)
-                .map_err(|e| format!("cannot create `{}`: {e}", root.display()))?;
+                .map_err(RecordError::io("create", root))?;
             open()
         }
         other => other,
     }
-    .map_err(|e| format!("cannot open the state directory `{}`: {e}", root.display()))?;
-    let metadata = dir
-        .metadata()
-        .map_err(|e| format!("cannot inspect `{}`: {e}", root.display()))?;
+    .map_err(RecordError::io("open the state directory", root))?;
+    let metadata = dir.metadata().map_err(RecordError::io("inspect", root))?;
     check_owned(&metadata, root)?;
     Ok(dir)
 }
 
 /// `name` inside `parent`, opened as a directory without following a symbolic link, created
 /// `0700` when missing; `path` is its full path, for messages.
-fn open_subdir(parent: &File, path: &Path, name: &str) -> Result<File, String> {
+fn open_subdir(parent: &File, path: &Path, name: &str) -> Result<File, RecordError> {
     let c_name = c_string(name, path)?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
     let mut fd = openat(parent, &c_name, flags, 0);
@@ -319,29 +317,25 @@ fn open_subdir(parent: &File, path: &Path, name: &str) -> Result<File, String> {
             let e = std::io::Error::last_os_error();
             // Another hook of the same session may have made it first.
             if e.kind() != std::io::ErrorKind::AlreadyExists {
-                return Err(format!("cannot create `{}`: {e}", path.display()));
+                return Err(RecordError::io("create", path)(e));
             }
         }
         fd = openat(parent, &c_name, flags, 0);
     }
     let dir = fd.map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) | Some(libc::ENOTDIR) => format!(
-            "`{}` is not a directory (a symbolic link or another file is in its place); \
-             refusing to follow it",
-            path.display()
-        ),
-        _ => format!("cannot open `{}`: {e}", path.display()),
+        Some(libc::ELOOP) | Some(libc::ENOTDIR) => RecordError::NotADirectory {
+            path: path.to_path_buf(),
+        },
+        _ => RecordError::io("open", path)(e),
     })?;
-    let metadata = dir
-        .metadata()
-        .map_err(|e| format!("cannot inspect `{}`: {e}", path.display()))?;
+    let metadata = dir.metadata().map_err(RecordError::io("inspect", path))?;
     check_owned(&metadata, path)?;
     Ok(dir)
 }
 
 /// The log `name` in `sessions`, opened to append (created `0600`), checked as described at
 /// [`open_session_log`].
-fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, String> {
+fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, RecordError> {
     use std::os::unix::fs::MetadataExt;
     let c_name = c_string(name, path)?;
     // Read too: the chain's tip and a torn last line are read back ([`append_line`]).
@@ -351,40 +345,30 @@ fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, String> {
         | libc::O_NOFOLLOW
         | libc::O_NONBLOCK
         | libc::O_CLOEXEC;
-    let log = openat(sessions, &c_name, flags, 0o600).map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => format!(
-            "`{}` is a symbolic link; refusing to follow it (records would land wherever it \
-             points)",
-            path.display()
-        ),
-        // O_NONBLOCK on a FIFO nobody reads.
-        Some(libc::ENXIO) => format!("`{}` is not a regular file", path.display()),
-        _ => format!("cannot open `{}`: {e}", path.display()),
-    })?;
-    let metadata = log
-        .metadata()
-        .map_err(|e| format!("cannot inspect `{}`: {e}", path.display()))?;
+    let log = openat(sessions, &c_name, flags, 0o600)
+        .map_err(|e| refused_open(e, path, " (records would land wherever it points)"))?;
+    let metadata = log.metadata().map_err(RecordError::io("inspect", path))?;
     if let Some(what) = engine::ownership::not_a_regular_file(&metadata) {
-        return Err(format!(
-            "`{}` is {what}, not a regular file; refusing to write records to it",
-            path.display()
-        ));
+        return Err(RecordError::NotARegularFile {
+            path: path.to_path_buf(),
+            what,
+            then: "refusing to write records to it",
+        });
     }
     check_owned(&metadata, path)?;
     if metadata.nlink() != 1 {
-        return Err(format!(
-            "`{}` has {} hard links; a session log has exactly one (another name for it could \
-             be any file of this user)",
-            path.display(),
-            metadata.nlink()
-        ));
+        return Err(RecordError::HardLinks {
+            path: path.to_path_buf(),
+            links: metadata.nlink(),
+        });
     }
     Ok(log)
 }
 
-fn c_string(name: &str, path: &Path) -> Result<std::ffi::CString, String> {
-    std::ffi::CString::new(name)
-        .map_err(|_| format!("`{}`: a name holds a NUL byte", path.display()))
+fn c_string(name: &str, path: &Path) -> Result<std::ffi::CString, RecordError> {
+    std::ffi::CString::new(name).map_err(|_| RecordError::NulInName {
+        path: path.to_path_buf(),
+    })
 }
 
 /// `openat(2)`, the descriptor owned.

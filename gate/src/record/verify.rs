@@ -148,30 +148,8 @@ pub fn verify(log: &[u8], anchor: Option<&[u8]>, allow_open: bool) -> Report {
             }
             Entry::Invalid(why) => {
                 let reported = all.get(i + 1).is_some_and(|next| reports_torn(next, line));
-                if reported {
-                    problems.push(problem(
-                        "torn",
-                        Some(line),
-                        None,
-                        format!(
-                            "line {} (bytes {}..{}) is torn: a record cut short (the next \
-                             record reports it)",
-                            line.number,
-                            line.start,
-                            line.end()
-                        ),
-                    ));
-                } else {
-                    problems.push(problem(
-                        "not_a_record",
-                        Some(line),
-                        None,
-                        format!(
-                            "line {} (byte {}) is not a record ({why}): inserted, or edited \
-                             past reading",
-                            line.number, line.start
-                        ),
-                    ));
+                problems.push(invalid_line_problem(line, &why, reported));
+                if !reported {
                     expected_prev = None;
                     slack = true;
                 }
@@ -183,55 +161,14 @@ pub fn verify(log: &[u8], anchor: Option<&[u8]>, allow_open: bool) -> Report {
         let seq_ok = seq == expected_seq || (slack && seq == expected_seq + 1);
         let link_ok = expected_prev.as_deref().is_none_or(|e| e == prev);
         if !seq_ok {
-            let (kind, message) = if seq > expected_seq {
-                let missing = if seq == expected_seq + 1 {
-                    format!("seq {expected_seq} is")
-                } else {
-                    format!("seq {expected_seq}..{} are", seq - 1)
-                };
-                (
-                    "removed",
-                    format!(
-                        "line {} holds seq {seq}: {missing} missing before it (removed, or the \
-                         log was cut and written on)",
-                        line.number
-                    ),
-                )
-            } else {
-                (
-                    "reordered",
-                    format!(
-                        "line {} holds seq {seq} where seq {expected_seq} belongs: records were \
-                         inserted, reordered or duplicated",
-                        line.number
-                    ),
-                )
-            };
-            problems.push(problem(kind, Some(line), Some(seq), message));
+            problems.push(sequence_problem(line, seq, expected_seq));
         } else if !link_ok {
-            let message = match &previous_record {
-                Some((before, before_seq)) => format!(
-                    "line {} (seq {before_seq}) was edited: its digest is not the one line {} \
-                     (seq {seq}) links to (or that link was edited)",
-                    before.number, line.number
-                ),
-                None => format!(
-                    "the anchor disagrees: line {} (seq {seq}) links to {prev}, the anchor's \
-                     digest is {}",
-                    line.number,
-                    expected_prev.as_deref().unwrap_or("")
-                ),
-            };
-            let (at, at_seq) = match &previous_record {
-                Some((before, before_seq)) => (before, Some(*before_seq)),
-                None => (line, Some(seq)),
-            };
-            let kind = if previous_record.is_some() {
-                "edited"
-            } else {
-                "anchor"
-            };
-            problems.push(problem(kind, Some(at), at_seq, message));
+            problems.push(link_problem(
+                line,
+                (seq, &prev),
+                previous_record.as_ref(),
+                expected_prev.as_deref(),
+            ));
         }
         if let Some(sealed) = sealed_at {
             if View(&record).event() == Some("SessionStart") {
@@ -286,14 +223,117 @@ pub fn verify(log: &[u8], anchor: Option<&[u8]>, allow_open: bool) -> Report {
         previous_record = Some((*line, seq));
     }
     report.sealed = sealed_at.is_some();
-    match &previous_record {
-        None if report.records == 0 => problems.push(problem(
+    problems.extend(end_problem(&report, previous_record.as_ref(), allow_open));
+    report.problems = problems;
+    report
+}
+
+/// A line that does not read as a record: torn (when the next record reports it) or not a
+/// record at all.
+fn invalid_line_problem(line: &Line, why: &str, reported_torn: bool) -> Problem {
+    if reported_torn {
+        problem(
+            "torn",
+            Some(line),
+            None,
+            format!(
+                "line {} (bytes {}..{}) is torn: a record cut short (the next record reports \
+                 it)",
+                line.number,
+                line.start,
+                line.end()
+            ),
+        )
+    } else {
+        problem(
+            "not_a_record",
+            Some(line),
+            None,
+            format!(
+                "line {} (byte {}) is not a record ({why}): inserted, or edited past reading",
+                line.number, line.start
+            ),
+        )
+    }
+}
+
+/// A record whose `seq` is not the one expected: records removed before it, or inserted,
+/// reordered or duplicated.
+fn sequence_problem(line: &Line, seq: u64, expected_seq: u64) -> Problem {
+    let (kind, message) = if seq > expected_seq {
+        let missing = if seq == expected_seq + 1 {
+            format!("seq {expected_seq} is")
+        } else {
+            format!("seq {expected_seq}..{} are", seq - 1)
+        };
+        (
+            "removed",
+            format!(
+                "line {} holds seq {seq}: {missing} missing before it (removed, or the log was \
+                 cut and written on)",
+                line.number
+            ),
+        )
+    } else {
+        (
+            "reordered",
+            format!(
+                "line {} holds seq {seq} where seq {expected_seq} belongs: records were \
+                 inserted, reordered or duplicated",
+                line.number
+            ),
+        )
+    };
+    problem(kind, Some(line), Some(seq), message)
+}
+
+/// A record whose `prev` is not the digest expected: the record before it was edited, or
+/// (for the first) the anchor disagrees.
+fn link_problem(
+    line: &Line,
+    (seq, prev): (u64, &str),
+    previous_record: Option<&(Line, u64)>,
+    expected_prev: Option<&str>,
+) -> Problem {
+    match previous_record {
+        Some((before, before_seq)) => problem(
+            "edited",
+            Some(before),
+            Some(*before_seq),
+            format!(
+                "line {} (seq {before_seq}) was edited: its digest is not the one line {} (seq \
+                 {seq}) links to (or that link was edited)",
+                before.number, line.number
+            ),
+        ),
+        None => problem(
+            "anchor",
+            Some(line),
+            Some(seq),
+            format!(
+                "the anchor disagrees: line {} (seq {seq}) links to {prev}, the anchor's digest \
+                 is {}",
+                line.number,
+                expected_prev.unwrap_or("")
+            ),
+        ),
+    }
+}
+
+/// What the end of the log says: no record at all, or no seal (unless `allow_open`).
+fn end_problem(
+    report: &Report,
+    previous_record: Option<&(Line, u64)>,
+    allow_open: bool,
+) -> Option<Problem> {
+    match previous_record {
+        None if report.records == 0 => Some(problem(
             "empty",
             None,
             None,
             "the log holds no record".into(),
         )),
-        Some((line, seq)) if !report.sealed && !allow_open => problems.push(problem(
+        Some((line, seq)) if !report.sealed && !allow_open => Some(problem(
             "unsealed",
             Some(line),
             Some(*seq),
@@ -303,10 +343,8 @@ pub fn verify(log: &[u8], anchor: Option<&[u8]>, allow_open: bool) -> Report {
                 line.number
             ),
         )),
-        _ => {}
+        _ => None,
     }
-    report.problems = problems;
-    report
 }
 
 /// The longest a session's first record may follow its anchor's creation: the anchor is made

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use super::SessionLog;
 use super::chain::{Tip, chain_prefix, chain_tip};
+use super::{RecordError, SessionLog};
 
 /// A last line without its newline: where it ends and, when found within
 /// [`MAX_TORN_SCAN`](super::chain::MAX_TORN_SCAN) bytes, where it starts.
@@ -21,26 +21,23 @@ pub struct TornLine {
 /// in `}\n`. The chain members (`v`, `seq`, `prev`) are put first ([`super::chain`]); after a
 /// torn last line the record starts on a fresh line and says where the torn one is (see the
 /// parent module's documentation).
-pub fn append_line(log: SessionLog, path: &Path, body: &[u8]) -> Result<(), String> {
-    log.file
-        .lock()
-        .map_err(|e| format!("cannot lock `{}`: {e}", path.display()))?;
+pub fn append_line(log: SessionLog, path: &Path, body: &[u8]) -> Result<(), RecordError> {
+    log.file.lock().map_err(RecordError::io("lock", path))?;
     // Enough for a typical line at once; a longer one is read through it in pieces.
     let mut scratch = [0u8; 16 * 1024];
     let tip =
         chain_tip(log.file.as_raw_fd(), log.anchor.as_raw_fd(), &mut scratch).map_err(|e| {
-            format!(
-                "cannot read the end of `{}` (or its anchor): {}",
-                path.display(),
-                std::io::Error::from_raw_os_error(e)
-            )
+            RecordError::ChainTip {
+                path: path.to_path_buf(),
+                source: std::io::Error::from_raw_os_error(e),
+            }
         })?;
     let out = chained_line(&tip, body);
     // One write of the whole line; `write_all` only loops on a short write, which the lock
     // keeps from interleaving with another process. Closing the file releases the lock.
     (&log.file)
         .write_all(&out)
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+        .map_err(RecordError::io("write", path))
 }
 
 /// The bytes appended for `body` after `tip`: a newline first after a torn line, the chain

@@ -539,15 +539,19 @@ fn kill_switch(report: &mut Report) {
 
 fn state_dir(report: &mut Report) {
     use std::os::unix::fs::PermissionsExt;
-    let result = gate::record::state_root().and_then(|root| {
-        let metadata = std::fs::metadata(&root).map_err(|e| format!("{}: {e}", root.display()))?;
-        engine::ownership::check_owner_and_mode(&metadata, &root, false)?;
-        let mode = metadata.permissions().mode() & 0o777;
-        if mode != 0o700 {
-            return Err(format!("{} has mode {mode:03o}, not 700", root.display()));
-        }
-        Ok(format!("{} is yours and 0700", root.display()))
-    });
+    let result = gate::record::state_root()
+        .map_err(String::from)
+        .and_then(|root| {
+            let metadata =
+                std::fs::metadata(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+            engine::ownership::check_owner_and_mode(&metadata, &root, false)
+                .map_err(|e| e.to_string())?;
+            let mode = metadata.permissions().mode() & 0o777;
+            if mode != 0o700 {
+                return Err(format!("{} has mode {mode:03o}, not 700", root.display()));
+            }
+            Ok(format!("{} is yours and 0700", root.display()))
+        });
     match result {
         Ok(detail) => report.pass("state dir", detail),
         Err(e) => report.fail(

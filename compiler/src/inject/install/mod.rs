@@ -559,7 +559,7 @@ pub fn plan_uninstall(
 mod files;
 pub mod gemini;
 mod members;
-pub use files::{backup, check_writable, write_settings, write_target};
+pub use files::{WriteError, backup, check_writable, write_settings, write_target};
 pub use members::{remove_member_if, sandbox_block, set_member};
 
 #[cfg(test)]

@@ -2,12 +2,13 @@
 //! of an expanding here-document.
 
 use super::{
-    MAX_SEGMENTS, Parser, SimpleCommand, Stop, is_name_byte, is_name_start, parse_detached,
+    MAX_SEGMENTS, ParseError, Parser, SimpleCommand, Stop, is_name_byte, is_name_start,
+    parse_detached,
 };
 
 impl<'s> Parser<'s, '_> {
     /// Parse the command substitutions in `text` read as the inside of double quotes.
-    pub(super) fn scan_expansions(&mut self, text: &str) -> Result<(), String> {
+    pub(super) fn scan_expansions(&mut self, text: &str) -> Result<(), ParseError> {
         if !text.contains(['$', '`']) {
             return Ok(());
         }
@@ -48,12 +49,12 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// `(( … ))` or `$(( … ))` from just inside the opening parentheses, up to `close`.
-    pub(super) fn arithmetic(&mut self, close: &[u8]) -> Result<(), String> {
+    pub(super) fn arithmetic(&mut self, close: &[u8]) -> Result<(), ParseError> {
         let mut parens = 0usize;
         loop {
             match self.peek() {
                 None => {
-                    return Err("unexpected end of the command in an arithmetic expression".into());
+                    return Err(ParseError::end_inside(" in an arithmetic expression"));
                 }
                 Some(b'(') => {
                     parens += 1;
@@ -92,7 +93,7 @@ impl<'s> Parser<'s, '_> {
         &mut self,
         text: &mut String,
         in_double_quotes: bool,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, ParseError> {
         let start = self.pos;
         match self.peek_at(1) {
             Some(b'\'') if !in_double_quotes => {
@@ -147,12 +148,12 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// `${ … }` from just inside the brace: nested braces, quotes and substitutions.
-    fn parameter_braces(&mut self) -> Result<(), String> {
+    fn parameter_braces(&mut self) -> Result<(), ParseError> {
         let mut braces = 0usize;
         let mut scratch = String::new();
         loop {
             match self.peek() {
-                None => return Err("unexpected end of the command: unterminated `${`".into()),
+                None => return Err(ParseError::end_inside(": unterminated `${`")),
                 Some(b'}') if braces == 0 => {
                     self.pos += 1;
                     return Ok(());
@@ -189,13 +190,13 @@ impl<'s> Parser<'s, '_> {
         &mut self,
         text: &mut String,
         in_double_quotes: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), ParseError> {
         let start = self.pos;
         self.pos += 1;
         let mut script = String::new();
         loop {
             match self.peek() {
-                None => return Err("unexpected end of the command: unterminated `` ` ``".into()),
+                None => return Err(ParseError::end_inside(": unterminated `` ` ``")),
                 Some(b'`') => {
                     self.pos += 1;
                     break;
@@ -222,9 +223,7 @@ impl<'s> Parser<'s, '_> {
         }
         parse_detached(&script, self.depth + 1, self.listed(), self.out)?;
         if self.listed() > MAX_SEGMENTS {
-            return Err(format!(
-                "the command has more than {MAX_SEGMENTS} simple commands"
-            ));
+            return Err(ParseError::TooManyCommands);
         }
         text.push_str(&self.text[start..self.pos]);
         Ok(())

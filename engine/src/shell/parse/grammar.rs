@@ -1,7 +1,9 @@
 //! The grammar above words: lists, and-or lists, pipelines, compound commands, simple
 //! commands and assignments.
 
-use super::{MAX_DEPTH, Parser, SimpleCommand, Stop, is_meta, is_name_byte, is_name_start};
+use super::{
+    MAX_DEPTH, ParseError, Parser, SimpleCommand, Stop, is_meta, is_name_byte, is_name_start,
+};
 
 /// The producer of a pipe whose output is not one simple command's (`(a; b) | sh`): no
 /// command has this index, so its output is never literal.
@@ -9,14 +11,14 @@ const UNKNOWN_PRODUCER: usize = usize::MAX;
 
 impl<'s> Parser<'s, '_> {
     /// A list: and-or lists separated by `;`, `&` or newlines, up to one of `stops`.
-    pub(super) fn list(&mut self, stops: &[Stop]) -> Result<(), String> {
+    pub(super) fn list(&mut self, stops: &[Stop]) -> Result<(), ParseError> {
         loop {
             self.skip_linebreaks()?;
             if self.at_stop(stops) {
                 return Ok(());
             }
             if self.pos >= self.src.len() {
-                return Err("unexpected end of the command".into());
+                return Err(ParseError::END);
             }
             self.and_or(stops)?;
             self.skip_blanks();
@@ -25,13 +27,13 @@ impl<'s> Parser<'s, '_> {
                 Some(b'&') if !self.starts_with("&&") && !self.starts_with("&>") => self.pos += 1,
                 Some(b'\n') => self.newline()?,
                 _ if self.at_stop(stops) => return Ok(()),
-                None => return Err("unexpected end of the command".into()),
+                None => return Err(ParseError::END),
                 Some(_) => return Err(self.unexpected()),
             }
         }
     }
 
-    fn and_or(&mut self, stops: &[Stop]) -> Result<(), String> {
+    fn and_or(&mut self, stops: &[Stop]) -> Result<(), ParseError> {
         self.pipeline(stops)?;
         loop {
             self.skip_blanks();
@@ -45,7 +47,7 @@ impl<'s> Parser<'s, '_> {
         }
     }
 
-    fn pipeline(&mut self, stops: &[Stop]) -> Result<(), String> {
+    fn pipeline(&mut self, stops: &[Stop]) -> Result<(), ParseError> {
         self.skip_blanks();
         loop {
             if self.at_word("!") {
@@ -99,10 +101,10 @@ impl<'s> Parser<'s, '_> {
 
     pub(super) fn nested<T>(
         &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, String>,
-    ) -> Result<T, String> {
+        f: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
         if self.depth >= MAX_DEPTH {
-            return Err(format!("the command nests deeper than {MAX_DEPTH} levels"));
+            return Err(ParseError::TooDeep);
         }
         self.depth += 1;
         let result = f(self);
@@ -111,7 +113,7 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// A command; whether it was a compound one.
-    fn command(&mut self, stops: &[Stop]) -> Result<bool, String> {
+    fn command(&mut self, stops: &[Stop]) -> Result<bool, ParseError> {
         self.skip_blanks();
         let first = self.out.len();
         let compound = self.compound(stops)?;
@@ -123,7 +125,7 @@ impl<'s> Parser<'s, '_> {
 
     /// A compound command or function definition if one starts here (then `true`), else a
     /// simple command (then `false`).
-    fn compound(&mut self, stops: &[Stop]) -> Result<bool, String> {
+    fn compound(&mut self, stops: &[Stop]) -> Result<bool, ParseError> {
         if self.starts_with("((") {
             self.pos += 2;
             self.arithmetic(b"))")?;
@@ -231,27 +233,26 @@ impl<'s> Parser<'s, '_> {
         Ok(false)
     }
 
-    pub(super) fn expect_byte(&mut self, byte: u8) -> Result<(), String> {
+    pub(super) fn expect_byte(&mut self, byte: u8) -> Result<(), ParseError> {
         self.skip_blanks();
         if self.peek() == Some(byte) {
             self.pos += 1;
             Ok(())
         } else {
-            Err(format!(
-                "expected `{}`: {}",
-                byte as char,
-                self.unexpected()
-            ))
+            Err(ParseError::Expected {
+                expected: (byte as char).to_string(),
+                found: Box::new(self.unexpected()),
+            })
         }
     }
 
-    fn do_group(&mut self) -> Result<(), String> {
+    fn do_group(&mut self) -> Result<(), ParseError> {
         self.expect_word("do")?;
         self.list(&[Stop::Word("done")])?;
         self.expect_word("done")
     }
 
-    fn for_clause(&mut self) -> Result<(), String> {
+    fn for_clause(&mut self) -> Result<(), ParseError> {
         self.skip_blanks();
         if self.starts_with("((") {
             self.pos += 2;
@@ -285,7 +286,7 @@ impl<'s> Parser<'s, '_> {
         self.do_group()
     }
 
-    fn case_clause(&mut self) -> Result<(), String> {
+    fn case_clause(&mut self) -> Result<(), ParseError> {
         self.skip_blanks();
         self.word()?;
         self.expect_word("in")?;
@@ -296,7 +297,7 @@ impl<'s> Parser<'s, '_> {
                 return Ok(());
             }
             if self.peek().is_none() {
-                return Err("unexpected end of the command: `case` without `esac`".into());
+                return Err(ParseError::end_inside(": `case` without `esac`"));
             }
             if self.peek() == Some(b'(') {
                 self.pos += 1;
@@ -325,7 +326,7 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// `[[ … ]]`: no command runs, but its words may hold substitutions.
-    fn conditional(&mut self) -> Result<(), String> {
+    fn conditional(&mut self) -> Result<(), ParseError> {
         loop {
             self.skip_linebreaks()?;
             if self.at_word("]]") {
@@ -333,7 +334,7 @@ impl<'s> Parser<'s, '_> {
                 return Ok(());
             }
             match self.peek() {
-                None => return Err("unexpected end of the command: `[[` without `]]`".into()),
+                None => return Err(ParseError::end_inside(": `[[` without `]]`")),
                 Some(b'(' | b')' | b'<' | b'>' | b'!') => self.pos += 1,
                 Some(b'&') if self.starts_with("&&") => self.pos += 2,
                 Some(b'|') if self.starts_with("||") => self.pos += 2,
@@ -347,7 +348,7 @@ impl<'s> Parser<'s, '_> {
 
     /// Redirections after a compound command: they apply to every simple command in it
     /// (those listed from `first` on).
-    fn trailing_redirects(&mut self, first: usize) -> Result<(), String> {
+    fn trailing_redirects(&mut self, first: usize) -> Result<(), ParseError> {
         let mut command = SimpleCommand::default();
         loop {
             self.skip_blanks();
@@ -361,7 +362,7 @@ impl<'s> Parser<'s, '_> {
         Ok(())
     }
 
-    fn simple_command(&mut self) -> Result<(), String> {
+    fn simple_command(&mut self) -> Result<(), ParseError> {
         let mut command = SimpleCommand {
             words: Vec::with_capacity(8),
             ..SimpleCommand::default()
@@ -435,7 +436,7 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// An assignment word (`A=1`, `A=(x y)`); its text as written, normalised.
-    fn assignment(&mut self, command: &mut SimpleCommand<'s>) -> Result<String, String> {
+    fn assignment(&mut self, command: &mut SimpleCommand<'s>) -> Result<String, ParseError> {
         let start = self.pos;
         while self.peek() != Some(b'=') {
             self.pos += 1;
@@ -453,7 +454,7 @@ impl<'s> Parser<'s, '_> {
                         self.pos += 1;
                         break;
                     }
-                    None => return Err("unexpected end of the command in an array".into()),
+                    None => return Err(ParseError::end_inside(" in an array")),
                     Some(b) if is_meta(b) => return Err(self.unexpected()),
                     Some(_) => {
                         let w = self.word()?;

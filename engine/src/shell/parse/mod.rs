@@ -21,7 +21,9 @@
 
 use super::segment::{Redirect, SimpleCommand, Word};
 use super::{MAX_COMMAND_BYTES, MAX_DEPTH, MAX_SEGMENTS};
+pub use error::ParseError;
 
+mod error;
 mod expansions;
 mod grammar;
 mod redirect;
@@ -29,11 +31,9 @@ mod words;
 
 /// Every simple command of `script`, in the order the parser completes them (a command
 /// substitution's commands come before the command whose word holds it).
-pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, String> {
+pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, ParseError> {
     if script.len() > MAX_COMMAND_BYTES {
-        return Err(format!(
-            "the command is longer than {MAX_COMMAND_BYTES} bytes"
-        ));
+        return Err(ParseError::TooLong);
     }
     // About one simple command per 40 bytes: growing the vector is most of a long command's
     // reallocation otherwise.
@@ -46,7 +46,7 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, String> {
 /// A command that writes a literal script to a file (`echo 'rm -rf /' > f.sh`) and one that
 /// runs that file (`sh f.sh`) in the same command: the script's commands are listed too, for
 /// deny and ask.
-fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), String> {
+fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseError> {
     let same = |a: &str, b: &str| a.trim_start_matches("./") == b.trim_start_matches("./");
     let written: Vec<(String, String)> = out
         .iter()
@@ -79,9 +79,7 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), String> {
                 let _ = parse_detached(body, 1, out.len(), out);
                 out[first..].iter_mut().for_each(|c| c.deny_only = true);
                 if out.len() > MAX_SEGMENTS {
-                    return Err(format!(
-                        "the command has more than {MAX_SEGMENTS} simple commands"
-                    ));
+                    return Err(ParseError::TooManyCommands);
                 }
             }
         }
@@ -96,9 +94,9 @@ pub(super) fn parse_script<'s>(
     depth: usize,
     base: usize,
     out: &mut Vec<SimpleCommand<'s>>,
-) -> Result<(), String> {
+) -> Result<(), ParseError> {
     if depth > MAX_DEPTH {
-        return Err(format!("the command nests deeper than {MAX_DEPTH} levels"));
+        return Err(ParseError::TooDeep);
     }
     let mut parser = Parser {
         src: script.as_bytes(),
@@ -130,7 +128,7 @@ fn resolve_feeds(
     depth: usize,
     base: usize,
     out: &mut Vec<SimpleCommand<'_>>,
-) -> Result<(), String> {
+) -> Result<(), ParseError> {
     use crate::shell::segment::code::{Language, shell_texts};
     use crate::shell::segment::{StdinProgram, literal_output, stdin_program, string_literals};
     let end = out.len();
@@ -185,9 +183,7 @@ fn resolve_feeds(
             });
         }
         if base + out.len() > MAX_SEGMENTS {
-            return Err(format!(
-                "the command has more than {MAX_SEGMENTS} simple commands"
-            ));
+            return Err(ParseError::TooManyCommands);
         }
     }
     Ok(())
@@ -200,7 +196,7 @@ fn parse_detached(
     depth: usize,
     base: usize,
     out: &mut Vec<SimpleCommand<'_>>,
-) -> Result<(), String> {
+) -> Result<(), ParseError> {
     let mut detached = Vec::new();
     parse_script(script, depth, base, &mut detached)?;
     out.extend(detached.into_iter().map(SimpleCommand::into_owned));
@@ -282,18 +278,18 @@ impl<'s> Parser<'s, '_> {
         self.src[self.pos..].starts_with(s.as_bytes())
     }
 
-    fn unexpected(&self) -> String {
+    fn unexpected(&self) -> ParseError {
         match self.peek() {
-            None => "unexpected end of the command".into(),
-            Some(_) => {
-                let rest = &self.text[self.pos..];
-                let shown: String = rest.chars().take(20).collect();
-                format!(
-                    "syntax error at byte {}: unexpected `{}`",
-                    self.pos,
-                    shown.escape_debug()
-                )
-            }
+            None => ParseError::END,
+            Some(_) => ParseError::Unexpected {
+                at: self.pos,
+                shown: self.text[self.pos..]
+                    .chars()
+                    .take(20)
+                    .collect::<String>()
+                    .escape_debug()
+                    .to_string(),
+            },
         }
     }
 
@@ -303,11 +299,9 @@ impl<'s> Parser<'s, '_> {
         self.base + self.out.len()
     }
 
-    fn push(&mut self, mut command: SimpleCommand<'s>) -> Result<(), String> {
+    fn push(&mut self, mut command: SimpleCommand<'s>) -> Result<(), ParseError> {
         if self.listed() >= MAX_SEGMENTS {
-            return Err(format!(
-                "the command has more than {MAX_SEGMENTS} simple commands"
-            ));
+            return Err(ParseError::TooManyCommands);
         }
         let inner = super::segment::inner_commands(&command);
         if inner.unresolved {
@@ -352,9 +346,7 @@ impl<'s> Parser<'s, '_> {
         for mut executed in inner.commands {
             executed.deny_only |= deny_only;
             if self.listed() >= MAX_SEGMENTS {
-                return Err(format!(
-                    "the command has more than {MAX_SEGMENTS} simple commands"
-                ));
+                return Err(ParseError::TooManyCommands);
             }
             self.out.push(executed);
         }
@@ -378,7 +370,7 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// Consume one newline, then the bodies of the here-documents waiting for it.
-    fn newline(&mut self) -> Result<(), String> {
+    fn newline(&mut self) -> Result<(), ParseError> {
         debug_assert_eq!(self.peek(), Some(b'\n'));
         self.pos += 1;
         let pending = std::mem::take(&mut self.heredocs);
@@ -389,7 +381,7 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// Skip blanks, comments and newlines.
-    fn skip_linebreaks(&mut self) -> Result<(), String> {
+    fn skip_linebreaks(&mut self) -> Result<(), ParseError> {
         loop {
             self.skip_blanks();
             if self.peek() == Some(b'\n') {
@@ -418,13 +410,16 @@ impl<'s> Parser<'s, '_> {
         })
     }
 
-    fn expect_word(&mut self, word: &str) -> Result<(), String> {
+    fn expect_word(&mut self, word: &str) -> Result<(), ParseError> {
         self.skip_linebreaks()?;
         if self.at_word(word) {
             self.pos += word.len();
             Ok(())
         } else {
-            Err(format!("expected `{word}`: {}", self.unexpected()))
+            Err(ParseError::Expected {
+                expected: word.to_string(),
+                found: Box::new(self.unexpected()),
+            })
         }
     }
 }

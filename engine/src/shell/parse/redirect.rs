@@ -1,11 +1,13 @@
 //! Redirections, and the bodies of here-documents.
 
-use super::{Parser, PendingHeredoc, Redirect, SimpleCommand, is_name_byte, parse_detached};
+use super::{
+    ParseError, Parser, PendingHeredoc, Redirect, SimpleCommand, is_name_byte, parse_detached,
+};
 
 impl<'s> Parser<'s, '_> {
     /// A redirection, if one starts here: `[n]>word`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`,
     /// `>&n`, `<&n`, `<<<word`, `<<DELIM`, `<<-DELIM`, `{var}>word`.
-    pub(super) fn redirect(&mut self, command: &mut SimpleCommand<'s>) -> Result<bool, String> {
+    pub(super) fn redirect(&mut self, command: &mut SimpleCommand<'s>) -> Result<bool, ParseError> {
         let start = self.pos;
         let mut i = self.pos;
         while self.src.get(i).is_some_and(u8::is_ascii_digit) {
@@ -72,10 +74,9 @@ impl<'s> Parser<'s, '_> {
             return Ok(true);
         }
         if matches!(self.peek(), None | Some(b'\n' | b';' | b'&' | b'|' | b')')) {
-            return Err(format!(
-                "a redirection without a target: {}",
-                self.unexpected()
-            ));
+            return Err(ParseError::RedirectWithoutTarget {
+                found: Box::new(self.unexpected()),
+            });
         }
         let target = self.word()?;
         let harmless = match operator {
@@ -105,7 +106,7 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// Read the body of `heredoc`, which starts here (just after a newline).
-    pub(super) fn heredoc_body(&mut self, heredoc: PendingHeredoc) -> Result<(), String> {
+    pub(super) fn heredoc_body(&mut self, heredoc: PendingHeredoc) -> Result<(), ParseError> {
         let mut body = String::new();
         loop {
             if self.pos >= self.src.len() {
@@ -149,10 +150,7 @@ impl<'s> Parser<'s, '_> {
         {
             // `psql <<EOF`: the client given the SQL as an argument, for deny and ask.
             if self.listed() >= crate::shell::MAX_SEGMENTS {
-                return Err(format!(
-                    "the command has more than {} simple commands",
-                    crate::shell::MAX_SEGMENTS
-                ));
+                return Err(ParseError::TooManyCommands);
             }
             self.out.push(sql);
         } else if let Some(command) = owner.and_then(|i| self.out.get(i))

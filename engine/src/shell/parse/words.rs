@@ -3,13 +3,13 @@
 
 use std::borrow::Cow;
 
-use super::{Parser, Stop, Word, is_meta, is_plain};
+use super::{ParseError, Parser, Stop, Word, is_meta, is_plain};
 
 impl<'s> Parser<'s, '_> {
     /// One word: its text after quote removal (expansions kept as written) and whether it
     /// holds no expansion. The text is borrowed from the command while the word is written
     /// there as it reads (no quotes, escapes or expansions: most words), owned otherwise.
-    pub(super) fn word(&mut self) -> Result<Word<'s>, String> {
+    pub(super) fn word(&mut self) -> Result<Word<'s>, ParseError> {
         let start = self.pos;
         let src = self.text;
         // Process substitution: a word of its own.
@@ -154,7 +154,7 @@ impl<'s> Parser<'s, '_> {
         c
     }
 
-    pub(super) fn single_quoted(&mut self, text: &mut String) -> Result<(), String> {
+    pub(super) fn single_quoted(&mut self, text: &mut String) -> Result<(), ParseError> {
         self.pos += 1;
         match self.src[self.pos..].iter().position(|&b| b == b'\'') {
             Some(n) => {
@@ -162,7 +162,7 @@ impl<'s> Parser<'s, '_> {
                 self.pos += n + 1;
                 Ok(())
             }
-            None => Err("unexpected end of the command: unterminated `'`".into()),
+            None => Err(ParseError::end_inside(": unterminated `'`")),
         }
     }
 
@@ -171,11 +171,11 @@ impl<'s> Parser<'s, '_> {
         &mut self,
         text: &mut String,
         literal: &mut bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), ParseError> {
         self.pos += 1;
         loop {
             match self.peek() {
-                None => return Err("unexpected end of the command: unterminated `\"`".into()),
+                None => return Err(ParseError::end_inside(": unterminated `\"`")),
                 Some(b'"') => {
                     self.pos += 1;
                     return Ok(());
@@ -213,10 +213,10 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// The inside of `$'…'`, decoded (`\n`, `\t`, `\xHH`, `\NNN`, `\uHHHH`, `\cX`, …).
-    pub(super) fn ansi_c(&mut self, text: &mut String) -> Result<(), String> {
+    pub(super) fn ansi_c(&mut self, text: &mut String) -> Result<(), ParseError> {
         loop {
             match self.peek() {
-                None => return Err("unexpected end of the command: unterminated `$'`".into()),
+                None => return Err(ParseError::end_inside(": unterminated `$'`")),
                 Some(b'\'') => {
                     self.pos += 1;
                     return Ok(());

@@ -7,13 +7,20 @@
 
 use super::Word;
 
+/// A command whose expansions make more than [`MAX_EXPANDED_WORDS`] words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "its brace expansion makes more than {MAX_EXPANDED_WORDS} words, which the guard does not follow"
+)]
+pub struct TooManyWords;
+
 /// Most words the expansions of one command may produce.
 pub const MAX_EXPANDED_WORDS: usize = 256;
 
 /// The words `words` expand to, or `Ok(None)` when no word holds a brace expansion or `$IFS`
 /// (the common case, decided without allocating). Only words the parser marked as not literal
 /// are looked at: a quoted `'{a,b}'` is literal and stays as it is. The error is a phrase.
-pub fn expanded_words(words: &[Word]) -> Result<Option<Vec<String>>, String> {
+pub fn expanded_words(words: &[Word]) -> Result<Option<Vec<String>>, TooManyWords> {
     if !words
         .iter()
         .any(|w| !w.literal && (w.text.contains('{') || w.text.contains("IFS")))
@@ -22,15 +29,10 @@ pub fn expanded_words(words: &[Word]) -> Result<Option<Vec<String>>, String> {
     }
     let mut out = Vec::new();
     let mut budget = MAX_EXPANDED_WORDS;
-    let too_many = || {
-        format!(
-            "its brace expansion makes more than {MAX_EXPANDED_WORDS} words, which the guard does not follow"
-        )
-    };
     for word in words {
         if word.literal {
             if budget == 0 {
-                return Err(too_many());
+                return Err(TooManyWords);
             }
             budget -= 1;
             out.push(word.text.to_string());
@@ -38,7 +40,7 @@ pub fn expanded_words(words: &[Word]) -> Result<Option<Vec<String>>, String> {
         }
         let spaced = ifs_as_space(&word.text);
         for piece in spaced.split_whitespace() {
-            brace_expand(piece, &mut out, &mut budget).map_err(|()| too_many())?;
+            brace_expand(piece, &mut out, &mut budget).map_err(|()| TooManyWords)?;
         }
     }
     Ok(Some(out))

@@ -337,19 +337,47 @@ const GIT_COMMAND_KEYS: &[&str] = &[
 
 /// The scripts and commands `command` runs.
 pub fn inner_commands(command: &SimpleCommand) -> Inner {
-    let mut inner = Inner::default();
     // Most commands run nothing but themselves: decide that without allocating.
     let runs_something = command.words.first().is_some_and(|w| {
         let name = basename(&w.text);
         RUNNERS.contains(&name) || WRAPPERS.iter().any(|wrapper| wrapper.name == name)
     });
     if !runs_something && command.here_strings.is_empty() && command.assignments.is_empty() {
-        return inner;
+        return Inner::default();
     }
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let literal: Vec<bool> = command.words.iter().map(|w| w.literal).collect();
-    let script = |inner: &mut Inner, index: usize| {
-        if literal[index] {
+    let mut reader = InnerReader {
+        command,
+        words: &words,
+        literal: &literal,
+        inner: Inner::default(),
+    };
+    reader.startup_files();
+    for stage in peel_stages(&words) {
+        let offset = words.len() - stage.len();
+        let Some(program) = stage.first().map(|p| basename(p)) else {
+            continue;
+        };
+        reader.stage(program, stage, offset);
+    }
+    reader.inner
+}
+
+/// What [`inner_commands`] has found so far in one simple command, and the command's words.
+struct InnerReader<'c, 's> {
+    command: &'c SimpleCommand<'s>,
+    words: &'c [&'c str],
+    literal: &'c [bool],
+    inner: Inner,
+}
+
+impl InnerReader<'_, '_> {
+    /// The word at `index` is a script: read when literal, leniently when it holds variables
+    /// only, else opaque.
+    fn script(&mut self, index: usize) {
+        let (words, inner) = (self.words, &mut self.inner);
+        if self.literal[index] {
             inner.scripts.push(words[index].to_string());
         } else if !words[index].contains(['`', '(']) {
             // Variables only (`trap "rm -f $tmp" EXIT`, `-e "ssh -p $port"`): the text as
@@ -368,47 +396,58 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                 )
             });
         }
-    };
-    // A script given as the value of an option (`--to-command=CMD`, `-e CMD`): the text
-    // after `=` or the next word.
-    let option_script = |inner: &mut Inner, index: usize, value: Option<&str>| match value {
-        Some(value) if literal[index] => inner.scripts.push(value.to_string()),
-        Some(_) => {
-            inner.unresolved = true;
-            inner.opaque.get_or_insert_with(|| {
-                format!(
-                    "`{}` runs `{}`, text the guard cannot read",
-                    basename(words[0]),
-                    words[index]
-                )
-            });
+    }
+
+    /// A script given as the value of an option (`--to-command=CMD`, `-e CMD`): the text
+    /// after `=` or the next word.
+    fn option_script(&mut self, index: usize, value: Option<&str>) {
+        match value {
+            Some(value) if self.literal[index] => self.inner.scripts.push(value.to_string()),
+            Some(_) => {
+                let words = self.words;
+                self.inner.unresolved = true;
+                self.inner.opaque.get_or_insert_with(|| {
+                    format!(
+                        "`{}` runs `{}`, text the guard cannot read",
+                        basename(words[0]),
+                        words[index]
+                    )
+                });
+            }
+            None if index + 1 < self.words.len() => self.script(index + 1),
+            None => {}
         }
-        None if index + 1 < words.len() => script(inner, index + 1),
-        None => {}
-    };
-    // A file of commands given as a process substitution (`bash <(echo …)`, `source <(…)`,
-    // `BASH_ENV=<(…)`): its literal output is a script; other output cannot be read.
-    let file_of_commands = |inner: &mut Inner, text: &str, what: &str| {
+    }
+
+    /// A file of commands given as a process substitution (`bash <(echo …)`, `source <(…)`,
+    /// `BASH_ENV=<(…)`): its literal output is a script; other output cannot be read.
+    fn file_of_commands(&mut self, text: &str, what: &str) {
         if !text.starts_with("<(") {
             return;
         }
         match process_substitution_output(text) {
-            Some(script) => inner.scripts.push(script),
+            Some(script) => self.inner.scripts.push(script),
             None => {
-                inner.unresolved = true;
-                inner.opaque.get_or_insert_with(|| {
+                self.inner.unresolved = true;
+                self.inner.opaque.get_or_insert_with(|| {
                     format!(
                         "{what} reads commands from `{text}`, whose output the guard cannot read"
                     )
                 });
             }
         }
-    };
-    // `BASH_ENV=<(…) bash -c true`: the shell first runs the file the variable names.
-    let runs_a_shell = peel_stages(&words)
-        .iter()
-        .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(&basename(p))));
-    if runs_a_shell {
+    }
+
+    /// `BASH_ENV=<(…) bash -c true`: the shell first runs the file the variable names.
+    fn startup_files(&mut self) {
+        let runs_a_shell = peel_stages(self.words)
+            .iter()
+            .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(&basename(p))));
+        if !runs_a_shell {
+            return;
+        }
+        let command = self.command;
+        let words = self.words;
         for assignment in command
             .assignments
             .iter()
@@ -418,77 +457,21 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             if let Some((name, value)) = assignment.split_once('=')
                 && STARTUP_FILE_VARIABLES.contains(&name)
             {
-                file_of_commands(&mut inner, value, name);
+                self.file_of_commands(value, name);
             }
         }
     }
-    for stage in peel_stages(&words) {
-        let offset = words.len() - stage.len();
-        let Some(program) = stage.first().map(|p| basename(p)) else {
-            continue;
-        };
+
+    /// What one stage (`program` and its arguments, after the wrappers peeled) runs; `offset`
+    /// is the index of its first word in the command's.
+    fn stage(&mut self, program: &str, stage: &[&str], offset: usize) {
         if SHELLS.contains(&program) || matches!(program, "su" | "script" | "runuser") {
-            // The first operand after an option cluster holding `c`.
-            let mut seen_c = false;
-            for (i, word) in stage.iter().enumerate().skip(1) {
-                if seen_c && !word.starts_with(['-', '+']) {
-                    script(&mut inner, offset + i);
-                    break;
-                }
-                if (word.starts_with('-') && !word.starts_with("--") && word.contains('c'))
-                    || *word == "--command"
-                {
-                    seen_c = true;
-                } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(&program) {
-                    // A shell's first operand is its script file; `su USER -c CMD` names
-                    // the user first.
-                    break;
-                }
-            }
-            if SHELLS.contains(&program) && shell_reads_stdin(stage) {
-                for here in &command.here_strings {
-                    if here.literal {
-                        inner.scripts.push(here.text.to_string());
-                    } else {
-                        inner.unresolved = true;
-                        inner.opaque.get_or_insert_with(|| {
-                            format!("`{program}` reads its program from a here-string the guard cannot read")
-                        });
-                    }
-                }
-            }
-            // `bash <(…)`, `bash --rcfile <(…) -i`: a file of commands.
-            if SHELLS.contains(&program) {
-                let mut i = 1;
-                while i < stage.len() {
-                    let word = stage[i];
-                    if matches!(word, "--rcfile" | "--init-file") {
-                        if let Some(file) = stage.get(i + 1) {
-                            file_of_commands(&mut inner, file, program);
-                        }
-                        i += 2;
-                        continue;
-                    }
-                    if word.starts_with(['-', '+']) && word != "-" {
-                        if is_command_option(word) {
-                            break;
-                        }
-                        i += if matches!(&word[1..], "o" | "O") {
-                            2
-                        } else {
-                            1
-                        };
-                        continue;
-                    }
-                    file_of_commands(&mut inner, word, program);
-                    break;
-                }
-            }
+            self.shell(program, stage, offset);
         }
         if matches!(program, "source" | ".")
             && let Some(file) = stage.get(1)
         {
-            file_of_commands(&mut inner, file, program);
+            self.file_of_commands(file, program);
         }
         // `trap 'CMD' SIGNAL…`: the string runs when the signal comes (a lone operand, `-`
         // and the empty string reset the signals instead).
@@ -502,83 +485,173 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                 && stage.len() > i + 1
                 && !matches!(stage[i], "-" | "")
             {
-                script(&mut inner, offset + i);
+                self.script(offset + i);
             }
         }
         // `flock FILE -c CMD`, `sg GROUP -c CMD`.
         if matches!(program, "flock" | "sg")
             && let Some(i) = stage.iter().position(|w| matches!(*w, "-c" | "--command"))
         {
-            option_script(&mut inner, offset + i, None);
+            self.option_script(offset + i, None);
         }
-        // `watch` runs its arguments through `sh -c` (without `-x`).
-        if program == "watch" && !stage.iter().any(|w| matches!(*w, "-x" | "--exec")) {
-            let rest = &stage[1..];
-            let mut i = 0;
-            while i < rest.len() && rest[i].starts_with('-') {
-                i += if matches!(rest[i], "-n" | "-q" | "--interval" | "--equexit") {
-                    2
-                } else {
-                    1
-                };
-            }
-            if i < rest.len() {
-                if (offset + 1 + i..words.len()).all(|j| literal[j]) {
-                    inner.scripts.push(rest[i..].join(" "));
-                } else {
-                    script(&mut inner, offset + 1 + i);
-                }
-            }
+        if program == "watch" {
+            self.watch(stage, offset);
         }
         // `env -S 'CMD ARGS'`: the string split into the command.
         if program == "env" {
             for (i, word) in stage.iter().enumerate() {
                 if matches!(*word, "-S" | "--split-string") {
-                    option_script(&mut inner, offset + i, None);
+                    self.option_script(offset + i, None);
                 } else if let Some(value) = word
                     .strip_prefix("--split-string=")
                     .or_else(|| word.strip_prefix("-S").filter(|v| !v.is_empty()))
                 {
-                    option_script(&mut inner, offset + i, Some(value));
+                    self.option_script(offset + i, Some(value));
                 }
             }
         }
         if program == "parallel" {
-            parallel_scripts(stage, &literal[offset..], &mut inner);
+            parallel_scripts(stage, &self.literal[offset..], &mut self.inner);
         }
-        // Options whose value is a command the program runs.
+        self.command_options(program, stage, offset);
+        self.executed_commands(program, stage, offset);
+        if program == "eval" && stage.len() > 1 {
+            self.eval(stage, offset);
+        }
+        // `psql <<< 'SQL'`: the client given the SQL as an argument.
+        if sql_reads_stdin(stage) {
+            let command = self.command;
+            for here in command.here_strings.iter().filter(|h| h.literal) {
+                self.inner.commands.extend(sql_segment(command, &here.text));
+            }
+        }
+        // Inline code: the shell commands it runs and the files it deletes (`code`).
+        if let Some(language) = Language::of(program)
+            && let Some(code) = inline_code(program, stage)
+        {
+            self.inner.code_strings.extend(shell_texts(language, code));
+        }
+    }
+
+    /// A shell (or `su`, `script`, `runuser`): its `-c` string, the here-string it reads as
+    /// its program, and a file of commands it is given (`bash <(…)`, `--rcfile <(…)`).
+    fn shell(&mut self, program: &str, stage: &[&str], offset: usize) {
+        // The first operand after an option cluster holding `c`.
+        let mut seen_c = false;
+        for (i, word) in stage.iter().enumerate().skip(1) {
+            if seen_c && !word.starts_with(['-', '+']) {
+                self.script(offset + i);
+                break;
+            }
+            if (word.starts_with('-') && !word.starts_with("--") && word.contains('c'))
+                || *word == "--command"
+            {
+                seen_c = true;
+            } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(&program) {
+                // A shell's first operand is its script file; `su USER -c CMD` names the
+                // user first.
+                break;
+            }
+        }
+        if !SHELLS.contains(&program) {
+            return;
+        }
+        if shell_reads_stdin(stage) {
+            for here in &self.command.here_strings {
+                if here.literal {
+                    self.inner.scripts.push(here.text.to_string());
+                } else {
+                    self.inner.unresolved = true;
+                    self.inner.opaque.get_or_insert_with(|| {
+                        format!(
+                            "`{program}` reads its program from a here-string the guard cannot \
+                             read"
+                        )
+                    });
+                }
+            }
+        }
+        // `bash <(…)`, `bash --rcfile <(…) -i`: a file of commands.
+        let mut i = 1;
+        while i < stage.len() {
+            let word = stage[i];
+            if matches!(word, "--rcfile" | "--init-file") {
+                if let Some(file) = stage.get(i + 1) {
+                    self.file_of_commands(file, program);
+                }
+                i += 2;
+                continue;
+            }
+            if word.starts_with(['-', '+']) && word != "-" {
+                if is_command_option(word) {
+                    break;
+                }
+                i += if matches!(&word[1..], "o" | "O") {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+            self.file_of_commands(word, program);
+            break;
+        }
+    }
+
+    /// `watch` runs its arguments through `sh -c` (without `-x`).
+    fn watch(&mut self, stage: &[&str], offset: usize) {
+        if stage.iter().any(|w| matches!(*w, "-x" | "--exec")) {
+            return;
+        }
+        let rest = &stage[1..];
+        let mut i = 0;
+        while i < rest.len() && rest[i].starts_with('-') {
+            i += if matches!(rest[i], "-n" | "-q" | "--interval" | "--equexit") {
+                2
+            } else {
+                1
+            };
+        }
+        if i < rest.len() {
+            if (offset + 1 + i..self.words.len()).all(|j| self.literal[j]) {
+                self.inner.scripts.push(rest[i..].join(" "));
+            } else {
+                self.script(offset + 1 + i);
+            }
+        }
+    }
+
+    /// `eval WORDS`: the words joined, parsed again.
+    fn eval(&mut self, stage: &[&str], offset: usize) {
+        // A word whose only expansion is a tilde or a brace reads the same when parsed again
+        // (`eval rm -rf ~`). Not a glob: the file names it expands to are parsed as code by
+        // eval (a file named `x;curl … | sh`).
+        let (words, literal) = (self.words, self.literal);
+        if (offset + 1..words.len())
+            .all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
+        {
+            self.inner.scripts.push(stage[1..].join(" "));
+        } else {
+            self.inner.unresolved = true;
+            self.inner.opaque.get_or_insert_with(|| {
+                format!(
+                    "`eval` runs `{}`, text the guard cannot read",
+                    stage[1..].join(" ")
+                )
+            });
+        }
+    }
+
+    /// Options whose value is a command the program runs (`tar --to-command`, `rsync -e`,
+    /// `make --eval`, `git -c core.pager=…`).
+    fn command_options(&mut self, program: &str, stage: &[&str], offset: usize) {
         for (i, word) in stage.iter().enumerate().skip(1) {
             let (name, value) = match word.split_once('=') {
                 Some((name, value)) if name.starts_with("--") => (name, Some(value)),
                 _ => (*word, None),
             };
             let runs = match program {
-                "tar" => match name {
-                    "--checkpoint-action" => {
-                        let (action, at) = match value {
-                            Some(v) => (Some(v), offset + i),
-                            None => (stage.get(i + 1).copied(), offset + i + 1),
-                        };
-                        if let Some(cmd) = action.and_then(|a| a.strip_prefix("exec=")) {
-                            if literal[at] {
-                                inner.scripts.push(cmd.to_string());
-                            } else {
-                                script(&mut inner, at);
-                            }
-                        }
-                        false
-                    }
-                    "--to-command" | "--use-compress-program" | "--rsh-command" | "-I" => true,
-                    _ if name.starts_with("-I") && !name.starts_with("--") && name.len() > 2 => {
-                        if literal[offset + i] {
-                            inner.scripts.push(name[2..].to_string());
-                        } else {
-                            script(&mut inner, offset + i);
-                        }
-                        false
-                    }
-                    _ => false,
-                },
+                "tar" => self.tar_option(name, value, stage, offset, i),
                 "rsync" => matches!(name, "-e" | "--rsh"),
                 "make" | "gmake" => {
                     // `make --eval=TEXT`: makefile text, whose recipes are shell commands.
@@ -593,51 +666,106 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                         _ => None,
                     };
                     if let Some((text, at)) = text {
-                        if literal[at] {
-                            inner.lenient_scripts.push(text.to_string());
+                        if self.literal[at] {
+                            self.inner.lenient_scripts.push(text.to_string());
                         } else {
-                            script(&mut inner, at);
+                            self.script(at);
                         }
                     }
                     false
                 }
                 "git" if name == "-c" => {
-                    if let Some((key, value)) = stage.get(i + 1).and_then(|kv| kv.split_once('=')) {
-                        let key = key.to_ascii_lowercase();
-                        let command = value.strip_prefix('!').or_else(|| {
-                            (GIT_COMMAND_KEYS.contains(&key.as_str())
-                                || (key.starts_with("filter.")
-                                    && (key.ends_with(".clean")
-                                        || key.ends_with(".smudge")
-                                        || key.ends_with(".process")))
-                                || (key.starts_with("merge.") && key.ends_with(".driver"))
-                                || (key.starts_with("diff.")
-                                    && (key.ends_with(".textconv") || key.ends_with(".command")))
-                                || key.starts_with("pager."))
-                            .then_some(value)
-                        });
-                        if let Some(command) = command {
-                            if literal[offset + i + 1] {
-                                inner.scripts.push(command.to_string());
-                            } else {
-                                inner.unresolved = true;
-                                inner.opaque.get_or_insert_with(|| {
-                                    format!(
-                                        "`git -c {}` runs text the guard cannot read",
-                                        stage[i + 1]
-                                    )
-                                });
-                            }
-                        }
-                    }
+                    self.git_config(stage, offset, i);
                     false
                 }
                 _ => false,
             };
             if runs {
-                option_script(&mut inner, offset + i, value);
+                self.option_script(offset + i, value);
             }
         }
+    }
+
+    /// A `tar` option (`name`, its `=value`, at `stage[i]`); whether its value (or the next
+    /// word) is a command for [`InnerReader::option_script`].
+    fn tar_option(
+        &mut self,
+        name: &str,
+        value: Option<&str>,
+        stage: &[&str],
+        offset: usize,
+        i: usize,
+    ) -> bool {
+        match name {
+            "--checkpoint-action" => {
+                let (action, at) = match value {
+                    Some(v) => (Some(v), offset + i),
+                    None => (stage.get(i + 1).copied(), offset + i + 1),
+                };
+                if let Some(cmd) = action.and_then(|a| a.strip_prefix("exec=")) {
+                    if self.literal[at] {
+                        self.inner.scripts.push(cmd.to_string());
+                    } else {
+                        self.script(at);
+                    }
+                }
+                false
+            }
+            "--to-command" | "--use-compress-program" | "--rsh-command" | "-I" => true,
+            _ if name.starts_with("-I") && !name.starts_with("--") && name.len() > 2 => {
+                if self.literal[offset + i] {
+                    self.inner.scripts.push(name[2..].to_string());
+                } else {
+                    self.script(offset + i);
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// `git -c KEY=VALUE` at `stage[i]`: the command the key's value runs (an alias, a pager,
+    /// a filter driver, …).
+    fn git_config(&mut self, stage: &[&str], offset: usize, i: usize) {
+        let Some((key, value)) = stage.get(i + 1).and_then(|kv| kv.split_once('=')) else {
+            return;
+        };
+        let key = key.to_ascii_lowercase();
+        let command = value.strip_prefix('!').or_else(|| {
+            (GIT_COMMAND_KEYS.contains(&key.as_str())
+                || (key.starts_with("filter.")
+                    && (key.ends_with(".clean")
+                        || key.ends_with(".smudge")
+                        || key.ends_with(".process")))
+                || (key.starts_with("merge.") && key.ends_with(".driver"))
+                || (key.starts_with("diff.")
+                    && (key.ends_with(".textconv") || key.ends_with(".command")))
+                || key.starts_with("pager."))
+            .then_some(value)
+        });
+        let Some(command) = command else {
+            return;
+        };
+        if self.literal[offset + i + 1] {
+            self.inner.scripts.push(command.to_string());
+        } else {
+            self.inner.unresolved = true;
+            self.inner.opaque.get_or_insert_with(|| {
+                format!("`git -c {}` runs text the guard cannot read", stage[i + 1])
+            });
+        }
+    }
+
+    /// The commands `fd -x CMD` and `find -exec CMD ;` run for each file.
+    fn executed_commands(&mut self, program: &str, stage: &[&str], offset: usize) {
+        let owned = |from: usize, to: usize| SimpleCommand {
+            words: self.command.words[offset + from..offset + to]
+                .iter()
+                .cloned()
+                .map(Word::into_owned)
+                .collect(),
+            ..Default::default()
+        };
         // `fd PATTERN -x CMD ARGS`: the command fd runs for each file.
         if matches!(program, "fd" | "fdfind")
             && let Some(i) = stage
@@ -648,44 +776,8 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             let end = (i + 1..stage.len())
                 .find(|&j| stage[j] == ";")
                 .unwrap_or(stage.len());
-            inner.commands.push(SimpleCommand {
-                words: command.words[offset + i + 1..offset + end]
-                    .iter()
-                    .cloned()
-                    .map(Word::into_owned)
-                    .collect(),
-                ..Default::default()
-            });
-        }
-        if program == "eval" && stage.len() > 1 {
-            // A word whose only expansion is a tilde or a brace reads the same when parsed
-            // again (`eval rm -rf ~`). Not a glob: the file names it expands to are parsed
-            // as code by eval (a file named `x;curl … | sh`).
-            if (offset + 1..words.len())
-                .all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
-            {
-                inner.scripts.push(stage[1..].join(" "));
-            } else {
-                inner.unresolved = true;
-                inner.opaque.get_or_insert_with(|| {
-                    format!(
-                        "`eval` runs `{}`, text the guard cannot read",
-                        stage[1..].join(" ")
-                    )
-                });
-            }
-        }
-        // `psql <<< 'SQL'`: the client given the SQL as an argument.
-        if sql_reads_stdin(stage) {
-            for here in command.here_strings.iter().filter(|h| h.literal) {
-                inner.commands.extend(sql_segment(command, &here.text));
-            }
-        }
-        // Inline code: the shell commands it runs and the files it deletes (`code`).
-        if let Some(language) = Language::of(program)
-            && let Some(code) = inline_code(program, stage)
-        {
-            inner.code_strings.extend(shell_texts(language, code));
+            let command = owned(i + 1, end);
+            self.inner.commands.push(command);
         }
         if program == "find" {
             let mut i = 1;
@@ -695,14 +787,8 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
                         .find(|&j| matches!(stage[j], ";" | "+"))
                         .unwrap_or(stage.len());
                     if end > i + 1 {
-                        inner.commands.push(SimpleCommand {
-                            words: command.words[offset + i + 1..offset + end]
-                                .iter()
-                                .cloned()
-                                .map(Word::into_owned)
-                                .collect(),
-                            ..Default::default()
-                        });
+                        let command = owned(i + 1, end);
+                        self.inner.commands.push(command);
                     }
                     i = end;
                 }
@@ -710,7 +796,6 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
             }
         }
     }
-    inner
 }
 
 /// The script file `command` runs, if it runs one: `sh F`, `bash -x F`, `source F`, `. F`,

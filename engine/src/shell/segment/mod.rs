@@ -187,7 +187,6 @@ const SAFE_VARIABLES: &[&str] = &[
     "TZ",
 ];
 
-/// What a simple command runs besides itself.
 /// The segment of one simple command.
 pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
@@ -198,51 +197,6 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         generous: Vec::with_capacity(2),
         strict: Vec::with_capacity(1),
     };
-    let push_generous = |texts: &mut Vec<String>, words: &[&str]| {
-        if words.is_empty() {
-            return;
-        }
-        let joined = words.join(" ");
-        let base = basename(words[0]);
-        let based = if base.len() != words[0].len() {
-            Some(
-                std::iter::once(base)
-                    .chain(words[1..].iter().copied())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
-        } else {
-            None
-        };
-        // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other. Not
-        // for `find`, whose primaries are words of their own (`-depth -empty -type d`): merged,
-        // they would read as a command that drops its `-empty` test.
-        let merged = (base != "find")
-            .then(|| expand::merged_short_options(words))
-            .flatten()
-            .map(|merged| merged.join(" "));
-        // The normal form of programs with an option table (`rm -fr` → `rm --force
-        // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
-        let normal = options::normal_form(words);
-        let short = normal
-            .as_deref()
-            .and_then(options::rm_short_form)
-            .map(|words| words.join(" "));
-        let normal = normal.map(|words| words.join(" "));
-        for text in std::iter::once(joined)
-            .chain(based)
-            .chain(merged)
-            .chain(normal)
-            .chain(short)
-        {
-            let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
-            for text in std::iter::once(text).chain(with) {
-                if !texts.contains(&text) {
-                    texts.push(text);
-                }
-            }
-        }
-    };
 
     // Generous: the assignments as written, then every peel stage.
     if !command.assignments.is_empty() {
@@ -252,10 +206,10 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .map(String::as_str)
             .chain(words.iter().copied())
             .collect();
-        push_generous(&mut segment.generous, &all);
+        push_generous(&mut segment.generous, &all, &redirects);
     }
     for stage in peel_stages(&words) {
-        push_generous(&mut segment.generous, stage);
+        push_generous(&mut segment.generous, stage, &redirects);
         // `$HOME`, `${HOME}` and `~` name the same directory: a deny written with one sees
         // the others.
         if stage
@@ -267,7 +221,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
                     let respelled: Vec<String> =
                         stage.iter().map(|w| w.replacen(from, to, 1)).collect();
                     let respelled: Vec<&str> = respelled.iter().map(String::as_str).collect();
-                    push_generous(&mut segment.generous, &respelled);
+                    push_generous(&mut segment.generous, &respelled, &redirects);
                 }
             }
         }
@@ -280,12 +234,12 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             program = expanded.first().cloned();
             let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
             for stage in peel_stages(&expanded) {
-                push_generous(&mut segment.generous, stage);
+                push_generous(&mut segment.generous, stage, &redirects);
             }
         }
         Ok(None) => {}
         Err(why) => {
-            segment.opaque.get_or_insert(why);
+            segment.opaque.get_or_insert_with(|| why.to_string());
         }
     }
     // A program that is the output of a literal command (`$(echo rm) -rf X`): that output.
@@ -298,7 +252,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .collect();
         program = resolved.first().map(|p| p.to_string());
         for stage in peel_stages(&resolved) {
-            push_generous(&mut segment.generous, stage);
+            push_generous(&mut segment.generous, stage, &redirects);
         }
     }
     // A program named by an expansion (`$X -rf /`, `$(which rm)`, `r?`) runs a command the
@@ -318,6 +272,62 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         segment.generous.push(redirects.join(" "));
     }
 
+    strict_texts(command, &words, &mut segment.strict);
+    segment
+}
+
+/// Add the texts a deny sees for `words` (with the command's `redirects`) to `texts`: as
+/// written, with the program's basename, short options merged, the option normal form.
+fn push_generous(texts: &mut Vec<String>, words: &[&str], redirects: &[&str]) {
+    if words.is_empty() {
+        return;
+    }
+    let joined = words.join(" ");
+    let base = basename(words[0]);
+    let based = if base.len() != words[0].len() {
+        Some(
+            std::iter::once(base)
+                .chain(words[1..].iter().copied())
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    } else {
+        None
+    };
+    // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other. Not
+    // for `find`, whose primaries are words of their own (`-depth -empty -type d`): merged,
+    // they would read as a command that drops its `-empty` test.
+    let merged = (base != "find")
+        .then(|| expand::merged_short_options(words))
+        .flatten()
+        .map(|merged| merged.join(" "));
+    // The normal form of programs with an option table (`rm -fr` → `rm --force
+    // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
+    let normal = options::normal_form(words);
+    let short = normal
+        .as_deref()
+        .and_then(options::rm_short_form)
+        .map(|words| words.join(" "));
+    let normal = normal.map(|words| words.join(" "));
+    for text in std::iter::once(joined)
+        .chain(based)
+        .chain(merged)
+        .chain(normal)
+        .chain(short)
+    {
+        let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
+        for text in std::iter::once(text).chain(with) {
+            if !texts.contains(&text) {
+                texts.push(text);
+            }
+        }
+    }
+}
+
+/// The texts an allow covers for `command`: as written, then Claude's own peels; none when
+/// it cannot be covered (deny-only, unresolved, a program not literal, a redirection that
+/// is not harmless).
+fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String>) {
     // Strict: as written, then Claude's own peels.
     let coverable = !command.deny_only
         && !command.unresolved
@@ -330,18 +340,18 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .map(String::as_str)
             .chain(words.iter().copied())
             .collect();
-        segment.strict.push(written.join(" "));
+        strict.push(written.join(" "));
     }
     let safe_assignments = command.assignments.iter().all(|a| {
         let name = a.split(['=', '[', '+']).next().unwrap_or(a);
         SAFE_VARIABLES.contains(&name)
     });
     if coverable && safe_assignments {
-        let mut rest: &[&str] = &words;
+        let mut rest: &[&str] = words;
         loop {
             let text = rest.join(" ");
-            if !segment.strict.contains(&text) {
-                segment.strict.push(text);
+            if !strict.contains(&text) {
+                strict.push(text);
             }
             let Some(first) = rest.first() else { break };
             let Some(wrapper) = WRAPPERS.iter().find(|w| w.claude_peels && w.name == *first) else {
@@ -357,7 +367,6 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             rest = &rest[start..];
         }
     }
-    segment
 }
 
 #[cfg(test)]
