@@ -7,6 +7,7 @@ use engine::Outcome;
 use engine::harness::Harness;
 
 use crate::cli::CheckArgs;
+use crate::stdout::{out, outln};
 use animus_hook::harness_call;
 use animus_hook::payload::parse_gate_payload;
 use animus_hook::policy_source::LoadedPolicy;
@@ -24,9 +25,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
                     "harness_answer": harness_answer(harness, outcome.decision),
                     "evaluator": evaluator,
                 });
-                println!("{json}");
+                outln!("{json}");
             } else {
-                print!("{}", render(&outcome, evaluator, harness));
+                out!("{}", render(&outcome, evaluator, harness));
             }
             ExitCode::SUCCESS
         }

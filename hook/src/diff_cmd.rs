@@ -5,18 +5,27 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::stdout::{out, outln};
 use compiler::diff::{PolicyDiff, WitnessCall, diff};
 use engine::{Decision, HookPolicy, HookPolicyRule};
 use serde_json::{Value, json};
 
+#[derive(clap::Args)]
 pub struct DiffArgs {
+    /// The policy before (animus-policy.json)
+    #[arg(value_name = "BEFORE")]
     pub before: PathBuf,
+    /// The policy after
+    #[arg(value_name = "AFTER")]
     pub after: PathBuf,
-    /// JSON lines of calls to try as witnesses too (hook payloads, or `{"command": …}`).
+    /// JSON lines of calls to try as witnesses too (hook payloads, or `{"command": …}`)
+    #[arg(long, value_name = "FILE")]
     pub calls: Option<PathBuf>,
-    /// Leave out the built-in self-protection rules, which differ whenever the two policies
-    /// were written to different directories.
+    /// Leave out the built-in self-protection rules (they name the policy's directory)
+    #[arg(long)]
     pub without_self_protection: bool,
+    /// One JSON document
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -46,9 +55,9 @@ pub fn run(args: DiffArgs) -> ExitCode {
         }
     };
     if args.json {
-        println!("{}", as_json(&found));
+        outln!("{}", as_json(&found));
     } else {
-        print!("{}", as_text(&found));
+        out!("{}", as_text(&found));
     }
     if found.is_empty() {
         ExitCode::SUCCESS

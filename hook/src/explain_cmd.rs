@@ -17,6 +17,7 @@ use engine::reference::{ExplainedRule, Explanation, ReferenceEvaluator};
 use engine::{Call, HookPolicy, Outcome};
 use serde_json::{Value, json};
 
+use crate::stdout::{out, outln};
 use animus_hook::payload::parse_gate_payload;
 use animus_hook::policy_source::LoadedPolicy;
 
@@ -45,9 +46,9 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     match explain(&args) {
         Ok(report) => {
             if args.json {
-                println!("{}", report.json(args.near));
+                outln!("{}", report.json(args.near));
             } else {
-                print!("{}", report.text(args.near));
+                out!("{}", report.text(args.near));
             }
             if report.disagreement().is_some() {
                 ExitCode::FAILURE

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::stdout::outln;
 use compiler::inject::{InjectRequest, Injection, inject_harness_hooks};
 
 pub struct InjectArgs {
@@ -110,12 +111,12 @@ pub fn run(args: InjectArgs) -> ExitCode {
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "env": env, "args": injection.args() })
         );
     } else {
-        println!("{}", shell_line(env, &args.provider, injection.args()));
+        outln!("{}", shell_line(env, &args.provider, injection.args()));
     }
     ExitCode::SUCCESS
 }

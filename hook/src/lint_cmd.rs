@@ -4,12 +4,27 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::stdout::outln;
 use compiler::Severity;
 
+#[derive(clap::Args)]
 pub struct LintArgs {
+    /// The config holding the profile
+    #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
+    /// The profile's id
+    #[arg(long, value_name = "ID")]
     pub agent: String,
+    /// Exit 1 on warnings too
+    #[arg(long)]
     pub deny_warnings: bool,
+    /// Leave out findings with these codes or names (AH203, allow-everything; repeat it or a
+    /// comma list)
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// One JSON document on stdout instead of lines
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: LintArgs) -> ExitCode {
@@ -25,14 +40,14 @@ pub fn run(args: LintArgs) -> ExitCode {
     };
     let findings = compiler::lint::lint(&profile, &compiled);
     for finding in &findings {
-        println!("{finding}");
+        outln!("{finding}");
     }
     let errors = findings
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
     let warnings = findings.len() - errors;
-    println!(
+    outln!(
         "{errors} errors, {warnings} warnings (agent `{}` of {})",
         args.agent,
         args.config.display()

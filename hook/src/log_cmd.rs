@@ -13,16 +13,43 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gate::record::reader::{Entry, View, lines, parse, shorten};
 use serde_json::Value;
 
+#[derive(clap::Args)]
 pub struct LogArgs {
+    /// Only this session's decisions
+    #[arg(long, value_name = "ID")]
     pub session: Option<String>,
-    /// Decisions to keep (empty: all).
+    /// Only these decisions (repeat it, or a comma list)
+    #[arg(long = "decision", value_name = "DECISION", value_delimiter = ',', ignore_case = true,
+          value_parser = decision_parser())]
     pub decisions: Vec<String>,
-    /// Microseconds since the epoch: records at or after it.
+    /// Since when: RFC 3339, a date, or a span back from now (90s, 30m, 2h, 7d, 2w); kept as
+    /// microseconds since the epoch
+    #[arg(long, value_name = "WHEN", value_parser = since_now)]
     pub since: Option<i64>,
+    /// Only this project's sessions
+    #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Then print new decisions as they are recorded
+    #[arg(long, conflicts_with = "stats")]
     pub follow: bool,
+    /// Each record as recorded, one a line
+    #[arg(long)]
     pub json: bool,
+    /// Count decisions per session and denies/asks per rule
+    #[arg(long)]
     pub stats: bool,
+}
+
+/// `--decision`: deny, ask, allow or defer, in any case.
+fn decision_parser() -> impl clap::builder::TypedValueParser<Value = String> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["deny", "ask", "allow", "defer"])
+        .map(|decision| decision.to_ascii_lowercase())
+}
+
+/// `--since` as clap parses it: relative to now.
+fn since_now(text: &str) -> Result<i64, String> {
+    parse_since(text, SystemTime::now())
 }
 
 /// `--since`: RFC 3339 (or a date), or a span back from now: `90s`, `30m`, `2h`, `7d`, `2w`.

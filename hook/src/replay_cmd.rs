@@ -33,6 +33,7 @@ use gate::record::reader::{shorten, subject};
 use serde_json::{Value, json};
 
 use crate::replay_input::{Call, Decided, read_input};
+use crate::stdout::out;
 use animus_hook::harness_call;
 use animus_hook::policy_source::LoadedPolicy;
 
@@ -258,11 +259,11 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
             ));
         }
         if out.len() > 1 << 16 {
-            print!("{out}");
+            out!("{out}");
             out.clear();
         }
     }
-    print!("{out}");
+    out!("{out}");
     let elapsed = started.elapsed();
     let text = summary.render(files.len());
     let stats = args.stats.then(|| stats(&latencies, elapsed));
@@ -270,7 +271,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
     if args.json {
         eprint!("{text}{}", stats.unwrap_or_default());
     } else {
-        print!("{text}{}", stats.unwrap_or_default());
+        out!("{text}{}", stats.unwrap_or_default());
     }
     Ok(summary.changed > 0)
 }

@@ -9,13 +9,24 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::stdout::outln;
 use compiler::cases::{Case, load_cases_file};
 use engine::reference::ReferenceEvaluator;
 use engine::{CompiledPolicy, Outcome};
 
+#[derive(clap::Args)]
 pub struct TestArgs {
+    /// The config holding the profile
+    #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
+    /// The profile's id
+    #[arg(long, value_name = "ID")]
     pub agent: String,
+    /// One JSON document on stdout instead of lines
+    #[arg(long)]
+    pub json: bool,
+    /// The case files
+    #[arg(value_name = "CASES_YAML", required = true)]
     pub cases: Vec<PathBuf>,
 }
 
@@ -90,10 +101,10 @@ fn test(args: &TestArgs) -> Result<usize, String> {
             };
         if let Some(problem) = problem {
             failed += 1;
-            println!("{}: FAILED {}: {problem}", case.location, case.name);
+            outln!("{}: FAILED {}: {problem}", case.location, case.name);
         }
     }
-    println!(
+    outln!(
         "{} passed, {failed} failed ({} cases in {} files, agent `{}` of {})",
         cases.len() - failed,
         cases.len(),

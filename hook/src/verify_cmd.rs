@@ -5,15 +5,26 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::stdout::{out, outln};
 use gate::record::{self, verify::Report};
 
+#[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("logs").required(true).args(["inputs", "session"]).multiple(true))]
 pub struct VerifyArgs {
-    /// Logs, or directories holding them.
+    /// Logs, or directories holding them
+    #[arg(value_name = "LOG_OR_DIR")]
     pub inputs: Vec<PathBuf>,
+    /// The log of this session (under the state root)
+    #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+    /// With --session: the session's project (default: here)
+    #[arg(long, value_name = "DIR", requires = "session")]
     pub project_root: Option<PathBuf>,
-    /// Accept a log that ends without a seal (a live session).
+    /// Accept a log that ends without a seal (a live session)
+    #[arg(long)]
     pub open: bool,
+    /// One JSON object per log
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -39,9 +50,9 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             let mut json = serde_json::to_value(&report).unwrap_or_default();
             json["log"] = log.display().to_string().into();
             json["ok"] = report.ok().into();
-            println!("{json}");
+            outln!("{json}");
         } else {
-            print!("{}", render(log, &report));
+            out!("{}", render(log, &report));
         }
     }
     if all_ok {
