@@ -16,6 +16,7 @@ mod cli;
 mod compile_cmd;
 mod completions;
 mod demo;
+mod diagnostics;
 mod diff_cmd;
 mod doctor_cmd;
 mod explain_cmd;
