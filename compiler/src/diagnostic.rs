@@ -78,7 +78,8 @@ pub enum Code {
     DuplicateEntry,
     /// An entry the harness itself ignores (a bare `*` allow under `meaning: claude`).
     IgnoredEntry,
-    /// What an entry means is narrower or broader than it may look.
+    /// An entry that means other than it may look: a tool no harness is known to have, an
+    /// entry claude reads as matching nothing (it compiles to no rule).
     EntryNote,
     /// An author rule's decision the merge lowers (only tightening is allowed).
     DowngradedRule,

@@ -23,8 +23,7 @@ pub struct LintArgs {
     /// Exit 1 on warnings too
     #[arg(long)]
     pub deny_warnings: bool,
-    /// Leave out findings with these codes or names (AH203, allow-everything; repeat it or a
-    /// comma list)
+    /// Leave out findings of these codes or names (AH203, allow-everything; a comma list)
     #[arg(long, value_name = "CODE", value_delimiter = ',')]
     pub ignore: Vec<String>,
     /// One JSON document on stdout instead of lines

@@ -22,10 +22,9 @@ pub struct LogArgs {
     #[arg(long = "decision", value_name = "DECISION", value_delimiter = ',', ignore_case = true,
           value_parser = decision_parser())]
     pub decisions: Vec<String>,
-    /// Since when: RFC 3339, a date, or a span back from now (90s, 30m, 2h, 7d, 2w); kept as
-    /// microseconds since the epoch
+    /// Since when: RFC 3339, a date, or a span back from now (90s, 30m, 2h, 7d, 2w)
     #[arg(long, value_name = "WHEN", value_parser = since_now)]
-    pub since: Option<i64>,
+    pub since: Option<i64>, // microseconds since the epoch
     /// Only this project's sessions
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,

@@ -152,8 +152,8 @@ fn verify_replay_and_log_answer_help_and_complete() {
     }
     let bash = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
     for expected in [
-        "opts=\"-h --session --project-root --open --json --help [LOG_OR_DIR]...\"",
-        "opts=\"-h --policy --config --agent --baseline --provider --json --stats --help <INPUT>...\"",
+        "opts=\"-h --session --project-root --open --json --help\"",
+        "opts=\"-h --policy --config --agent --baseline --provider --json --stats --help\"",
         "opts=\"-h --session --decision --since --project --follow --json --stats --help\"",
     ] {
         assert!(bash.contains(expected), "{expected}\n{bash}");

@@ -57,7 +57,7 @@ use automata::{
 };
 use normalise::{Lowered, classify, has_unbounded_repetition, normalise, parse};
 
-use crate::diagnostic::{Diagnostic, Location, quote};
+use crate::diagnostic::{Code, Diagnostic, Location, quote};
 
 /// Lower `policy` and encode it as the sidecar of `policy_json`, the exact bytes that will be
 /// written as `animus-policy.json`.
@@ -249,6 +249,7 @@ pub fn lower_policy_located(
                 quote(m.pattern)
             ),
         )
+        .with_code(Code::InvalidRule)
     };
     let failure_message = |failure: &BuildFailure| match failure {
         BuildFailure::TooBig => format!(

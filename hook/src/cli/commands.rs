@@ -79,7 +79,7 @@ pub enum Command {
     /// OPENCODE_CONFIG_DIR). Every gate pins the policy written (--policy-digest). --sandbox
     /// (claude only) needs bubblewrap and socat on Linux. ANIMUS_DISABLE_HARNESS_HOOKS=1 makes
     /// it a no-op.
-    #[command(verbatim_doc_comment)]
+    #[command(verbatim_doc_comment, override_usage = INJECT_USAGE)]
     Inject(InjectOptions),
     /// Decide one hook payload on stdin and print the decision
     ///
@@ -192,6 +192,14 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
+/// clap's own usage line for `inject` is 160 columns: the same, wrapped (a test checks that it
+/// names every option).
+pub const INJECT_USAGE: &str = "\
+animus-hook inject --provider <HARNESS> --config <FILE> --agent <ID>
+                          --session-dir <DIR> --session-id <ID> --project-root <DIR>
+                          [--hook-binary <PATH>] [--prompt-last | --prompt-index <N>] [--json]
+                          [--sandbox] [-- <LAUNCH_ARGS>...]";
+
 /// `emit`'s options as gate's own parser takes them (`gate::emit`): here for `help emit` and
 /// the completions only, never parsed by clap.
 #[derive(Args)]
@@ -256,5 +264,28 @@ impl Command {
             Command::Demo => crate::demo::run(),
             Command::Completions(CompletionsArgs { shell }) => crate::completions::run(shell),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::INJECT_USAGE;
+
+    /// The wrapped usage of `inject` names every option its definition has.
+    #[test]
+    fn inject_usage_names_every_option() {
+        let mut cli = crate::cli::command();
+        cli.build();
+        let inject = cli.find_subcommand("inject").unwrap();
+        for arg in inject.get_arguments() {
+            if let Some(long) = arg.get_long().filter(|l| *l != "help") {
+                assert!(
+                    INJECT_USAGE.contains(&format!("--{long}")),
+                    "--{long} missing from the usage"
+                );
+            }
+        }
+        let shown = format!("Usage: {INJECT_USAGE}");
+        assert!(shown.lines().all(|l| l.chars().count() <= 100), "{shown}");
     }
 }
