@@ -83,7 +83,7 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
         }
         let loaded = match compiler::write_policy_artifacts(&dir.join(agent), &compiled)
             .map_err(|e| e.to_string())
-            .and_then(|policy_path| LoadedPolicy::load(&policy_path))
+            .and_then(|policy_path| LoadedPolicy::load(&policy_path).map_err(|e| e.to_string()))
         {
             Ok(loaded) => loaded,
             Err(e) => {

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use animus_hook::policy_source::{PolicyError, read_policy_json};
+
 use crate::stdout::{out, outln};
 use compiler::diff::{PolicyDiff, WitnessCall, diff};
 use engine::{Decision, HookPolicy, HookPolicyRule};
@@ -30,7 +32,7 @@ pub struct DiffArgs {
 }
 
 pub fn run(args: DiffArgs) -> ExitCode {
-    let result = (|| -> Result<PolicyDiff, String> {
+    let result = (|| -> Result<PolicyDiff, DiffError> {
         let mut before = load(&args.before)?;
         let mut after = load(&args.after)?;
         if args.without_self_protection {
@@ -45,7 +47,7 @@ pub fn run(args: DiffArgs) -> ExitCode {
             Some(path) => load_calls(path)?,
             None => Vec::new(),
         };
-        diff(&before, &after, &extra)
+        diff(&before, &after, &extra).map_err(DiffError::Witness)
     })();
     let found = match result {
         Ok(found) => found,
@@ -66,27 +68,41 @@ pub fn run(args: DiffArgs) -> ExitCode {
     }
 }
 
-fn load(path: &Path) -> Result<HookPolicy, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
-    HookPolicy::from_json(&text).map_err(|e| format!("invalid policy `{}`: {e}", path.display()))
+/// Why two policies could not be compared.
+#[derive(Debug, thiserror::Error)]
+enum DiffError {
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error("cannot read calls `{}`: {source}", path.display())]
+    ReadCalls {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: not a hook payload or a {{\"command\": …}} record", path.display())]
+    NotACall { path: PathBuf, line: usize },
+    /// The witness search failed (the engine's message).
+    #[error("{0}")]
+    Witness(String),
 }
 
-fn load_calls(path: &Path) -> Result<Vec<WitnessCall>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read calls `{}`: {e}", path.display()))?;
+fn load(path: &Path) -> Result<HookPolicy, PolicyError> {
+    read_policy_json(path).map(|(policy, _)| policy)
+}
+
+fn load_calls(path: &Path) -> Result<Vec<WitnessCall>, DiffError> {
+    let text = std::fs::read_to_string(path).map_err(|source| DiffError::ReadCalls {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut calls = Vec::new();
     for (i, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let bad = || {
-            format!(
-                "{}:{}: not a hook payload or a {{\"command\": …}} record",
-                path.display(),
-                i + 1
-            )
+        let bad = || DiffError::NotACall {
+            path: path.to_path_buf(),
+            line: i + 1,
         };
         let value: Value = serde_json::from_str(line).map_err(|_| bad())?;
         if let Some(tool) = value.get("tool_name").and_then(Value::as_str) {

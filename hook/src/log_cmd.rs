@@ -13,6 +13,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gate::record::reader::{Entry, View, lines, parse, shorten};
 use serde_json::Value;
 
+use crate::replay_input::InputError;
+
 #[derive(clap::Args)]
 pub struct LogArgs {
     /// Only this session's decisions
@@ -92,12 +94,21 @@ pub fn run(args: LogArgs) -> ExitCode {
     }
 }
 
-fn log(args: &LogArgs) -> Result<(), String> {
+/// Why the logs could not be listed.
+#[derive(Debug, thiserror::Error)]
+enum LogError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// No state root, or no scope for the project (gate's message).
+    #[error("{0}")]
+    State(String),
+}
+
+fn log(args: &LogArgs) -> Result<(), LogError> {
     let mut shown: Vec<(String, Value, String)> = Vec::new();
     let mut offsets: BTreeMap<PathBuf, u64> = BTreeMap::new();
     for path in session_logs(args)? {
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let bytes = std::fs::read(&path).map_err(InputError::read(&path))?;
         let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         for (record, raw) in records(&bytes[..whole]) {
             if keep(args, &record) {
@@ -127,10 +138,12 @@ fn log(args: &LogArgs) -> Result<(), String> {
 }
 
 /// The session logs to read.
-fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, String> {
-    let root = gate::record::state_root()?;
+fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, LogError> {
+    let root = gate::record::state_root().map_err(LogError::State)?;
     let scopes: Vec<PathBuf> = match &args.project {
-        Some(project) => vec![root.join(gate::record::repo_scope(project)?)],
+        Some(project) => {
+            vec![root.join(gate::record::repo_scope(project).map_err(LogError::State)?)]
+        }
         None => match std::fs::read_dir(&root) {
             Ok(entries) => {
                 let mut dirs: Vec<PathBuf> = entries
@@ -141,7 +154,7 @@ fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, String> {
                 dirs
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(format!("cannot read `{}`: {e}", root.display())),
+            Err(e) => return Err(InputError::read(&root)(e).into()),
         },
     };
     let mut logs = Vec::new();
@@ -297,7 +310,7 @@ fn stats(records: &[&Value]) -> String {
 
 /// `--follow`: print each new record that passes the filters as it is written, polling the
 /// logs (and any new one) four times a second, until interrupted.
-fn follow(args: &LogArgs, mut offsets: BTreeMap<PathBuf, u64>) -> Result<(), String> {
+fn follow(args: &LogArgs, mut offsets: BTreeMap<PathBuf, u64>) -> Result<(), LogError> {
     loop {
         std::thread::sleep(Duration::from_millis(250));
         for path in session_logs(args)? {

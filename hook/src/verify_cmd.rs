@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::replay_input::InputError;
 use crate::stdout::{out, outln};
 use gate::record::{self, verify::Report};
 
@@ -76,7 +77,7 @@ pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
     }
     for input in &args.inputs {
         if input.is_dir() {
-            let found = jsonl_under(input)?;
+            let found = jsonl_under(input).map_err(|e| e.to_string())?;
             if found.is_empty() {
                 return Err(format!(
                     "`{}` holds no session log (*.jsonl)",
@@ -95,9 +96,8 @@ pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The `*.jsonl` files of `dir`, sorted.
-pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    let entries = std::fs::read_dir(dir).map_err(InputError::read(dir))?;
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
@@ -108,12 +108,11 @@ pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// The `*.jsonl` files under `dir`, at any depth, sorted; symbolic links are not followed (a
 /// link loop would never end).
-pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).map_err(InputError::read(&dir))?;
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(kind) = entry.file_type() else {
@@ -131,13 +130,13 @@ pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Verify the log at `path` against its anchor beside it.
-pub fn verify_file(path: &Path, allow_open: bool) -> Result<Report, String> {
-    let log = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+pub fn verify_file(path: &Path, allow_open: bool) -> Result<Report, InputError> {
+    let log = std::fs::read(path).map_err(InputError::read(path))?;
     let anchor_path = record::anchor_path(path);
     let anchor = match std::fs::read(&anchor_path) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("cannot read `{}`: {e}", anchor_path.display())),
+        Err(e) => return Err(InputError::read(&anchor_path)(e)),
     };
     Ok(record::verify::verify(&log, anchor.as_deref(), allow_open))
 }
