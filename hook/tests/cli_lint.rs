@@ -4,6 +4,13 @@ mod common;
 
 use common::{repo, run_hook, temp_dir};
 
+/// `animus-hook lint --config <config> --agent a`, then `extra`.
+fn lint_a(config: &str, extra: &[&str]) -> common::Run {
+    let mut args = vec!["lint", "--config", config, "--agent", "a"];
+    args.extend_from_slice(extra);
+    run_hook(&args, Some(b""), &[])
+}
+
 /// A profile with one of each mistake `lint` warns about.
 const MISTAKES: &str = r#"agents:
   a:
@@ -57,7 +64,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     std::fs::write(&config, NEVER_FIRE).unwrap();
     let c = config.to_str().unwrap();
     let out = dir.join("out");
-    let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let lint = lint_a(c, &[]);
     let compile = run_hook(
         &[
             "compile",
@@ -92,7 +99,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
         NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
     )
     .unwrap();
-    let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let lint = lint_a(c, &[]);
     let compile = run_hook(
         &[
             "compile",
@@ -136,7 +143,7 @@ fn every_mistake_is_named_at_its_place() {
     let config = dir.join("p.yaml");
     std::fs::write(&config, MISTAKES).unwrap();
     let c = config.to_str().unwrap();
-    let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(0), "warnings exit 0: {}", run.stdout);
     let out = &run.stdout;
     for (at, says) in [
@@ -172,11 +179,7 @@ fn every_mistake_is_named_at_its_place() {
             .ends_with(&format!("0 errors, 6 warnings (agent `a` of {c})")),
         "{out}"
     );
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--deny-warnings"],
-        Some(b""),
-        &[],
-    );
+    let run = lint_a(c, &["--deny-warnings"]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
@@ -265,7 +268,7 @@ fn bad_input() {
     )
     .unwrap();
     let c = config.to_str().unwrap();
-    let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("p.yaml:4:"), "{}", run.stderr);
     assert!(run.stderr.contains("does not compile"), "{}", run.stderr);
@@ -294,7 +297,7 @@ fn findings_have_codes_in_text_and_json() {
     let config = dir.join("p.yaml");
     std::fs::write(&config, MISTAKES).unwrap();
     let c = config.to_str().unwrap();
-    let text = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let text = lint_a(c, &[]);
     for expected in [
         "p.yaml:5:11: warning[AH203]: tool_policy.allow entry `Bash` allows every call",
         "p.yaml:6:11: warning[AH202]: tool_policy.allow entry `Bash(git push:*)` never grants",
@@ -309,11 +312,7 @@ fn findings_have_codes_in_text_and_json() {
         );
     }
 
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--json"],
-        Some(b""),
-        &[],
-    );
+    let run = lint_a(c, &["--json"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
     assert_eq!(doc["agent"], "a");
@@ -342,20 +341,7 @@ fn findings_have_codes_in_text_and_json() {
     );
 
     // --ignore by code and by name, repeated or as a comma list.
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--json",
-            "--ignore",
-            "AH203,duplicate-rule",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = lint_a(c, &["--json", "--ignore", "AH203,duplicate-rule"]);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["warnings"], 4, "{doc}");
     assert!(
@@ -365,11 +351,7 @@ fn findings_have_codes_in_text_and_json() {
             .iter()
             .all(|d| d["code"] != "AH203" && d["code"] != "AH204")
     );
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--ignore", "AH999"],
-        Some(b""),
-        &[],
-    );
+    let run = lint_a(c, &["--ignore", "AH999"]);
     assert_eq!(run.code, Some(2));
     assert!(
         run.stderr.contains("`AH999` is no diagnostic code"),
@@ -389,11 +371,7 @@ fn errors_in_json_when_the_profile_does_not_compile() {
     )
     .unwrap();
     let c = config.to_str().unwrap();
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--json"],
-        Some(b""),
-        &[],
-    );
+    let run = lint_a(c, &["--json"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["compiles"], false);
@@ -401,7 +379,7 @@ fn errors_in_json_when_the_profile_does_not_compile() {
     assert_eq!(first["code"], "AH101", "{doc}");
     assert_eq!(first["name"], "unknown-key");
     assert_eq!(first["severity"], "error");
-    let text = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let text = lint_a(c, &[]);
     assert!(
         text.stderr
             .contains("error[AH101]: unknown key `toolPolicy`"),
