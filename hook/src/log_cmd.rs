@@ -21,8 +21,8 @@ pub struct LogArgs {
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
     /// Only these decisions (repeat it, or a comma list)
-    #[arg(long = "decision", value_name = "DECISION", value_delimiter = ',', ignore_case = true,
-          value_parser = decision_parser())]
+    #[arg(long = "decision", value_name = "DECISION", value_delimiter = ',',
+          value_parser = DecisionParser)]
     pub decisions: Vec<String>,
     /// Since when: RFC 3339, a date, or a span back from now (90s, 30m, 2h, 7d, 2w)
     #[arg(long, value_name = "WHEN", value_parser = since_now)]
@@ -41,11 +41,36 @@ pub struct LogArgs {
     pub stats: bool,
 }
 
-/// `--decision`: deny, ask, allow or defer, in any case.
-fn decision_parser() -> impl clap::builder::TypedValueParser<Value = String> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(["deny", "ask", "allow", "defer"])
-        .map(|decision| decision.to_ascii_lowercase())
+/// `--decision`: deny, ask, allow or defer, in any case, with spaces around it ignored
+/// (`--decision "deny, ask"`).
+#[derive(Clone)]
+struct DecisionParser;
+
+const DECISIONS: [&str; 4] = ["deny", "ask", "allow", "defer"];
+
+impl clap::builder::TypedValueParser for DecisionParser {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        match value.to_str().map(|v| v.trim().to_ascii_lowercase()) {
+            Some(decision) if DECISIONS.contains(&decision.as_str()) => Ok(decision),
+            // clap's own error, naming the values.
+            _ => clap::builder::PossibleValuesParser::new(DECISIONS).parse_ref(cmd, arg, value),
+        }
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            DECISIONS.into_iter().map(clap::builder::PossibleValue::new),
+        ))
+    }
 }
 
 /// `--since` as clap parses it: relative to now.

@@ -209,3 +209,21 @@ fn a_closed_stdout_is_a_quiet_exit_0_everywhere() {
         );
     }
 }
+
+/// `log --decision` takes any case and a comma list with spaces, as the hand-written parser
+/// did; a value outside the four is a usage error naming them.
+#[test]
+fn log_decisions_take_any_case_and_spaces() {
+    let state = common::temp_dir("log-decisions");
+    let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
+    let run = run_hook(&["log", "--decision", " Deny, ASK"], Some(b""), &env);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let run = run_hook(&["log", "--decision", "deny,maybe"], Some(b""), &env);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr
+            .contains("[possible values: deny, ask, allow, defer]"),
+        "{}",
+        run.stderr
+    );
+}
