@@ -43,7 +43,10 @@ pub fn run(args: InjectArgs) -> ExitCode {
     let profile = match compiler::load_profile_file(&args.config, &args.agent) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("{e}\nanimus-hook inject: failed; nothing was written");
+            eprintln!(
+                "{}\nanimus-hook inject: failed; nothing was written",
+                crate::diagnostics::render_all(&e.0)
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -93,7 +96,7 @@ pub fn run(args: InjectArgs) -> ExitCode {
             ..
         } => {
             for w in warnings {
-                eprintln!("{w}");
+                eprintln!("{}", crate::diagnostics::render(&w));
             }
             eprintln!(
                 "animus-hook inject: wrote {} and {}",

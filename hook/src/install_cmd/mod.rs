@@ -277,9 +277,10 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     for report in &source.reports {
         eprintln!("{report}\n  (left out of the installed policy; claude still applies it)");
     }
-    let compiled = compiler::compile_profile(&source.profile).map_err(|e| e.to_string())?;
+    let compiled = compiler::compile_profile(&source.profile)
+        .map_err(|e| crate::diagnostics::render_all(&e.0))?;
     for warning in &compiled.warnings {
-        eprintln!("{warning}");
+        eprintln!("{}", crate::diagnostics::render(warning));
     }
     let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
     let guarded = install::guarded_places(&scope);
