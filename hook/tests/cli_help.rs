@@ -114,9 +114,13 @@ fn a_repeated_flag_overrides_itself() {
 
 /// `args`, with stdout a pipe whose reading end is already closed: every write fails (EPIPE).
 fn with_stdout_closed(args: &[&str]) -> std::process::Output {
+    binary_with_stdout_closed(bin(), args)
+}
+
+fn binary_with_stdout_closed(binary: &str, args: &[&str]) -> std::process::Output {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    Command::new(bin())
+    Command::new(binary)
         .args(args)
         .current_dir(repo())
         .stdin(Stdio::null())
@@ -207,6 +211,12 @@ fn a_closed_stdout_is_a_quiet_exit_0_everywhere() {
             !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
             "{args:?}: {stderr}"
         );
+    }
+    // The lean binary's own help and version too.
+    for args in [["--help"], ["--version"]] {
+        let output = binary_with_stdout_closed(common::lean_bin(), &args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
     }
 }
 
