@@ -96,7 +96,7 @@ pub fn run(args: InjectArgs) -> ExitCode {
             ..
         } => {
             for w in warnings {
-                eprintln!("{}", crate::diagnostics::render(&w));
+                eprintln!("{}", crate::diagnostics::render(w));
             }
             eprintln!(
                 "animus-hook inject: wrote {} and {}",
