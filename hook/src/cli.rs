@@ -78,7 +78,7 @@ pub fn emit_help() -> ExitCode {
 /// Any string, offering `names` to the completions and the help: for values whose command
 /// explains a refusal better than clap can (`install --harness codex` is not built yet).
 #[derive(Clone)]
-pub struct Suggest(pub &'static [&'static str]);
+pub struct Suggest(pub Vec<&'static str>);
 
 impl TypedValueParser for Suggest {
     type Value = String;
@@ -101,11 +101,13 @@ impl TypedValueParser for Suggest {
 }
 
 /// Every harness's name, as `--provider` takes it.
-pub const HARNESS_NAMES: &[&str] = &["claude", "codex", "gemini", "opencode"];
+pub fn harness_names() -> Vec<&'static str> {
+    Harness::ALL.map(Harness::as_str).to_vec()
+}
 
 /// `--provider <harness>`: one of [`Harness::ALL`].
 pub fn harness_parser() -> impl TypedValueParser<Value = Harness> {
-    PossibleValuesParser::new(Harness::ALL.map(Harness::as_str))
+    PossibleValuesParser::new(harness_names())
         .map(|name| Harness::parse(&name).expect("clap checked the name"))
 }
 
@@ -242,7 +244,7 @@ impl ImportArgs {
 #[derive(Args)]
 pub struct InjectOptions {
     /// The harness to launch
-    #[arg(long, value_name = "HARNESS", value_parser = Suggest(HARNESS_NAMES))]
+    #[arg(long, value_name = "HARNESS", value_parser = Suggest(harness_names()))]
     provider: String,
     /// The config holding the profile
     #[arg(long, value_name = "FILE")]

@@ -9,13 +9,13 @@ use super::{InstallArgs, ScopeArg};
 
 /// The harnesses `--harness` names. `codex` is listed so that `install --harness codex`
 /// reaches the message saying how to guard codex today.
-const HARNESSES: &[&str] = &["claude", "opencode", "gemini", "codex"];
+const HARNESSES: [&str; 4] = ["claude", "opencode", "gemini", "codex"];
 
 #[derive(Args)]
 pub struct InstallOptions {
     /// The harness to guard
     #[arg(long, value_name = "HARNESS", default_value = "claude",
-          value_parser = crate::cli::Suggest(HARNESSES))]
+          value_parser = crate::cli::Suggest(HARNESSES.to_vec()))]
     harness: String,
     /// Whose settings: yours (user) or the project's
     #[arg(long, value_enum, default_value_t = ScopeArg::User)]
