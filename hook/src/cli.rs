@@ -55,11 +55,13 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     match parsed {
         Ok(cli) => cli.command.run(),
         Err(error) => {
-            // Help and version go to stdout (status 0); usage errors to stderr (status 2).
-            let status = if error.use_stderr() { 2 } else { 0 };
-            match error.print() {
-                Ok(()) => ExitCode::from(status),
-                Err(closed) => stdout::status(Err(closed)),
+            // Help and version go to stdout (status 0, a closed stdout too); usage errors to
+            // stderr (status 2, whether or not it could be written).
+            let printed = error.print();
+            if error.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                stdout::status(printed)
             }
         }
     }
