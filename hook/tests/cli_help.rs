@@ -65,6 +65,30 @@ fn help_names_one_command() {
     assert_eq!(run.code, Some(2));
 }
 
+/// Every command's help, as `help` lists them, fits in 100 columns (clap wraps it there).
+#[test]
+fn every_help_fits_in_100_columns() {
+    let list = run_hook(&["help"], Some(b""), &[]).stdout;
+    let commands: Vec<&str> = list
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() > 15, "{list}");
+    for command in commands {
+        for flag in ["-h", "--help"] {
+            let run = run_hook(&[command, flag], Some(b""), &[]);
+            assert_eq!(run.code, Some(0), "{command} {flag}: {}", run.stderr);
+            for line in run.stdout.lines() {
+                assert!(line.chars().count() <= 100, "{command} {flag}: {line}");
+            }
+        }
+    }
+}
+
 /// A misspelt flag: exit 2, the suggestion, and that command's usage line only.
 #[test]
 fn a_misspelt_flag_gets_a_suggestion_and_its_command_usage() {
