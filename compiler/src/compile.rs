@@ -24,7 +24,7 @@ use engine::policy::MatchOn;
 use engine::policy::POLICY_VERSION;
 use engine::{Decision, HookPolicy, HookPolicyRule};
 
-use crate::diagnostic::{Diagnostic, Errors, Location, quote};
+use crate::diagnostic::{Code, Diagnostic, Errors, Location, quote};
 use crate::profile::{AgentProfile, AuthorRule, Located, Meaning, ToolPolicy};
 use crate::tool_policy::lower_entry;
 
@@ -134,19 +134,22 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     for case in &profile.examples {
         let got = evaluator.decide(case.call());
         if got.decision != case.expect {
-            failures.push(Diagnostic::error(
-                Some(case.location.clone()),
-                format!(
-                    "tool_policy example {}: expected {}, got {} ({})",
-                    quote(&case.name),
-                    case.expect,
-                    got.decision,
-                    got.deciding_rule
-                        .map_or("the policy default".to_string(), |id| format!(
-                            "rule `{id}`"
-                        ))
-                ),
-            ));
+            failures.push(
+                Diagnostic::error(
+                    Some(case.location.clone()),
+                    format!(
+                        "tool_policy example {}: expected {}, got {} ({})",
+                        quote(&case.name),
+                        case.expect,
+                        got.decision,
+                        got.deciding_rule
+                            .map_or("the policy default".to_string(), |id| format!(
+                                "rule `{id}`"
+                            ))
+                    ),
+                )
+                .with_code(Code::FailingExample),
+            );
         }
     }
     if !failures.is_empty() {
@@ -205,7 +208,7 @@ fn compile_tool_policy_located(
                     warnings.push(Diagnostic::warning(
                         Some(location.clone()),
                         format!("tool_policy.{list} entry `{}` is listed more than once; the duplicate is ignored", quote(entry)),
-                    ));
+                    ).with_code(Code::DuplicateEntry));
                 } else if unnamed_from.is_none() {
                     unnamed_from = Some(location.clone());
                 }
@@ -220,20 +223,23 @@ fn compile_tool_policy_located(
                      default deny for it to lift (unlisted calls already go to the harness's \
                      own flow)"
                         .to_string(),
-                ));
+                ).with_code(Code::IgnoredEntry));
                 continue;
             }
             match lower_entry(entry, decision) {
                 Ok(lowered) => {
                     if let Some(note) = lowered.note {
-                        warnings.push(Diagnostic::warning(
-                            Some(location.clone()),
-                            format!(
-                                "tool_policy.{list} entry `{}` {}",
-                                quote(entry),
-                                bounded(&note)
-                            ),
-                        ));
+                        warnings.push(
+                            Diagnostic::warning(
+                                Some(location.clone()),
+                                format!(
+                                    "tool_policy.{list} entry `{}` {}",
+                                    quote(entry),
+                                    bounded(&note)
+                                ),
+                            )
+                            .with_code(Code::EntryNote),
+                        );
                     }
                     let reason = match decision {
                         Decision::Deny => format!("Denied by tool_policy.deny entry `{entry}`."),
@@ -266,14 +272,17 @@ fn compile_tool_policy_located(
                         ));
                     }
                 }
-                Err(why) => errors.push(Diagnostic::error(
-                    Some(location.clone()),
-                    format!(
-                        "tool_policy.{list} entry `{}` {}",
-                        quote(entry),
-                        bounded(&why.to_string())
-                    ),
-                )),
+                Err(why) => errors.push(
+                    Diagnostic::error(
+                        Some(location.clone()),
+                        format!(
+                            "tool_policy.{list} entry `{}` {}",
+                            quote(entry),
+                            bounded(&why.to_string())
+                        ),
+                    )
+                    .with_code(Code::InvalidEntry),
+                ),
             }
         }
         if let Some(location) = unnamed_from {
@@ -283,7 +292,7 @@ fn compile_tool_policy_located(
                     "tool_policy.{list} lists {} more duplicate entries from here on, also ignored",
                     duplicates - MAX_DUPLICATE_WARNINGS
                 ),
-            ));
+            ).with_code(Code::DuplicateEntry));
         }
     }
     if errors.is_empty() {
@@ -311,7 +320,7 @@ fn tighten_author_rule(
                         "rule `{id}`: decision `ask` dropped: the policy default is `{default_decision}` \
                          (tool_policy.allow is an allowlist), and an author ask would loosen it to a prompt"
                     ),
-                )
+                ).with_code(Code::DowngradedRule)
                 .with_help("use `deny`, or add the call to tool_policy.allow"),
             );
             return None;
@@ -324,7 +333,7 @@ fn tighten_author_rule(
                         "rule `{id}`: decision `allow` downgraded to `defer`: author rules may only tighten \
                          the policy (an author allow could bypass the harness prompt)"
                     ),
-                )
+                ).with_code(Code::DowngradedRule)
                 .with_help("grant access through tool_policy.allow instead"),
             );
             Decision::Defer
@@ -412,20 +421,23 @@ fn check_author_examples(author: &AuthorRule, errors: &mut Vec<Diagnostic>) {
         for example in examples {
             if matches(&example.value) != must_match {
                 let (tool, input) = &example.value;
-                errors.push(Diagnostic::error(
-                    Some(example.location.clone()),
-                    format!(
-                        "rule `{}`: the {} example {} {}",
-                        quote(&author.id),
-                        if must_match { "`match`" } else { "`not_match`" },
-                        crate::cases::summary(tool, input),
-                        if must_match {
-                            "does not match it"
-                        } else {
-                            "matches it"
-                        }
-                    ),
-                ));
+                errors.push(
+                    Diagnostic::error(
+                        Some(example.location.clone()),
+                        format!(
+                            "rule `{}`: the {} example {} {}",
+                            quote(&author.id),
+                            if must_match { "`match`" } else { "`not_match`" },
+                            crate::cases::summary(tool, input),
+                            if must_match {
+                                "does not match it"
+                            } else {
+                                "matches it"
+                            }
+                        ),
+                    )
+                    .with_code(Code::FailingExample),
+                );
             }
         }
     }

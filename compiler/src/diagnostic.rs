@@ -36,11 +36,138 @@ pub enum Severity {
     Warning,
 }
 
+/// What kind of finding a diagnostic is, as a stable code (ruff-style: `AH1xx` errors, `AH2xx`
+/// warnings) and a name, for a reader to look up and for a tool to filter on
+/// (`animus-hook lint --ignore AH203`). A code, once given, keeps its meaning; `AH100` and
+/// `AH200` are the kinds not yet told apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    /// Any other error.
+    Error,
+    /// A key animus-hook does not know, or one a level too high (`toolPolicy`, `pack`).
+    UnknownKey,
+    /// The config does not parse: YAML/JSON syntax, a wrong type, a value out of its set.
+    InvalidConfig,
+    /// No such agent in the config (or one defined twice).
+    UnknownAgent,
+    /// A tool_policy entry that means nothing (a near miss of a Claude tool's name: `bash`).
+    InvalidEntry,
+    /// A rule, matcher or value that is refused (an invalid regex, a near-miss tool name).
+    InvalidRule,
+    /// A rule that never fires: none of its tools has the field its matcher reads.
+    FieldNotOnTool,
+    /// A rule that never fires: its regex matches no text at all.
+    RegexMatchesNothing,
+    /// An example (tool_policy.examples, a rule's examples) the policy decides otherwise.
+    FailingExample,
+    /// No pack or category of that name.
+    UnknownPack,
+    /// An input over a size limit (config, entry, regex, id).
+    OverLimit,
+    /// Any other warning.
+    Warning,
+    /// A tool name no harness is known to have: the rule fires only for a tool of that name.
+    UnknownTool,
+    /// An allow entry a deny or ask entry covers: it never grants.
+    ShadowedAllow,
+    /// An allow so broad that an allowlist guards nothing there (`Bash`, `*`).
+    AllowEverything,
+    /// Two author rules alike in tools, events, matchers and decision.
+    DuplicateRule,
+    /// A tool_policy entry listed more than once.
+    DuplicateEntry,
+    /// An entry the harness itself ignores (a bare `*` allow under `meaning: claude`).
+    IgnoredEntry,
+    /// An entry that means other than it may look: a tool no harness is known to have, an
+    /// entry claude reads as matching nothing (it compiles to no rule).
+    EntryNote,
+    /// An author rule's decision the merge lowers (only tightening is allowed).
+    DowngradedRule,
+}
+
+impl Code {
+    /// Every code, in the order of their numbers.
+    pub const ALL: [Code; 20] = [
+        Code::Error,
+        Code::UnknownKey,
+        Code::InvalidConfig,
+        Code::UnknownAgent,
+        Code::InvalidEntry,
+        Code::InvalidRule,
+        Code::FieldNotOnTool,
+        Code::RegexMatchesNothing,
+        Code::FailingExample,
+        Code::UnknownPack,
+        Code::OverLimit,
+        Code::Warning,
+        Code::UnknownTool,
+        Code::ShadowedAllow,
+        Code::AllowEverything,
+        Code::DuplicateRule,
+        Code::DuplicateEntry,
+        Code::IgnoredEntry,
+        Code::EntryNote,
+        Code::DowngradedRule,
+    ];
+
+    /// The code and the name: `("AH203", "allow-everything")`.
+    fn row(self) -> (&'static str, &'static str) {
+        match self {
+            Code::Error => ("AH100", "error"),
+            Code::UnknownKey => ("AH101", "unknown-key"),
+            Code::InvalidConfig => ("AH102", "invalid-config"),
+            Code::UnknownAgent => ("AH103", "unknown-agent"),
+            Code::InvalidEntry => ("AH104", "invalid-entry"),
+            Code::InvalidRule => ("AH105", "invalid-rule"),
+            Code::FieldNotOnTool => ("AH106", "field-not-on-tool"),
+            Code::RegexMatchesNothing => ("AH107", "regex-matches-nothing"),
+            Code::FailingExample => ("AH108", "failing-example"),
+            Code::UnknownPack => ("AH109", "unknown-pack"),
+            Code::OverLimit => ("AH110", "over-limit"),
+            Code::Warning => ("AH200", "warning"),
+            Code::UnknownTool => ("AH201", "unknown-tool"),
+            Code::ShadowedAllow => ("AH202", "shadowed-allow"),
+            Code::AllowEverything => ("AH203", "allow-everything"),
+            Code::DuplicateRule => ("AH204", "duplicate-rule"),
+            Code::DuplicateEntry => ("AH205", "duplicate-entry"),
+            Code::IgnoredEntry => ("AH206", "ignored-entry"),
+            Code::EntryNote => ("AH207", "entry-note"),
+            Code::DowngradedRule => ("AH208", "downgraded-rule"),
+        }
+    }
+
+    /// `AH203`.
+    pub fn as_str(self) -> &'static str {
+        self.row().0
+    }
+
+    /// `allow-everything`.
+    pub fn name(self) -> &'static str {
+        self.row().1
+    }
+
+    /// The code a user names, by its code (any case) or its name.
+    ///
+    /// ```
+    /// use compiler::diagnostic::Code;
+    /// assert_eq!(Code::parse("ah203"), Some(Code::AllowEverything));
+    /// assert_eq!(Code::parse("allow-everything"), Some(Code::AllowEverything));
+    /// assert_eq!(Code::parse("AH999"), None);
+    /// ```
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL
+            .into_iter()
+            .find(|c| c.as_str().eq_ignore_ascii_case(text) || c.name() == text)
+    }
+}
+
 /// One message about the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
+    /// What kind of finding, as a stable code.
+    pub code: Code,
     /// Where, when it is about a place in a file.
     pub location: Option<Location>,
     /// What is wrong, naming the offending value.
@@ -54,6 +181,7 @@ impl Diagnostic {
     pub fn error(location: Option<Location>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
+            code: Code::Error,
             location,
             message: message.into(),
             help: None,
@@ -64,10 +192,17 @@ impl Diagnostic {
     pub fn warning(location: Option<Location>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
+            code: Code::Warning,
             location,
             message: message.into(),
             help: None,
         }
+    }
+
+    /// Say what kind of finding it is.
+    pub fn with_code(mut self, code: Code) -> Self {
+        self.code = code;
+        self
     }
 
     /// Attach a hint.

@@ -17,7 +17,7 @@ use engine::Decision;
 use engine::semantics::glob_matches;
 
 use crate::Compiled;
-use crate::diagnostic::{Diagnostic, Location, Severity, quote};
+use crate::diagnostic::{Code, Diagnostic, Location, Severity, quote};
 use crate::profile::{AgentProfile, AuthorRule};
 use crate::tool_policy::{CLAUDE_TOOLS, known_fields};
 
@@ -47,6 +47,7 @@ pub fn lint(profile: &AgentProfile, compiled: &Compiled) -> Vec<Diagnostic> {
                         by.location
                     ),
                 )
+                .with_code(Code::ShadowedAllow)
                 .with_help(format!(
                     "remove the allow entry, or narrow the {list} entry"
                 )),
@@ -63,6 +64,7 @@ pub fn lint(profile: &AgentProfile, compiled: &Compiled) -> Vec<Diagnostic> {
                         quote(tool_of(&allow.value))
                     ),
                 )
+                .with_code(Code::AllowEverything)
                 .with_help(
                     "list the commands the agent needs (Bash(git status:*), Bash(cargo test:*))",
                 ),
@@ -113,7 +115,7 @@ pub(crate) fn never_firing_author_rule(rule: &AuthorRule, out: &mut Vec<Diagnost
                      for a tool of that name (another harness's own tool)",
                     quote(glob)
                 ),
-            )
+            ).with_code(Code::UnknownTool)
             .with_help("tools are case-sensitive: Bash, Read, WebFetch, mcp__server__tool, or a glob such as mcp__github__*"),
         );
     }
@@ -141,6 +143,7 @@ pub(crate) fn never_firing_author_rule(rule: &AuthorRule, out: &mut Vec<Diagnost
                         quote(top)
                     ),
                 )
+                .with_code(Code::FieldNotOnTool)
                 .with_help(format!("the fields are: {}", fields.join(", "))),
             );
         }
@@ -154,6 +157,7 @@ pub(crate) fn never_firing_author_rule(rule: &AuthorRule, out: &mut Vec<Diagnost
                         quote(&matcher.field)
                     ),
                 )
+                .with_code(Code::RegexMatchesNothing)
                 .with_help("a class such as [^\\s\\S] or [a&&b] is empty; write the text to match"),
             );
         }
@@ -180,6 +184,7 @@ fn duplicate_author_rules(rules: &[AuthorRule], out: &mut Vec<Diagnostic>) {
                         first.location
                     ),
                 )
+                .with_code(Code::DuplicateRule)
                 .with_help("remove one of them"),
             );
         }

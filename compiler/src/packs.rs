@@ -32,7 +32,7 @@ use engine::{Decision, HookPolicyRule};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use crate::diagnostic::{Diagnostic, Errors, Location, quote};
+use crate::diagnostic::{Code, Diagnostic, Errors, Location, quote};
 use crate::profile::Located;
 use crate::tool_policy::{MONITOR_TOOL, lower_entry};
 
@@ -391,6 +391,7 @@ pub fn resolve<'p>(
                     Some(name.location.clone()),
                     format!("no pack or category `{}`", quote(&name.value)),
                 )
+                .with_code(Code::UnknownPack)
                 .with_help(format!(
                     "`animus-hook packs` lists them; `{DEFAULT_SET}` is the recommended set, \
                      and the categories are {}",

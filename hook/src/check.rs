@@ -7,9 +7,22 @@ use engine::Outcome;
 use engine::harness::Harness;
 
 use crate::cli::CheckArgs;
+use crate::stdout::{out, outln};
 use animus_hook::harness_call;
 use animus_hook::payload::parse_gate_payload;
-use animus_hook::policy_source::LoadedPolicy;
+use animus_hook::policy_source::{LoadedPolicy, PolicyError};
+
+/// Why one call could not be decided (`check`, `explain`).
+#[derive(Debug, thiserror::Error)]
+pub enum DecideError {
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error("cannot read stdin: {0}")]
+    Stdin(std::io::Error),
+    /// The payload is not a gate payload, or names no tool (gate's message).
+    #[error("{0}")]
+    Payload(String),
+}
 
 pub fn run(args: CheckArgs) -> ExitCode {
     match check(&args) {
@@ -24,9 +37,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
                     "harness_answer": harness_answer(harness, outcome.decision),
                     "evaluator": evaluator,
                 });
-                println!("{json}");
+                outln!("{json}");
             } else {
-                print!("{}", render(&outcome, evaluator, harness));
+                out!("{}", render(&outcome, evaluator, harness));
             }
             ExitCode::SUCCESS
         }
@@ -37,15 +50,15 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), String> {
+fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), DecideError> {
     let loaded = LoadedPolicy::load(&args.policy)?;
     let mut stdin = Vec::new();
     std::io::stdin()
         .read_to_end(&mut stdin)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
-    let payload = parse_gate_payload(&stdin)?;
-    let value: serde_json::Value =
-        serde_json::from_slice(&stdin).map_err(|e| format!("payload is not JSON ({e})"))?;
+        .map_err(DecideError::Stdin)?;
+    let payload = parse_gate_payload(&stdin).map_err(DecideError::Payload)?;
+    let value: serde_json::Value = serde_json::from_slice(&stdin)
+        .map_err(|e| DecideError::Payload(format!("payload is not JSON ({e})")))?;
     let harness = harness_call::detect(
         args.provider,
         args.event.as_deref().or(payload.hook_event_name.as_deref()),
@@ -68,8 +81,9 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), String> {
             .or(cwd),
     };
     let outcome = harness_call::decide(harness, event, &value, places, &args.policy, |call| {
-        loaded.decide(call)
-    })?;
+        loaded.decide(call).map_err(|e| e.to_string())
+    })
+    .map_err(DecideError::Payload)?;
     Ok((outcome, loaded.evaluator(), harness))
 }
 

@@ -11,6 +11,7 @@ use animus_hook::policy_source::LoadedPolicy;
 use engine::Call;
 use serde_json::Value;
 
+use crate::stdout::outln;
 use animus_hook::payload::parse_gate_payload;
 
 macro_rules! bundled {
@@ -72,17 +73,17 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
                 }
             };
         let policy = &compiled.policy;
-        println!(
+        outln!(
             "profile `{agent}` (corpus/{path}): {} rules, default {}",
             policy.rules.len(),
             policy.default_decision
         );
         for warning in &compiled.warnings {
-            println!("  {}", warning.to_string().replace('\n', "\n  "));
+            outln!("  {}", warning.to_string().replace('\n', "\n  "));
         }
         let loaded = match compiler::write_policy_artifacts(&dir.join(agent), &compiled)
             .map_err(|e| e.to_string())
-            .and_then(|policy_path| LoadedPolicy::load(&policy_path))
+            .and_then(|policy_path| LoadedPolicy::load(&policy_path).map_err(|e| e.to_string()))
         {
             Ok(loaded) => loaded,
             Err(e) => {
@@ -90,7 +91,7 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        println!(
+        outln!(
             "  (decided by the {} evaluator, policy {})",
             loaded.evaluator(),
             loaded.digest()
@@ -121,7 +122,7 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            println!(
+            outln!(
                 "  {event:<17} {:<15} {:<34} -> {:<5}  {}",
                 payload.tool_name,
                 summarize(&payload.tool_input),
@@ -129,7 +130,7 @@ fn run_in(dir: &std::path::Path) -> ExitCode {
                 outcome.reason
             );
         }
-        println!();
+        outln!();
     }
     ExitCode::SUCCESS
 }

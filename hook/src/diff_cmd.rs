@@ -5,23 +5,34 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use animus_hook::policy_source::{PolicyError, read_policy_json};
+
+use crate::stdout::{out, outln};
 use compiler::diff::{PolicyDiff, WitnessCall, diff};
 use engine::{Decision, HookPolicy, HookPolicyRule};
 use serde_json::{Value, json};
 
+#[derive(clap::Args)]
 pub struct DiffArgs {
+    /// The policy before (animus-policy.json)
+    #[arg(value_name = "BEFORE")]
     pub before: PathBuf,
+    /// The policy after
+    #[arg(value_name = "AFTER")]
     pub after: PathBuf,
-    /// JSON lines of calls to try as witnesses too (hook payloads, or `{"command": …}`).
+    /// JSON lines of calls to try as witnesses too (hook payloads, or `{"command": …}`)
+    #[arg(long, value_name = "FILE")]
     pub calls: Option<PathBuf>,
-    /// Leave out the built-in self-protection rules, which differ whenever the two policies
-    /// were written to different directories.
+    /// Leave out the built-in self-protection rules (they name the policy's directory)
+    #[arg(long)]
     pub without_self_protection: bool,
+    /// One JSON document
+    #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: DiffArgs) -> ExitCode {
-    let result = (|| -> Result<PolicyDiff, String> {
+    let result = (|| -> Result<PolicyDiff, DiffError> {
         let mut before = load(&args.before)?;
         let mut after = load(&args.after)?;
         if args.without_self_protection {
@@ -36,7 +47,7 @@ pub fn run(args: DiffArgs) -> ExitCode {
             Some(path) => load_calls(path)?,
             None => Vec::new(),
         };
-        diff(&before, &after, &extra)
+        diff(&before, &after, &extra).map_err(DiffError::Witness)
     })();
     let found = match result {
         Ok(found) => found,
@@ -46,9 +57,9 @@ pub fn run(args: DiffArgs) -> ExitCode {
         }
     };
     if args.json {
-        println!("{}", as_json(&found));
+        outln!("{}", as_json(&found));
     } else {
-        print!("{}", as_text(&found));
+        out!("{}", as_text(&found));
     }
     if found.is_empty() {
         ExitCode::SUCCESS
@@ -57,27 +68,41 @@ pub fn run(args: DiffArgs) -> ExitCode {
     }
 }
 
-fn load(path: &Path) -> Result<HookPolicy, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
-    HookPolicy::from_json(&text).map_err(|e| format!("invalid policy `{}`: {e}", path.display()))
+/// Why two policies could not be compared.
+#[derive(Debug, thiserror::Error)]
+enum DiffError {
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error("cannot read calls `{}`: {source}", path.display())]
+    ReadCalls {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: not a hook payload or a {{\"command\": …}} record", path.display())]
+    NotACall { path: PathBuf, line: usize },
+    /// The witness search failed (the engine's message).
+    #[error("{0}")]
+    Witness(String),
 }
 
-fn load_calls(path: &Path) -> Result<Vec<WitnessCall>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read calls `{}`: {e}", path.display()))?;
+fn load(path: &Path) -> Result<HookPolicy, PolicyError> {
+    read_policy_json(path).map(|(policy, _)| policy)
+}
+
+fn load_calls(path: &Path) -> Result<Vec<WitnessCall>, DiffError> {
+    let text = std::fs::read_to_string(path).map_err(|source| DiffError::ReadCalls {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut calls = Vec::new();
     for (i, line) in text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let bad = || {
-            format!(
-                "{}:{}: not a hook payload or a {{\"command\": …}} record",
-                path.display(),
-                i + 1
-            )
+        let bad = || DiffError::NotACall {
+            path: path.to_path_buf(),
+            line: i + 1,
         };
         let value: Value = serde_json::from_str(line).map_err(|_| bad())?;
         if let Some(tool) = value.get("tool_name").and_then(Value::as_str) {

@@ -8,21 +8,28 @@
 
 #![forbid(unsafe_code)]
 
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut args: Vec<_> = std::env::args_os().skip(1).collect();
     if let [only] = &args[..] {
         if only == "--help" || only == "-h" {
-            println!(
+            // A closed stdout (`animus-hook-emit --help | head -1`) is no error: ignore it.
+            let _ = writeln!(
+                std::io::stdout().lock(),
                 "animus-hook-emit — `animus-hook emit` without the compiler, for the harness to run\n\n\
                  USAGE:\n  animus-hook-emit [emit] --event <E> --session <id> --project-root <root> \
-                 [--policy <animus-policy.json>]\n\nSee `animus-hook --help`."
+                 [--policy <animus-policy.json>]\n\nSee `animus-hook help emit`."
             );
             return ExitCode::SUCCESS;
         }
         if only == "--version" || only == "-V" {
-            println!("animus-hook-emit {}", env!("CARGO_PKG_VERSION"));
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "animus-hook-emit {}",
+                env!("CARGO_PKG_VERSION")
+            );
             return ExitCode::SUCCESS;
         }
     }

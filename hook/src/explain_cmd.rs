@@ -17,8 +17,11 @@ use engine::reference::{ExplainedRule, Explanation, ReferenceEvaluator};
 use engine::{Call, HookPolicy, Outcome};
 use serde_json::{Value, json};
 
+use crate::stdout::{out, outln};
 use animus_hook::payload::parse_gate_payload;
-use animus_hook::policy_source::LoadedPolicy;
+use animus_hook::policy_source::{LoadedPolicy, PolicyError, read_policy_json};
+
+use crate::check::DecideError;
 
 /// What the call is: a payload on stdin, or built from the command line.
 pub enum CallSource {
@@ -45,9 +48,9 @@ pub fn run(args: ExplainArgs) -> ExitCode {
     match explain(&args) {
         Ok(report) => {
             if args.json {
-                println!("{}", report.json(args.near));
+                outln!("{}", report.json(args.near));
             } else {
-                print!("{}", report.text(args.near));
+                out!("{}", report.text(args.near));
             }
             if report.disagreement().is_some() {
                 ExitCode::FAILURE
@@ -75,23 +78,20 @@ struct Report {
     decide: Duration,
 }
 
-fn explain(args: &ExplainArgs) -> Result<Report, String> {
+fn explain(args: &ExplainArgs) -> Result<Report, DecideError> {
     let started = Instant::now();
     let loaded = LoadedPolicy::load(&args.policy)?;
     let load = started.elapsed();
     // The rules themselves, for the per-matcher detail (the sidecar holds only automata).
-    let text = std::fs::read_to_string(&args.policy)
-        .map_err(|e| format!("cannot read policy `{}`: {e}", args.policy.display()))?;
-    let policy = HookPolicy::from_json(&text)
-        .map_err(|e| format!("invalid policy `{}`: {e}", args.policy.display()))?;
+    let (policy, _) = read_policy_json(&args.policy)?;
 
     let (event, tool_name, tool_input, cwd) = match &args.source {
         CallSource::Stdin => {
             let mut stdin = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut stdin)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-            let payload = parse_gate_payload(&stdin)?;
+                .map_err(DecideError::Stdin)?;
+            let payload = parse_gate_payload(&stdin).map_err(DecideError::Payload)?;
             (
                 payload.hook_event_name,
                 payload.tool_name,
@@ -138,7 +138,8 @@ fn explain(args: &ExplainArgs) -> Result<Report, String> {
     let started = Instant::now();
     let outcome = loaded.decide(call)?;
     let decide = started.elapsed();
-    let reference = ReferenceEvaluator::new(&policy).map_err(|e| format!("invalid policy: {e}"))?;
+    let reference =
+        ReferenceEvaluator::new(&policy).map_err(|e| PolicyError::Evaluator(e.to_string()))?;
     let explanation = reference.explain(call);
     let reference = reference.decide(call);
     let command = tool_input

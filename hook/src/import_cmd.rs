@@ -7,6 +7,7 @@ use compiler::import::{
 };
 
 use crate::cli::ImportArgs;
+use crate::stdout::out;
 
 pub fn run(args: ImportArgs) -> ExitCode {
     let mut files = Vec::new();
@@ -29,14 +30,14 @@ pub fn run(args: ImportArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    import.meaning = args.meaning;
+    import.meaning = args.meaning();
     for report in &import.reports {
         eprintln!("{report}");
     }
     if args.json {
-        print!("{}", render_json(&import, &args.agent));
+        out!("{}", render_json(&import, &args.agent));
     } else {
-        print!("{}", render_yaml(&import, &args.agent));
+        out!("{}", render_yaml(&import, &args.agent));
     }
     let kept = import.allow.len() + import.ask.len() + import.deny.len();
     let left_out = import.left_out();

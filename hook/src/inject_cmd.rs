@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::stdout::outln;
 use compiler::inject::{InjectRequest, Injection, inject_harness_hooks};
 
 pub struct InjectArgs {
@@ -42,7 +43,10 @@ pub fn run(args: InjectArgs) -> ExitCode {
     let profile = match compiler::load_profile_file(&args.config, &args.agent) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("{e}\nanimus-hook inject: failed; nothing was written");
+            eprintln!(
+                "{}\nanimus-hook inject: failed; nothing was written",
+                crate::diagnostics::render_all(&e.0)
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -92,7 +96,7 @@ pub fn run(args: InjectArgs) -> ExitCode {
             ..
         } => {
             for w in warnings {
-                eprintln!("{w}");
+                eprintln!("{}", crate::diagnostics::render(w));
             }
             eprintln!(
                 "animus-hook inject: wrote {} and {}",
@@ -110,12 +114,12 @@ pub fn run(args: InjectArgs) -> ExitCode {
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "env": env, "args": injection.args() })
         );
     } else {
-        println!("{}", shell_line(env, &args.provider, injection.args()));
+        outln!("{}", shell_line(env, &args.provider, injection.args()));
     }
     ExitCode::SUCCESS
 }

@@ -13,16 +13,69 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use gate::record::reader::{Entry, View, lines, parse, shorten};
 use serde_json::Value;
 
+use crate::replay_input::InputError;
+
+#[derive(clap::Args)]
 pub struct LogArgs {
+    /// Only this session's decisions
+    #[arg(long, value_name = "ID")]
     pub session: Option<String>,
-    /// Decisions to keep (empty: all).
+    /// Only these decisions (repeat it, or a comma list)
+    #[arg(long = "decision", value_name = "DECISION", value_delimiter = ',',
+          value_parser = DecisionParser)]
     pub decisions: Vec<String>,
-    /// Microseconds since the epoch: records at or after it.
-    pub since: Option<i64>,
+    /// Since when: RFC 3339, a date, or a span back from now (90s, 30m, 2h, 7d, 2w)
+    #[arg(long, value_name = "WHEN", value_parser = since_now)]
+    pub since: Option<i64>, // microseconds since the epoch
+    /// Only this project's sessions
+    #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    /// Then print new decisions as they are recorded
+    #[arg(long, conflicts_with = "stats")]
     pub follow: bool,
+    /// Each record as recorded, one a line
+    #[arg(long)]
     pub json: bool,
+    /// Count decisions per session and denies/asks per rule
+    #[arg(long)]
     pub stats: bool,
+}
+
+/// `--decision`: deny, ask, allow or defer, in any case, with spaces around it ignored
+/// (`--decision "deny, ask"`).
+#[derive(Clone)]
+struct DecisionParser;
+
+const DECISIONS: [&str; 4] = ["deny", "ask", "allow", "defer"];
+
+impl clap::builder::TypedValueParser for DecisionParser {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        match value.to_str().map(|v| v.trim().to_ascii_lowercase()) {
+            Some(decision) if DECISIONS.contains(&decision.as_str()) => Ok(decision),
+            // clap's own error, naming the values.
+            _ => clap::builder::PossibleValuesParser::new(DECISIONS).parse_ref(cmd, arg, value),
+        }
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            DECISIONS.into_iter().map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
+/// `--since` as clap parses it: relative to now.
+fn since_now(text: &str) -> Result<i64, String> {
+    parse_since(text, SystemTime::now())
 }
 
 /// `--since`: RFC 3339 (or a date), or a span back from now: `90s`, `30m`, `2h`, `7d`, `2w`.
@@ -66,12 +119,21 @@ pub fn run(args: LogArgs) -> ExitCode {
     }
 }
 
-fn log(args: &LogArgs) -> Result<(), String> {
+/// Why the logs could not be listed.
+#[derive(Debug, thiserror::Error)]
+enum LogError {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// No state root, or no scope for the project (gate's message).
+    #[error("{0}")]
+    State(String),
+}
+
+fn log(args: &LogArgs) -> Result<(), LogError> {
     let mut shown: Vec<(String, Value, String)> = Vec::new();
     let mut offsets: BTreeMap<PathBuf, u64> = BTreeMap::new();
     for path in session_logs(args)? {
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let bytes = std::fs::read(&path).map_err(InputError::read(&path))?;
         let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         for (record, raw) in records(&bytes[..whole]) {
             if keep(args, &record) {
@@ -101,10 +163,12 @@ fn log(args: &LogArgs) -> Result<(), String> {
 }
 
 /// The session logs to read.
-fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, String> {
-    let root = gate::record::state_root()?;
+fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, LogError> {
+    let root = gate::record::state_root().map_err(LogError::State)?;
     let scopes: Vec<PathBuf> = match &args.project {
-        Some(project) => vec![root.join(gate::record::repo_scope(project)?)],
+        Some(project) => {
+            vec![root.join(gate::record::repo_scope(project).map_err(LogError::State)?)]
+        }
         None => match std::fs::read_dir(&root) {
             Ok(entries) => {
                 let mut dirs: Vec<PathBuf> = entries
@@ -115,7 +179,7 @@ fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, String> {
                 dirs
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(format!("cannot read `{}`: {e}", root.display())),
+            Err(e) => return Err(InputError::read(&root)(e).into()),
         },
     };
     let mut logs = Vec::new();
@@ -271,7 +335,7 @@ fn stats(records: &[&Value]) -> String {
 
 /// `--follow`: print each new record that passes the filters as it is written, polling the
 /// logs (and any new one) four times a second, until interrupted.
-fn follow(args: &LogArgs, mut offsets: BTreeMap<PathBuf, u64>) -> Result<(), String> {
+fn follow(args: &LogArgs, mut offsets: BTreeMap<PathBuf, u64>) -> Result<(), LogError> {
     loop {
         std::thread::sleep(Duration::from_millis(250));
         for path in session_logs(args)? {

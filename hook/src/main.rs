@@ -1,16 +1,22 @@
 //! `animus-hook`: gate and record every tool call an agent makes.
 //!
-//! Subcommands: `emit` (the hook the harness runs), `compile` (profile → `animus-policy.json`), `check` (what would happen to one
-//! payload), `explain` (why: every matched rule, where it matched), `import` (Claude settings files → an agent profile), `verify`, `replay` and `log` (the
-//! session logs: proved whole, decided again under a candidate policy, listed), `demo` (the bundled profiles over bundled real payloads). See `--help`.
+//! Subcommands: `emit` (the hook the harness runs), `compile` (profile → `animus-policy.json`),
+//! `check` (what would happen to one payload), `explain` (why: every matched rule, where it
+//! matched), `import` (Claude settings files → an agent profile), `verify`, `replay` and `log`
+//! (the session logs: proved whole, decided again under a candidate policy, listed), `demo`
+//! (the bundled profiles over bundled real payloads). See `animus-hook help`; [`cli`] defines
+//! them all.
 
 #![forbid(unsafe_code)]
+// Every write to stdout goes through `stdout::out!`/`outln!`: a closed pipe is a quiet exit 0.
+#![deny(clippy::print_stdout)]
 
 mod check;
 mod cli;
 mod compile_cmd;
 mod completions;
 mod demo;
+mod diagnostics;
 mod diff_cmd;
 mod doctor_cmd;
 mod explain_cmd;
@@ -21,9 +27,9 @@ mod line_diff;
 mod lint_cmd;
 mod log_cmd;
 mod packs_cmd;
-mod proof_args;
 mod replay_cmd;
 mod replay_input;
+mod stdout;
 mod test_cmd;
 mod verify_cmd;
 
@@ -40,8 +46,7 @@ fn main() -> ExitCode {
         if let [_, only] = &args[..]
             && (only == "--help" || only == "-h")
         {
-            print!("USAGE:\n{}", cli::command_usage("emit").unwrap_or_default());
-            return ExitCode::SUCCESS;
+            return cli::emit_help();
         }
         args.remove(0);
         return emit::run(args);

@@ -2,6 +2,7 @@
 //! category, its rule count, whether `packs: [default]` enables it, its description, and its
 //! rules.
 
+use crate::stdout::outln;
 use std::process::ExitCode;
 
 pub fn run(json: bool) -> ExitCode {
@@ -31,7 +32,7 @@ pub fn run(json: bool) -> ExitCode {
                 })
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&packs).expect("packs serialize")
         );
@@ -49,12 +50,13 @@ pub fn run(json: bool) -> ExitCode {
         .chain(["category".len()])
         .max()
         .unwrap_or(0);
-    println!(
+    outln!(
         "{:width$}  {:cat_width$}  rules  default  description",
-        "pack", "category"
+        "pack",
+        "category"
     );
     for pack in &catalogue {
-        println!(
+        outln!(
             "{:width$}  {:cat_width$}  {:>5}  {:<7}  {}",
             pack.name,
             compiler::packs::category(&pack.name),
@@ -63,7 +65,7 @@ pub fn run(json: bool) -> ExitCode {
             pack.description
         );
         for rule in &pack.rules {
-            println!(
+            outln!(
                 "{:width$}    {:<4} {}",
                 "",
                 rule.decision.to_string(),
@@ -71,7 +73,7 @@ pub fn run(json: bool) -> ExitCode {
             );
         }
     }
-    println!(
+    outln!(
         "\nEnable with `packs: [default]` on an agent profile (the packs marked yes above, the \
          recommended set), and add others by name (`database.clickhouse`) or category: a name before \
          the first dot (`backup`) enables its whole category."

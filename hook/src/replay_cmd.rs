@@ -32,9 +32,10 @@ use engine::harness::Harness;
 use gate::record::reader::{shorten, subject};
 use serde_json::{Value, json};
 
-use crate::replay_input::{Call, Decided, read_input};
+use crate::replay_input::{Call, Decided, InputError, read_input};
+use crate::stdout::out;
 use animus_hook::harness_call;
-use animus_hook::policy_source::LoadedPolicy;
+use animus_hook::policy_source::{LoadedPolicy, PolicyError};
 
 /// Where the candidate policy comes from.
 pub enum PolicySource {
@@ -81,7 +82,23 @@ impl Drop for TempDir {
     }
 }
 
-fn load(source: &PolicySource) -> Result<Policy, String> {
+/// Why calls could not be replayed.
+#[derive(Debug, thiserror::Error)]
+enum ReplayError {
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The candidate profile does not compile.
+    #[error("{}", crate::diagnostics::render_all(&.0.0))]
+    Compile(compiler::Errors),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("`{}` holds no *.jsonl file", .0.display())]
+    NoLogs(PathBuf),
+    #[error("name at least one input: a session log, a transcript, or payloads")]
+    NoInputs,
+}
+
+fn load(source: &PolicySource) -> Result<Policy, ReplayError> {
     match source {
         PolicySource::Compiled(path) => Ok(Policy {
             loaded: LoadedPolicy::load(path)?,
@@ -99,9 +116,9 @@ fn load(source: &PolicySource) -> Result<Policy, String> {
             ));
             let temp = TempDir(dir.clone());
             let (path, compiled) =
-                compiler::compile_to_dir(config, agent, &dir).map_err(|e| e.to_string())?;
+                compiler::compile_to_dir(config, agent, &dir).map_err(ReplayError::Compile)?;
             for warning in &compiled.warnings {
-                eprintln!("{warning}");
+                eprintln!("{}", crate::diagnostics::render(warning));
             }
             Ok(Policy {
                 loaded: LoadedPolicy::load(&path)?,
@@ -129,7 +146,7 @@ fn decide(policy: &Policy, call: &Call, payload: &Value, provider: Option<Harnes
         project_root: call.project_root.as_deref().or(cwd),
     };
     harness_call::decide(harness, &call.event, payload, places, &policy.path, |c| {
-        policy.loaded.decide(c)
+        policy.loaded.decide(c).map_err(|e| e.to_string())
     })
     .unwrap_or_else(|e| Outcome {
         decision: engine::Decision::Deny,
@@ -147,9 +164,9 @@ fn decided(outcome: &Outcome) -> Decided {
 }
 
 /// Replay every input; whether any decision changed.
-fn replay(args: &ReplayArgs) -> Result<bool, String> {
+fn replay(args: &ReplayArgs) -> Result<bool, ReplayError> {
     if args.inputs.is_empty() {
-        return Err("name at least one input: a session log, a transcript, or payloads".into());
+        return Err(ReplayError::NoInputs);
     }
     let candidate = load(&args.policy)?;
     let baseline = args
@@ -165,7 +182,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
         if input.is_dir() {
             let found = crate::verify_cmd::jsonl_under(input)?;
             if found.is_empty() {
-                return Err(format!("`{}` holds no *.jsonl file", input.display()));
+                return Err(ReplayError::NoLogs(input.clone()));
             }
             files.extend(found);
         } else {
@@ -258,11 +275,11 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
             ));
         }
         if out.len() > 1 << 16 {
-            print!("{out}");
+            out!("{out}");
             out.clear();
         }
     }
-    print!("{out}");
+    out!("{out}");
     let elapsed = started.elapsed();
     let text = summary.render(files.len());
     let stats = args.stats.then(|| stats(&latencies, elapsed));
@@ -270,7 +287,7 @@ fn replay(args: &ReplayArgs) -> Result<bool, String> {
     if args.json {
         eprint!("{text}{}", stats.unwrap_or_default());
     } else {
-        print!("{text}{}", stats.unwrap_or_default());
+        out!("{text}{}", stats.unwrap_or_default());
     }
     Ok(summary.changed > 0)
 }

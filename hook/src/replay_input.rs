@@ -14,7 +14,7 @@
 //! Anything else (a transcript's user, system or summary lines) is not a call and is skipped;
 //! a line that is not JSON is counted as skipped too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use engine::harness::Harness;
 use gate::record::reader::{RECORD_VERSION, View, lines};
@@ -55,10 +55,34 @@ pub struct Read {
     pub skipped: usize,
 }
 
+/// Why an input (a log, its anchor, a directory of logs, payloads) could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{at}: a record of format version {version}; this animus-hook reads version \
+         {RECORD_VERSION}"
+    )]
+    Version { at: String, version: Value },
+}
+
+impl InputError {
+    /// A failed read of `path`.
+    pub fn read(path: &Path) -> impl FnOnce(std::io::Error) -> InputError + '_ {
+        move |source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// Read the calls of the input at `path`.
-pub fn read_input(path: &Path) -> Result<Read, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+pub fn read_input(path: &Path) -> Result<Read, InputError> {
+    let bytes = std::fs::read(path).map_err(InputError::read(path))?;
     let mut read = Read::default();
     for line in lines(&bytes) {
         let source = format!("{}:{}", path.display(), line.number);
@@ -71,10 +95,10 @@ pub fn read_input(path: &Path) -> Result<Read, String> {
         };
         if let Some(v) = value.get("v") {
             if v.as_u64() != Some(RECORD_VERSION) {
-                return Err(format!(
-                    "{source}: a record of format version {v}; this animus-hook reads version \
-                     {RECORD_VERSION}"
-                ));
+                return Err(InputError::Version {
+                    at: source,
+                    version: v.clone(),
+                });
             }
             read.calls.extend(from_record(source, &value));
             continue;

@@ -9,42 +9,145 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use compiler::{Diagnostic, Location};
+use engine::Decision;
+use serde_json::json;
+
+use crate::diagnostics;
+use crate::stdout::outln;
 use compiler::cases::{Case, load_cases_file};
 use engine::reference::ReferenceEvaluator;
 use engine::{CompiledPolicy, Outcome};
 
+#[derive(clap::Args)]
 pub struct TestArgs {
+    /// The config holding the profile
+    #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
+    /// The profile's id
+    #[arg(long, value_name = "ID")]
     pub agent: String,
+    /// One JSON document on stdout instead of lines
+    #[arg(long)]
+    pub json: bool,
+    /// The case files
+    #[arg(value_name = "CASES_YAML", required = true)]
     pub cases: Vec<PathBuf>,
+}
+
+/// Why no case was run.
+#[derive(Debug, thiserror::Error)]
+enum TestError {
+    /// The profile does not load or compile, or a case file is malformed.
+    #[error("{}", diagnostics::render_all(.0))]
+    Diagnostics(Vec<Diagnostic>),
+    #[error("the compiled policy cannot be loaded: {0}")]
+    Load(String),
+    #[error("the case files hold no case")]
+    NoCases,
+}
+
+/// One case the policy decides otherwise (or the two evaluators disagree on).
+struct Failure {
+    location: Location,
+    name: String,
+    expected: Decision,
+    got: Decision,
+    problem: String,
 }
 
 pub fn run(args: TestArgs) -> ExitCode {
     match test(&args) {
-        Ok(0) => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::FAILURE,
-        Err(message) => {
-            eprintln!("{message}");
+        Ok((failures, total)) if args.json => {
+            let failures: Vec<_> = failures.iter().map(failure_json).collect();
+            outln!(
+                "{}",
+                json!({
+                    "agent": args.agent,
+                    "config": args.config.display().to_string(),
+                    "passed": total - failures.len(),
+                    "failed": failures.len(),
+                    "failures": failures,
+                })
+            );
+            status(failures.is_empty())
+        }
+        Ok((failures, total)) => {
+            for failure in &failures {
+                outln!(
+                    "{}: FAILED {}: {}",
+                    failure.location,
+                    failure.name,
+                    failure.problem
+                );
+            }
+            outln!(
+                "{} passed, {} failed ({total} cases in {} files, agent `{}` of {})",
+                total - failures.len(),
+                failures.len(),
+                args.cases.len(),
+                args.agent,
+                args.config.display()
+            );
+            status(failures.is_empty())
+        }
+        Err(error) if args.json => {
+            let (diagnostics, message) = match &error {
+                TestError::Diagnostics(all) => (diagnostics::all_to_json(all), None),
+                other => (json!([]), Some(other.to_string())),
+            };
+            outln!(
+                "{}",
+                json!({"error": message, "diagnostics": diagnostics, "passed": 0, "failed": 0})
+            );
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("{error}");
             eprintln!("animus-hook test: no case was run");
             ExitCode::FAILURE
         }
     }
 }
 
-/// Run every case; the number that failed.
-fn test(args: &TestArgs) -> Result<usize, String> {
+fn status(passed: bool) -> ExitCode {
+    if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn failure_json(failure: &Failure) -> serde_json::Value {
+    let location = &failure.location;
+    json!({
+        "file": location.file.to_string(),
+        "line": location.line,
+        "column": location.column,
+        "name": failure.name,
+        "expected": failure.expected.to_string(),
+        "got": failure.got.to_string(),
+        "message": failure.problem,
+    })
+}
+
+/// Decide every case: the ones that failed, and how many there were.
+fn test(args: &TestArgs) -> Result<(Vec<Failure>, usize), TestError> {
     let profile = compiler::profile::load_profile_file(&args.config, &args.agent)
-        .map_err(|e| e.to_string())?;
-    let compiled = compiler::compile_profile(&profile).map_err(|e| e.to_string())?;
-    for warning in &compiled.warnings {
-        eprintln!("{warning}");
+        .map_err(|e| TestError::Diagnostics(e.0))?;
+    let compiled = compiler::compile_profile(&profile).map_err(|e| TestError::Diagnostics(e.0))?;
+    if !args.json {
+        for warning in &compiled.warnings {
+            eprintln!("{}", diagnostics::render(warning));
+        }
     }
     let json = compiled.policy.to_json();
     let sidecar = compiler::lower::build_sidecar(&compiled.policy, json.as_bytes())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| TestError::Diagnostics(vec![e]))?;
     let automaton = CompiledPolicy::from_bytes(&sidecar, json.as_bytes())
-        .map_err(|e| format!("the compiled policy cannot be loaded: {e}"))?;
-    let reference = ReferenceEvaluator::new(&compiled.policy).map_err(|e| e.to_string())?;
+        .map_err(|e| TestError::Load(e.to_string()))?;
+    let reference =
+        ReferenceEvaluator::new(&compiled.policy).map_err(|e| TestError::Load(e.to_string()))?;
 
     // Every file is read before any case runs: a broken file is reported with all its
     // mistakes, and nothing is half-run.
@@ -53,17 +156,16 @@ fn test(args: &TestArgs) -> Result<usize, String> {
     for file in &args.cases {
         match load_cases_file(file) {
             Ok(more) => cases.extend(more),
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.extend(e.0),
         }
     }
     if !errors.is_empty() {
-        return Err(errors.join("\n"));
+        return Err(TestError::Diagnostics(errors));
     }
     if cases.is_empty() {
-        return Err("the case files hold no case".into());
+        return Err(TestError::NoCases);
     }
-
-    let mut failed = 0;
+    let mut failures = Vec::new();
     for case in &cases {
         let call = case.call();
         let got = automaton.decide(call);
@@ -89,22 +191,18 @@ fn test(args: &TestArgs) -> Result<usize, String> {
                 None
             };
         if let Some(problem) = problem {
-            failed += 1;
-            println!("{}: FAILED {}: {problem}", case.location, case.name);
+            failures.push(Failure {
+                location: case.location.clone(),
+                name: case.name.clone(),
+                expected: case.expect,
+                got: got.decision,
+                problem,
+            });
         }
     }
-    println!(
-        "{} passed, {failed} failed ({} cases in {} files, agent `{}` of {})",
-        cases.len() - failed,
-        cases.len(),
-        args.cases.len(),
-        args.agent,
-        args.config.display()
-    );
-    Ok(failed)
+    Ok((failures, cases.len()))
 }
 
-/// The deciding rule, or the default.
 fn by(outcome: &Outcome) -> String {
     match &outcome.deciding_rule {
         Some(id) => format!("rule `{id}`"),

@@ -5,15 +5,27 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::replay_input::InputError;
+use crate::stdout::{out, outln};
 use gate::record::{self, verify::Report};
 
+#[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("logs").required(true).args(["inputs", "session"]).multiple(true))]
 pub struct VerifyArgs {
-    /// Logs, or directories holding them.
+    /// Logs, or directories holding them
+    #[arg(value_name = "LOG_OR_DIR")]
     pub inputs: Vec<PathBuf>,
+    /// The log of this session (under the state root)
+    #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+    /// With --session: the session's project (default: here)
+    #[arg(long, value_name = "DIR", requires = "session")]
     pub project_root: Option<PathBuf>,
-    /// Accept a log that ends without a seal (a live session).
+    /// Accept a log that ends without a seal (a live session)
+    #[arg(long)]
     pub open: bool,
+    /// One JSON object per log
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -39,9 +51,9 @@ pub fn run(args: VerifyArgs) -> ExitCode {
             let mut json = serde_json::to_value(&report).unwrap_or_default();
             json["log"] = log.display().to_string().into();
             json["ok"] = report.ok().into();
-            println!("{json}");
+            outln!("{json}");
         } else {
-            print!("{}", render(log, &report));
+            out!("{}", render(log, &report));
         }
     }
     if all_ok {
@@ -65,7 +77,7 @@ pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
     }
     for input in &args.inputs {
         if input.is_dir() {
-            let found = jsonl_under(input)?;
+            let found = jsonl_under(input).map_err(|e| e.to_string())?;
             if found.is_empty() {
                 return Err(format!(
                     "`{}` holds no session log (*.jsonl)",
@@ -84,9 +96,8 @@ pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
 }
 
 /// The `*.jsonl` files of `dir`, sorted.
-pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    let entries = std::fs::read_dir(dir).map_err(InputError::read(dir))?;
     let mut out: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
@@ -97,12 +108,11 @@ pub fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// The `*.jsonl` files under `dir`, at any depth, sorted; symbolic links are not followed (a
 /// link loop would never end).
-pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).map_err(InputError::read(&dir))?;
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(kind) = entry.file_type() else {
@@ -120,13 +130,13 @@ pub fn jsonl_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Verify the log at `path` against its anchor beside it.
-pub fn verify_file(path: &Path, allow_open: bool) -> Result<Report, String> {
-    let log = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+pub fn verify_file(path: &Path, allow_open: bool) -> Result<Report, InputError> {
+    let log = std::fs::read(path).map_err(InputError::read(path))?;
     let anchor_path = record::anchor_path(path);
     let anchor = match std::fs::read(&anchor_path) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("cannot read `{}`: {e}", anchor_path.display())),
+        Err(e) => return Err(InputError::read(&anchor_path)(e)),
     };
     Ok(record::verify::verify(&log, anchor.as_deref(), allow_open))
 }

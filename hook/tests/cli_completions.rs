@@ -1,16 +1,26 @@
-//! `animus-hook completions`: the bash script really completes, in a real bash.
+//! `animus-hook completions`: the bash script (clap_complete's, from the CLI's one definition)
+//! really completes commands, options and their values, in a real bash.
 
 mod common;
 
 use common::run_hook;
 
-/// What bash's completion offers for `words` (the last one being completed).
-fn complete(words: &str) -> String {
+/// What bash's completion offers for `words` (the last one being completed; "" for a new
+/// word).
+fn complete(words: &[&str]) -> String {
     let script = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
+    assert!(
+        script.contains("-F _animus__hook"),
+        "the completion function's name changed:\n{script}"
+    );
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     let out = std::process::Command::new("bash")
         .arg("-c")
         .arg(format!(
-            "eval \"$1\"; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); _animus_hook; echo \"${{COMPREPLY[*]}}\""
+            "eval \"$1\"; COMP_WORDS=({}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             _animus__hook animus-hook \"${{COMP_WORDS[COMP_CWORD]}}\" \
+             \"${{COMP_WORDS[COMP_CWORD-1]}}\"; echo \"${{COMPREPLY[*]}}\"",
+            quoted.join(" ")
         ))
         .arg("complete")
         .arg(script)
@@ -26,35 +36,71 @@ fn complete(words: &str) -> String {
 
 #[test]
 fn bash_completes_commands_and_their_options() {
-    assert_eq!(complete("animus-hook ex"), "explain");
-    assert_eq!(complete("animus-hook co"), "compile completions");
-    assert_eq!(complete("animus-hook lint --de"), "--deny-warnings");
-    assert_eq!(complete("animus-hook compile --out"), "--out-dir");
+    assert_eq!(complete(&["animus-hook", "ex"]), "explain");
+    assert_eq!(complete(&["animus-hook", "co"]), "compile completions");
     assert_eq!(
-        complete("animus-hook diff --with"),
+        complete(&["animus-hook", "lint", "--de"]),
+        "--deny-warnings"
+    );
+    assert_eq!(complete(&["animus-hook", "compile", "--out"]), "--out-dir");
+    assert_eq!(
+        complete(&["animus-hook", "diff", "--with"]),
         "--without-self-protection"
     );
+}
+
+/// Options that take a fixed set of values complete them: harness names, decisions, shells.
+#[test]
+fn bash_completes_option_values() {
+    let providers = "claude codex gemini opencode";
+    assert_eq!(
+        complete(&["animus-hook", "check", "--provider", ""]),
+        providers
+    );
+    assert_eq!(
+        complete(&["animus-hook", "replay", "--provider", ""]),
+        providers
+    );
+    assert_eq!(
+        complete(&["animus-hook", "inject", "--provider", "co"]),
+        "codex"
+    );
+    assert_eq!(
+        complete(&["animus-hook", "install", "--harness", ""]),
+        "claude opencode gemini codex"
+    );
+    assert_eq!(
+        complete(&["animus-hook", "log", "--decision", ""]),
+        "deny ask allow defer"
+    );
+    assert_eq!(
+        complete(&["animus-hook", "install", "--scope", ""]),
+        "user project"
+    );
+    assert_eq!(
+        complete(&["animus-hook", "import", "--meaning", ""]),
+        "claude allowlist"
+    );
+    assert!(complete(&["animus-hook", "completions", ""]).contains("bash"));
 }
 
 #[test]
 fn each_shell_gets_a_script_and_an_unknown_one_a_usage_error() {
     for (shell, says) in [
-        ("bash", "complete -o filenames -F _animus_hook animus-hook"),
+        ("bash", "complete -F _animus__hook"),
         ("zsh", "#compdef animus-hook"),
-        (
-            "fish",
-            "complete -c animus-hook -f -n __fish_use_subcommand",
-        ),
+        ("fish", "complete -c animus-hook"),
     ] {
         let run = run_hook(&["completions", shell], Some(b""), &[]);
         assert_eq!(run.code, Some(0), "{shell}: {}", run.stderr);
         assert!(run.stdout.contains(says), "{shell}: {}", run.stdout);
         assert!(run.stdout.contains("explain"), "{shell}: {}", run.stdout);
+        assert!(run.stdout.contains("opencode"), "{shell}: {}", run.stdout);
     }
     let run = run_hook(&["completions", "tcsh"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
     assert!(
-        run.stderr.contains("use bash, zsh or fish"),
+        run.stderr.contains("invalid value 'tcsh'") && run.stderr.contains("bash"),
         "{}",
         run.stderr
     );

@@ -143,7 +143,8 @@ fn trouble_exits_2() {
     let run = diff(&[a]);
     assert_eq!(run.code, Some(2));
     assert!(
-        run.stderr.contains("diff takes two policies"),
+        run.stderr.contains("required arguments were not provided")
+            && run.stderr.contains("<AFTER>"),
         "{}",
         run.stderr
     );

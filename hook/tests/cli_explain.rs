@@ -149,18 +149,21 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
 
     // Usage errors: exit 2 with the usage.
     for (args, says) in [
-        (vec!["--command", "ls", "--tool", "Read"], "takes no --tool"),
-        (vec!["--tool", "Read"], "--tool needs --input"),
-        (vec!["--input", "{}"], "--input needs --tool"),
+        (
+            vec!["--command", "ls", "--tool", "Read"],
+            "'--command <CMD>' cannot be used with '--tool <NAME>'",
+        ),
+        (vec!["--tool", "Read"], "--input <JSON>"),
+        (vec!["--input", "{}"], "--tool <NAME>"),
         (
             vec!["--tool", "Read", "--input", "{nope"],
-            "--input is not JSON",
+            "for '--input <JSON>': not JSON",
         ),
         (
             vec!["--tool", "Read", "--input", "[1]"],
-            "must be a JSON object",
+            "not a JSON object",
         ),
-        (vec!["--bogus"], "invalid option"),
+        (vec!["--bogus"], "unexpected argument '--bogus'"),
     ] {
         let run = explain(&policy, &args, b"");
         assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
@@ -170,7 +173,8 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     let run = run_hook(&["explain", "--command", "ls"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
     assert!(
-        run.stderr.contains("missing required option --policy"),
+        run.stderr.contains("required arguments were not provided")
+            && run.stderr.contains("--policy <FILE>"),
         "{}",
         run.stderr
     );
@@ -225,7 +229,8 @@ fn explain_has_its_own_help() {
     let run = run_hook(&["explain", "--help"], Some(b""), &[]);
     assert_eq!(run.code, Some(0));
     assert!(
-        run.stdout.contains("animus-hook explain --policy"),
+        run.stdout
+            .contains("Usage: animus-hook explain [OPTIONS] --policy <FILE>"),
         "{}",
         run.stdout
     );

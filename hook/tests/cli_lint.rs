@@ -4,6 +4,13 @@ mod common;
 
 use common::{repo, run_hook, temp_dir};
 
+/// `animus-hook lint --config <config> --agent a`, then `extra`.
+fn lint_a(config: &str, extra: &[&str]) -> common::Run {
+    let mut args = vec!["lint", "--config", config, "--agent", "a"];
+    args.extend_from_slice(extra);
+    run_hook(&args, Some(b""), &[])
+}
+
 /// A profile with one of each mistake `lint` warns about.
 const MISTAKES: &str = r#"agents:
   a:
@@ -57,7 +64,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     std::fs::write(&config, NEVER_FIRE).unwrap();
     let c = config.to_str().unwrap();
     let out = dir.join("out");
-    let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let lint = lint_a(c, &[]);
     let compile = run_hook(
         &[
             "compile",
@@ -92,7 +99,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
         NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
     )
     .unwrap();
-    let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let lint = lint_a(c, &[]);
     let compile = run_hook(
         &[
             "compile",
@@ -136,7 +143,7 @@ fn every_mistake_is_named_at_its_place() {
     let config = dir.join("p.yaml");
     std::fs::write(&config, MISTAKES).unwrap();
     let c = config.to_str().unwrap();
-    let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(0), "warnings exit 0: {}", run.stdout);
     let out = &run.stdout;
     for (at, says) in [
@@ -172,11 +179,7 @@ fn every_mistake_is_named_at_its_place() {
             .ends_with(&format!("0 errors, 6 warnings (agent `a` of {c})")),
         "{out}"
     );
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--deny-warnings"],
-        Some(b""),
-        &[],
-    );
+    let run = lint_a(c, &["--deny-warnings"]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
@@ -245,7 +248,8 @@ fn bad_input() {
     let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
-        run.stderr.contains("missing required option --config"),
+        run.stderr.contains("required arguments were not provided")
+            && run.stderr.contains("--config <FILE>"),
         "{}",
         run.stderr
     );
@@ -264,7 +268,7 @@ fn bad_input() {
     )
     .unwrap();
     let c = config.to_str().unwrap();
-    let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
+    let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("p.yaml:4:"), "{}", run.stderr);
     assert!(run.stderr.contains("does not compile"), "{}", run.stderr);
@@ -283,4 +287,125 @@ fn bad_input() {
     );
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+}
+
+/// Each finding carries its code in text (`warning[AH203]`) and in `--json`, one JSON
+/// document that parses; `--ignore` leaves out findings by code or name.
+#[test]
+fn findings_have_codes_in_text_and_json() {
+    let dir = temp_dir("lint-json");
+    let config = dir.join("p.yaml");
+    std::fs::write(&config, MISTAKES).unwrap();
+    let c = config.to_str().unwrap();
+    let text = lint_a(c, &[]);
+    for expected in [
+        "p.yaml:5:11: warning[AH203]: tool_policy.allow entry `Bash` allows every call",
+        "p.yaml:6:11: warning[AH202]: tool_policy.allow entry `Bash(git push:*)` never grants",
+        "p.yaml:8:11: warning[AH205]: tool_policy.allow entry `Bash(ls:*)` is listed more",
+        "p.yaml:22:11: warning[AH204]: rule `twin-again` duplicates rule `twin`",
+        "p.yaml:14:11: warning[AH201]: rule `other-tool`: tool `frobnicate` matches no",
+    ] {
+        assert!(
+            text.stdout.contains(expected),
+            "{expected}\n{}",
+            text.stdout
+        );
+    }
+
+    let run = lint_a(c, &["--json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["agent"], "a");
+    assert_eq!(doc["compiles"], true);
+    assert_eq!(doc["errors"], 0);
+    assert_eq!(doc["warnings"], 6);
+    let diagnostics = doc["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 6);
+    let broad = diagnostics
+        .iter()
+        .find(|d| d["code"] == "AH203")
+        .expect("the allow-everything finding");
+    assert_eq!(broad["name"], "allow-everything");
+    assert_eq!(broad["severity"], "warning");
+    assert_eq!(broad["file"], c);
+    assert_eq!(
+        (broad["line"].as_u64(), broad["column"].as_u64()),
+        (Some(5), Some(11))
+    );
+    assert!(broad["message"].as_str().unwrap().contains("`Bash`"));
+    assert!(
+        broad["help"]
+            .as_str()
+            .unwrap()
+            .contains("list the commands")
+    );
+
+    // --ignore by code and by name, repeated or as a comma list.
+    let run = lint_a(c, &["--json", "--ignore", "AH203,duplicate-rule"]);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["warnings"], 4, "{doc}");
+    assert!(
+        doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["code"] != "AH203" && d["code"] != "AH204")
+    );
+    let run = lint_a(c, &["--ignore", "AH999"]);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr.contains("`AH999` is no diagnostic code"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A profile that does not compile: its errors, with codes, in the same JSON document.
+#[test]
+fn errors_in_json_when_the_profile_does_not_compile() {
+    let dir = temp_dir("lint-json-errors");
+    let config = dir.join("p.yaml");
+    std::fs::write(
+        &config,
+        "agents:\n  a:\n    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n",
+    )
+    .unwrap();
+    let c = config.to_str().unwrap();
+    let run = lint_a(c, &["--json"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["compiles"], false);
+    let first = &doc["diagnostics"][0];
+    assert_eq!(first["code"], "AH101", "{doc}");
+    assert_eq!(first["name"], "unknown-key");
+    assert_eq!(first["severity"], "error");
+    let text = lint_a(c, &[]);
+    assert!(
+        text.stderr
+            .contains("error[AH101]: unknown key `toolPolicy`"),
+        "{}",
+        text.stderr
+    );
+
+    // compile --json: the same diagnostics, and `ok: false`.
+    let out = dir.join("out");
+    let run = run_hook(
+        &[
+            "compile",
+            "--config",
+            c,
+            "--agent",
+            "a",
+            "--out-dir",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(run.code, Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["diagnostics"][0]["code"], "AH101");
+    assert!(!out.exists());
 }

@@ -221,7 +221,9 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
     );
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
-        run.stderr.contains("`claude` or `allowlist`"),
+        run.stderr
+            .contains("invalid value 'loose' for '--meaning <MEANING>'")
+            && run.stderr.contains("[possible values: claude, allowlist]"),
         "{}",
         run.stderr
     );

@@ -137,11 +137,7 @@ fn usage_and_profile_errors() {
     let dir = temp_dir("test-cmd-usage");
     let run = test_in(&dir, &["--config", "x.yaml", "--agent", "a"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("missing the case files"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("<CASES_YAML>"), "{}", run.stderr);
     let run = test_in(&dir, &["--agent", "a", "c.yaml"]);
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("--config"), "{}", run.stderr);
@@ -153,4 +149,47 @@ fn usage_and_profile_errors() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("nobody"), "{}", run.stderr);
     assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+/// `test --json`: one JSON document with the counts and each failure at its place.
+#[test]
+fn json_reports_counts_and_failures() {
+    let dir = temp_dir("test-cmd-json");
+    let cases = dir.join("c.yaml");
+    std::fs::write(
+        &cases,
+        "- command: \"git reset --hard HEAD~1\"\n  expect: deny\n\
+         - name: wrongly allowed\n  command: \"git reset --hard HEAD~1\"\n  expect: allow\n",
+    )
+    .unwrap();
+    let mut args = trader_args(cases.to_str().unwrap());
+    args.insert(4, "--json".into());
+    let run = test_in(&dir, &strs(&args));
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["agent"], "trader");
+    assert_eq!(doc["passed"], 1);
+    assert_eq!(doc["failed"], 1);
+    let failure = &doc["failures"][0];
+    assert_eq!(failure["name"], "wrongly allowed");
+    assert_eq!(failure["expected"], "allow");
+    assert_eq!(failure["got"], "deny");
+    assert_eq!(failure["line"], 3);
+    assert!(failure["file"].as_str().unwrap().ends_with("c.yaml"));
+    assert!(
+        failure["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("expected allow, got deny")
+    );
+
+    let all = repo().join("corpus/cases/trader.cases.yaml");
+    let mut args = trader_args(all.to_str().unwrap());
+    args.insert(4, "--json".into());
+    let run = test_in(&dir, &strs(&args));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(doc["failed"], 0);
+    assert!(doc["passed"].as_u64().unwrap() > 0);
+    assert_eq!(doc["failures"], serde_json::json!([]));
 }

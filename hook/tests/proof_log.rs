@@ -139,12 +139,12 @@ fn verify_replay_and_log_answer_help_and_complete() {
         assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
         assert!(
             run.stdout
-                .starts_with(&format!("USAGE:\n  animus-hook {command} ")),
+                .contains(&format!("\nUsage: animus-hook {command} ")),
             "{}",
             run.stdout
         );
         assert_eq!(
-            run.stdout.matches("\n  animus-hook ").count(),
+            run.stdout.matches("Usage: animus-hook").count(),
             1,
             "{}",
             run.stdout
@@ -152,9 +152,9 @@ fn verify_replay_and_log_answer_help_and_complete() {
     }
     let bash = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
     for expected in [
-        "verify) opts=\"--session --project-root --open --json --help\"",
-        "replay) opts=\"--policy --config --agent --baseline --provider --json --stats --help\"",
-        "log) opts=\"--session --decision --since --project --follow --json --stats --help\"",
+        "opts=\"-h --session --project-root --open --json --help\"",
+        "opts=\"-h --policy --config --agent --baseline --provider --json --stats --help\"",
+        "opts=\"-h --session --decision --since --project --follow --json --stats --help\"",
     ] {
         assert!(bash.contains(expected), "{expected}\n{bash}");
     }

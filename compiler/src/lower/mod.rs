@@ -59,7 +59,7 @@ use automata::{
 };
 use normalise::{Lowered, classify, has_unbounded_repetition, normalise, parse};
 
-use crate::diagnostic::{Diagnostic, Location, quote};
+use crate::diagnostic::{Code, Diagnostic, Location, quote};
 
 /// Lower `policy` and encode it as the sidecar of `policy_json`, the exact bytes that will be
 /// written as `animus-policy.json`.
@@ -187,6 +187,7 @@ pub fn lower_policy_located(
                 quote(m.pattern)
             ),
         )
+        .with_code(Code::InvalidRule)
     };
     let pattern_error = |PatternFailure { target, failure }: PatternFailure| {
         matcher_error(target, failure_message(&failure, budgets))

@@ -13,7 +13,7 @@ use super::{
     AgentProfile, AuthorRule, Located, MAX_ENTRY_BYTES, MAX_ID_BYTES, MAX_REASON_BYTES,
     MAX_REGEX_BYTES, Meaning, Observer, ObserverAction, ToolPolicy,
 };
-use crate::diagnostic::{Diagnostic, Errors, Location, quote};
+use crate::diagnostic::{Code, Diagnostic, Errors, Location, quote};
 use crate::events::CLAUDE_HOOK_EVENTS;
 use crate::regex_check::check_matcher_regex;
 
@@ -192,7 +192,11 @@ impl Converter<'_> {
     }
 
     fn error(&mut self, location: Location, message: String, help: Option<&str>) {
-        let mut d = Diagnostic::error(Some(location), message);
+        self.error_coded(Code::InvalidRule, location, message, help);
+    }
+
+    fn error_coded(&mut self, code: Code, location: Location, message: String, help: Option<&str>) {
+        let mut d = Diagnostic::error(Some(location), message).with_code(code);
         if let Some(h) = help {
             d = d.with_help(h);
         }
@@ -205,7 +209,8 @@ impl Converter<'_> {
         if value.len() <= limit {
             return true;
         }
-        self.error(
+        self.error_coded(
+            Code::OverLimit,
             location,
             format!(
                 "{what} is {} bytes, over the {limit}-byte limit (it starts `{}`)",
@@ -236,7 +241,8 @@ impl Converter<'_> {
             } else {
                 format!("rename it `{meant}`")
             };
-            self.error(
+            self.error_coded(
+                Code::UnknownKey,
                 location,
                 format!(
                     "unknown key `{}` in agent `{agent_id}`: did you mean `{meant}`? (as written it \

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::diagnostic::{Diagnostic, Errors, Location, quote};
+use crate::diagnostic::{Code, Diagnostic, Errors, Location, quote};
 
 mod convert;
 
@@ -260,7 +260,7 @@ fn config_too_large(location: Location, len: u64) -> Diagnostic {
             "the config is {len} bytes, over the {MAX_CONFIG_BYTES}-byte ({} MiB) limit",
             MAX_CONFIG_BYTES >> 20
         ),
-    )
+    ).with_code(Code::OverLimit)
     .with_help("a profile's tool_policy and hooks fit in far less; split the file or drop what the agent does not use")
 }
 
@@ -305,7 +305,13 @@ pub fn load_profile_str(
             let (line, column) = e
                 .location()
                 .map_or((0, 0), |l| (l.line() as u32, l.column() as u32));
-            Diagnostic::error(Some(at(line, column)), describe_parse_error(&e))
+            let message = describe_parse_error(&e);
+            let code = if message.starts_with("unknown key") {
+                Code::UnknownKey
+            } else {
+                Code::InvalidConfig
+            };
+            Diagnostic::error(Some(at(line, column)), message).with_code(code)
         })?
     };
 
@@ -335,6 +341,7 @@ pub fn load_profile_str(
                 Some(at(0, 0)),
                 format!("no agent `{agent_id}` in `agents` or `agent_profiles`; {listing}"),
             )
+            .with_code(Code::UnknownAgent)
             .into());
         }
         _ => {
@@ -344,6 +351,7 @@ pub fn load_profile_str(
                     "agent `{agent_id}` is defined in both `agents` and `agent_profiles`; keep one"
                 ),
             )
+            .with_code(Code::UnknownAgent)
             .into());
         }
     };

@@ -28,15 +28,22 @@ use compiler::inject::settings_doc::SettingsDoc;
 use serde_json::{Value, json};
 
 use crate::install_cmd;
+use crate::stdout::outln;
 
 mod probe;
 use probe::{cli_version, probe};
 
 /// What `doctor` was asked.
+#[derive(clap::Args)]
 pub struct DoctorArgs {
+    /// One JSON document: {"ok", "checks": [{"check", "ok", "detail", "fix"}]}
+    #[arg(long)]
     pub json: bool,
+    /// The project whose settings to check too
+    #[arg(long, value_name = "DIR")]
     pub project_root: Option<PathBuf>,
-    /// `--plugin-dir`: also check the plugin `install --plugin-dir` wrote there.
+    /// Also check the plugin `install --plugin-dir` wrote there
+    #[arg(long, value_name = "DIR")]
     pub plugin_dir: Option<PathBuf>,
 }
 
@@ -100,7 +107,7 @@ pub fn run(args: DoctorArgs) -> ExitCode {
             .iter()
             .map(|c| json!({"check": c.name, "ok": c.ok, "detail": c.detail, "fix": c.fix}))
             .collect();
-        println!("{}", json!({"ok": ok, "checks": checks}));
+        outln!("{}", json!({"ok": ok, "checks": checks}));
     } else {
         let mut out = std::io::stdout().lock();
         for c in &report.checks {
@@ -560,23 +567,4 @@ fn state_dir(report: &mut Report) {
             "chmod 700 the state dir (or `animus-hook install`)",
         ),
     }
-}
-
-/// Parse `doctor`'s options.
-pub fn parse(parser: &mut lexopt::Parser) -> Result<DoctorArgs, crate::cli::UsageError> {
-    use lexopt::prelude::*;
-    let mut args = DoctorArgs {
-        json: false,
-        project_root: None,
-        plugin_dir: None,
-    };
-    while let Some(arg) = parser.next()? {
-        match arg {
-            Long("json") => args.json = true,
-            Long("project-root") => args.project_root = Some(PathBuf::from(parser.value()?)),
-            Long("plugin-dir") => args.plugin_dir = Some(PathBuf::from(parser.value()?)),
-            other => return Err(other.unexpected().into()),
-        }
-    }
-    Ok(args)
 }

@@ -49,12 +49,13 @@ pub(super) fn probe(
         *given = event.into();
     }
     let failed = |e: String| (e, fix.to_string());
+    let no_answer = |e: ChildError| failed(e.to_string());
     let deny = run_gate(
         binary,
         &args,
         &payload(&format!("rm -f {}", policy.display())),
     )
-    .map_err(failed)?;
+    .map_err(no_answer)?;
     let denied: Option<Value> = serde_json::from_str(deny.trim()).ok();
     let decision = denied
         .as_ref()
@@ -69,7 +70,7 @@ pub(super) fn probe(
             deny.trim()
         )));
     }
-    let benign = run_gate(binary, &args, &payload("git status")).map_err(failed)?;
+    let benign = run_gate(binary, &args, &payload("git status")).map_err(no_answer)?;
     if !benign.trim().is_empty() {
         return Err(failed(format!(
             "the installed gate answered `git status` with {:?} (expected nothing)",
@@ -79,15 +80,32 @@ pub(super) fn probe(
     Ok("denies removing its own policy, leaves `git status` to claude".into())
 }
 
+/// Why a child (the installed gate, a harness CLI) gave no answer.
+#[derive(Debug, thiserror::Error)]
+enum ChildError {
+    #[error("cannot run {binary}: {source}")]
+    Spawn {
+        binary: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Wait(std::io::Error),
+    #[error("no answer within {} s", .0.as_secs())]
+    Timeout(Duration),
+}
+
 /// Run `binary args` with `payload` on stdin, bounded; its stdout.
-fn run_gate(binary: &str, args: &[String], payload: &str) -> Result<String, String> {
+fn run_gate(binary: &str, args: &[String], payload: &str) -> Result<String, ChildError> {
     let mut child = Command::new(binary)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot run {binary}: {e}"))?;
+        .map_err(|source| ChildError::Spawn {
+            binary: binary.to_string(),
+            source,
+        })?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(payload.as_bytes());
     }
@@ -95,17 +113,17 @@ fn run_gate(binary: &str, args: &[String], payload: &str) -> Result<String, Stri
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Result<Vec<u8>, String> {
+fn wait_bounded(mut child: std::process::Child, limit: Duration) -> Result<Vec<u8>, ChildError> {
     let started = Instant::now();
     loop {
-        if child.try_wait().map_err(|e| e.to_string())?.is_some() {
-            let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        if child.try_wait().map_err(ChildError::Wait)?.is_some() {
+            let out = child.wait_with_output().map_err(ChildError::Wait)?;
             return Ok(out.stdout);
         }
         if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("no answer within {} s", limit.as_secs()));
+            return Err(ChildError::Timeout(limit));
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -127,7 +145,7 @@ pub(super) fn cli_version(report: &mut Report, name: &str) {
         .stderr(Stdio::null())
         .spawn();
     let result = child
-        .map_err(|e| e.to_string())
+        .map_err(ChildError::Wait)
         .and_then(|c| wait_bounded(c, Duration::from_secs(20)));
     match result {
         Ok(out) if !out.is_empty() => report.pass(

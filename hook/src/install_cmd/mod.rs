@@ -11,12 +11,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::stdout::{out, outln};
 use compiler::inject::install::{self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope};
 use compiler::inject::settings_doc::SettingsDoc;
 
 mod parse;
 mod uninstall;
-pub use parse::parse;
+pub use parse::InstallOptions;
 pub use uninstall::run_uninstall;
 
 /// What `install` and `uninstall` were asked.
@@ -36,7 +37,7 @@ pub struct InstallArgs {
 }
 
 /// `--scope`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScopeArg {
     User,
     Project,
@@ -276,9 +277,10 @@ fn install(args: &InstallArgs) -> Result<(), String> {
     for report in &source.reports {
         eprintln!("{report}\n  (left out of the installed policy; claude still applies it)");
     }
-    let compiled = compiler::compile_profile(&source.profile).map_err(|e| e.to_string())?;
+    let compiled = compiler::compile_profile(&source.profile)
+        .map_err(|e| crate::diagnostics::render_all(&e.0))?;
     for warning in &compiled.warnings {
-        eprintln!("{warning}");
+        eprintln!("{}", crate::diagnostics::render(warning));
     }
     let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
     let guarded = install::guarded_places(&scope);
@@ -380,13 +382,13 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         doc.print()
     };
     if before.as_deref() == Some(after.as_str()) {
-        println!("animus-hook install: {name} already has these hooks; nothing changed");
+        outln!("animus-hook install: {name} already has these hooks; nothing changed");
     } else if args.dry_run {
-        print!(
+        out!(
             "{}",
             crate::line_diff::unified(&name, before.as_deref().unwrap_or(""), &after)
         );
-        println!("animus-hook install: dry run; nothing was written");
+        outln!("animus-hook install: dry run; nothing was written");
         return Ok(());
     } else {
         // The plugin is ours, whole: nothing of the user's to back up.
@@ -411,7 +413,7 @@ fn install(args: &InstallArgs) -> Result<(), String> {
                     })
                     .map_err(|e| format!("cannot write `{}`: {e}", manifest.display()))?;
             }
-            println!(
+            outln!(
                 "animus-hook install: wrote the claude plugin {}: load it with `claude \
                  --plugin-dir {}`",
                 dir.display(),
@@ -419,14 +421,14 @@ fn install(args: &InstallArgs) -> Result<(), String> {
             );
         }
         if gemini {
-            println!(
+            outln!(
                 "animus-hook install: guarded every gemini session in a folder gemini trusts: \
                  hooks in {name}"
             );
         } else if opencode {
-            println!("animus-hook install: guarded every opencode session: plugin {name}");
+            outln!("animus-hook install: guarded every opencode session: plugin {name}");
         } else {
-            println!(
+            outln!(
                 "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
                 scope.name()
             );

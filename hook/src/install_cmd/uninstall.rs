@@ -12,6 +12,7 @@ use super::{
     InstallArgs, backup_stamp, check_harness, env, harness_scope, install_dir,
     manifest_says_created, our_opencode_plugin, read_settings, recorded, recorded_sandbox,
 };
+use crate::stdout::{out, outln};
 
 pub fn run_uninstall(args: InstallArgs) -> ExitCode {
     match uninstall(&args) {
@@ -32,7 +33,7 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     let settings = install::settings_path(&scope, &env)?;
     let name = settings.display().to_string();
     let Some(before) = read_settings(&settings)? else {
-        println!("animus-hook uninstall: there is no {name}; nothing to remove");
+        outln!("animus-hook uninstall: there is no {name}; nothing to remove");
         return Ok(());
     };
     if matches!(scope, Scope::Opencode { .. }) {
@@ -42,11 +43,11 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
             ));
         }
         if args.dry_run {
-            println!("animus-hook uninstall: would remove {name}; dry run, nothing was written");
+            outln!("animus-hook uninstall: would remove {name}; dry run, nothing was written");
             return Ok(());
         }
         std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
-        println!("animus-hook uninstall: removed the guard plugin {name}");
+        outln!("animus-hook uninstall: removed the guard plugin {name}");
         remove_install_dir(&install_dir(&scope)?);
         return Ok(());
     }
@@ -73,12 +74,12 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     let (after, removed, restored) = install::plan_uninstall(&settings, &current)?;
     let removed = removed + usize::from(sandbox_removed);
     if removed == 0 {
-        println!("animus-hook uninstall: {name} holds no animus-hook entries; nothing changed");
+        outln!("animus-hook uninstall: {name} holds no animus-hook entries; nothing changed");
         return Ok(());
     }
     if args.dry_run {
-        print!("{}", crate::line_diff::unified(&name, &before, &after));
-        println!("animus-hook uninstall: dry run; nothing was written");
+        out!("{}", crate::line_diff::unified(&name, &before, &after));
+        outln!("animus-hook uninstall: dry run; nothing was written");
         return Ok(());
     }
     install::check_writable(&settings)?;
@@ -88,7 +89,7 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
         && SettingsDoc::parse(&name, &after).is_ok_and(|d| d.to_json() == serde_json::json!({}))
     {
         std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
-        println!(
+        outln!(
             "animus-hook uninstall: removed {name}, which install had created (the state before \
              was backed up to {})",
             backup.display()
@@ -98,13 +99,13 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     }
     install::write_settings(&settings, &after)?;
     match restored {
-        Some(from) => println!(
+        Some(from) => outln!(
             "animus-hook uninstall: removed {removed} hooks; {name} is again the content of {} \
              (the state before was backed up to {})",
             from.display(),
             backup.display()
         ),
-        None => println!(
+        None => outln!(
             "animus-hook uninstall: removed {removed} hooks from {name} (the state before was \
              backed up to {})",
             backup.display()
@@ -127,7 +128,7 @@ fn remove_install_dir(dir: &Path) {
         let _ = std::fs::remove_file(file);
     }
     if std::fs::remove_dir(dir).is_ok() {
-        println!(
+        outln!(
             "animus-hook uninstall: removed the installed policy {}",
             dir.display()
         );
