@@ -80,10 +80,7 @@ mod e2e {
     pub mod common;
     pub mod driver;
     pub mod fixtures;
-    pub mod http;
-    pub mod mcp_echo;
     pub mod mock_api;
-    pub mod runner;
 }
 
 mod build;
@@ -108,10 +105,10 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use e2e::driver::{CLAUDE_CODE_VERSION, Sandbox, locate_claude, repo_root};
+use e2e::driver::{CLAUDE, CLAUDE_CODE_VERSION, Sandbox, repo_root};
 use e2e::fixtures::{PROMPT, claude, launch};
 use e2e::mock_api::{MockApi, Script, ToolResult};
-use e2e::runner::{self, Test};
+use test_support::runner::{self, Test};
 
 /// The stored table, relative to the repository root.
 const TABLE: &str = "corpus/claude-oracle/table.json";
@@ -192,15 +189,14 @@ fn writing() -> bool {
 
 /// As in `tests/e2e_claude.rs`, and regenerating without the CLI fails.
 fn skip_reason() -> Result<Option<String>, String> {
-    match locate_claude()? {
-        Some(_) => Ok(None),
-        None if std::env::var_os("CI").is_some() || writing() => Err(
-            "the Claude Code CLI is not installed and CI or ANIMUS_ORACLE_WRITE is set: run scripts/install-claude-cli.sh first".into(),
-        ),
-        None => Ok(Some(
-            "the Claude Code CLI is not installed (scripts/install-claude-cli.sh installs it)".into(),
-        )),
-    }
+    let required = if test_support::under_ci() {
+        Some("CI")
+    } else if writing() {
+        Some("ANIMUS_ORACLE_WRITE")
+    } else {
+        None
+    };
+    CLAUDE.skip_reason_unless_required(required)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -116,7 +116,7 @@ pub(super) fn regenerate_table() {
         );
         return;
     }
-    let shared = shared_corpus("readonly_regenerate_table")
+    let shared = test_support::shared::corpus_real("readonly_regenerate_table")
         .expect("regenerating needs ../shared/corpus-real");
     let started = Instant::now();
     let mut commands = sample(&shared);

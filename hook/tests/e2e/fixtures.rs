@@ -7,15 +7,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::e2e::driver::{Outcome, Sandbox, animus_hook, locate_claude, repo_root};
+use crate::e2e::driver::{CLAUDE, Outcome, Sandbox, animus_hook, repo_root};
 use crate::e2e::mock_api::{MockApi, Script};
 
 pub const PROMPT: &str = "Run the scripted tool calls.";
 
 pub fn claude() -> PathBuf {
-    locate_claude()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    CLAUDE.path()
 }
 
 pub fn profile(name: &str) -> PathBuf {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::e2e_gemini::driver::{Launch, Outcome, Sandbox, launch_args, locate_gemini, repo_root};
+use crate::e2e_gemini::driver::{GEMINI, Launch, Outcome, Sandbox, launch_args, repo_root};
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
 
 /// The reason of an allowlist's default deny.
@@ -13,9 +13,7 @@ pub const UNLISTED: &str =
     "Not allowed by this agent's tool policy (allowlist: unlisted tools are denied).";
 
 pub fn gemini() -> PathBuf {
-    locate_gemini()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    GEMINI.path()
 }
 
 pub fn profile(name: &str) -> PathBuf {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::driver::{Launch, Outcome, Sandbox, locate_opencode, repo_root};
-use super::mock::{MockApi, Script};
+use super::driver::{Launch, OPENCODE, Outcome, Sandbox, repo_root};
+use super::mock::{MockApi, Script, is_completion};
 
 /// The suite's own profiles (`corpus/profiles/e2e-opencode.yaml`).
 pub fn profile() -> PathBuf {
@@ -14,9 +14,7 @@ pub fn profile() -> PathBuf {
 }
 
 pub fn opencode() -> PathBuf {
-    locate_opencode()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    OPENCODE.path()
 }
 
 /// A `bash` call's arguments, as opencode's model sends them.
@@ -65,7 +63,7 @@ pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
     assert!(!requests.is_empty(), "opencode never called the mock");
     for request in &requests {
         assert!(
-            request.is_completion(),
+            is_completion(request),
             "opencode asked the mock for something else: {} {}",
             request.method,
             request.path

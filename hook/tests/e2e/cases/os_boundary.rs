@@ -33,7 +33,7 @@ pub fn sandbox_tools_missing() -> Option<String> {
         "{} not installed (apt-get install -y bubblewrap socat)",
         missing.join(", ")
     );
-    assert!(std::env::var_os("CI").is_none(), "CI is set and {why}");
+    assert!(!test_support::under_ci(), "CI is set and {why}");
     Some(why)
 }
 
@@ -46,9 +46,7 @@ fn inject_sandboxed(sandbox: &Sandbox, extra: &[&str]) -> (Vec<String>, PathBuf)
         "claude",
         &profile("cautious.yaml"),
         "cautious",
-        &sandbox.session_dir,
-        &sandbox.session_id,
-        &sandbox.project,
+        &sandbox.dirs,
         Some(&hook),
         &launch,
         |command| {

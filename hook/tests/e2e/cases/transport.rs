@@ -2,7 +2,7 @@
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
-use crate::e2e::mock_api::Script;
+use crate::e2e::mock_api::{Script, is_streaming};
 
 pub fn non_streaming_fallback_is_gated_too() {
     let sandbox = Sandbox::new("fallback");
@@ -20,7 +20,7 @@ pub fn non_streaming_fallback_is_gated_too() {
     );
 
     assert!(
-        mock.model_calls().iter().any(|r| !r.is_streaming()),
+        mock.model_calls().iter().any(|r| !is_streaming(r)),
         "the broken stream made the CLI retry without streaming"
     );
     assert_blocked_with(

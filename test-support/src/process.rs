@@ -1,0 +1,73 @@
+//! A CLI run bounded in its own process group: hooks, MCP servers or tools it leaves behind
+//! would keep the pipes open, so the whole group is killed when it ends or its deadline passes.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How a bounded run ended.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+/// Run `command` in its own process group with stdout and stderr captured, and wait for it at
+/// most `deadline`; then kill the whole group. Fails the test when the deadline passed.
+pub fn run_bounded(command: &mut Command, deadline: Duration, what: &str) -> Finished {
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    let pgid = child.id();
+    let stdout = pipe(Box::new(child.stdout.take().unwrap()));
+    let stderr = pipe(Box::new(child.stderr.take().unwrap()));
+    let (status, timed_out) = loop {
+        if let Some(status) = child.try_wait().expect("wait for the CLI") {
+            break (status, false);
+        }
+        if started.elapsed() > deadline {
+            kill_group(pgid);
+            break (child.wait().expect("reap the CLI"), true);
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    kill_group(pgid);
+    let finished = Finished {
+        status,
+        timed_out,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+        elapsed: started.elapsed(),
+    };
+    assert!(
+        !finished.timed_out,
+        "{what} did not finish within {deadline:?}: {finished:#?}"
+    );
+    finished
+}
+
+fn pipe(mut reader: Box<dyn Read + Send>) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = reader.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+/// SIGKILL every process of group `pgid`.
+pub fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
