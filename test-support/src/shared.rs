@@ -30,12 +30,16 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
 /// `../shared/corpus-real`, when it exists; `None` after printing that `test` is skipped.
 /// Panics under `CI` when it is missing.
 pub fn corpus_real(test: &str) -> Option<PathBuf> {
-    let dir = shared_root().join("corpus-real");
+    required_dir(shared_root().join("corpus-real"), test, crate::under_ci())
+}
+
+/// `dir` when it exists; else a `SKIPPED` line and `None`, or a panic when `ci`.
+fn required_dir(dir: PathBuf, test: &str, ci: bool) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
     assert!(
-        !crate::under_ci(),
+        !ci,
         "{test}: {} does not exist, and CI is set: CI always has ../shared, so this is a broken checkout",
         dir.display()
     );
@@ -44,4 +48,30 @@ pub fn corpus_real(test: &str) -> Option<PathBuf> {
         dir.display()
     );
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn missing() -> PathBuf {
+        crate::repo_root().join("no-such-dir/corpus-real")
+    }
+
+    #[test]
+    fn a_present_dir_is_returned() {
+        let dir = crate::repo_root();
+        assert_eq!(required_dir(dir.clone(), "t", true), Some(dir));
+    }
+
+    #[test]
+    fn a_missing_dir_skips_outside_ci() {
+        assert_eq!(required_dir(missing(), "t", false), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "does not exist, and CI is set")]
+    fn a_missing_dir_fails_under_ci() {
+        required_dir(missing(), "t", true);
+    }
 }

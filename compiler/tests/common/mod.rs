@@ -15,25 +15,9 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `../shared` beside the repository, or `None` after printing why the caller skips.
-pub fn shared_dir(test: &str) -> Option<PathBuf> {
-    let dir = repo_root().parent().unwrap().join("shared");
-    if dir.join("corpus-real").is_dir() {
-        Some(dir)
-    } else {
-        // CI always has it: there a missing corpus is a broken checkout, never a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: {} does not exist, and CI must run this test",
-            dir.display()
-        );
-        println!(
-            "SKIPPED {test}: {} does not exist (CI always has it)",
-            dir.display()
-        );
-        None
-    }
-}
+/// `../shared` beside the repository, or `None` after printing that the caller skips; a
+/// missing `../shared` fails the test under `CI` (see `animus_test_support::shared`).
+pub use test_support::shared::shared_dir;
 
 /// Load and compile `agent` from a corpus profile.
 pub fn compile_corpus_profile(file: &str, agent: &str) -> compiler::Compiled {
