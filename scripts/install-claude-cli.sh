@@ -17,11 +17,12 @@
 # Environment:
 #   ANIMUS_CLAUDE_CACHE  install prefix (default: <repo>/.cache/claude-code)
 set -euo pipefail
+# Sets repo_root; defines installed_version and install_npm_cli.
+source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
 readonly CLAUDE_CODE_VERSION="2.1.328"
 readonly PACKAGE="@anthropic-ai/claude-code"
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${ANIMUS_CLAUDE_CACHE:-$repo_root/.cache/claude-code}"
 binary="$prefix/node_modules/$PACKAGE/bin/claude.exe"
 
@@ -33,7 +34,6 @@ run_version() {
 }
 parse_version() { printf '%s\n' "${1%% *}"; }
 
-source "$repo_root/scripts/install-npm-cli.sh"
 # Scripts must run (the postinstall step links the binary), whatever the user's npm config says.
 install_npm_cli claude "$CLAUDE_CODE_VERSION" "$PACKAGE" "$prefix" \
     --ignore-scripts=false --engine-strict=false

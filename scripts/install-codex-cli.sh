@@ -15,6 +15,8 @@
 # Environment:
 #   ANIMUS_CODEX_CACHE  install prefix (default: <repo>/.cache/codex)
 set -euo pipefail
+# Sets repo_root; defines installed_version and install_npm_cli.
+source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
 readonly CODEX_VERSION="0.169.0"
 readonly PACKAGE="@openai/codex"
@@ -27,7 +29,6 @@ case "$(uname -s)-$(uname -m)" in
     *) echo "install-codex-cli: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${ANIMUS_CODEX_CACHE:-$repo_root/.cache/codex}"
 binary="$prefix/node_modules/$PACKAGE-$platform/vendor/$triple/bin/codex"
 
@@ -38,7 +39,6 @@ run_version() {
 }
 parse_version() { printf '%s\n' "${1##* }"; }
 
-source "$repo_root/scripts/install-npm-cli.sh"
 # Optional dependencies must be installed (they carry the binary), whatever the user's npm
 # config says.
 install_npm_cli codex "$CODEX_VERSION" "$PACKAGE" "$prefix" \

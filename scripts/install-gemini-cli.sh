@@ -13,11 +13,12 @@
 # Environment:
 #   ANIMUS_GEMINI_CACHE  install prefix (default: <repo>/.cache/gemini-cli)
 set -euo pipefail
+# Sets repo_root; defines installed_version and install_npm_cli.
+source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
 readonly GEMINI_CLI_VERSION="0.61.0"
 readonly PACKAGE="@google/gemini-cli"
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${ANIMUS_GEMINI_CACHE:-$repo_root/.cache/gemini-cli}"
 binary="$prefix/node_modules/.bin/gemini"
 
@@ -31,5 +32,4 @@ run_version() {
 }
 parse_version() { printf '%s\n' "$(printf '%s' "$1" | tail -n 1 | tr -d '[:space:]')"; }
 
-source "$repo_root/scripts/install-npm-cli.sh"
 install_npm_cli gemini "$GEMINI_CLI_VERSION" "$PACKAGE" "$prefix" --ignore-scripts

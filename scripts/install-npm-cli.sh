@@ -3,10 +3,13 @@
 # into a global prefix, so the end-to-end suites always run the exact version they were written
 # against. npm is used with its configured registry; nothing here names a host.
 #
-# The sourcing script sets `binary` (the path to print) and defines `run_version HOME`, which
+# The sourcing script (which sources this first, for `repo_root`) sets `binary` (the path to print) and defines `run_version HOME`, which
 # runs `"$binary" --version` with HOME a throwaway directory (so probing never touches the
 # user's own settings), and `parse_version OUTPUT`, which prints the version in what it printed.
 # Then it calls `install_npm_cli NAME VERSION PACKAGE PREFIX [npm flags…]`.
+
+# The repository (this file is in its scripts/).
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # The installed version, or a failure when nothing runnable is there.
 installed_version() {

@@ -15,11 +15,12 @@
 # Environment:
 #   ANIMUS_OPENCODE_CACHE  install prefix (default: <repo>/.cache/opencode)
 set -euo pipefail
+# Sets repo_root; defines installed_version and install_npm_cli.
+source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
 readonly OPENCODE_VERSION="1.18.33"
 readonly PACKAGE="opencode-ai"
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${ANIMUS_OPENCODE_CACHE:-$repo_root/.cache/opencode}"
 binary="$prefix/node_modules/$PACKAGE/bin/opencode.exe"
 
@@ -34,6 +35,5 @@ run_version() {
 }
 parse_version() { printf '%s\n' "${1%% *}"; }
 
-source "$repo_root/scripts/install-npm-cli.sh"
 # Scripts must run (the postinstall step links the binary), whatever the user's npm config says.
 install_npm_cli opencode "$OPENCODE_VERSION" "$PACKAGE" "$prefix" --ignore-scripts=false
