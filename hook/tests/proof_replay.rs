@@ -441,7 +441,9 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
 /// The real tool calls of `../shared`: every tenth decided by replay as by `check`.
 #[test]
 fn replay_agrees_with_check_on_real_tool_calls() {
-    let Some(shared) = test_support::shared::corpus_real("replay_agrees_with_check_on_real_tool_calls") else {
+    let Some(shared) =
+        test_support::shared::corpus_real("replay_agrees_with_check_on_real_tool_calls")
+    else {
         return;
     };
     let s = Session::new("replay-real");

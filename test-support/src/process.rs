@@ -1,9 +1,11 @@
-//! A CLI run bounded in its own process group: hooks, MCP servers or tools it leaves behind
-//! would keep the pipes open, so the whole group is killed when it ends or its deadline passes.
+//! Running what a test needs: a CLI run bounded in its own process group (hooks, MCP servers or
+//! tools it leaves behind would keep the pipes open, so the whole group is killed when it ends
+//! or its deadline passes), a set-up command that must succeed, and git.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitStatus, Stdio};
+use std::path::Path;
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -70,4 +72,43 @@ pub fn kill_group(pgid: u32) {
         .args(["-KILL", "--", &format!("-{pgid}")])
         .stderr(Stdio::null())
         .status();
+}
+
+/// Run `command` to completion and fail the test, with its stdout and stderr, unless it
+/// succeeds; for set-up steps (`git`, `animus-hook compile`, `install`) whose failure would
+/// leave nothing to test.
+pub fn succeed(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// `git <args>` in `repo` as a test user, which must succeed; returns its stdout.
+pub fn git(repo: &Path, args: &[&str]) -> String {
+    let output = succeed(
+        Command::new("git")
+            .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
+            .args(args)
+            .current_dir(repo),
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A git repository in `project` with `commits` commits, each of which rewrites `work.txt`
+/// (`commit <n>`), so `git reset --hard HEAD~<k>` has history to destroy.
+pub fn git_history(project: &Path, commits: usize) {
+    git(project, &["init", "-q"]);
+    for n in 1..=commits {
+        std::fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
+        git(project, &["add", "work.txt"]);
+        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
+    }
 }

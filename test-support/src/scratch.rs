@@ -1,6 +1,6 @@
 //! Throwaway directories: a [`Scratch`] folder, a guarded session's [`SessionDirs`] (HOME,
 //! project, the run dir inject writes into, the animus state dir), and the session log the hook
-//! keeps in the state dir ([`session_log`]).
+//! keeps in the state dir ([`session_log`], [`project_session_log`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -100,6 +100,41 @@ pub fn session_log(state_dir: &Path, session_id: &str) -> Vec<Value> {
     let Some(log) = logs.first() else {
         return Vec::new();
     };
+    read_log(log)
+}
+
+/// The one session log the hook kept in a project's scope (`<state>/project-*/sessions/*.jsonl`)
+/// — where a normally started session, whose id the harness chose, is recorded — read as in
+/// [`session_log`]. Fails the test unless there is exactly one.
+pub fn project_session_log(state_dir: &Path) -> Vec<Value> {
+    read_log(&project_session_log_path(state_dir))
+}
+
+/// Where [`project_session_log`] reads.
+pub fn project_session_log_path(state_dir: &Path) -> PathBuf {
+    let mut logs: Vec<PathBuf> = fs::read_dir(state_dir)
+        .unwrap()
+        .flatten()
+        .filter(|scope| scope.file_name().to_string_lossy().starts_with("project-"))
+        .flat_map(|scope| {
+            fs::read_dir(scope.path().join("sessions"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|log| log.path())
+        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    assert_eq!(
+        logs.len(),
+        1,
+        "one session log in the project's scope: {logs:?}"
+    );
+    logs.swap_remove(0)
+}
+
+/// Every line of a session log, each one whole JSON object: a torn or merged line fails.
+pub fn read_log(log: &Path) -> Vec<Value> {
     fs::read_to_string(log)
         .unwrap()
         .lines()

@@ -17,7 +17,8 @@ const CANDIDATES: usize = 10;
 /// Claude alone ignores it, and inject once exported it as Claude's built-in tools.
 /// `ANIMUS_LISTS_ONLY=<part of a name>` runs only the lists whose name holds it.
 pub(super) fn inject_never_runs_what_the_list_refuses() {
-    let Some(shared) = test_support::shared::corpus_real("inject_never_runs_what_the_list_refuses") else {
+    let Some(shared) = test_support::shared::corpus_real("inject_never_runs_what_the_list_refuses")
+    else {
         return;
     };
     let dir = shared.join("permission-lists");

@@ -118,3 +118,22 @@ pub fn trades(project: &Path) -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// `animus-hook <args>` as the user runs it in the session's HOME (the same state root as the
+/// CLI's hooks), from an empty environment plus `extra_env`; it must succeed.
+pub fn animus_as_user(
+    dirs: &SessionDirs,
+    args: &[&str],
+    extra_env: &[(&str, &Path)],
+) -> std::process::Output {
+    test_support::process::succeed(
+        Command::new(animus_hook())
+            .args(args)
+            .current_dir(&dirs.home)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &dirs.home)
+            .env("ANIMUS_CONFIG_DIR", &dirs.state_dir)
+            .envs(extra_env.iter().copied()),
+    )
+}

@@ -19,8 +19,8 @@
 //! MCP server, tool processes) is killed when the deadline passes.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
 use std::ops::Deref;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
@@ -33,8 +33,8 @@ use test_support::pinned_cli::{PinnedCli, VersionWord};
 
 pub use crate::common::{Launch, SessionDirs, animus_hook, repo_root};
 use crate::common::{inject, run_bounded};
-use test_support::process::kill_group;
 use crate::mock_responses::MockApi;
+use test_support::process::kill_group;
 
 /// The CLI version the suite was written against (and `scripts/install-codex-cli.sh` installs).
 pub const CODEX_VERSION: &str = "0.169.0";

@@ -43,8 +43,8 @@
 //! the MCP server, tool processes) is killed when the deadline passes.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::ops::Deref;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
@@ -54,9 +54,9 @@ use serde_json::{Value, json};
 
 use super::mock_gemini::{API_KEY, MODEL, MockGemini};
 pub use crate::common::{Launch, SessionDirs, animus_hook, repo_root};
-pub use test_support::scratch::write_json;
 use crate::common::{inject, run_bounded};
 use test_support::pinned_cli::{PinnedCli, VersionWord};
+pub use test_support::scratch::write_json;
 
 /// The CLI version the suite was written against (and `scripts/install-gemini-cli.sh` installs).
 pub const GEMINI_CLI_VERSION: &str = "0.61.0";
@@ -134,7 +134,10 @@ impl Sandbox {
         }
         // inject makes the session dir itself.
         fs::remove_dir(&dirs.session_dir).unwrap();
-        write_json(&dirs.home.join(".gemini/settings.json"), &base_user_settings());
+        write_json(
+            &dirs.home.join(".gemini/settings.json"),
+            &base_user_settings(),
+        );
         let gemini_policy = dirs.scratch.root.join("gemini-policy.toml");
         fs::write(&gemini_policy, GEMINI_POLICY).unwrap();
         Sandbox {

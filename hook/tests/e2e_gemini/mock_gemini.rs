@@ -123,9 +123,12 @@ impl MockGemini {
         }));
         let server = {
             let state = Arc::clone(&state);
-            http::Server::start("mock-gemini", http::LIFETIME, http::IO_TIMEOUT, move |stream| {
-                serve(stream, &state)
-            })?
+            http::Server::start(
+                "mock-gemini",
+                http::LIFETIME,
+                http::IO_TIMEOUT,
+                move |stream| serve(stream, &state),
+            )?
         };
         Ok(MockGemini { server, state })
     }

@@ -8,47 +8,19 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
+use crate::e2e::common::animus_as_user;
 use serde_json::{Value, json};
+use test_support::process::{git, git_history};
+use test_support::scratch::{project_session_log_path, read_log};
 
-use crate::e2e::driver::{Sandbox, animus_hook};
+use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
 
 /// `animus-hook <args>` as the user runs it in the sandbox's HOME (same state root as the CLI).
 fn animus(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
-    let out = Command::new(animus_hook())
-        .args(args)
-        .current_dir(&sandbox.home)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", &sandbox.home)
-        .env("ANIMUS_CONFIG_DIR", &sandbox.state_dir)
-        .output()
-        .expect("animus-hook runs");
-    assert!(
-        out.status.success(),
-        "animus-hook {args:?}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn git(project: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
-        .args(args)
-        .current_dir(project)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    animus_as_user(sandbox, args, &[])
 }
 
 pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
@@ -105,12 +77,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
 
     // Four commits, so `HEAD~3` exists and the reset would really move the branch.
     let project = &sandbox.project;
-    git(project, &["init", "-q"]);
-    for n in 1..=4 {
-        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
-        git(project, &["add", "work.txt"]);
-        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
-    }
+    git_history(project, 4);
     fs::write(project.join("work.txt"), "uncommitted work\n").unwrap();
     let script = Script::new()
         .tool_call(
@@ -150,29 +117,8 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     );
 
     // The decision was recorded in the project's scope, under Claude's own session id.
-    let logs: Vec<_> = fs::read_dir(&sandbox.state_dir)
-        .unwrap()
-        .flatten()
-        .filter(|scope| scope.file_name().to_string_lossy().starts_with("project-"))
-        .flat_map(|scope| {
-            fs::read_dir(scope.path().join("sessions"))
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .map(|log| log.path())
-        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    assert_eq!(
-        logs.len(),
-        1,
-        "one session log in the project's scope: {logs:?}"
-    );
-    let records: Vec<Value> = fs::read_to_string(&logs[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let log = project_session_log_path(&sandbox.state_dir);
+    let records = read_log(&log);
     let reset = gate_record(&records, "PreToolUse", "toolu_reset");
     assert_eq!(reset["decision"], "deny");
     assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
@@ -188,7 +134,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     // Issue 29: the log the real CLI's session left proves whole (chain, seal, gate liveness),
     // and both it and Claude's own transcript of the session replay under the installed
     // policy with nothing changed.
-    let verified = animus(&sandbox, &["verify", logs[0].to_str().unwrap()]);
+    let verified = animus(&sandbox, &["verify", log.to_str().unwrap()]);
     assert!(
         String::from_utf8_lossy(&verified.stdout).contains("sealed"),
         "{}",
@@ -200,7 +146,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     let policy = policy.to_str().unwrap();
     animus(
         &sandbox,
-        &["replay", "--policy", policy, logs[0].to_str().unwrap()],
+        &["replay", "--policy", policy, log.to_str().unwrap()],
     );
     let transcript = claude_transcript(&sandbox.home, session);
     let replayed = animus(
@@ -260,12 +206,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     );
     assert!(String::from_utf8_lossy(&doctor.stdout).contains("✓ live gate (plugin)"));
     let project = &sandbox.project;
-    git(project, &["init", "-q"]);
-    for n in 1..=4 {
-        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
-        git(project, &["add", "work.txt"]);
-        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
-    }
+    git_history(project, 4);
     let run_with_plugin = |sandbox: &Sandbox| {
         let script = Script::new()
             .tool_call(

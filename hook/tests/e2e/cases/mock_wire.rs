@@ -215,11 +215,7 @@ pub fn mock_answers_without_streaming_and_breaks_a_stream_once() {
         "only the first stream breaks"
     );
     // The chunked request bodies were read whole.
-    let streaming: Vec<bool> = mock
-        .model_calls()
-        .iter()
-        .map(is_streaming)
-        .collect();
+    let streaming: Vec<bool> = mock.model_calls().iter().map(is_streaming).collect();
     assert_eq!(streaming, [true, false, true]);
 }
 

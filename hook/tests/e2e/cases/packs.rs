@@ -3,28 +3,16 @@
 //! safer way; an ordinary git command in the same session runs.
 
 use std::fs;
-use std::process::Command;
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
+use test_support::process::git;
 
 pub fn core_pack_stops_git_reset_hard_with_the_safer_way() {
     let sandbox = Sandbox::new("packs-core");
     let project = &sandbox.project;
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
-            .args(args)
-            .current_dir(project)
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let git = |args: &[&str]| git(project, args);
     git(&["init", "-q"]);
     fs::write(project.join("work.txt"), "committed\n").unwrap();
     git(&["add", "work.txt"]);
