@@ -3,23 +3,19 @@
 mod common;
 
 use common::run_hook;
+use test_support::process::succeed;
 
 /// What bash's completion offers for `words` (the last one being completed).
 fn complete(words: &str) -> String {
     let script = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
-    let out = std::process::Command::new("bash")
+    let out = succeed(
+        std::process::Command::new("bash")
         .arg("-c")
         .arg(format!(
             "eval \"$1\"; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); _animus_hook; echo \"${{COMPREPLY[*]}}\""
         ))
         .arg("complete")
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        .arg(script),
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }

@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
+use test_support::process::succeed;
 
 const HOME: &str = "/home/tester";
 
@@ -493,17 +494,12 @@ fn gate_over(name: &str, tool_policy: &str) -> Gate {
         format!("agent_profiles:\n  a:\n    tool_policy:\n{tool_policy}"),
     )
     .unwrap();
-    let out = std::process::Command::new(bin())
-        .args(["compile", "--config"])
-        .arg(&profile)
-        .args(["--agent", "a", "--out-dir"])
-        .arg(dir.join("policy"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        std::process::Command::new(bin())
+            .args(["compile", "--config"])
+            .arg(&profile)
+            .args(["--agent", "a", "--out-dir"])
+            .arg(dir.join("policy")),
     );
     let project = dir.join("project");
     std::fs::create_dir_all(&project).unwrap();

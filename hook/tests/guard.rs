@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
+use test_support::process::succeed;
 
 struct Setup {
     _dir: TempDir,
@@ -64,19 +65,14 @@ fn setup(name: &str) -> Setup {
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write]\n",
     )
     .unwrap();
-    let out = Command::new(&hook)
-        .args(["compile", "--config"])
-        .arg(&profile)
-        .args(["--agent", "yolo", "--out-dir"])
-        .arg(&run)
-        .env("ANIMUS_CONFIG_DIR", &state)
-        .env("HOME", &home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new(&hook)
+            .args(["compile", "--config"])
+            .arg(&profile)
+            .args(["--agent", "yolo", "--out-dir"])
+            .arg(&run)
+            .env("ANIMUS_CONFIG_DIR", &state)
+            .env("HOME", &home),
     );
     Setup {
         policy: run.join("animus-policy.json"),
@@ -262,16 +258,11 @@ fn the_destructive_probes_really_change_their_targets_when_run_unguarded() {
     let settings = s.project.join(".claude/settings.local.json");
     let emit = s.bin_dir.join("animus-hook-emit");
     let bash = |command: &str| {
-        let out = Command::new("bash")
-            .args(["--norc", "-c", &s.expand(command)])
-            .current_dir(&s.project)
-            .env("HOME", &s.home)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        succeed(
+            Command::new("bash")
+                .args(["--norc", "-c", &s.expand(command)])
+                .current_dir(&s.project)
+                .env("HOME", &s.home),
         );
     };
     let before = std::fs::read(&emit).unwrap();

@@ -51,6 +51,7 @@ const USER_SETTINGS: &str = r#"{
 "#;
 
 use install_support::{Home, assert_ok};
+use test_support::process::succeed;
 
 #[test]
 fn install_keeps_the_users_settings_adds_the_gates_backs_up_and_is_idempotent() {
@@ -451,18 +452,13 @@ fn claude_config_dir_names_the_settings_install_writes() {
     let home = Home::new("install-config-dir");
     let config = home.dir.join("elsewhere");
     std::fs::create_dir_all(&config).unwrap();
-    let out = Command::new(common::bin())
-        .arg("install")
-        .env("HOME", home.path())
-        .env("CLAUDE_CONFIG_DIR", &config)
-        .env_remove("ANIMUS_CONFIG_DIR")
-        .env_remove("ANIMUS_HOOK_BIN")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new(common::bin())
+            .arg("install")
+            .env("HOME", home.path())
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .env_remove("ANIMUS_CONFIG_DIR")
+            .env_remove("ANIMUS_HOOK_BIN"),
     );
     let text = std::fs::read_to_string(config.join("settings.json")).unwrap();
     assert!(text.contains("--from-payload"), "{text}");

@@ -11,26 +11,22 @@ use std::process::Command;
 
 use common::*;
 use serde_json::Value;
+use test_support::process::succeed;
 
 /// Inject a claude session over `trader.yaml` into `dir/run`; returns the gate's arguments as
 /// the settings hold them (the binary first) and the policy path.
 fn injected_gate(dir: &Path, project: &Path) -> (Vec<String>, PathBuf) {
     let session = dir.join("run");
-    let out = Command::new(bin())
-        .args(["inject", "--provider", "claude", "--config"])
-        .arg(repo().join("corpus/profiles/trader.yaml"))
-        .args(["--agent", "trader", "--session-dir"])
-        .arg(&session)
-        .args(["--session-id", "pin", "--project-root"])
-        .arg(project)
-        .args(["--hook-binary", lean_bin(), "--json", "--", "-p", "x"])
-        .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new(bin())
+            .args(["inject", "--provider", "claude", "--config"])
+            .arg(repo().join("corpus/profiles/trader.yaml"))
+            .args(["--agent", "trader", "--session-dir"])
+            .arg(&session)
+            .args(["--session-id", "pin", "--project-root"])
+            .arg(project)
+            .args(["--hook-binary", lean_bin(), "--json", "--", "-p", "x"])
+            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS"),
     );
     let settings: Value =
         serde_json::from_slice(&std::fs::read(session.join("animus-hooks.settings.json")).unwrap())

@@ -2,6 +2,7 @@
 //! none of the commands it refuses under that list alone.
 
 use super::*;
+use test_support::process::succeed;
 
 /// Candidate commands tried per list (those Claude refuses under the list alone are checked).
 const CANDIDATES: usize = 10;
@@ -110,16 +111,11 @@ fn check_list(
     let source = guarded.scratch.root.join("list.settings.json");
     native_settings(&source, permissions);
     let profile = guarded.scratch.root.join("imported.yaml");
-    let import = Command::new(animus_hook())
-        .args(["import", "--claude-settings"])
-        .arg(&source)
-        .args(["--agent", "imported"])
-        .output()
-        .expect("run animus-hook import");
-    assert!(
-        import.status.success(),
-        "{name}: animus-hook import failed: {}",
-        String::from_utf8_lossy(&import.stderr)
+    let import = succeed(
+        Command::new(animus_hook())
+            .args(["import", "--claude-settings"])
+            .arg(&source)
+            .args(["--agent", "imported"]),
     );
     fs::write(&profile, &import.stdout).unwrap();
     let args = guarded.inject(&profile, "imported", &launch(&[]), None);

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::process::succeed;
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -46,17 +47,12 @@ pub fn temp_dir(name: &str) -> TempDir {
 
 /// Compile a corpus profile into `dir`; returns the policy path.
 pub fn compile_profile(file: &str, agent: &str, dir: &Path) -> PathBuf {
-    let out = Command::new(bin())
-        .args(["compile", "--config"])
-        .arg(repo().join("corpus/profiles").join(file))
-        .args(["--agent", agent, "--out-dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new(bin())
+            .args(["compile", "--config"])
+            .arg(repo().join("corpus/profiles").join(file))
+            .args(["--agent", agent, "--out-dir"])
+            .arg(dir),
     );
     dir.join("animus-policy.json")
 }
