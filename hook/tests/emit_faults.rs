@@ -124,42 +124,6 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         std::fs::remove_file(sidecar).unwrap();
         let _ = std::fs::remove_file(engine::sidecar::stamp_path_for(json));
     });
-    v.push(f(
-        "sidecar missing",
-        &missing,
-        Some(status.clone()),
-        "has no sidecar beside it",
-    ));
-    v.push(f(
-        "sidecar corrupt",
-        &flip,
-        Some(status.clone()),
-        "sidecar is corrupt",
-    ));
-    v.push(f(
-        "sidecar truncated",
-        &truncated,
-        Some(status.clone()),
-        "sidecar is truncated",
-    ));
-    v.push(f(
-        "sidecar stale",
-        &stale,
-        Some(status.clone()),
-        "sidecar is stale",
-    ));
-    v.push(f(
-        "policy damaged",
-        &damaged,
-        Some(status.clone()),
-        "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
-    ));
-    v.push(f(
-        "sidecar not a sidecar",
-        &not_sidecar,
-        Some(status.clone()),
-        "cannot be used",
-    ));
     // The policy's three files are checked before a byte is read: a FIFO answers at once (it
     // used to block for the whole deadline), and a file its group or others may write, or one
     // owned by another user, is refused (they could rewrite what the hook allows).
@@ -169,47 +133,66 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     });
-    v.push(f(
-        "policy is a FIFO",
-        &fifo,
-        Some(status.clone()),
-        "it is a FIFO, not a regular file",
-    ));
-    v.push(f(
-        "policy is a device",
-        "/dev/zero",
-        Some(status.clone()),
-        "it is a device",
-    ));
     let chmod = |path: &Path, mode: u32| {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     };
     let loose_policy = pair("policy-0666", &|json, _| chmod(json, 0o666));
-    v.push(f(
-        "policy writable by others",
-        &loose_policy,
-        Some(status.clone()),
-        "is writable by others (mode 666)",
-    ));
     let loose_sidecar = pair("sidecar-0664", &|_, sidecar| chmod(sidecar, 0o664));
-    v.push(f(
-        "sidecar writable by its group",
-        &loose_sidecar,
-        Some(status.clone()),
-        "is writable by its group (mode 664)",
-    ));
     let loose_stamp = pair("stamp-0646", &|json, _| {
         let stamp = engine::sidecar::stamp_path_for(json);
         std::fs::copy(engine::sidecar::stamp_path_for(good_policy), &stamp).unwrap();
         chmod(&stamp, 0o646);
     });
-    v.push(f(
-        "stamp writable by others",
-        &loose_stamp,
-        Some(status.clone()),
-        "animus-policy.stamp` is writable by others",
-    ));
+    // Each damaged policy answers a status call with a deny naming what is wrong.
+    v.extend(
+        [
+            (
+                "sidecar missing",
+                missing.as_str(),
+                "has no sidecar beside it",
+            ),
+            ("sidecar corrupt", flip.as_str(), "sidecar is corrupt"),
+            (
+                "sidecar truncated",
+                truncated.as_str(),
+                "sidecar is truncated",
+            ),
+            ("sidecar stale", stale.as_str(), "sidecar is stale"),
+            (
+                "policy damaged",
+                damaged.as_str(),
+                "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
+            ),
+            (
+                "sidecar not a sidecar",
+                not_sidecar.as_str(),
+                "cannot be used",
+            ),
+            (
+                "policy is a FIFO",
+                fifo.as_str(),
+                "it is a FIFO, not a regular file",
+            ),
+            ("policy is a device", "/dev/zero", "it is a device"),
+            (
+                "policy writable by others",
+                loose_policy.as_str(),
+                "is writable by others (mode 666)",
+            ),
+            (
+                "sidecar writable by its group",
+                loose_sidecar.as_str(),
+                "is writable by its group (mode 664)",
+            ),
+            (
+                "stamp writable by others",
+                loose_stamp.as_str(),
+                "animus-policy.stamp` is writable by others",
+            ),
+        ]
+        .map(|(name, policy, reason)| f(name, policy, Some(status.clone()), reason)),
+    );
     // Another user's sidecar (only root can hand a file to another user).
     let foreign = pair("sidecar-foreign", &|_, sidecar| {
         let _ = std::os::unix::fs::chown(sidecar, Some(4242), None);

@@ -10,7 +10,9 @@
 //! - [`mcp_echo`]: the stdio MCP server a suite's own binary becomes for the CLI it drives.
 //! - [`scratch`]: throwaway directories, a session's sandbox (HOME, project, run dir, state
 //!   dir) and the session log in the state dir.
-//! - [`process`]: a CLI run bounded in its own process group.
+//! - [`records`]: lookups in a session log.
+//! - [`process`]: a CLI run bounded in its own process group, set-up commands that must
+//!   succeed, git.
 //!
 //! Nothing here knows the hook: a test passes the binary it built (`CARGO_BIN_EXE_…`).
 
@@ -20,6 +22,7 @@ pub mod http;
 pub mod mcp_echo;
 pub mod pinned_cli;
 pub mod process;
+pub mod records;
 pub mod runner;
 pub mod scratch;
 pub mod shared;

@@ -84,6 +84,20 @@ impl SessionDirs {
     }
 }
 
+/// `impl Deref<Target = SessionDirs>` for a suite's sandbox type, whose `dirs` field holds them,
+/// so `sandbox.home`, `sandbox.session_log()` … read as if the sandbox were its directories.
+#[macro_export]
+macro_rules! deref_session_dirs {
+    ($sandbox:ty) => {
+        impl std::ops::Deref for $sandbox {
+            type Target = $crate::scratch::SessionDirs;
+            fn deref(&self) -> &$crate::scratch::SessionDirs {
+                &self.dirs
+            }
+        }
+    };
+}
+
 /// Every record of session `session_id`'s log under the state root `state_dir`
 /// (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each line must be one whole JSON object: a torn
 /// or merged line fails the test.

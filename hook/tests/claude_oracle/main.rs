@@ -74,7 +74,7 @@
 //! - Agent: a subagent talks to the same mock; the script answers only the main conversation
 //!   ([`Script::main_session_only`]), so a subagent ends at once.
 
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../e2e"]
 mod e2e {
     pub mod common;

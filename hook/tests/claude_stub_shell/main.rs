@@ -17,7 +17,7 @@
 //! the CLI's absence is handled as in `tests/e2e_claude.rs`. Run:
 //! `cargo test -p animus-hook --test claude_stub_shell [name-filter]`.
 
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../e2e"]
 mod e2e {
     pub mod common;

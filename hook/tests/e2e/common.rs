@@ -82,9 +82,11 @@ pub fn inject(
     }
 }
 
-/// A private copy of `animus-hook` in `dir/bin` for inject to wire in, so a test can break it.
-pub fn private_hook_copy(dir: &Path) -> PathBuf {
-    let bin = dir.join("bin");
+/// A private copy of `animus-hook` in the session's scratch `bin/` for inject to wire in, so a
+/// test can break it. (Named `animus-hook` with no `animus-hook-emit` beside it, so inject
+/// wires the copy itself.)
+pub fn private_hook_copy(dirs: &SessionDirs) -> PathBuf {
+    let bin = dirs.scratch.root.join("bin");
     fs::create_dir_all(&bin).unwrap();
     let copy = bin.join("animus-hook");
     fs::copy(animus_hook(), &copy).unwrap();

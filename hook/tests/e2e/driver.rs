@@ -19,7 +19,6 @@
 //! A run is bounded: the CLI is spawned in its own process group and the whole group (hooks,
 //! the MCP server, tool processes) is killed when the deadline passes.
 
-use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
@@ -62,12 +61,7 @@ pub struct Sandbox {
     pub dirs: SessionDirs,
 }
 
-impl Deref for Sandbox {
-    type Target = SessionDirs;
-    fn deref(&self) -> &SessionDirs {
-        &self.dirs
-    }
-}
+test_support::deref_session_dirs!(Sandbox);
 
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {

@@ -74,25 +74,7 @@ pub fn run(sandbox: &Sandbox, args: &[String], script: Script) -> (MockApi, Outc
     (mock, outcome)
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
-
-/// The one record of `event` for the call `tool_use_id`. (PermissionRequest payloads carry no
-/// `tool_use_id`: look those up with [`records`].)
-pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a Value {
-    let found: Vec<_> = records(log, event)
-        .into_iter()
-        .filter(|r| r["tool_use_id"] == tool_use_id)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one {event} record for {tool_use_id} expected in {log:#?}"
-    );
-    found[0]
-}
+pub use test_support::records::{gate_record, records};
 
 pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str, reason: &str) {
     outcome.completed();

@@ -19,7 +19,6 @@
 //! MCP server, tool processes) is killed when the deadline passes.
 
 use std::io::{BufRead, BufReader, Write};
-use std::ops::Deref;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -103,12 +102,7 @@ pub struct Sandbox {
     pub codex_home: PathBuf,
 }
 
-impl Deref for Sandbox {
-    type Target = SessionDirs;
-    fn deref(&self) -> &SessionDirs {
-        &self.dirs
-    }
-}
+test_support::deref_session_dirs!(Sandbox);
 
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {

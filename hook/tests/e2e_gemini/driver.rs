@@ -43,7 +43,6 @@
 //! the MCP server, tool processes) is killed when the deadline passes.
 
 use std::fs;
-use std::ops::Deref;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -119,12 +118,7 @@ decision = "allow"
 priority = 100
 "#;
 
-impl Deref for Sandbox {
-    type Target = SessionDirs;
-    fn deref(&self) -> &SessionDirs {
-        &self.dirs
-    }
-}
+test_support::deref_session_dirs!(Sandbox);
 
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {

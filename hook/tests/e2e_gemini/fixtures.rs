@@ -99,21 +99,12 @@ pub fn assert_ran_with(mock: &MockGemini, index: usize, text: &str) {
     );
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
+use test_support::records::one_record;
+pub use test_support::records::records;
 
 /// The one gate (`BeforeTool`) record whose tool input has `field` = `value`.
 pub fn gate_record<'a>(log: &'a [Value], field: &str, value: &str) -> &'a Value {
-    let found: Vec<_> = records(log, "BeforeTool")
-        .into_iter()
-        .filter(|r| r["payload"]["tool_input"][field] == value)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one BeforeTool record for {field}={value:?} expected in {log:#?}"
-    );
-    found[0]
+    one_record(log, "BeforeTool", &format!("{field}={value:?}"), |r| {
+        r["payload"]["tool_input"][field] == value
+    })
 }

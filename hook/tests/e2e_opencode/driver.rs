@@ -29,7 +29,6 @@
 //! a hook that outlives its run is the plugin's to kill, which a test checks.)
 
 use std::fs;
-use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
@@ -98,12 +97,7 @@ pub struct Sandbox {
     pub mcp: Value,
 }
 
-impl Deref for Sandbox {
-    type Target = SessionDirs;
-    fn deref(&self) -> &SessionDirs {
-        &self.dirs
-    }
-}
+test_support::deref_session_dirs!(Sandbox);
 
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {

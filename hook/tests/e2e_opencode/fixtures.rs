@@ -78,24 +78,7 @@ pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
     }
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
-
-/// The one record of `event` for the call `call_id`.
-pub fn record<'a>(log: &'a [Value], event: &str, call_id: &str) -> &'a Value {
-    let found: Vec<_> = records(log, event)
-        .into_iter()
-        .filter(|r| r["tool_use_id"] == call_id)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one {event} record for {call_id} expected in {log:#?}"
-    );
-    found[0]
-}
+pub use test_support::records::{gate_record as record, records};
 
 /// The gate's record of `call_id`: `(decision, deciding rule, reason)`.
 pub fn decided(sandbox: &Sandbox, call_id: &str) -> (String, String, String) {
@@ -118,9 +101,5 @@ pub fn assert_denied(sandbox: &Sandbox, mock: &MockApi, call_id: &str) -> String
     reason
 }
 
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
-pub fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    super::common::private_hook_copy(&sandbox.scratch.root)
-}
-
+pub use super::common::private_hook_copy;
 pub use super::common::replace_with_script;

@@ -258,7 +258,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
     let settings = sandbox.home.join(".claude/settings.json");
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     fs::write(&settings, "{\n  \"model\": \"claude-sonnet-4-5\"\n}\n").unwrap();
-    let hook = crate::e2e::common::private_hook_copy(&sandbox.scratch.root);
+    let hook = crate::e2e::common::private_hook_copy(&sandbox);
     animus(
         &sandbox,
         &[

@@ -40,7 +40,7 @@ pub fn sandbox_tools_missing() -> Option<String> {
 /// Inject for `cautious.yaml` with `--sandbox`, the hook a private copy, the user's home and
 /// state dir the sandbox's; returns the launch arguments and the hook binary.
 fn inject_sandboxed(sandbox: &Sandbox, extra: &[&str]) -> (Vec<String>, PathBuf) {
-    let hook = common::private_hook_copy(&sandbox.scratch.root);
+    let hook = common::private_hook_copy(sandbox);
     let launch: Vec<String> = launch(extra).iter().map(|a| a.to_string()).collect();
     let printed = inject(
         "claude",

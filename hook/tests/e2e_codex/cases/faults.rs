@@ -12,7 +12,7 @@
 //! (`fail_closed_garbage_on_exit_0`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common::{self, replace_with_script};
 use crate::driver::{Sandbox, animus_hook};
@@ -21,11 +21,6 @@ use crate::mock_responses::Script;
 
 /// The reason inject's shell line gives when the hook failed.
 const WIRING_BLOCK: &str = "animus-hook could not decide this call (the hook failed with exit";
-
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
-fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    common::private_hook_copy(&sandbox.scratch.root)
-}
 
 /// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run (with
 /// `env` on top), and check it was refused. Returns the refusal the model saw.
@@ -67,7 +62,7 @@ fn run_with_fault(
 
 pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let refusal = run_with_fault(
         &sandbox,
         Some(&hook),
@@ -83,7 +78,7 @@ pub fn fail_closed_missing_hook_binary() {
 
 pub fn fail_closed_crashing_hook() {
     let sandbox = Sandbox::new("crashing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     // Dies of SIGSEGV before answering: no output, status 139.
     let refusal = run_with_fault(
         &sandbox,
@@ -110,7 +105,7 @@ pub fn fail_closed_panicking_hook() {
 
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     // Gate calls (the ones with --policy) sleep past Codex's own 30 s hook timeout, which by
     // itself would kill the hook and run the call; inject's `timeout -k 2 25` gets there
@@ -197,7 +192,7 @@ pub fn fail_closed_deleted_policy() {
 pub fn fail_closed_garbage_on_exit_0() {
     let sandbox = Sandbox::new("garbage-hook");
     install_trade_script(&sandbox);
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     let script = Script::new()
         .exec("call_text", "./trade --paper text")

@@ -9,7 +9,7 @@
 //! hook line can produce.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{self, replace_with_script};
@@ -19,12 +19,6 @@ use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
 
 /// What the wrapper tells the model when the hook failed.
 const WRAPPER: &str = "animus-hook could not decide this call (the hook failed with exit";
-
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it. (Named
-/// `animus-hook` with no `animus-hook-emit` beside it, so inject wires the copy itself.)
-fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    common::private_hook_copy(&sandbox.scratch.root)
-}
 
 /// Gate calls (those given `--policy`) run `gate`; observer calls go to the real hook.
 fn gate_only(gate: &str) -> String {
@@ -68,7 +62,7 @@ fn assert_refused(sandbox: &Sandbox, mock: &MockGemini, reason: &str) -> String 
 
 pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -81,7 +75,7 @@ pub fn fail_closed_missing_hook_binary() {
 
 pub fn fail_closed_crashing_hook() {
     let sandbox = Sandbox::new("crashing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     // Dies of SIGSEGV before answering: no output, exit status 139.
     let (mock, _) = run_paper_order(
         &sandbox,
@@ -113,7 +107,7 @@ pub fn fail_closed_panicking_hook() {
 /// reason, a block.
 pub fn fail_closed_garbage_output() {
     let sandbox = Sandbox::new("garbage-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -132,7 +126,7 @@ pub fn fail_closed_garbage_output() {
 /// hook's command line reaches the model.
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, outcome) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -197,7 +191,7 @@ pub fn fail_closed_corrupt_sidecar() {
 /// object, and blocks anything else.
 pub fn fail_closed_garbage_with_exit_zero() {
     let sandbox = Sandbox::new("garbage-exit0");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
