@@ -3,6 +3,7 @@
 mod common;
 
 use common::run_hook;
+use test_support::assert_has;
 use test_support::process::succeed;
 
 /// What bash's completion offers for `words` (the last one being completed).
@@ -49,11 +50,7 @@ fn each_shell_gets_a_script_and_an_unknown_one_a_usage_error() {
     }
     let run = run_hook(&["completions", "tcsh"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("use bash, zsh or fish"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "use bash, zsh or fish");
     let run = run_hook(&["completions"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
 }

@@ -5,6 +5,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{run_hook, temp_dir};
+use test_support::assert_has;
 
 fn compile(dir: &Path, name: &str, yaml: &str) -> PathBuf {
     let config = dir.join(format!("{name}.yaml"));
@@ -128,11 +129,7 @@ fn changes_are_listed_each_with_a_witness() {
 
     // Written to different directories, the self-protection rules differ too.
     let run = diff(&[a, b]);
-    assert!(
-        run.stdout.contains("+ animus.self_protection:"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "+ animus.self_protection:");
 }
 
 #[test]
@@ -142,15 +139,11 @@ fn trouble_exits_2() {
     let a = a.to_str().unwrap();
     let run = diff(&[a]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("diff takes two policies"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "diff takes two policies");
     let missing = dir.join("nowhere.json");
     let run = diff(&[a, missing.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("nowhere.json"), "{}", run.stderr);
+    assert_has(&run.stderr, "nowhere.json");
     let other = dir.join("other.json");
     let text = std::fs::read_to_string(a).unwrap();
     std::fs::write(
@@ -165,12 +158,12 @@ fn trouble_exits_2() {
         "a policy of another version: {}",
         run.stdout
     );
-    assert!(run.stderr.contains("invalid policy"), "{}", run.stderr);
-    assert!(run.stderr.contains("other.json"), "{}", run.stderr);
+    assert_has(&run.stderr, "invalid policy");
+    assert_has(&run.stderr, "other.json");
     let calls = dir.join("calls.jsonl");
     std::fs::write(&calls, "{\"command\": \"ls\"}\n[1]\n").unwrap();
     let run = diff(&[a, a, "--calls", calls.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("calls.jsonl:2:"), "{}", run.stderr);
+    assert_has(&run.stderr, "calls.jsonl:2:");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }

@@ -6,6 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{compile_profile, payload, run_hook, temp_dir};
+use test_support::assert_has;
 
 fn explain(policy: &Path, extra: &[&str], stdin: &[u8]) -> common::Run {
     let mut args = vec!["explain", "--policy", policy.to_str().unwrap()];
@@ -129,12 +130,10 @@ fn a_path_rule_shows_the_path_text_with_its_base_named() {
         b"",
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(run.stdout.contains("decision: ask"), "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("file_path [path] matched bytes 0..7 of \"<cwd>/.env/\""),
-        "{}",
-        run.stdout
+    assert_has(&run.stdout, "decision: ask");
+    assert_has(
+        &run.stdout,
+        "file_path [path] matched bytes 0..7 of \"<cwd>/.env/\"",
     );
 }
 
@@ -169,27 +168,19 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     }
     let run = run_hook(&["explain", "--command", "ls"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("missing required option --policy"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "missing required option --policy");
 
     // Errors about the input: exit 1, naming the file or the payload's fault.
     let missing = dir.join("nowhere/animus-policy.json");
     let run = explain(&missing, &["--command", "ls"], b"");
     assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("nowhere/animus-policy.json"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "nowhere/animus-policy.json");
     let run = explain(&policy, &[], b"not json");
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("payload is not JSON"), "{}", run.stderr);
+    assert_has(&run.stderr, "payload is not JSON");
     let run = explain(&policy, &[], br#"{"tool_input":{}}"#);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("no `tool_name`"), "{}", run.stderr);
+    assert_has(&run.stderr, "no `tool_name`");
 
     // A policy of another version.
     let other = dir.join("other");
@@ -202,11 +193,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     .unwrap();
     let run = explain(&other.join("animus-policy.json"), &["--command", "ls"], b"");
     assert_eq!(run.code, Some(1), "{}", run.stdout);
-    assert!(
-        run.stderr.contains("animus-hook explain:"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "animus-hook explain:");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 
     let after: Vec<_> = std::fs::read_dir(&dir)
@@ -224,11 +211,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
 fn explain_has_its_own_help() {
     let run = run_hook(&["explain", "--help"], Some(b""), &[]);
     assert_eq!(run.code, Some(0));
-    assert!(
-        run.stdout.contains("animus-hook explain --policy"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "animus-hook explain --policy");
     assert!(
         !run.stdout.contains("animus-hook compile"),
         "{}",

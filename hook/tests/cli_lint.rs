@@ -3,6 +3,7 @@
 mod common;
 
 use common::{repo, run_hook, temp_dir};
+use test_support::assert_has;
 
 /// A profile with one of each mistake `lint` warns about.
 const MISTAKES: &str = r#"agents:
@@ -85,7 +86,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
             run.stderr
         );
     }
-    assert!(lint.stderr.contains("does not compile"), "{}", lint.stderr);
+    assert_has(&lint.stderr, "does not compile");
     // Without the misspelt entry, the author rules' errors are next.
     std::fs::write(
         &config,
@@ -195,16 +196,8 @@ fn warnings_pass_unless_denied() {
         &[],
     );
     assert_eq!(run.code, Some(0), "{}", run.stdout);
-    assert!(
-        run.stdout.contains("0 errors, 2 warnings"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("decision `ask` dropped"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "0 errors, 2 warnings");
+    assert_has(&run.stdout, "decision `ask` dropped");
     let run = run_hook(
         &[
             "lint",
@@ -244,11 +237,7 @@ fn warnings_pass_unless_denied() {
 fn bad_input() {
     let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("missing required option --config"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "missing required option --config");
     let run = run_hook(
         &["lint", "--config", "x", "--agent", "a", "--fix"],
         Some(b""),
@@ -266,8 +255,8 @@ fn bad_input() {
     let c = config.to_str().unwrap();
     let run = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("p.yaml:4:"), "{}", run.stderr);
-    assert!(run.stderr.contains("does not compile"), "{}", run.stderr);
+    assert_has(&run.stderr, "p.yaml:4:");
+    assert_has(&run.stderr, "does not compile");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     let missing = dir.join("missing.yaml");
     let run = run_hook(
@@ -282,5 +271,5 @@ fn bad_input() {
         &[],
     );
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+    assert_has(&run.stderr, "missing.yaml");
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use common::{gate_args, repo, run_emit_both, run_hook, temp_dir};
 use serde_json::{Value, json};
+use test_support::assert_has;
 
 /// A user's Claude settings: an allow, an ask, a deny, a bare `*` allow (which Claude ignores).
 const SETTINGS: &str = r#"{
@@ -220,11 +221,7 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
         &[],
     );
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("`claude` or `allowlist`"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "`claude` or `allowlist`");
 }
 
 #[test]
@@ -341,9 +338,5 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         &[],
     );
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("0 errors, 2 warnings"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "0 errors, 2 warnings");
 }

@@ -6,6 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
+use test_support::assert_has;
 
 struct Fault {
     name: &'static str,
@@ -358,10 +359,10 @@ fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
                     "{session:?}: {}",
                     run.stdout
                 );
-                assert!(run.stdout.contains("session id"), "{}", run.stdout);
+                assert_has(&run.stdout, "session id");
             } else {
                 assert_eq!(run.stdout, "", "{session:?}");
-                assert!(run.stderr.contains("session id"), "{}", run.stderr);
+                assert_has(&run.stderr, "session id");
             }
         }
     }
@@ -447,12 +448,7 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
         "{}",
         run.stderr
     );
-    assert!(
-        run.stderr
-            .contains("`--policy` is only read by the gate events"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "`--policy` is only read by the gate events");
     // Recorded all the same: two binaries, two gate runs each above, and these two.
     let scope = std::fs::read_dir(&state)
         .unwrap()

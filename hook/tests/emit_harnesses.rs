@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
+use test_support::assert_has;
 use test_support::process::succeed;
 
 const HOME: &str = "/home/tester";
@@ -434,11 +435,7 @@ fn a_gate_event_of_another_harness_is_refused() {
         Some(&payload("codex/PreToolUse.bash.json")),
         &[("ANIMUS_CONFIG_DIR", gate.state.to_str().unwrap())],
     );
-    assert!(
-        run.stdout.contains("unknown --provider `aider`"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "unknown --provider `aider`");
     assert!(run.stdout.contains("\"permissionDecision\":\"deny\""));
 }
 

@@ -10,6 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use test_support::assert_has;
 
 const SESSION: &str = "planted";
 
@@ -76,11 +77,7 @@ fn gate_reason(s: &Setup) -> String {
         (Some(0), ""),
         "the observer stays silent"
     );
-    assert!(
-        observer.stderr.contains("not recorded"),
-        "{}",
-        observer.stderr
-    );
+    assert_has(&observer.stderr, "not recorded");
     reason
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
+use test_support::assert_has;
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().mode() & 0o7777
@@ -45,11 +46,7 @@ fn a_policy_compiled_under_a_group_umask_is_usable() {
         Some(&payload("PreToolUse.Bash.trade-live.json")),
         &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
     );
-    assert!(
-        run.stdout.contains("\"permissionDecision\":\"deny\""),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "\"permissionDecision\":\"deny\"");
     assert!(!run.stdout.contains("fail closed"), "{}", run.stdout);
 }
 

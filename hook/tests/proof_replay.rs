@@ -10,6 +10,7 @@ use std::path::Path;
 use common::*;
 use proof_common::*;
 use serde_json::Value;
+use test_support::assert_has;
 
 /// The trader profile with one more deny: every `git status`.
 fn stricter_profile(dir: &Path) -> std::path::PathBuf {
@@ -242,7 +243,7 @@ fn a_fail_closed_deny_is_marked_when_it_changes() {
     let mut body: Value = serde_json::from_slice(&payload("PreToolUse.Read.json")).unwrap();
     body["tool_use_id"] = "toolu_failed".into();
     let run = s.emit("PreToolUse", &serde_json::to_vec(&body).unwrap(), true);
-    assert!(run.stdout.contains("deny"), "{}", run.stdout);
+    assert_has(&run.stdout, "deny");
     let run = s.hook(&[
         "replay",
         "--policy",
@@ -383,7 +384,7 @@ fn a_cut_tool_input_is_not_replayable_and_never_guessed() {
         .find(|c| c["tool_use_id"] == "toolu_kept")
         .unwrap();
     assert_eq!(kept["replayable"], true);
-    assert!(run.stderr.contains("1 not replayable"), "{}", run.stderr);
+    assert_has(&run.stderr, "1 not replayable");
 }
 
 #[test]
@@ -420,12 +421,8 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("decide latency over 10 calls: p50 "),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("calls/s"), "{}", run.stdout);
+    assert_has(&run.stdout, "decide latency over 10 calls: p50 ");
+    assert_has(&run.stdout, "calls/s");
     let missing = s.dir.join("missing.json");
     let run = s.hook(&[
         "replay",

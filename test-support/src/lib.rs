@@ -42,3 +42,10 @@ pub fn repo_root() -> PathBuf {
 pub fn under_ci() -> bool {
     std::env::var_os("CI").is_some_and(|value| !value.is_empty())
 }
+
+/// Fails the test, showing all of `text`, unless it contains `part` (what a command printed
+/// must say).
+#[track_caller]
+pub fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "expected {part:?} in:\n{text}");
+}
