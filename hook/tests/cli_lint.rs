@@ -2,7 +2,9 @@
 
 mod common;
 
-use common::{repo, run_hook, temp_dir};
+use std::path::Path;
+
+use common::{Run, repo, run_hook, temp_dir};
 use test_support::assert_has;
 
 /// A profile with one of each mistake `lint` warns about.
@@ -51,74 +53,28 @@ const NEVER_FIRE: &str = r#"agents:
           decision: deny
 "#;
 
-#[test]
-fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
-    let dir = temp_dir("lint-never-fires");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, NEVER_FIRE).unwrap();
-    let c = config.to_str().unwrap();
-    let out = dir.join("out");
-    let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
-    let compile = run_hook(
-        &[
-            "compile",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
+/// `lint` and `compile` (into `out`) of agent `a` in `config`: both fail with exit 1 and say
+/// each `(at, says)` on one line of stderr. Returns lint's run.
+fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)]) -> Run {
+    let lint = run_hook(
+        &["lint", "--config", config, "--agent", "a"],
         Some(b""),
         &[],
     );
+    let out = out.to_str().unwrap();
+    let compile_args = [
+        "compile",
+        "--config",
+        config,
+        "--agent",
+        "a",
+        "--out-dir",
+        out,
+    ];
+    let compile = run_hook(&compile_args, Some(b""), &[]);
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-        let (at, says) = (
-            "p.yaml:5:11: error",
-            "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?",
-        );
-        assert!(
-            run.stderr
-                .lines()
-                .any(|l| l.contains(at) && l.contains(says)),
-            "{at} {says}:\n{}",
-            run.stderr
-        );
-    }
-    assert_has(&lint.stderr, "does not compile");
-    // Without the misspelt entry, the author rules' errors are next.
-    std::fs::write(
-        &config,
-        NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
-    )
-    .unwrap();
-    let lint = run_hook(&["lint", "--config", c, "--agent", "a"], Some(b""), &[]);
-    let compile = run_hook(
-        &[
-            "compile",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    for run in [&lint, &compile] {
-        assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-        for (at, says) in [
-            (
-                "p.yaml:8:11: error",
-                "no tool it applies to (Read) has a field `command`",
-            ),
-            (
-                "p.yaml:12:11: error",
-                "the regex `[^\\s\\S]` on `command` matches no text",
-            ),
-        ] {
+        for (at, says) in errors {
             assert!(
                 run.stderr
                     .lines()
@@ -128,6 +84,45 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
             );
         }
     }
+    lint
+}
+
+#[test]
+fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
+    let dir = temp_dir("lint-never-fires");
+    let config = dir.join("p.yaml");
+    std::fs::write(&config, NEVER_FIRE).unwrap();
+    let c = config.to_str().unwrap();
+    let out = dir.join("out");
+    let lint = assert_lint_and_compile_fail(
+        c,
+        &out,
+        &[(
+            "p.yaml:5:11: error",
+            "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?",
+        )],
+    );
+    assert_has(&lint.stderr, "does not compile");
+    // Without the misspelt entry, the author rules' errors are next.
+    std::fs::write(
+        &config,
+        NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
+    )
+    .unwrap();
+    assert_lint_and_compile_fail(
+        c,
+        &out,
+        &[
+            (
+                "p.yaml:8:11: error",
+                "no tool it applies to (Read) has a field `command`",
+            ),
+            (
+                "p.yaml:12:11: error",
+                "the regex `[^\\s\\S]` on `command` matches no text",
+            ),
+        ],
+    );
     assert!(!out.exists(), "compile wrote nothing");
 }
 

@@ -71,25 +71,34 @@ fn check(s: &Session, policy: &Path, payload: &Value) -> String {
     out["decision"].as_str().unwrap().to_string()
 }
 
+/// `replay <flags…> --policy <policy> <input>` in the session.
+fn replay(s: &Session, flags: &[&str], policy: &Path, input: &Path) -> Run {
+    let mut args = vec!["replay"];
+    args.extend_from_slice(flags);
+    args.extend([
+        "--policy",
+        policy.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    s.hook(&args)
+}
+
+/// The `changed …` lines of replay's text report: one per call whose decision changed.
+fn changed_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("changed"))
+        .collect()
+}
+
 #[test]
 fn under_the_recorded_policy_nothing_changes() {
     let s = Session::recorded("replay-same");
     let log = s.log();
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &s.policy, &log);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     assert_eq!(run.stdout, "replayed 40 calls from 1 input: 0 changed\n");
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &s.policy, &log);
     assert_eq!(run.code, Some(0));
     let calls = json_lines(&run.stdout);
     assert_eq!(calls.len(), 40);
@@ -107,13 +116,7 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
     let s = Session::recorded("replay-stricter");
     let candidate = compile(&stricter_profile(&s.dir), &s.dir.join("candidate"));
     let log = s.log();
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        candidate.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &candidate, &log);
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let calls = json_lines(&run.stdout);
     assert_eq!(calls.len(), 40);
@@ -147,18 +150,9 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
         );
     }
     // The text lists the same calls, one line each, with the rule.
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        candidate.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &candidate, &log);
     assert_eq!(run.code, Some(1));
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 4, "{}", run.stdout);
     for line in listed {
         assert!(
@@ -209,18 +203,9 @@ fn a_looser_candidate_names_the_rule_that_decided_before() {
     let config = s.dir.join("looser.yaml");
     std::fs::write(&config, looser).unwrap();
     let candidate = compile(&config, &s.dir.join("looser"));
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        candidate.to_str().unwrap(),
-        s.log().to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &candidate, &s.log());
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 4, "{}", run.stdout);
     for line in listed {
         assert!(
@@ -244,18 +229,9 @@ fn a_fail_closed_deny_is_marked_when_it_changes() {
     body["tool_use_id"] = "toolu_failed".into();
     let run = s.emit("PreToolUse", &serde_json::to_vec(&body).unwrap(), true);
     assert_has(&run.stdout, "deny");
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        real.to_str().unwrap(),
-        s.log().to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &real, &s.log());
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 1, "{}", run.stdout);
     assert!(listed[0].contains("toolu_failed  Read"), "{}", listed[0]);
     assert!(listed[0].contains("deny -> defer"), "{}", listed[0]);
@@ -272,13 +248,7 @@ fn a_claude_transcript_replays() {
     let transcript = repo().join("corpus/transcripts/claude-code.jsonl");
     let candidate = compile(&stricter_profile(&s.dir), &s.dir.join("candidate"));
     // No baseline: nothing to compare, every tool_use decided.
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        transcript.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &s.policy, &transcript);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let calls = json_lines(&run.stdout);
     let ids: Vec<&str> = calls
@@ -331,11 +301,7 @@ fn a_claude_transcript_replays() {
         transcript.to_str().unwrap(),
     ]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 1, "{}", run.stdout);
     assert!(listed[0].contains("toolu_01GitStatus7dQmP2xYz  Bash  git status  defer -> deny"));
 }
@@ -363,13 +329,7 @@ fn a_cut_tool_input_is_not_replayable_and_never_guessed() {
         60_000
     );
     assert_eq!(kept["tool_input_truncated"], false);
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        s.log().to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &s.policy, &s.log());
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let calls = json_lines(&run.stdout);
     let cut = calls
@@ -424,12 +384,7 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
     assert_has(&run.stdout, "decide latency over 10 calls: p50 ");
     assert_has(&run.stdout, "calls/s");
     let missing = s.dir.join("missing.json");
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        missing.to_str().unwrap(),
-        file.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &missing, &file);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     let run = s.hook(&["replay", "--policy", s.policy.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
