@@ -243,11 +243,12 @@ fn args_for(fault: &Fault, event: &str, with_policy: bool, project: &Path) -> Ve
 
 #[test]
 fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
-    let dir = temp_dir("faults");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let state = dir.join("state");
-    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let TraderDir {
+        dir,
+        project,
+        state,
+        policy,
+    } = trader_dir("faults");
     for fault in faults(&dir, &policy) {
         let mut env: Vec<(&str, &str)> = vec![("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
         env.extend(fault.env.iter().map(|(k, v)| (*k, v.as_str())));
@@ -335,18 +336,12 @@ fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
     let before: Vec<_> = walk(&dir);
     for session in ["../../etc", "a/b", "", long.as_str(), "..", "/etc/passwd"] {
         for with_policy in [true, false] {
-            let mut args = vec![
-                "emit",
-                "--event",
+            let args = emit_args(
                 "PreToolUse",
-                "--session",
                 session,
-                "--project-root",
-                project.to_str().unwrap(),
-            ];
-            if with_policy {
-                args.extend(["--policy", policy.to_str().unwrap()]);
-            }
+                &project,
+                with_policy.then_some(&*policy),
+            );
             let run = run_emit_both(
                 &args,
                 Some(&payload("PreToolUse.Bash.git-status.json")),
@@ -390,27 +385,18 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// observer: the hook answers as the gate event it names, with a deny saying what to fix.
 #[test]
 fn a_misspelled_gate_event_denies_instead_of_observing() {
-    let dir = temp_dir("misspelled-event");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let state = dir.join("state");
-    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let TraderDir {
+        dir: _dir,
+        project,
+        state,
+        policy,
+    } = trader_dir("misspelled-event");
     let status = payload("PreToolUse.Bash.git-status.json");
     for (given, gate) in [
         ("Pretooluse", "PreToolUse"),
         ("permission_request", "PermissionRequest"),
     ] {
-        let args = [
-            "emit",
-            "--event",
-            given,
-            "--session",
-            "misspelled",
-            "--project-root",
-            project.to_str().unwrap(),
-            "--policy",
-            policy.to_str().unwrap(),
-        ];
+        let args = emit_args(given, "misspelled", &project, Some(&policy));
         let run = run_emit_both(
             &args,
             Some(&status),
@@ -426,17 +412,7 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
     }
     // A name no gate resembles stays an observer: it records and prints nothing, but
     // `--policy` there is a settings mistake, said on stderr with exit 1.
-    let args = [
-        "emit",
-        "--event",
-        "PostToolUse",
-        "--session",
-        "misspelled",
-        "--project-root",
-        project.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
-    ];
+    let args = emit_args("PostToolUse", "misspelled", &project, Some(&policy));
     let run = run_emit_both(
         &args,
         Some(&status),

@@ -57,6 +57,39 @@ pub fn compile_profile(file: &str, agent: &str, dir: &Path) -> PathBuf {
     dir.join("animus-policy.json")
 }
 
+/// A scratch directory holding an empty `project/`, `trader.yaml` compiled into `run/`, and
+/// where the state root goes (`state/`, not created: the hook makes it).
+pub struct TraderDir {
+    pub dir: TempDir,
+    pub project: PathBuf,
+    pub state: PathBuf,
+    pub policy: PathBuf,
+}
+
+pub fn trader_dir(name: &str) -> TraderDir {
+    let dir = temp_dir(name);
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    TraderDir {
+        state: dir.join("state"),
+        policy: compile_profile("trader.yaml", "trader", &dir.join("run")),
+        project,
+        dir,
+    }
+}
+
+/// The log of `session` in the one scope under the state root `state` (empty when there is
+/// none yet).
+pub fn only_scope_log(state: &Path, session: &str) -> String {
+    let scope = std::fs::read_dir(state)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_to_string(scope.join(format!("sessions/{session}.jsonl"))).unwrap_or_default()
+}
+
 pub struct Run {
     pub stdout: String,
     pub stderr: String,
@@ -75,19 +108,27 @@ pub fn lean_bin() -> &'static str {
 /// `emit --event PreToolUse --session <session> --project-root <project> --policy <policy>`:
 /// the gate as inject wires it.
 pub fn gate_args(session: &str, project: &Path, policy: &Path) -> Vec<String> {
-    [
+    emit_args("PreToolUse", session, project, Some(policy))
+}
+
+/// `emit --event <event> --session <session> --project-root <project>`, and `--policy
+/// <policy>` when given.
+pub fn emit_args(event: &str, session: &str, project: &Path, policy: Option<&Path>) -> Vec<String> {
+    let mut args = [
         "emit",
         "--event",
-        "PreToolUse",
+        event,
         "--session",
         session,
         "--project-root",
         project.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
     ]
     .map(String::from)
-    .to_vec()
+    .to_vec();
+    if let Some(policy) = policy {
+        args.extend(["--policy".into(), policy.to_str().unwrap().into()]);
+    }
+    args
 }
 
 /// Run `animus-hook` with `args`, `stdin` (None = leave stdin open and never write), extra env.
