@@ -37,7 +37,7 @@ fn located(list: &Value) -> Vec<compiler::profile::Located<String>> {
 
 #[test]
 fn the_adversarial_corpus_is_met() {
-    let Some(shared) = common::shared_dir("the_adversarial_corpus_is_met") else {
+    let Some(shared) = test_support::shared::shared_dir("the_adversarial_corpus_is_met") else {
         return;
     };
     let text =

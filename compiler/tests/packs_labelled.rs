@@ -244,7 +244,9 @@ fn every_pack_and_default_on_our_labelled_classes() {
 
 #[test]
 fn every_pack_and_default_on_dcg_labelled_commands() {
-    let Some(shared) = common::shared_dir("every_pack_and_default_on_dcg_labelled_commands") else {
+    let Some(shared) =
+        test_support::shared::shared_dir("every_pack_and_default_on_dcg_labelled_commands")
+    else {
         return;
     };
     let (every_policy, default_policy) = (
@@ -289,7 +291,8 @@ fn every_pack_and_default_on_dcg_labelled_commands() {
 /// `BENCHMARKS.md`).
 #[test]
 fn default_on_real_commands_and_tool_calls() {
-    let Some(shared) = common::shared_dir("default_on_real_commands_and_tool_calls") else {
+    let Some(shared) = test_support::shared::shared_dir("default_on_real_commands_and_tool_calls")
+    else {
         return;
     };
     let policy = common::packs_policy(Some("[default]"));

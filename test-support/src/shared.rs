@@ -11,7 +11,7 @@
 //! except under `CI` (set and not empty), where the material is always there and its absence
 //! is a broken checkout: the test panics. One place decides this, so no test can pass silently.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `../shared`, the folder beside the repository.
 pub fn shared_root() -> PathBuf {
@@ -48,6 +48,25 @@ fn required_dir(dir: PathBuf, test: &str, ci: bool) -> Option<PathBuf> {
         dir.display()
     );
     None
+}
+
+/// The real permission lists (`<corpus-real>/permission-lists/*.json`), sorted by name; fails
+/// the test unless the corpus's 63 lists (at least 60) are there.
+pub fn permission_lists(corpus_real: &Path) -> Vec<PathBuf> {
+    let dir = corpus_real.join("permission-lists");
+    let mut lists: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    lists.sort();
+    assert!(
+        lists.len() >= 60,
+        "expected the 63 lists in {}, found {}",
+        dir.display(),
+        lists.len()
+    );
+    lists
 }
 
 #[cfg(test)]

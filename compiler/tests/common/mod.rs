@@ -15,9 +15,20 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `../shared` beside the repository, or `None` after printing that the caller skips; a
-/// missing `../shared` fails the test under `CI` (see `animus_test_support::shared`).
-pub use test_support::shared::shared_dir;
+/// A `PreToolUse` call of `tool` with `tool_input` made in `cwd`, which is also the project
+/// root, by a user whose home is `/home/user`.
+pub fn call_in<'a>(tool: &'a str, tool_input: &'a serde_json::Value, cwd: &'a str) -> Call<'a> {
+    Call {
+        event: "PreToolUse",
+        tool_name: tool,
+        tool_input,
+        places: engine::Places {
+            cwd: Some(cwd),
+            home: Some("/home/user"),
+            project_root: Some(cwd),
+        },
+    }
+}
 
 /// Load and compile `agent` from a corpus profile.
 pub fn compile_corpus_profile(file: &str, agent: &str) -> compiler::Compiled {

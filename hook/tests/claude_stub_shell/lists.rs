@@ -22,18 +22,7 @@ pub(super) fn inject_never_runs_what_the_list_refuses() {
     else {
         return;
     };
-    let dir = shared.join("permission-lists");
-    let mut lists: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    lists.sort();
-    assert!(
-        lists.len() >= 60,
-        "expected the 63 lists in {}",
-        dir.display()
-    );
+    let lists = test_support::shared::permission_lists(&shared);
     let pool = Arc::new(command_pool(&shared));
     let started = Instant::now();
     let mut jobs: Vec<(PathBuf, bool, Arc<Vec<String>>)> = lists
