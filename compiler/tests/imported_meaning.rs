@@ -18,6 +18,7 @@ use compiler::import::{SettingsFile, import_claude_settings, render_yaml};
 use engine::Decision;
 use engine::reference::ReferenceEvaluator;
 use serde_json::Value;
+use test_support::shared::shared_dir;
 
 /// Every this-many-th command of each file is decided (about 1,700 of the 34,000).
 const STRIDE: usize = 20;
@@ -25,7 +26,7 @@ const STRIDE: usize = 20;
 #[test]
 fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
     let name = "imported_lists_deny_or_ask_only_what_their_own_entries_name";
-    let Some(shared) = test_support::shared::shared_dir(name) else {
+    let Some(shared) = shared_dir(name) else {
         return;
     };
     let mut commands = Vec::new();

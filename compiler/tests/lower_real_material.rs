@@ -12,6 +12,7 @@ use std::path::Path;
 use engine::reference::ReferenceEvaluator;
 use engine::{CompiledPolicy, Decision, HookPolicy, HookPolicyRule};
 use serde_json::{Value, json};
+use test_support::shared::shared_dir;
 
 /// Every distinct lowerable entry of every list, in a stable order.
 fn real_entries(shared: &Path) -> Vec<String> {
@@ -142,9 +143,8 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value, String)]) -
 
 #[test]
 fn real_permission_lists_agree_with_the_reference_on_real_calls() {
-    let Some(shared) = test_support::shared::shared_dir(
-        "real_permission_lists_agree_with_the_reference_on_real_calls",
-    ) else {
+    let Some(shared) = shared_dir("real_permission_lists_agree_with_the_reference_on_real_calls")
+    else {
         return;
     };
     let entries = real_entries(&shared);
@@ -183,9 +183,7 @@ fn real_permission_lists_agree_with_the_reference_on_real_calls() {
 /// hit for every matcher inside its text, and every near miss has a matcher that missed.
 #[test]
 fn explain_agrees_with_the_decision_on_real_calls() {
-    let Some(shared) =
-        test_support::shared::shared_dir("explain_agrees_with_the_decision_on_real_calls")
-    else {
+    let Some(shared) = shared_dir("explain_agrees_with_the_decision_on_real_calls") else {
         return;
     };
     let policy = common::packs_policy(None);

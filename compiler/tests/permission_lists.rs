@@ -11,12 +11,11 @@ use std::time::Instant;
 
 use compiler::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
 use serde_json::Value;
+use test_support::shared::shared_dir;
 
 #[test]
 fn every_real_permission_list_imports_and_compiles_whole() {
-    let Some(shared) =
-        test_support::shared::shared_dir("every_real_permission_list_imports_and_compiles_whole")
-    else {
+    let Some(shared) = shared_dir("every_real_permission_list_imports_and_compiles_whole") else {
         return;
     };
     let files = test_support::shared::permission_lists(&shared.join("corpus-real"));
