@@ -13,18 +13,7 @@ fn hook(args: &[&str], stdin: &[u8]) -> common::Run {
 }
 
 fn compile(config: &Path, agent: &str, out: &Path) -> common::Run {
-    hook(
-        &[
-            "compile",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            agent,
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    )
+    common::compile_run(common::bin(), config, agent, out, &[])
 }
 
 #[test]

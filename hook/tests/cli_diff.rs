@@ -4,28 +4,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run_hook, temp_dir};
+use common::{compile_config, run_hook, temp_dir};
 use test_support::assert_has;
 
 fn compile(dir: &Path, name: &str, yaml: &str) -> PathBuf {
     let config = dir.join(format!("{name}.yaml"));
     std::fs::write(&config, yaml).unwrap();
-    let out = dir.join(name);
-    let run = run_hook(
-        &[
-            "compile",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    out.join("animus-policy.json")
+    compile_config(&config, "a", &dir.join(name))
 }
 
 const V1: &str = r#"agents:

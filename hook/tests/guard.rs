@@ -65,15 +65,12 @@ fn setup(name: &str) -> Setup {
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write]\n",
     )
     .unwrap();
-    succeed(
-        Command::new(&hook)
-            .args(["compile", "--config"])
-            .arg(&profile)
-            .args(["--agent", "yolo", "--out-dir"])
-            .arg(&run)
-            .env("ANIMUS_CONFIG_DIR", &state)
-            .env("HOME", &home),
-    );
+    let env = [
+        ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let compiled = compile_run(hook.to_str().unwrap(), &profile, "yolo", &run, &env);
+    assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
     Setup {
         policy: run.join("animus-policy.json"),
         project,

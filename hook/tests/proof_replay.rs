@@ -26,21 +26,7 @@ fn stricter_profile(dir: &Path) -> std::path::PathBuf {
 }
 
 fn compile(config: &Path, out: &Path) -> std::path::PathBuf {
-    let run = run_hook(
-        &[
-            "compile",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            "trader",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    out.join("animus-policy.json")
+    compile_config(config, "trader", out)
 }
 
 fn json_lines(stdout: &str) -> Vec<Value> {

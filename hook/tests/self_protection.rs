@@ -41,17 +41,13 @@ fn setup(name: &str) -> Setup {
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write, MultiEdit, NotebookEdit]\n",
     )
     .unwrap();
-    let out = Command::new(bin())
-        .args(["compile", "--config"])
-        .arg(&profile)
-        .args(["--agent", "yolo", "--out-dir"])
-        .arg(&run)
-        .env("ANIMUS_CONFIG_DIR", &state)
-        .env("HOME", &home)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let env = [
+        ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let compiled = compile_run(bin(), &profile, "yolo", &run, &env);
+    let stderr = &compiled.stderr;
+    assert_eq!(compiled.code, Some(0), "{stderr}");
     // The count says the built-in rules are there: one profile rule per allowed tool, and the
     // rest the compiler's own.
     assert!(

@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use test_support::process::succeed;
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,16 +44,37 @@ pub fn temp_dir(name: &str) -> TempDir {
     )
 }
 
+/// `<hook> compile --config <config> --agent <agent> --out-dir <out>` with `env`: the run,
+/// whatever its exit (its warnings are on stderr).
+pub fn compile_run(
+    hook: &str,
+    config: &Path,
+    agent: &str,
+    out: &Path,
+    env: &[(&str, &str)],
+) -> Run {
+    let args = [
+        "compile",
+        "--config",
+        config.to_str().unwrap(),
+        "--agent",
+        agent,
+        "--out-dir",
+        out.to_str().unwrap(),
+    ];
+    run_bin(hook, &args, Some(b""), env)
+}
+
+/// Compile agent `agent` of `config` into `out`, which must succeed; returns the policy path.
+pub fn compile_config(config: &Path, agent: &str, out: &Path) -> PathBuf {
+    let run = compile_run(bin(), config, agent, out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    out.join("animus-policy.json")
+}
+
 /// Compile a corpus profile into `dir`; returns the policy path.
 pub fn compile_profile(file: &str, agent: &str, dir: &Path) -> PathBuf {
-    succeed(
-        Command::new(bin())
-            .args(["compile", "--config"])
-            .arg(repo().join("corpus/profiles").join(file))
-            .args(["--agent", agent, "--out-dir"])
-            .arg(dir),
-    );
-    dir.join("animus-policy.json")
+    compile_config(&repo().join("corpus/profiles").join(file), agent, dir)
 }
 
 /// A scratch directory holding an empty `project/`, `trader.yaml` compiled into `run/`, and
