@@ -105,6 +105,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use e2e::common::read_repo_json;
 use e2e::driver::{CLAUDE, CLAUDE_CODE_VERSION, Sandbox, repo_root};
 use e2e::fixtures::{PROMPT, claude, launch};
 use e2e::mock_api::{MockApi, Script, ToolResult};
@@ -331,9 +332,7 @@ fn table_is_well_formed() {
 }
 
 fn stored_table() -> Table {
-    let path = repo_root().join(TABLE);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    read_repo_json(TABLE)
 }
 
 /// What any table, stored or about to be written, must hold.

@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};

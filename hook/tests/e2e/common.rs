@@ -139,3 +139,11 @@ pub fn animus_as_user(
             .envs(extra_env.iter().copied()),
     )
 }
+
+/// The JSON file at `relative` (to the repository root), parsed: a recorded table. Fails naming
+/// the file.
+pub fn read_repo_json<T: serde::de::DeserializeOwned>(relative: &str) -> T {
+    let path = repo_root().join(relative);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}

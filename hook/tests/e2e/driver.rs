@@ -130,8 +130,9 @@ impl Sandbox {
         self.session_dir.join("animus-hooks.settings.json")
     }
 
-    /// Run `claude <args>` in the project dir against `mock` and wait (bounded) for it to end.
-    pub fn run_claude(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Outcome {
+    /// `claude <args>` in the project dir against `mock`, offline, from an empty environment
+    /// (see the module documentation); `SHELL` is `/bin/bash`.
+    pub fn claude_command(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Command {
         let mut command = Command::new(claude);
         command
             .args(args)
@@ -149,6 +150,12 @@ impl Sandbox {
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("ANIMUS_CONFIG_DIR", &self.state_dir)
             .stdin(Stdio::null());
+        command
+    }
+
+    /// Run `claude <args>` in the project dir against `mock` and wait (bounded) for it to end.
+    pub fn run_claude(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Outcome {
+        let mut command = self.claude_command(claude, mock, args);
         let finished = run_bounded(&mut command, RUN_DEADLINE, "claude");
         let result = serde_json::from_str(finished.stdout.trim()).ok();
         Outcome {
