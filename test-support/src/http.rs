@@ -325,3 +325,34 @@ pub fn content_text(content: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// What a CLI sent back to the model for each tool call, by call id: the first answer to each
+/// id, in the order first seen. (Each model call repeats the whole conversation so far, so the
+/// same answer comes again in every later request.)
+pub struct ToolAnswers<T>(Vec<(String, T)>);
+
+impl<T: Clone + std::fmt::Debug> ToolAnswers<T> {
+    pub fn collect(answers: impl IntoIterator<Item = (String, T)>) -> ToolAnswers<T> {
+        let mut first: Vec<(String, T)> = Vec::new();
+        for (id, answer) in answers {
+            if !first.iter().any(|(seen, _)| *seen == id) {
+                first.push((id, answer));
+            }
+        }
+        ToolAnswers(first)
+    }
+
+    /// Every answer, in the order first seen.
+    pub fn all(self) -> Vec<T> {
+        self.0.into_iter().map(|(_, answer)| answer).collect()
+    }
+
+    /// The answer to call `id`; fails the test, listing every answer, when there is none.
+    pub fn get(&self, id: &str) -> T {
+        self.0
+            .iter()
+            .find(|(seen, _)| seen == id)
+            .map(|(_, answer)| answer.clone())
+            .unwrap_or_else(|| panic!("no answer to tool call {id}; got {:#?}", self.0))
+    }
+}

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use serde_json::{Value, json};
 
 pub use test_support::http::LoggedRequest;
-use test_support::http::{MockServer, route};
+use test_support::http::{MockServer, ToolAnswers, route};
 
 /// One content block of a scripted assistant message.
 #[derive(Clone, Debug)]
@@ -170,39 +170,36 @@ impl MockApi {
         self.requests().into_iter().filter(is_model_call).collect()
     }
 
-    /// Every distinct `tool_result` the CLI sent, in the order first seen. (Each model call
-    /// repeats the whole conversation, so results are deduplicated by `tool_use_id`.)
-    pub fn tool_results(&self) -> Vec<ToolResult> {
-        let mut results: Vec<ToolResult> = Vec::new();
-        for request in self.model_calls() {
-            let Some(body) = &request.body else { continue };
-            for message in body["messages"].as_array().into_iter().flatten() {
-                for block in message["content"].as_array().into_iter().flatten() {
-                    if block["type"] != "tool_result" {
-                        continue;
-                    }
-                    let id = block["tool_use_id"].as_str().unwrap_or_default();
-                    if results.iter().any(|r| r.tool_use_id == id) {
-                        continue;
-                    }
-                    results.push(ToolResult {
-                        tool_use_id: id.to_owned(),
+    /// Every `tool_result` the CLI sent, by call id (see [`ToolAnswers`]).
+    fn answers(&self) -> ToolAnswers<ToolResult> {
+        let calls = self.model_calls();
+        ToolAnswers::collect(
+            calls
+                .iter()
+                .filter_map(|request| request.body.as_ref())
+                .flat_map(|body| body["messages"].as_array().into_iter().flatten())
+                .flat_map(|message| message["content"].as_array().into_iter().flatten())
+                .filter(|block| block["type"] == "tool_result")
+                .map(|block| {
+                    let id = block["tool_use_id"].as_str().unwrap_or_default().to_owned();
+                    let result = ToolResult {
+                        tool_use_id: id.clone(),
                         is_error: block["is_error"] == true,
                         text: content_text(&block["content"]),
-                    });
-                }
-            }
-        }
-        results
+                    };
+                    (id, result)
+                }),
+        )
+    }
+
+    /// Every distinct `tool_result` the CLI sent, in the order first seen.
+    pub fn tool_results(&self) -> Vec<ToolResult> {
+        self.answers().all()
     }
 
     /// The result for one tool call; panics with the full list when there is none.
     pub fn tool_result(&self, tool_use_id: &str) -> ToolResult {
-        let all = self.tool_results();
-        all.iter()
-            .find(|r| r.tool_use_id == tool_use_id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no tool_result for {tool_use_id}; got {all:#?}"))
+        self.answers().get(tool_use_id)
     }
 }
 

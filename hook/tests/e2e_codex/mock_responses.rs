@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Value, json};
 
 pub use test_support::http::LoggedRequest;
-use test_support::http::{MockServer, content_text, write_response};
+use test_support::http::{MockServer, ToolAnswers, content_text, write_response};
 /// In a scripted argument, stands for the id of the last command session Codex left running
 /// (`Process running with session ID <n>` in the latest `function_call_output`).
 pub const LAST_SESSION_ID: &str = "@SESSION@";
@@ -140,6 +140,7 @@ pub fn is_model_call(request: &LoggedRequest) -> bool {
 /// The output Codex sent back to the model for one call.
 #[derive(Clone, Debug)]
 pub struct ToolOutput {
+    #[allow(dead_code)] // shown in failure messages
     pub call_id: String,
     /// `function_call_output` or `custom_tool_call_output`.
     pub kind: String,
@@ -189,38 +190,33 @@ impl MockApi {
             .collect()
     }
 
-    /// Every distinct tool output Codex sent, in the order first seen (each model call repeats
-    /// the conversation, so outputs are deduplicated by `call_id`).
-    pub fn tool_outputs(&self) -> Vec<ToolOutput> {
-        let mut outputs: Vec<ToolOutput> = Vec::new();
-        for request in self.model_calls() {
-            let Some(body) = &request.body else { continue };
-            for item in body["input"].as_array().into_iter().flatten() {
-                let kind = item["type"].as_str().unwrap_or_default();
-                if !matches!(kind, "function_call_output" | "custom_tool_call_output") {
-                    continue;
-                }
-                let call_id = item["call_id"].as_str().unwrap_or_default();
-                if outputs.iter().any(|o| o.call_id == call_id) {
-                    continue;
-                }
-                outputs.push(ToolOutput {
-                    call_id: call_id.to_owned(),
-                    kind: kind.to_owned(),
-                    text: content_text(&item["output"]),
-                });
-            }
-        }
-        outputs
+    /// Every tool output Codex sent, by call id (see [`ToolAnswers`]).
+    fn answers(&self) -> ToolAnswers<ToolOutput> {
+        let calls = self.model_calls();
+        ToolAnswers::collect(
+            calls
+                .iter()
+                .filter_map(|request| request.body.as_ref())
+                .flat_map(|body| body["input"].as_array().into_iter().flatten())
+                .filter_map(|item| {
+                    let kind = item["type"].as_str().unwrap_or_default();
+                    if !matches!(kind, "function_call_output" | "custom_tool_call_output") {
+                        return None;
+                    }
+                    let call_id = item["call_id"].as_str().unwrap_or_default().to_owned();
+                    let output = ToolOutput {
+                        call_id: call_id.clone(),
+                        kind: kind.to_owned(),
+                        text: content_text(&item["output"]),
+                    };
+                    Some((call_id, output))
+                }),
+        )
     }
 
     /// The output for one call; panics with the full list when there is none.
     pub fn tool_output(&self, call_id: &str) -> ToolOutput {
-        let all = self.tool_outputs();
-        all.iter()
-            .find(|o| o.call_id == call_id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no tool output for {call_id}; got {all:#?}"))
+        self.answers().get(call_id)
     }
 }
 

@@ -34,7 +34,7 @@ use std::net::TcpStream;
 use serde_json::{Value, json};
 
 pub use test_support::http::LoggedRequest;
-use test_support::http::{MockServer, content_text};
+use test_support::http::{MockServer, ToolAnswers, content_text};
 
 /// The text the title request gets.
 pub const TITLE: &str = "Mock title";
@@ -158,32 +158,33 @@ impl MockApi {
             .collect()
     }
 
-    /// Every `tool` message opencode sent, `(tool_call_id, content)`, in the order first seen
-    /// (each agent turn repeats the conversation, so they are deduplicated by id).
+    /// Every `tool` message opencode sent, by call id (see [`ToolAnswers`]).
+    fn answers(&self) -> ToolAnswers<(String, String)> {
+        let turns = self.agent_turns();
+        ToolAnswers::collect(
+            turns
+                .iter()
+                .flat_map(|body| body["messages"].as_array().into_iter().flatten())
+                .filter(|message| message["role"] == "tool")
+                .map(|message| {
+                    let id = message["tool_call_id"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    let text = content_text(&message["content"]);
+                    (id.clone(), (id, text))
+                }),
+        )
+    }
+
+    /// Every `tool` message opencode sent, `(tool_call_id, content)`, in the order first seen.
     pub fn tool_messages(&self) -> Vec<(String, String)> {
-        let mut found: Vec<(String, String)> = Vec::new();
-        for body in self.agent_turns() {
-            for message in body["messages"].as_array().into_iter().flatten() {
-                if message["role"] != "tool" {
-                    continue;
-                }
-                let id = message["tool_call_id"].as_str().unwrap_or_default();
-                if found.iter().any(|(seen, _)| seen == id) {
-                    continue;
-                }
-                found.push((id.to_owned(), content_text(&message["content"])));
-            }
-        }
-        found
+        self.answers().all()
     }
 
     /// What the model got back for one tool call; panics with every message when there is none.
     pub fn tool_message(&self, call_id: &str) -> String {
-        let all = self.tool_messages();
-        all.iter()
-            .find(|(id, _)| id == call_id)
-            .map(|(_, text)| text.clone())
-            .unwrap_or_else(|| panic!("no tool message for {call_id}; got {all:#?}"))
+        self.answers().get(call_id).1
     }
 
     /// Whether `text` appears anywhere in what opencode sent the model.
