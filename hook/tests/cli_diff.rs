@@ -66,25 +66,25 @@ fn changes_are_listed_each_with_a_witness() {
     let run = diff(&[a, b, "--without-self-protection"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let out = &run.stdout;
-    assert!(out.contains("+ tool_policy.ask:Bash(git push:*) (ask): Bash, Monitor where command [segment] \"git push:*\"\n"), "{out}");
-    assert!(
-        out.contains("- tool_policy.deny:Read(./secrets/**) (deny)"),
-        "{out}"
+    assert_has(
+        &out,
+        "+ tool_policy.ask:Bash(git push:*) (ask): Bash, Monitor where command [segment] \"git push:*\"\n",
     );
-    assert!(out.contains("~ no-prod: matchers\n"), "{out}");
+    assert_has(&out, "- tool_policy.deny:Read(./secrets/**) (deny)");
+    assert_has(&out, "~ no-prod: matchers\n");
     assert!(!out.contains("self_protection"), "{out}");
     // A witness made from the rule, decided by both policies.
-    assert!(
-        out.contains("  tool_policy.ask:Bash(git push:*): Bash: git push\n      before: defer (the policy default)\n      after:  ask (rule `tool_policy.ask:Bash(git push:*)`)\n"),
-        "{out}"
+    assert_has(
+        &out,
+        "  tool_policy.ask:Bash(git push:*): Bash: git push\n      before: defer (the policy default)\n      after:  ask (rule `tool_policy.ask:Bash(git push:*)`)\n",
     );
-    assert!(
-        out.contains("  tool_policy.deny:Read(./secrets/**): Read: {\"file_path\":\"/home/user/project/secrets/x\"}\n      before: deny"),
-        "{out}"
+    assert_has(
+        &out,
+        "  tool_policy.deny:Read(./secrets/**): Read: {\"file_path\":\"/home/user/project/secrets/x\"}\n      before: deny",
     );
     // The changed regex: its own witnesses (`deploy --env prod`) are denied by both; the
     // difference is only found among real calls.
-    assert!(out.contains("  no-prod: none found"), "{out}");
+    assert_has(&out, "  no-prod: none found");
     let calls = dir.join("calls.jsonl");
     std::fs::write(
         &calls,

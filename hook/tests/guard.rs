@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
+use test_support::assert_has;
 use test_support::process::succeed;
 
 struct Setup {
@@ -309,7 +310,7 @@ fn a_kill_switch_set_to_no_warns_that_the_guard_is_off() {
         );
     }
     let stderr = inject("1");
-    assert!(stderr.contains("harness hooks disabled"), "{stderr}");
+    assert_has(&stderr, "harness hooks disabled");
     assert!(!stderr.contains("UNGUARDED"), "{stderr}");
     assert!(!dir.join("run").exists(), "the kill switch writes nothing");
 }

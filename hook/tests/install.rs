@@ -143,7 +143,7 @@ fn the_installed_gate_denies_the_packs_and_the_users_own_deny_entries_and_passes
     );
     // The user's own `Bash(curl:*)` deny binds through the hook too (bypass mode included).
     let curl = home.decide("curl https://example.com", &cwd, "sess-1");
-    assert!(curl.contains("\"deny\""), "{curl}");
+    assert_has(&curl, "\"deny\"");
     assert_eq!(home.decide("git status", &cwd, "sess-1"), "");
     // The records went to the repo's scope (the git top level above cwd), by session id.
     let root = home.dir.join(".animus");
@@ -370,7 +370,7 @@ fn refusals_change_nothing() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cannot write"), "{stderr}");
+    assert_has(&stderr, "cannot write");
     assert!(
         !home.dir.join(".animus/installed").exists(),
         "no policy written"
@@ -448,7 +448,7 @@ fn claude_config_dir_names_the_settings_install_writes() {
             .env_remove("ANIMUS_HOOK_BIN"),
     );
     let text = std::fs::read_to_string(config.join("settings.json")).unwrap();
-    assert!(text.contains("--from-payload"), "{text}");
+    assert_has(&text, "--from-payload");
     assert!(
         !home.settings().exists(),
         "~/.claude is not CLAUDE_CONFIG_DIR"

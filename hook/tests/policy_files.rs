@@ -106,7 +106,7 @@ fn inject_makes_the_session_dir_private_and_refuses_a_shared_one() {
         let out = inject(&foreign, &project);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{stderr}");
-        assert!(stderr.contains("is owned by uid 4242"), "{stderr}");
+        assert_has(&stderr, "is owned by uid 4242");
     } else {
         println!("SKIPPED (not root): the foreign-owner session dir");
     }

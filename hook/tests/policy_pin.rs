@@ -11,6 +11,7 @@ use std::process::Command;
 
 use common::*;
 use serde_json::Value;
+use test_support::assert_has;
 use test_support::process::succeed;
 
 /// Inject a claude session over `trader.yaml` into `dir/run`; returns the gate's arguments as
@@ -192,5 +193,5 @@ fn a_malformed_pin_is_a_deny() {
     args[at] = format!("sha256:{}", "ab".repeat(32));
     let (decision, reason) = gate(&args[..], &status, &state);
     assert_eq!(decision, "deny");
-    assert!(reason.contains("the gate pins sha256:abab"), "{reason}");
+    assert_has(&reason, "the gate pins sha256:abab");
 }

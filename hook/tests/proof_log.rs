@@ -112,7 +112,7 @@ fn log_follow_prints_new_decisions_as_they_are_recorded() {
     let _ = child.kill();
     let _ = child.wait();
     let line = line.expect("no line within 10 s");
-    assert!(line.contains("trade --live  DENY"), "{line}");
+    assert_has(&line, "trade --live  DENY");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(
         rx.recv_timeout(Duration::from_millis(200)).is_err(),

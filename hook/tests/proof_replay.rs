@@ -141,9 +141,9 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
     let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 4, "{}", run.stdout);
     for line in listed {
-        assert!(
-            line.contains("git status  defer -> deny  rule: tool_policy.deny:Bash(git status*)"),
-            "{line}"
+        assert_has(
+            &line,
+            "git status  defer -> deny  rule: tool_policy.deny:Bash(git status*)",
         );
     }
     assert!(

@@ -33,6 +33,7 @@ use std::net::TcpStream;
 
 use serde_json::{Value, json};
 
+use test_support::assert_has;
 pub use test_support::http::LoggedRequest;
 use test_support::http::{MockServer, ToolAnswers, content_text};
 
@@ -342,7 +343,7 @@ pub mod selftest {
             false,
         );
         assert!(title.starts_with("HTTP/1.1 200 OK\r\n"), "{title}");
-        assert!(title.contains("Content-Type: text/event-stream"), "{title}");
+        assert_has(&title, "Content-Type: text/event-stream");
         assert!(data(&title).iter().any(|d| d.contains(TITLE)), "{title}");
         let first = post(
             &addr,

@@ -11,6 +11,7 @@ use crate::e2e::common::{self, replace_with_script};
 use crate::e2e::driver::{Sandbox, animus_hook};
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
+use test_support::assert_has;
 
 /// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run, and
 /// check it was refused. Returns the refusal text.
@@ -55,10 +56,7 @@ pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
     let hook = common::private_hook_copy(&sandbox);
     let refusal = run_with_fault(&sandbox, Some(&hook), |_| fs::remove_file(&hook).unwrap());
-    assert!(
-        refusal.contains("blocking because onFailure is \"block\""),
-        "{refusal}"
-    );
+    assert_has(&refusal, "blocking because onFailure is \"block\"");
 }
 
 pub fn fail_closed_crashing_hook() {
@@ -68,10 +66,7 @@ pub fn fail_closed_crashing_hook() {
     let refusal = run_with_fault(&sandbox, Some(&hook), |_| {
         replace_with_script(&hook, "#!/bin/sh\nkill -SEGV $$\n")
     });
-    assert!(
-        refusal.contains("blocking because onFailure is \"block\""),
-        "{refusal}"
-    );
+    assert_has(&refusal, "blocking because onFailure is \"block\"");
 }
 
 pub fn fail_closed_hook_timeout() {
@@ -90,9 +85,9 @@ pub fn fail_closed_hook_timeout() {
             ),
         )
     });
-    assert!(
-        refusal.contains("timed out; blocking because onFailure is \"block\""),
-        "{refusal}"
+    assert_has(
+        &refusal,
+        "timed out; blocking because onFailure is \"block\"",
     );
 }
 

@@ -17,6 +17,7 @@ use test_support::scratch::{project_session_log_path, read_log};
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
+use test_support::assert_has;
 
 /// `animus-hook <args>` as the user runs it in the sandbox's HOME (same state root as the CLI).
 fn animus(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
@@ -195,7 +196,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     );
     assert!(plugin.join(".claude-plugin/plugin.json").is_file());
     let hooks = fs::read_to_string(plugin.join("hooks/hooks.json")).unwrap();
-    assert!(hooks.contains("--from-payload"), "{hooks}");
+    assert_has(&hooks, "--from-payload");
     assert!(
         !sandbox.home.join(".claude/settings.json").exists(),
         "the user's settings untouched"
@@ -233,7 +234,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
         "target/debug/animus-hook-emit\"",
         "target/debug/missing-hook\"",
     );
-    assert!(hooks.contains("missing-hook"), "{hooks}");
+    assert_has(&hooks, "missing-hook");
     fs::write(plugin.join("hooks/hooks.json"), hooks).unwrap();
     let (mock, outcome) = run_with_plugin(&sandbox);
     assert_blocked_with(
@@ -312,7 +313,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
         )
     });
     assert!(!result.contains(": done"), "{result}");
-    assert!(result.contains("Read-only file system"), "{result}");
+    assert_has(&result, "Read-only file system");
     assert_eq!(
         fs::read_to_string(&settings)
             .unwrap()

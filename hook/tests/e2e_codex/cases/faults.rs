@@ -18,6 +18,7 @@ use crate::common::{self, replace_with_script};
 use crate::driver::{Sandbox, animus_hook};
 use crate::fixtures::*;
 use crate::mock_responses::Script;
+use test_support::assert_has;
 
 /// The reason inject's shell line gives when the hook failed.
 const WIRING_BLOCK: &str = "animus-hook could not decide this call (the hook failed with exit";
@@ -73,7 +74,7 @@ pub fn fail_closed_missing_hook_binary() {
         refusal.contains(&format!("{WIRING_BLOCK} 127)")),
         "{refusal}"
     );
-    assert!(refusal.contains("No such file or directory"), "{refusal}");
+    assert_has(&refusal, "No such file or directory");
 }
 
 pub fn fail_closed_crashing_hook() {
@@ -97,10 +98,7 @@ pub fn fail_closed_panicking_hook() {
     // The real hook, panicking on entry (debug builds' fault injection; the hooks inherit
     // Codex's environment): emit catches its own panic and denies.
     let refusal = run_with_fault(&sandbox, None, |_| {}, &[("ANIMUS_HOOK_FAULT", "panic")]);
-    assert!(
-        refusal.contains("(fail closed): internal error (injected fault)"),
-        "{refusal}"
-    );
+    assert_has(&refusal, "(fail closed): internal error (injected fault)");
 }
 
 pub fn fail_closed_hung_hook() {
@@ -145,7 +143,7 @@ pub fn fail_closed_when_deciding_hangs() {
         |_| {},
         &[("ANIMUS_HOOK_FAULT", "hang-deciding")],
     );
-    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert_has(&refusal, "(fail closed)");
     assert!(
         !refusal.contains(WIRING_BLOCK),
         "emit answered itself: {refusal}"
@@ -182,7 +180,7 @@ pub fn fail_closed_deleted_policy() {
         |sandbox| fs::remove_file(sandbox.policy_path()).unwrap(),
         &[],
     );
-    assert!(refusal.contains("fail closed"), "{refusal}");
+    assert_has(&refusal, "fail closed");
 }
 
 /// A hook that exits 0 after printing something Codex does not accept would fail open in

@@ -16,6 +16,7 @@ use crate::common::{self, replace_with_script};
 use crate::e2e_gemini::driver::{Outcome, Sandbox, animus_hook};
 use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
+use test_support::assert_has;
 
 /// What the wrapper tells the model when the hook failed.
 const WRAPPER: &str = "animus-hook could not decide this call (the hook failed with exit";
@@ -183,7 +184,7 @@ pub fn fail_closed_corrupt_sidecar() {
     );
     // emit's own deny (the hook ran and refused), not the wrapper's.
     let refusal = assert_refused(&sandbox, &mock, "animus-policy.sidecar` has SHA-256");
-    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert_has(&refusal, "(fail closed)");
 }
 
 /// A hook that prints non-JSON text and exits 0: Gemini 0.61.0 takes such text as a system
@@ -203,5 +204,5 @@ pub fn fail_closed_garbage_with_exit_zero() {
         &mock,
         "animus-hook answered something that is not a decision",
     );
-    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert_has(&refusal, "(fail closed)");
 }
