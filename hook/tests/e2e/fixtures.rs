@@ -54,6 +54,19 @@ pub fn guarded_run(
     run(sandbox, &args, script)
 }
 
+/// The trader profile's run of `script` with `--allowedTools Bash` (which would let every
+/// call run: only the hook stands in the way), `./trade` installed in the project.
+pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {
+    install_trade_script(sandbox);
+    guarded_run(
+        sandbox,
+        &profile("trader.yaml"),
+        "trader",
+        &["--allowedTools", "Bash"],
+        script,
+    )
+}
+
 /// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed.
 pub fn guarded_run_teed(
     sandbox: &Sandbox,

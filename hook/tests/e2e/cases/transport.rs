@@ -6,18 +6,11 @@ use crate::e2e::mock_api::{Script, is_streaming};
 
 pub fn non_streaming_fallback_is_gated_too() {
     let sandbox = Sandbox::new("fallback");
-    install_trade_script(&sandbox);
     let script =
         Script::new()
             .break_first_stream()
             .tool_call("toolu_live", "Bash", bash("./trade --live"));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("trader.yaml"),
-        "trader",
-        &["--allowedTools", "Bash"],
-        script,
-    );
+    let (mock, outcome) = trader_run(&sandbox, script);
 
     assert!(
         mock.model_calls().iter().any(|r| !is_streaming(r)),
