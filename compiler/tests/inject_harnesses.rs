@@ -33,9 +33,9 @@ fn codex_hooks_are_session_flags_with_their_own_trust() {
         &args[at]
     };
     let gate = flag("hooks.PreToolUse=");
-    assert_has(&gate, "'emit' '--provider' 'codex' '--event' 'PreToolUse'");
-    assert_has(&gate, "'--policy'");
-    assert_has(&gate, "timeout -k 2 25 ");
+    assert_has(gate, "'emit' '--provider' 'codex' '--event' 'PreToolUse'");
+    assert_has(gate, "'--policy'");
+    assert_has(gate, "timeout -k 2 25 ");
     assert!(gate.contains("exit 2; fi"), "a failing gate blocks: {gate}");
     assert!(!flag("hooks.PostToolUse=").contains("--policy"));
     // Trust for exactly the injected hooks, never the blanket bypass.

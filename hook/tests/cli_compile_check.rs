@@ -173,7 +173,7 @@ fn demo_runs_the_bundled_profiles() {
     assert!(result.code == Some(0), "{}", result.stderr.clone());
     let stdout = result.stdout.clone();
     let line = stdout.lines().find(|l| l.contains("trade --live")).unwrap();
-    assert_has(&line, "-> deny");
+    assert_has(line, "-> deny");
     assert!(stdout.contains("profile `reviewer`"));
 }
 

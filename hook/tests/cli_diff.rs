@@ -67,24 +67,24 @@ fn changes_are_listed_each_with_a_witness() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let out = &run.stdout;
     assert_has(
-        &out,
+        out,
         "+ tool_policy.ask:Bash(git push:*) (ask): Bash, Monitor where command [segment] \"git push:*\"\n",
     );
-    assert_has(&out, "- tool_policy.deny:Read(./secrets/**) (deny)");
-    assert_has(&out, "~ no-prod: matchers\n");
+    assert_has(out, "- tool_policy.deny:Read(./secrets/**) (deny)");
+    assert_has(out, "~ no-prod: matchers\n");
     assert!(!out.contains("self_protection"), "{out}");
     // A witness made from the rule, decided by both policies.
     assert_has(
-        &out,
+        out,
         "  tool_policy.ask:Bash(git push:*): Bash: git push\n      before: defer (the policy default)\n      after:  ask (rule `tool_policy.ask:Bash(git push:*)`)\n",
     );
     assert_has(
-        &out,
+        out,
         "  tool_policy.deny:Read(./secrets/**): Read: {\"file_path\":\"/home/user/project/secrets/x\"}\n      before: deny",
     );
     // The changed regex: its own witnesses (`deploy --env prod`) are denied by both; the
     // difference is only found among real calls.
-    assert_has(&out, "  no-prod: none found");
+    assert_has(out, "  no-prod: none found");
     let calls = dir.join("calls.jsonl");
     std::fs::write(
         &calls,

@@ -29,8 +29,8 @@ fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let out = &run.stdout;
-    assert_has(&out, "decision: deny");
-    assert_has(&out, "deciding rule: pack.core.git:reset-hard");
+    assert_has(out, "decision: deny");
+    assert_has(out, "deciding rule: pack.core.git:reset-hard");
     // The matcher, the text it matched in (a segment, not the raw command) and the span.
     assert!(
         out.contains(
@@ -38,8 +38,8 @@ fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
         ),
         "{out}"
     );
-    assert_has(&out, "  1. echo start\n  2. git reset --hard HEAD~1\n");
-    assert_has(&out, "time: load ");
+    assert_has(out, "  1. echo start\n  2. git reset --hard HEAD~1\n");
+    assert_has(out, "time: load ");
     assert!(!out.contains("near misses"), "only on request: {out}");
 }
 

@@ -141,7 +141,7 @@ fn records_carry_what_the_issue_asks_for() {
     );
     assert_eq!(w["payload_truncated"], true);
     let cut = w["payload"]["tool_input"]["content"].as_str().unwrap();
-    assert_has(&cut, "…[truncated");
+    assert_has(cut, "…[truncated");
     // A cut says the full length and carries the full string's digest.
     assert!(
         cut.contains(" bytes, sha256 "),

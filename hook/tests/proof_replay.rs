@@ -142,7 +142,7 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
     assert_eq!(listed.len(), 4, "{}", run.stdout);
     for line in listed {
         assert_has(
-            &line,
+            line,
             "git status  defer -> deny  rule: tool_policy.deny:Bash(git status*)",
         );
     }

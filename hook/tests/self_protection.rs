@@ -51,7 +51,7 @@ fn setup(name: &str) -> Setup {
     assert_eq!(compiled.code, Some(0), "{stderr}");
     // The count says the built-in rules are there: one profile rule per allowed tool, and the
     // rest the compiler's own.
-    assert_has(&stderr, "of them built-in self-protection");
+    assert_has(stderr, "of them built-in self-protection");
     Setup {
         policy: run.join("animus-policy.json"),
         project,

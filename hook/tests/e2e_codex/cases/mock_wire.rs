@@ -28,7 +28,7 @@ fn post(mock: &MockApi, body: &Value) -> String {
 /// The items of an SSE reply's `response.output_item.done` events.
 fn items(reply: &str) -> Vec<Value> {
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    assert_has(&reply, "event: response.completed\n");
+    assert_has(reply, "event: response.completed\n");
     reply
         .lines()
         .filter_map(|l| l.strip_prefix("data: "))
