@@ -116,3 +116,48 @@ impl PinnedCli {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A CLI that is never installed: no such variable, no such cache path.
+    fn absent() -> PinnedCli {
+        PinnedCli {
+            name: "the absent CLI",
+            bin_var: "ANIMUS_TEST_SUPPORT_NO_SUCH_BIN",
+            install_script: "scripts/install-absent-cli.sh",
+            version: "1.0.0",
+            version_word: VersionWord::First,
+            cached: || Some(".cache/no-such-cli/bin/absent".into()),
+            probe_env: |_, _| {},
+            found: OnceLock::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_cli_skips_its_suite_unless_required() {
+        let cli = absent();
+        assert_eq!(cli.locate(), Ok(None));
+        let skip = cli.skip_reason_unless_required(None).unwrap().unwrap();
+        assert!(
+            skip.contains("scripts/install-absent-cli.sh installs it"),
+            "{skip}"
+        );
+        let failed = cli.skip_reason_unless_required(Some("CI")).unwrap_err();
+        assert!(failed.contains("CI is set"), "{failed}");
+    }
+
+    #[test]
+    fn another_version_fails_its_suite() {
+        // `/bin/echo --version` prints no `1.0.0` first: another version.
+        let cli = PinnedCli {
+            bin_var: "ANIMUS_TEST_SUPPORT_ECHO_BIN",
+            cached: || Some("../../../../../../bin/echo".into()),
+            ..absent()
+        };
+        let why = cli.locate().unwrap_err();
+        assert!(why.contains("the suite needs 1.0.0"), "{why}");
+        assert!(cli.skip_reason().is_err());
+    }
+}
