@@ -107,7 +107,7 @@ use serde_json::{Value, json};
 
 use e2e::common::read_repo_json;
 use e2e::driver::{CLAUDE, CLAUDE_CODE_VERSION, Sandbox, repo_root};
-use e2e::fixtures::{PROMPT, claude, launch};
+use e2e::fixtures::{PROMPT, claude, owned_launch};
 use e2e::mock_api::{MockApi, Script, ToolResult};
 use test_support::runner::{self, Test};
 

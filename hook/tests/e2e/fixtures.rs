@@ -54,6 +54,34 @@ pub fn guarded_run(
     run(sandbox, &args, script)
 }
 
+/// [`launch`] as owned strings, for [`run`] and [`Sandbox::run_claude`].
+pub fn owned_launch(extra: &[&str]) -> Vec<String> {
+    launch(extra).iter().map(|a| a.to_string()).collect()
+}
+
+/// `git status --short > status.txt` (ordinary work that must run), then `reset` (`git reset
+/// --hard …`, which the core pack stops): the calls the installed-guard cases script.
+pub fn status_then_reset(reset: &str) -> Script {
+    Script::new()
+        .tool_call(
+            "toolu_status",
+            "Bash",
+            bash("git status --short > status.txt"),
+        )
+        .tool_call("toolu_reset", "Bash", bash(reset))
+}
+
+/// The files an attack script in the project tries to change: their paths in
+/// `targets.txt` (one a line, for the script to read), and their bytes now, to compare after.
+pub fn plant_target_list(project: &Path, targets: &[PathBuf]) -> Vec<Vec<u8>> {
+    let list: String = targets
+        .iter()
+        .map(|t| format!("{}\n", t.display()))
+        .collect();
+    fs::write(project.join("targets.txt"), list).unwrap();
+    targets.iter().map(|t| fs::read(t).unwrap()).collect()
+}
+
 /// The trader profile's run of `script` with `--allowedTools Bash` (which would let every
 /// call run: only the hook stands in the way), `./trade` installed in the project.
 pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {

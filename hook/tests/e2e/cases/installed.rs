@@ -80,18 +80,9 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     let project = &sandbox.project;
     git_history(project, 4);
     fs::write(project.join("work.txt"), "uncommitted work\n").unwrap();
-    let script = Script::new()
-        .tool_call(
-            "toolu_status",
-            "Bash",
-            bash("git status --short > status.txt"),
-        )
-        .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+    let script = status_then_reset("git reset --hard HEAD~3");
     // Started normally: the launch arguments carry no `--settings`.
-    let args: Vec<String> = launch(&["--allowedTools", "Bash"])
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let args: Vec<String> = owned_launch(&["--allowedTools", "Bash"]);
     assert!(!args.iter().any(|a| a == "--settings"));
     let (mock, outcome) = run(&sandbox, &args, script);
     assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
@@ -209,13 +200,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     let project = &sandbox.project;
     git_history(project, 4);
     let run_with_plugin = |sandbox: &Sandbox| {
-        let script = Script::new()
-            .tool_call(
-                "toolu_status",
-                "Bash",
-                bash("git status --short > status.txt"),
-            )
-            .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+        let script = status_then_reset("git reset --hard HEAD~3");
         let mut args: Vec<String> = vec!["--plugin-dir".into(), plugin.to_str().unwrap().into()];
         args.extend(
             launch(&["--allowedTools", "Bash"])
@@ -273,12 +258,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
         .state_dir
         .join("installed/claude-user/animus-policy.json");
     let targets = [policy, settings.clone(), hook];
-    let before: Vec<Vec<u8>> = targets.iter().map(|t| fs::read(t).unwrap()).collect();
-    let list: String = targets
-        .iter()
-        .map(|t| format!("{}\n", t.display()))
-        .collect();
-    fs::write(sandbox.project.join("targets.txt"), list).unwrap();
+    let before = plant_target_list(&sandbox.project, &targets);
     fs::write(
         sandbox.project.join("attack.py"),
         "out = open('result.txt', 'w')\n\
@@ -293,10 +273,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
     )
     .unwrap();
     let script = Script::new().tool_call("toolu_py", "Bash", bash("python3 attack.py"));
-    let args: Vec<String> = launch(&["--allowedTools", "Bash"])
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let args: Vec<String> = owned_launch(&["--allowedTools", "Bash"]);
     let (mock, outcome) = run(&sandbox, &args, script);
     outcome.completed();
     for (target, bytes) in targets.iter().zip(&before) {

@@ -70,12 +70,7 @@ pub fn sandbox_keeps_every_guard_file_byte_identical() {
     fs::create_dir_all(settings_local.parent().unwrap()).unwrap();
     fs::write(&settings_local, "{\"permissions\": {}}\n").unwrap();
     let targets = [sandbox.policy_path(), hook.clone(), settings_local.clone()];
-    let before: Vec<Vec<u8>> = targets.iter().map(|t| fs::read(t).unwrap()).collect();
-    let list: String = targets
-        .iter()
-        .map(|t| format!("{}\n", t.display()))
-        .collect();
-    fs::write(sandbox.project.join("targets.txt"), list).unwrap();
+    let before = plant_target_list(&sandbox.project, &targets);
     // Each script appends to every target, then truncates it, then tries to delete it, and
     // writes what happened into the project (which stays writable): proof that it ran.
     fs::write(

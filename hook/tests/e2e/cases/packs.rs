@@ -6,7 +6,6 @@ use std::fs;
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
-use crate::e2e::mock_api::Script;
 use test_support::process::git;
 
 pub fn core_pack_stops_git_reset_hard_with_the_safer_way() {
@@ -18,13 +17,7 @@ pub fn core_pack_stops_git_reset_hard_with_the_safer_way() {
     git(&["add", "work.txt"]);
     git(&["commit", "-q", "-m", "base"]);
     fs::write(project.join("work.txt"), "uncommitted work\n").unwrap();
-    let script = Script::new()
-        .tool_call(
-            "toolu_status",
-            "Bash",
-            bash("git status --short > status.txt"),
-        )
-        .tool_call("toolu_reset", "Bash", bash("git reset --hard"));
+    let script = status_then_reset("git reset --hard");
     // `--allowedTools Bash` would run both: only the pack stands in the way.
     let (mock, outcome) = guarded_run(
         &sandbox,
