@@ -100,10 +100,10 @@ pub fn replace_with_script(path: &Path, script: &str) {
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `./trade` in `project`: appends its arguments to `trades.log` (the marker that it ran) and
-/// prints `traded: <arguments>`.
-pub fn install_trade_script(project: &Path) {
-    let path = project.join("trade");
+/// `./trade` in the session's project: appends its arguments to `trades.log` (the marker that
+/// it ran) and prints `traded: <arguments>`.
+pub fn install_trade_script(dirs: &SessionDirs) {
+    let path = dirs.project.join("trade");
     fs::write(
         &path,
         "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
@@ -112,13 +112,19 @@ pub fn install_trade_script(project: &Path) {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// The arguments of every `./trade` that ran in `project`, in order.
-pub fn trades(project: &Path) -> Vec<String> {
-    fs::read_to_string(project.join("trades.log"))
+/// The arguments of every `./trade` that ran in the session's project, in order.
+pub fn trades(dirs: &SessionDirs) -> Vec<String> {
+    fs::read_to_string(dirs.project.join("trades.log"))
         .unwrap_or_default()
         .lines()
         .map(str::to_owned)
         .collect()
+}
+
+/// A shell tool call's arguments as the models of Claude Code, Gemini CLI and opencode send
+/// them: the command and a description.
+pub fn shell_call(command: &str) -> Value {
+    serde_json::json!({"command": command, "description": "scripted by the e2e mock"})
 }
 
 /// `animus-hook <args>` as the user runs it in the session's HOME (the same state root as the

@@ -5,7 +5,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::e2e::driver::{CLAUDE, Outcome, Sandbox, animus_hook, repo_root};
 use crate::e2e::mock_api::{MockApi, Script};
@@ -29,18 +29,10 @@ pub fn launch<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-pub fn bash(command: &str) -> Value {
-    json!({"command": command, "description": "scripted by the e2e mock"})
-}
+/// A shell call's arguments, as the model sends them.
+pub use super::common::shell_call as bash;
 
-/// `./trade` in the project (see [`super::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    super::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    super::common::trades(&sandbox.project)
-}
+pub use super::common::{install_trade_script, trades};
 
 /// Inject for `profile`/`agent`, start a mock with `script`, run the CLI once.
 pub fn guarded_run(

@@ -55,14 +55,7 @@ pub fn launch_args(mock: &MockApi, extra: &[String]) -> Vec<String> {
     args
 }
 
-/// `./trade` in the project (see [`crate::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    crate::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    crate::common::trades(&sandbox.project)
-}
+pub use crate::common::{install_trade_script, trades};
 
 /// Start a mock with `script`, inject for `agent` of the suite's profile (with `extra` launch
 /// arguments and `hook_bin`), let `plant` break something, run Codex once (with `env` on top)

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::e2e_gemini::driver::{GEMINI, Launch, Outcome, Sandbox, launch_args, repo_root};
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
@@ -25,18 +25,10 @@ pub fn gemini_profile() -> PathBuf {
     profile("e2e-gemini.yaml")
 }
 
-pub fn shell(command: &str) -> Value {
-    json!({"command": command, "description": "scripted by the e2e mock"})
-}
+/// A shell call's arguments, as the model sends them.
+pub use crate::common::shell_call as shell;
 
-/// `./trade` in the project (see [`crate::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    crate::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    crate::common::trades(&sandbox.project)
-}
+pub use crate::common::{install_trade_script, trades};
 
 /// Inject for `profile`/`agent` (`hook_bin` overrides the hook binary), then `prepare` (plant a
 /// fault, write settings), then run the CLI once against a mock playing `script`.

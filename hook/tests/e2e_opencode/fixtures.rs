@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
-
 use super::driver::{Launch, OPENCODE, Outcome, Sandbox, repo_root};
 use super::mock::{MockApi, Script, is_completion};
 
@@ -17,19 +15,10 @@ pub fn opencode() -> PathBuf {
     OPENCODE.path()
 }
 
-/// A `bash` call's arguments, as opencode's model sends them.
-pub fn bash(command: &str) -> Value {
-    json!({"command": command, "description": "scripted by the e2e mock"})
-}
+/// A shell call's arguments, as the model sends them.
+pub use super::common::shell_call as bash;
 
-/// `./trade` in the project (see [`super::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    super::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    super::common::trades(&sandbox.project)
-}
+pub use super::common::{install_trade_script, trades};
 
 /// Inject `agent` of the suite's profile, start a mock with `script`, run the CLI once, and
 /// check the run completed (the model's last turn reached) and stayed offline.
