@@ -112,3 +112,12 @@ pub fn git_history(project: &Path, commits: usize) {
         git(project, &["commit", "-q", "-m", &format!("c{n}")]);
     }
 }
+
+/// How many commits the branch checked out in `repo` has: a `git reset --hard HEAD~<n>` that
+/// was stopped leaves it as [`git_history`] made it.
+pub fn commit_count(repo: &Path) -> usize {
+    git(repo, &["rev-list", "--count", "HEAD"])
+        .trim()
+        .parse()
+        .expect("git rev-list --count prints a number")
+}

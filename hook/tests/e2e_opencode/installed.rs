@@ -5,7 +5,7 @@
 //! id in the project's scope.
 
 use super::common::animus_as_user;
-use test_support::process::{git, git_history};
+use test_support::process::{commit_count, git_history};
 use test_support::scratch::project_session_log;
 
 use super::driver::{Launch, PROMPT, Sandbox};
@@ -42,11 +42,7 @@ pub fn installed_plugin_stops_git_reset_in_a_normally_started_session() {
     let (mock, outcome) = run(&sandbox, &launch, script, &[]);
     let told = mock.tool_message("call_reset");
     assert!(told.contains("core.git:reset-hard"), "{told}: {outcome:#?}");
-    assert_eq!(
-        git(project, &["rev-list", "--count", "HEAD"]).trim(),
-        "4",
-        "the branch did not move"
-    );
+    assert_eq!(commit_count(project), 4, "the branch did not move");
     assert!(project.join("status.txt").is_file(), "git status ran");
 
     let records = project_session_log(&sandbox.state_dir);

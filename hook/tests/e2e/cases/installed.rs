@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::e2e::common::animus_as_user;
 use serde_json::{Value, json};
-use test_support::process::{git, git_history};
+use test_support::process::{commit_count, git_history};
 use test_support::scratch::{project_session_log_path, read_log};
 
 use crate::e2e::driver::Sandbox;
@@ -90,11 +90,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
         fs::read_to_string(project.join("work.txt")).unwrap(),
         "uncommitted work\n"
     );
-    assert_eq!(
-        git(project, &["rev-list", "--count", "HEAD"]).trim(),
-        "4",
-        "the branch did not move"
-    );
+    assert_eq!(commit_count(project), 4, "the branch did not move");
     assert!(!mock.tool_result("toolu_status").is_error);
     assert_eq!(
         fs::read_to_string(project.join("status.txt")).unwrap(),
@@ -213,7 +209,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
     assert!(!mock.tool_result("toolu_status").is_error);
     assert!(project.join("status.txt").is_file(), "git status ran");
-    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    assert_eq!(commit_count(project), 4);
     // The binary the plugin runs, gone: blocked, because onFailure is "block".
     let hooks = hooks.replace(
         "target/debug/animus-hook-emit\"",
@@ -228,7 +224,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
         "toolu_reset",
         "blocking because onFailure is \"block\"",
     );
-    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    assert_eq!(commit_count(project), 4);
 }
 
 /// `install --sandbox` on the real CLI: Claude's own Bash sandbox, from the user's settings,

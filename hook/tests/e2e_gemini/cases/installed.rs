@@ -12,7 +12,7 @@ use std::fs;
 
 use crate::common::animus_as_user;
 use serde_json::json;
-use test_support::process::{git, git_history};
+use test_support::process::{commit_count, git_history};
 use test_support::scratch::project_session_log;
 
 use crate::e2e_gemini::driver::{Launch, Sandbox, launch_args, write_json};
@@ -44,11 +44,7 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     let outcome = sandbox.run_gemini(&gemini(), &mock, &launch, &[]);
     completed(&mock, &outcome);
     assert_blocked_with(&mock, 1, "core.git:reset-hard");
-    assert_eq!(
-        git(project, &["rev-list", "--count", "HEAD"]).trim(),
-        "4",
-        "the branch did not move"
-    );
+    assert_eq!(commit_count(project), 4, "the branch did not move");
     assert!(project.join("status.txt").is_file(), "git status ran");
     let records = project_session_log(&sandbox.state_dir);
     let reset = gate_record(&records, "command", "git reset --hard HEAD~3");
@@ -84,5 +80,5 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     let outcome = sandbox.run_gemini(&gemini(), &mock, &launch, &[]);
     completed(&mock, &outcome);
     assert_blocked_with(&mock, 0, "core.git:reset-hard");
-    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    assert_eq!(commit_count(project), 4);
 }
