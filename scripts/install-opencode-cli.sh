@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # Install the pinned opencode CLI for the end-to-end suite (hook/tests/e2e_opencode.rs).
 #
-# The CLI goes into a cache folder inside the repository (git-ignored), never into a global
-# prefix, so the suite always runs the exact version it was written against. The script is
-# idempotent: when the cache already holds a runnable binary of the pinned version it does
-# nothing. On success it prints the absolute path of the native `opencode` binary on stdout (and
-# nothing else), so callers can do `OPENCODE_BIN=$(scripts/install-opencode-cli.sh)`.
+# Idempotent (see scripts/install-npm-cli.sh, which it shares with the other installers): on
+# success it prints the absolute path of the native `opencode` binary on stdout, and nothing else,
+# so callers can do `OPENCODE_BIN=$(scripts/install-opencode-cli.sh)`.
 #
 # The npm package `opencode-ai` is a thin wrapper: its optional dependency
 # `opencode-<platform>` (e.g. `opencode-linux-x64`) carries the native, Bun-compiled executable
@@ -17,45 +15,25 @@
 # Environment:
 #   ANIMUS_OPENCODE_CACHE  install prefix (default: <repo>/.cache/opencode)
 set -euo pipefail
+# Sets repo_root; defines installed_version and install_npm_cli.
+source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
 readonly OPENCODE_VERSION="1.18.33"
 readonly PACKAGE="opencode-ai"
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${ANIMUS_OPENCODE_CACHE:-$repo_root/.cache/opencode}"
 binary="$prefix/node_modules/$PACKAGE/bin/opencode.exe"
 
 # `opencode --version` prints e.g. "1.18.33". Run it in a throwaway HOME, offline, so probing
 # never touches the user's ~/.config/opencode nor the network.
-installed_version() {
-    [[ -x "$binary" ]] || return 1
-    local home out
-    home="$(mktemp -d)"
-    out="$(env -i PATH=/usr/bin:/bin HOME="$home" XDG_CONFIG_HOME="$home/.config" \
-        XDG_DATA_HOME="$home/.local/share" XDG_CACHE_HOME="$home/.cache" \
-        XDG_STATE_HOME="$home/.local/state" OPENCODE_DISABLE_AUTOUPDATE=1 \
+run_version() {
+    env -i PATH=/usr/bin:/bin HOME="$1" XDG_CONFIG_HOME="$1/.config" \
+        XDG_DATA_HOME="$1/.local/share" XDG_CACHE_HOME="$1/.cache" \
+        XDG_STATE_HOME="$1/.local/state" OPENCODE_DISABLE_AUTOUPDATE=1 \
         OPENCODE_DISABLE_MODELS_FETCH=1 \
-        timeout 60 "$binary" --version </dev/null 2>/dev/null)" || { rm -rf "$home"; return 1; }
-    rm -rf "$home"
-    printf '%s\n' "${out%% *}"
+        timeout 60 "$binary" --version
 }
+parse_version() { printf '%s\n' "${1%% *}"; }
 
-if [[ "$(installed_version || true)" == "$OPENCODE_VERSION" ]]; then
-    printf '%s\n' "$binary"
-    exit 0
-fi
-
-command -v npm >/dev/null || { echo "install-opencode-cli: npm is required" >&2; exit 1; }
-mkdir -p "$prefix"
-# A package.json of our own keeps npm from walking up into the repository looking for one.
-[[ -f "$prefix/package.json" ]] || printf '{"private":true}\n' >"$prefix/package.json"
-# npm's own progress goes to stderr; stdout stays the binary path alone.
-npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error \
-    --ignore-scripts=false "$PACKAGE@$OPENCODE_VERSION" >&2
-
-version="$(installed_version || true)"
-if [[ "$version" != "$OPENCODE_VERSION" ]]; then
-    echo "install-opencode-cli: expected $OPENCODE_VERSION at $binary, found '${version:-nothing runnable}'" >&2
-    exit 1
-fi
-printf '%s\n' "$binary"
+# Scripts must run (the postinstall step links the binary), whatever the user's npm config says.
+install_npm_cli opencode "$OPENCODE_VERSION" "$PACKAGE" "$prefix" --ignore-scripts=false

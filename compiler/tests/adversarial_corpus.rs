@@ -24,6 +24,7 @@ use compiler::profile::ToolPolicy;
 use engine::reference::ReferenceEvaluator;
 use engine::{Call, Decision};
 use serde_json::Value;
+use test_support::shared::shared_dir;
 
 fn located(list: &Value) -> Vec<compiler::profile::Located<String>> {
     let entries: Vec<&str> = list
@@ -37,7 +38,7 @@ fn located(list: &Value) -> Vec<compiler::profile::Located<String>> {
 
 #[test]
 fn the_adversarial_corpus_is_met() {
-    let Some(shared) = common::shared_dir("the_adversarial_corpus_is_met") else {
+    let Some(shared) = shared_dir("the_adversarial_corpus_is_met") else {
         return;
     };
     let text =

@@ -1,6 +1,7 @@
 //! Bad input gets a clear error naming file:line:column and what was expected.
 
 use compiler::load_profile_str;
+use test_support::assert_has;
 
 fn error_of(yaml: &str, agent: &str) -> String {
     let result = load_profile_str(yaml, "cfg.yaml".into(), agent)
@@ -88,9 +89,9 @@ fn empty_events_unknown_events_and_actions() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: [PostToolUse]\n          decision: deny\n",
         "a",
     );
-    assert!(
-        e.contains("cfg.yaml:6:20: error: rule `x`: `PostToolUse` is not a gate event"),
-        "{e}"
+    assert_has(
+        &e,
+        "cfg.yaml:6:20: error: rule `x`: `PostToolUse` is not a gate event",
     );
     let e = error_of(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: ['Stop; rm -rf ~']\n          action: record\n",
@@ -131,10 +132,7 @@ fn missing_agent_lists_the_ids_that_exist() {
         "cfg.yaml: error: no agent `delta` in `agents` or `agent_profiles`; the agents defined here are: agents.alpha, agents.beta, agent_profiles.gamma"
     );
     let e = error_of("name: empty\n", "a");
-    assert!(
-        e.contains("defines no `agents` or `agent_profiles` section"),
-        "{e}"
-    );
+    assert_has(&e, "defines no `agents` or `agent_profiles` section");
 }
 
 #[test]
@@ -151,7 +149,7 @@ fn ids_are_unique_and_the_kernel_prefix_is_reserved() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: 'tool_policy.deny:Bash', decision: deny}\n",
         "a",
     );
-    assert!(e.contains("reserved prefix"), "{e}");
+    assert_has(&e, "reserved prefix");
 }
 
 #[test]
@@ -190,7 +188,7 @@ fn json_configs_get_the_same_locations() {
     let json = "{\n  \"agents\": {\n    \"a\": {\n      \"hooks\": {\"policy_rules\": [{\"id\": \"x\", \"decision\": \"deny\", \"oops\": 1}]}\n    }\n  }\n}\n";
     let e = error_of(json, "a");
     assert!(e.starts_with("cfg.yaml:4:"), "{e}");
-    assert!(e.contains("unknown key `oops`"), "{e}");
+    assert_has(&e, "unknown key `oops`");
 }
 
 #[test]
@@ -247,17 +245,17 @@ fn a_failing_inline_example_is_an_error_at_the_example() {
     );
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 3, "every failing example, each once: {e}");
-    assert!(
-        e.contains("cfg.yaml:18:17: error: rule `no-prod`: the `match` example Bash: deploy web --env staging does not match it"),
-        "{e}"
+    assert_has(
+        &e,
+        "cfg.yaml:18:17: error: rule `no-prod`: the `match` example Bash: deploy web --env staging does not match it",
     );
-    assert!(
-        e.contains("cfg.yaml:20:17: error: rule `no-prod`: the `not_match` example Bash: deploy web --env prod matches it"),
-        "{e}"
+    assert_has(
+        &e,
+        "cfg.yaml:20:17: error: rule `no-prod`: the `not_match` example Bash: deploy web --env prod matches it",
     );
-    assert!(
-        e.contains("cfg.yaml:6:11: error: tool_policy example Bash: git status: expected deny, got defer (the policy default)"),
-        "{e}"
+    assert_has(
+        &e,
+        "cfg.yaml:6:11: error: tool_policy example Bash: git status: expected deny, got defer (the policy default)",
     );
 }
 
@@ -278,8 +276,8 @@ fn a_malformed_inline_example_names_its_place() {
         ),
         "a",
     );
-    assert!(
-        e.contains("cfg.yaml:17:21: error: rule `no-prod`: an example is a Bash command"),
-        "{e}"
+    assert_has(
+        &e,
+        "cfg.yaml:17:21: error: rule `no-prod`: an example is a Bash command",
     );
 }

@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use compiler::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
 use compiler::providers::HookConfigVector;
+use test_support::assert_has;
 
 #[test]
 fn trader_settings_snapshot() {
@@ -172,20 +173,20 @@ fn hook_binary_resolution() {
     let e = inject_harness_hooks_with_env(&request, &no_env)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("cannot be used"), "{e}");
+    assert_has(&e, "cannot be used");
     let plain = setup.dir.join("plain");
     std::fs::write(&plain, "x").unwrap();
     request.hook_binary = Some(&plain);
     let e = inject_harness_hooks_with_env(&request, &no_env)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("not an executable file"), "{e}");
+    assert_has(&e, "not an executable file");
     // Nothing given, nothing found (the test binary has no animus-hook sibling; PATH is empty).
     request.hook_binary = None;
     let e = inject_harness_hooks_with_env(&request, &no_env)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("cannot find the animus-hook binary"), "{e}");
+    assert_has(&e, "cannot find the animus-hook binary");
     assert!(
         !setup.dir.join("session").exists(),
         "a failed injection writes nothing"
@@ -307,7 +308,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
         let e = inject_harness_hooks_with_env(&request, &no_env)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("session id"), "{e}");
+        assert_has(&e, "session id");
     }
 }
 
@@ -322,9 +323,9 @@ fn observer_events_are_validated_at_generation_too() {
     let e = inject_harness_hooks_with_env(&request, &no_env)
         .unwrap_err()
         .to_string();
-    assert!(
-        e.contains("observer event `Stop; rm -rf ~` is not a harness hook event"),
-        "{e}"
+    assert_has(
+        &e,
+        "observer event `Stop; rm -rf ~` is not a harness hook event",
     );
 }
 

@@ -7,6 +7,7 @@ mod inject_common;
 use compiler::inject::inject_harness_hooks_with_env;
 
 use inject_common::*;
+use test_support::assert_has;
 
 #[test]
 fn codex_hooks_are_session_flags_with_their_own_trust() {
@@ -32,12 +33,9 @@ fn codex_hooks_are_session_flags_with_their_own_trust() {
         &args[at]
     };
     let gate = flag("hooks.PreToolUse=");
-    assert!(
-        gate.contains("'emit' '--provider' 'codex' '--event' 'PreToolUse'"),
-        "{gate}"
-    );
-    assert!(gate.contains("'--policy'"), "{gate}");
-    assert!(gate.contains("timeout -k 2 25 "), "{gate}");
+    assert_has(gate, "'emit' '--provider' 'codex' '--event' 'PreToolUse'");
+    assert_has(gate, "'--policy'");
+    assert_has(gate, "timeout -k 2 25 ");
     assert!(gate.contains("exit 2; fi"), "a failing gate blocks: {gate}");
     assert!(!flag("hooks.PostToolUse=").contains("--policy"));
     // Trust for exactly the injected hooks, never the blanket bypass.
@@ -48,10 +46,7 @@ fn codex_hooks_are_session_flags_with_their_own_trust() {
     assert!(state.contains(":permission_request:0:0"));
     assert!(!args.iter().any(|a| a.contains("dangerously")));
     let written = std::fs::read_to_string(toml).unwrap();
-    assert!(
-        written.contains("PreToolUse = [{matcher=\"*\""),
-        "{written}"
-    );
+    assert_has(&written, "PreToolUse = [{matcher=\"*\"");
 }
 
 #[test]
@@ -128,7 +123,7 @@ fn gemini_hooks_are_user_settings_of_a_session_home() {
     let e = inject_harness_hooks_with_env(&request, &env)
         .unwrap_err()
         .to_string();
-    assert!(e.contains(".gemini/settings.json:1:3"), "{e}");
+    assert_has(&e, ".gemini/settings.json:1:3");
 }
 
 #[test]
@@ -154,7 +149,7 @@ fn opencode_gets_a_plugin_through_its_config_dir() {
     );
     assert!(plugin.ends_with("opencode/plugins/animus-guard.js"));
     let source = std::fs::read_to_string(plugin).unwrap();
-    assert!(source.contains("\"tool.execute.before\""), "{source}");
+    assert_has(&source, "\"tool.execute.before\"");
     assert!(source.contains(setup.hook.to_str().unwrap()));
     assert!(source.contains("\"--provider\",\"opencode\""));
     // Seeded so opencode installs nothing into it.
@@ -165,5 +160,5 @@ fn opencode_gets_a_plugin_through_its_config_dir() {
     let e = inject_harness_hooks_with_env(&request, &env)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("OPENCODE_CONFIG_DIR is already set"), "{e}");
+    assert_has(&e, "OPENCODE_CONFIG_DIR is already set");
 }

@@ -8,6 +8,7 @@ use engine::reference::ReferenceEvaluator;
 use engine::{Call, CompiledPolicy, Decision, HookPolicy, HookPolicyRule, InputMatcher};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use test_support::assert_has;
 
 /// Compile `policy` both ways and compare them on every call.
 fn assert_agree(
@@ -316,11 +317,8 @@ fn a_pattern_too_big_even_anchored_is_a_clear_compile_error() {
     let json = policy.to_json();
     let e = compiler::lower::build_sidecar(&policy, json.as_bytes()).unwrap_err();
     let message = e.to_string();
-    assert!(
-        message.contains("rule `r`, matcher on `command`"),
-        "{message}"
-    );
-    assert!(message.contains("too complex"), "{message}");
+    assert_has(&message, "rule `r`, matcher on `command`");
+    assert_has(&message, "too complex");
 }
 
 #[test]
@@ -328,12 +326,9 @@ fn unicode_word_boundaries_are_a_clear_compile_error() {
     let policy = single_rule_policy(r"\brm\b");
     let e = compiler::lower::build_sidecar(&policy, policy.to_json().as_bytes()).unwrap_err();
     let message = e.to_string();
-    assert!(message.contains("rule `r`"), "{message}");
-    assert!(
-        message.contains("cannot be compiled into a DFA"),
-        "{message}"
-    );
-    assert!(message.contains("Unicode word boundar"), "{message}");
+    assert_has(&message, "rule `r`");
+    assert_has(&message, "cannot be compiled into a DFA");
+    assert_has(&message, "Unicode word boundar");
 }
 
 #[test]

@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use engine::reference::ReferenceEvaluator;
-use engine::{Call, CompiledPolicy, Decision, HookPolicy, HookPolicyRule};
+use engine::{CompiledPolicy, Decision, HookPolicy, HookPolicyRule};
 use serde_json::{Value, json};
+use test_support::shared::shared_dir;
 
 /// Every distinct lowerable entry of every list, in a stable order.
 fn real_entries(shared: &Path) -> Vec<String> {
@@ -120,16 +121,7 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value, String)]) -
                 for (tool, input, cwd) in chunk {
                     // Path rules anchor at the call's cwd (the payload's, else a project
                     // directory), the home of its user and the project root.
-                    let call = Call {
-                        event: "PreToolUse",
-                        tool_name: tool,
-                        tool_input: input,
-                        places: engine::Places {
-                            cwd: Some(cwd),
-                            home: Some("/home/user"),
-                            project_root: Some(cwd),
-                        },
-                    };
+                    let call = common::call_in(tool, input, cwd);
                     let matched = references[0].matching_rules(call);
                     if matched
                         .iter()
@@ -151,8 +143,7 @@ fn assert_agree_on(policies: &[HookPolicy], calls: &[(String, Value, String)]) -
 
 #[test]
 fn real_permission_lists_agree_with_the_reference_on_real_calls() {
-    let Some(shared) =
-        common::shared_dir("real_permission_lists_agree_with_the_reference_on_real_calls")
+    let Some(shared) = shared_dir("real_permission_lists_agree_with_the_reference_on_real_calls")
     else {
         return;
     };
@@ -192,7 +183,7 @@ fn real_permission_lists_agree_with_the_reference_on_real_calls() {
 /// hit for every matcher inside its text, and every near miss has a matcher that missed.
 #[test]
 fn explain_agrees_with_the_decision_on_real_calls() {
-    let Some(shared) = common::shared_dir("explain_agrees_with_the_decision_on_real_calls") else {
+    let Some(shared) = shared_dir("explain_agrees_with_the_decision_on_real_calls") else {
         return;
     };
     let policy = common::packs_policy(None);
@@ -208,16 +199,7 @@ fn explain_agrees_with_the_decision_on_real_calls() {
         .collect();
     let mut hits = 0;
     for (tool, input, cwd) in &calls {
-        let call = engine::Call {
-            event: "PreToolUse",
-            tool_name: tool,
-            tool_input: input,
-            places: engine::Places {
-                cwd: Some(cwd),
-                home: Some("/home/user"),
-                project_root: Some(cwd),
-            },
-        };
+        let call = common::call_in(tool, input, cwd);
         let explanation = evaluator.explain(call);
         let listed: Vec<usize> = explanation.matched.iter().map(|r| r.index).collect();
         assert_eq!(listed, evaluator.matching_rules(call), "{tool} {input}");

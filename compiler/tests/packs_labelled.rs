@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 
 use engine::reference::ReferenceEvaluator;
 use engine::{Call, CompiledPolicy, Decision, HookPolicy};
+use test_support::shared::shared_dir;
 
 /// One labelled command.
 struct Case {
@@ -244,7 +245,7 @@ fn every_pack_and_default_on_our_labelled_classes() {
 
 #[test]
 fn every_pack_and_default_on_dcg_labelled_commands() {
-    let Some(shared) = common::shared_dir("every_pack_and_default_on_dcg_labelled_commands") else {
+    let Some(shared) = shared_dir("every_pack_and_default_on_dcg_labelled_commands") else {
         return;
     };
     let (every_policy, default_policy) = (
@@ -289,7 +290,7 @@ fn every_pack_and_default_on_dcg_labelled_commands() {
 /// `BENCHMARKS.md`).
 #[test]
 fn default_on_real_commands_and_tool_calls() {
-    let Some(shared) = common::shared_dir("default_on_real_commands_and_tool_calls") else {
+    let Some(shared) = shared_dir("default_on_real_commands_and_tool_calls") else {
         return;
     };
     let policy = common::packs_policy(Some("[default]"));

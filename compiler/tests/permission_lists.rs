@@ -11,24 +11,14 @@ use std::time::Instant;
 
 use compiler::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
 use serde_json::Value;
+use test_support::shared::shared_dir;
 
 #[test]
 fn every_real_permission_list_imports_and_compiles_whole() {
-    let Some(shared) = common::shared_dir("every_real_permission_list_imports_and_compiles_whole")
-    else {
+    let Some(shared) = shared_dir("every_real_permission_list_imports_and_compiles_whole") else {
         return;
     };
-    let dir = shared.join("corpus-real/permission-lists");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 60,
-        "expected the 63 lists, found {}",
-        files.len()
-    );
+    let files = test_support::shared::permission_lists(&shared.join("corpus-real"));
     let (mut entries_total, mut rules_total, mut warnings, mut inert) =
         (0usize, 0usize, 0usize, 0usize);
     let mut ignored = 0usize;

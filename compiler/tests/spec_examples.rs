@@ -6,6 +6,7 @@ use common::{compile_corpus_profile, decide, decide_bash};
 use engine::Decision;
 use engine::policy::MatchOn;
 use serde_json::json;
+use test_support::assert_has;
 
 /// A rule as `(id, decision, tools, matchers)`.
 type RuleSummary<'a> = (&'a str, Decision, Vec<&'a str>, Vec<(MatchOn, &'a str)>);
@@ -259,6 +260,6 @@ fn policy_json_round_trips_exactly() {
         ),
     ] {
         let e = engine::HookPolicy::from_json(&bad).unwrap_err().to_string();
-        assert!(e.contains(needle), "{e}");
+        assert_has(&e, needle);
     }
 }

@@ -9,26 +9,12 @@ use engine::Places;
 use engine::guard::{Guard, shell_refusal};
 use serde_json::Value;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus-real");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing under CI",
-        dir.display()
-    );
-    println!(
-        "SKIPPED guard_real_commands: {} does not exist",
-        dir.display()
-    );
-    None
-}
-
 #[test]
 fn real_agent_commands_are_not_refused() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = test_support::shared::corpus_real("real_agent_commands_are_not_refused")
+    else {
+        return;
+    };
     let root = std::env::temp_dir().join(format!("animus-guard-real-{}", std::process::id()));
     let project = root.join("project");
     let home = root.join("home");

@@ -5,30 +5,10 @@
 //! would let a deny miss it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use brush_parser::word::WordPiece;
 use brush_parser::{Parser, ParserOptions, ast, word};
 use serde_json::Value;
-
-fn shared_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    if dir.join("corpus-real").is_dir() {
-        Some(dir)
-    } else {
-        // CI always has it: there a missing corpus is a broken checkout, never a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "shell_parser_agrees: {} does not exist, and CI must run this test",
-            dir.display()
-        );
-        println!(
-            "SKIPPED shell_parser_agrees: {} does not exist (CI always has it)",
-            dir.display()
-        );
-        None
-    }
-}
 
 /// Every command string of the real corpus, with its source file.
 fn real_commands(shared: &std::path::Path) -> Vec<(&'static str, String)> {
@@ -194,7 +174,10 @@ impl Programs {
 
 #[test]
 fn every_command_brush_finds_is_a_segment() {
-    let Some(shared) = shared_dir() else { return };
+    let Some(shared) = test_support::shared::shared_dir("every_command_brush_finds_is_a_segment")
+    else {
+        return;
+    };
     let commands = real_commands(&shared);
     assert!(commands.len() > 30_000, "{} commands", commands.len());
     // (both parse, only brush parses, only ours parses, neither) per file.

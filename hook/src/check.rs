@@ -19,7 +19,10 @@ pub enum DecideError {
     Policy(#[from] PolicyError),
     #[error("cannot read stdin: {0}")]
     Stdin(std::io::Error),
-    /// The payload is not a gate payload, or names no tool (gate's message).
+    /// The payload is not a gate payload, or names no tool.
+    #[error(transparent)]
+    NotAGatePayload(#[from] gate::payload::PayloadError),
+    /// The payload could not be decided for its harness (gate's message).
     #[error("{0}")]
     Payload(String),
 }
@@ -56,7 +59,7 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), DecideErr
     std::io::stdin()
         .read_to_end(&mut stdin)
         .map_err(DecideError::Stdin)?;
-    let payload = parse_gate_payload(&stdin).map_err(DecideError::Payload)?;
+    let payload = parse_gate_payload(&stdin)?;
     let value: serde_json::Value = serde_json::from_slice(&stdin)
         .map_err(|e| DecideError::Payload(format!("payload is not JSON ({e})")))?;
     let harness = harness_call::detect(

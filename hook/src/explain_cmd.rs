@@ -91,7 +91,7 @@ fn explain(args: &ExplainArgs) -> Result<Report, DecideError> {
             std::io::stdin()
                 .read_to_end(&mut stdin)
                 .map_err(DecideError::Stdin)?;
-            let payload = parse_gate_payload(&stdin).map_err(DecideError::Payload)?;
+            let payload = parse_gate_payload(&stdin)?;
             (
                 payload.hook_event_name,
                 payload.tool_name,

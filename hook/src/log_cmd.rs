@@ -124,9 +124,9 @@ pub fn run(args: LogArgs) -> ExitCode {
 enum LogError {
     #[error(transparent)]
     Input(#[from] InputError),
-    /// No state root, or no scope for the project (gate's message).
-    #[error("{0}")]
-    State(String),
+    /// No state root, or no scope for the project.
+    #[error(transparent)]
+    State(#[from] gate::record::RecordError),
 }
 
 fn log(args: &LogArgs) -> Result<(), LogError> {
@@ -164,10 +164,10 @@ fn log(args: &LogArgs) -> Result<(), LogError> {
 
 /// The session logs to read.
 fn session_logs(args: &LogArgs) -> Result<Vec<PathBuf>, LogError> {
-    let root = gate::record::state_root().map_err(LogError::State)?;
+    let root = gate::record::state_root()?;
     let scopes: Vec<PathBuf> = match &args.project {
         Some(project) => {
-            vec![root.join(gate::record::repo_scope(project).map_err(LogError::State)?)]
+            vec![root.join(gate::record::repo_scope(project)?)]
         }
         None => match std::fs::read_dir(&root) {
             Ok(entries) => {

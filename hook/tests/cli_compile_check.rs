@@ -5,6 +5,7 @@ mod common;
 use std::path::Path;
 
 use common::{compile_profile, lean_bin, payload, repo, run_bin, temp_dir};
+use test_support::assert_has;
 
 /// Run the binary; stdout as text, stderr as text, the exit code.
 fn hook(args: &[&str], stdin: &[u8]) -> common::Run {
@@ -12,18 +13,7 @@ fn hook(args: &[&str], stdin: &[u8]) -> common::Run {
 }
 
 fn compile(config: &Path, agent: &str, out: &Path) -> common::Run {
-    hook(
-        &[
-            "compile",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            agent,
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    )
+    common::compile_run(common::bin(), config, agent, out, &[])
 }
 
 #[test]
@@ -182,7 +172,7 @@ fn demo_runs_the_bundled_profiles() {
     assert!(result.code == Some(0), "{}", result.stderr.clone());
     let stdout = result.stdout.clone();
     let line = stdout.lines().find(|l| l.contains("trade --live")).unwrap();
-    assert!(line.contains("-> deny"), "{line}");
+    assert_has(line, "-> deny");
     assert!(stdout.contains("profile `reviewer`"));
 }
 
@@ -190,7 +180,7 @@ fn demo_runs_the_bundled_profiles() {
 fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_emit() {
     let help = run_bin(lean_bin(), &["--help"], Some(b""), &[]);
     assert_eq!(help.code, Some(0));
-    assert!(help.stdout.contains("animus-hook-emit"), "{}", help.stdout);
+    assert_has(&help.stdout, "animus-hook-emit");
     let version = run_bin(lean_bin(), &["--version"], Some(b""), &[]);
     assert_eq!(version.code, Some(0));
     assert!(version.stdout.starts_with("animus-hook-emit "));
@@ -298,11 +288,7 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     ] {
         assert!(listed.stdout.contains(name), "{name}: {}", listed.stdout);
     }
-    assert!(
-        listed.stdout.contains("deny reset-hard"),
-        "{}",
-        listed.stdout
-    );
+    assert_has(&listed.stdout, "deny reset-hard");
     // Each pack's line names its category, rule count and whether `default` enables it.
     assert!(
         listed.stdout.lines().next().unwrap().contains("default"),
@@ -367,23 +353,12 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
         &["check", "--policy", policy.to_str().unwrap()],
         br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git reset --hard HEAD~1"},"cwd":"/tmp"}"#,
     );
-    assert!(
-        decided.stdout.contains("decision: deny"),
-        "{}",
-        decided.stdout
+    assert_has(&decided.stdout, "decision: deny");
+    assert_has(
+        &decided.stdout,
+        "core.git:reset-hard: git reset --hard discards",
     );
-    assert!(
-        decided
-            .stdout
-            .contains("core.git:reset-hard: git reset --hard discards"),
-        "{}",
-        decided.stdout
-    );
-    assert!(
-        decided.stdout.contains("Instead: git stash"),
-        "{}",
-        decided.stdout
-    );
+    assert_has(&decided.stdout, "Instead: git stash");
     // Under an allowlist (default deny) a pack's ask denies: an ask would have turned the
     // unlisted `git branch -D` from the default deny into a prompt.
     let allowlist = dir.join("allowlist.yaml");

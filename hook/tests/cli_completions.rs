@@ -4,6 +4,8 @@
 mod common;
 
 use common::run_hook;
+use test_support::assert_has;
+use test_support::process::succeed;
 
 /// What bash's completion offers for `words` (the last one being completed; "" for a new
 /// word).
@@ -14,22 +16,17 @@ fn complete(words: &[&str]) -> String {
         "the completion function's name changed:\n{script}"
     );
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "eval \"$1\"; COMP_WORDS=({}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+    let out = succeed(
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "eval \"$1\"; COMP_WORDS=({}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
              _animus__hook animus-hook \"${{COMP_WORDS[COMP_CWORD]}}\" \
              \"${{COMP_WORDS[COMP_CWORD-1]}}\"; echo \"${{COMPREPLY[*]}}\"",
-            quoted.join(" ")
-        ))
-        .arg("complete")
-        .arg(script)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+                quoted.join(" ")
+            ))
+            .arg("complete")
+            .arg(script),
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
@@ -99,11 +96,8 @@ fn each_shell_gets_a_script_and_an_unknown_one_a_usage_error() {
     }
     let run = run_hook(&["completions", "tcsh"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("invalid value 'tcsh'") && run.stderr.contains("bash"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "invalid value 'tcsh'");
+    assert_has(&run.stderr, "bash");
     let run = run_hook(&["completions"], Some(b""), &[]);
     assert_eq!(run.code, Some(2));
 }

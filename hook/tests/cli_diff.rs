@@ -4,27 +4,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run_hook, temp_dir};
+use common::{compile_config, run_hook, temp_dir};
+use test_support::assert_has;
 
 fn compile(dir: &Path, name: &str, yaml: &str) -> PathBuf {
     let config = dir.join(format!("{name}.yaml"));
     std::fs::write(&config, yaml).unwrap();
-    let out = dir.join(name);
-    let run = run_hook(
-        &[
-            "compile",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    out.join("animus-policy.json")
+    compile_config(&config, "a", &dir.join(name))
 }
 
 const V1: &str = r#"agents:
@@ -80,25 +66,25 @@ fn changes_are_listed_each_with_a_witness() {
     let run = diff(&[a, b, "--without-self-protection"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let out = &run.stdout;
-    assert!(out.contains("+ tool_policy.ask:Bash(git push:*) (ask): Bash, Monitor where command [segment] \"git push:*\"\n"), "{out}");
-    assert!(
-        out.contains("- tool_policy.deny:Read(./secrets/**) (deny)"),
-        "{out}"
+    assert_has(
+        out,
+        "+ tool_policy.ask:Bash(git push:*) (ask): Bash, Monitor where command [segment] \"git push:*\"\n",
     );
-    assert!(out.contains("~ no-prod: matchers\n"), "{out}");
+    assert_has(out, "- tool_policy.deny:Read(./secrets/**) (deny)");
+    assert_has(out, "~ no-prod: matchers\n");
     assert!(!out.contains("self_protection"), "{out}");
     // A witness made from the rule, decided by both policies.
-    assert!(
-        out.contains("  tool_policy.ask:Bash(git push:*): Bash: git push\n      before: defer (the policy default)\n      after:  ask (rule `tool_policy.ask:Bash(git push:*)`)\n"),
-        "{out}"
+    assert_has(
+        out,
+        "  tool_policy.ask:Bash(git push:*): Bash: git push\n      before: defer (the policy default)\n      after:  ask (rule `tool_policy.ask:Bash(git push:*)`)\n",
     );
-    assert!(
-        out.contains("  tool_policy.deny:Read(./secrets/**): Read: {\"file_path\":\"/home/user/project/secrets/x\"}\n      before: deny"),
-        "{out}"
+    assert_has(
+        out,
+        "  tool_policy.deny:Read(./secrets/**): Read: {\"file_path\":\"/home/user/project/secrets/x\"}\n      before: deny",
     );
     // The changed regex: its own witnesses (`deploy --env prod`) are denied by both; the
     // difference is only found among real calls.
-    assert!(out.contains("  no-prod: none found"), "{out}");
+    assert_has(out, "  no-prod: none found");
     let calls = dir.join("calls.jsonl");
     std::fs::write(
         &calls,
@@ -128,11 +114,7 @@ fn changes_are_listed_each_with_a_witness() {
 
     // Written to different directories, the self-protection rules differ too.
     let run = diff(&[a, b]);
-    assert!(
-        run.stdout.contains("+ animus.self_protection:"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "+ animus.self_protection:");
 }
 
 #[test]
@@ -151,7 +133,7 @@ fn trouble_exits_2() {
     let missing = dir.join("nowhere.json");
     let run = diff(&[a, missing.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("nowhere.json"), "{}", run.stderr);
+    assert_has(&run.stderr, "nowhere.json");
     let other = dir.join("other.json");
     let text = std::fs::read_to_string(a).unwrap();
     std::fs::write(
@@ -166,12 +148,12 @@ fn trouble_exits_2() {
         "a policy of another version: {}",
         run.stdout
     );
-    assert!(run.stderr.contains("invalid policy"), "{}", run.stderr);
-    assert!(run.stderr.contains("other.json"), "{}", run.stderr);
+    assert_has(&run.stderr, "invalid policy");
+    assert_has(&run.stderr, "other.json");
     let calls = dir.join("calls.jsonl");
     std::fs::write(&calls, "{\"command\": \"ls\"}\n[1]\n").unwrap();
     let run = diff(&[a, a, "--calls", calls.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("calls.jsonl:2:"), "{}", run.stderr);
+    assert_has(&run.stderr, "calls.jsonl:2:");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }

@@ -6,6 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{compile_profile, payload, run_hook, temp_dir};
+use test_support::assert_has;
 
 fn explain(policy: &Path, extra: &[&str], stdin: &[u8]) -> common::Run {
     let mut args = vec!["explain", "--policy", policy.to_str().unwrap()];
@@ -28,11 +29,8 @@ fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let out = &run.stdout;
-    assert!(out.contains("decision: deny"), "{out}");
-    assert!(
-        out.contains("deciding rule: pack.core.git:reset-hard"),
-        "{out}"
-    );
+    assert_has(out, "decision: deny");
+    assert_has(out, "deciding rule: pack.core.git:reset-hard");
     // The matcher, the text it matched in (a segment, not the raw command) and the span.
     assert!(
         out.contains(
@@ -40,11 +38,8 @@ fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
         ),
         "{out}"
     );
-    assert!(
-        out.contains("  1. echo start\n  2. git reset --hard HEAD~1\n"),
-        "{out}"
-    );
-    assert!(out.contains("time: load "), "{out}");
+    assert_has(out, "  1. echo start\n  2. git reset --hard HEAD~1\n");
+    assert_has(out, "time: load ");
     assert!(!out.contains("near misses"), "only on request: {out}");
 }
 
@@ -129,12 +124,10 @@ fn a_path_rule_shows_the_path_text_with_its_base_named() {
         b"",
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(run.stdout.contains("decision: ask"), "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("file_path [path] matched bytes 0..7 of \"<cwd>/.env/\""),
-        "{}",
-        run.stdout
+    assert_has(&run.stdout, "decision: ask");
+    assert_has(
+        &run.stdout,
+        "file_path [path] matched bytes 0..7 of \"<cwd>/.env/\"",
     );
 }
 
@@ -183,17 +176,13 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     let missing = dir.join("nowhere/animus-policy.json");
     let run = explain(&missing, &["--command", "ls"], b"");
     assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("nowhere/animus-policy.json"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "nowhere/animus-policy.json");
     let run = explain(&policy, &[], b"not json");
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("payload is not JSON"), "{}", run.stderr);
+    assert_has(&run.stderr, "payload is not JSON");
     let run = explain(&policy, &[], br#"{"tool_input":{}}"#);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("no `tool_name`"), "{}", run.stderr);
+    assert_has(&run.stderr, "no `tool_name`");
 
     // A policy of another version.
     let other = dir.join("other");
@@ -206,11 +195,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     .unwrap();
     let run = explain(&other.join("animus-policy.json"), &["--command", "ls"], b"");
     assert_eq!(run.code, Some(1), "{}", run.stdout);
-    assert!(
-        run.stderr.contains("animus-hook explain:"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "animus-hook explain:");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 
     let after: Vec<_> = std::fs::read_dir(&dir)

@@ -2,10 +2,13 @@
 
 mod common;
 
-use common::{repo, run_hook, temp_dir};
+use std::path::Path;
+
+use common::{Run, repo, run_hook, temp_dir};
+use test_support::assert_has;
 
 /// `animus-hook lint --config <config> --agent a`, then `extra`.
-fn lint_a(config: &str, extra: &[&str]) -> common::Run {
+fn lint_a(config: &str, extra: &[&str]) -> Run {
     let mut args = vec!["lint", "--config", config, "--agent", "a"];
     args.extend_from_slice(extra);
     run_hook(&args, Some(b""), &[])
@@ -57,74 +60,28 @@ const NEVER_FIRE: &str = r#"agents:
           decision: deny
 "#;
 
-#[test]
-fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
-    let dir = temp_dir("lint-never-fires");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, NEVER_FIRE).unwrap();
-    let c = config.to_str().unwrap();
-    let out = dir.join("out");
-    let lint = lint_a(c, &[]);
-    let compile = run_hook(
-        &[
-            "compile",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
+/// `lint` and `compile` (into `out`) of agent `a` in `config`: both fail with exit 1 and say
+/// each `(at, says)` on one line of stderr. Returns lint's run.
+fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)]) -> Run {
+    let lint = run_hook(
+        &["lint", "--config", config, "--agent", "a"],
         Some(b""),
         &[],
     );
+    let out = out.to_str().unwrap();
+    let compile_args = [
+        "compile",
+        "--config",
+        config,
+        "--agent",
+        "a",
+        "--out-dir",
+        out,
+    ];
+    let compile = run_hook(&compile_args, Some(b""), &[]);
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-        let (at, says) = (
-            "p.yaml:5:11: error",
-            "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?",
-        );
-        assert!(
-            run.stderr
-                .lines()
-                .any(|l| l.contains(at) && l.contains(says)),
-            "{at} {says}:\n{}",
-            run.stderr
-        );
-    }
-    assert!(lint.stderr.contains("does not compile"), "{}", lint.stderr);
-    // Without the misspelt entry, the author rules' errors are next.
-    std::fs::write(
-        &config,
-        NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
-    )
-    .unwrap();
-    let lint = lint_a(c, &[]);
-    let compile = run_hook(
-        &[
-            "compile",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    for run in [&lint, &compile] {
-        assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-        for (at, says) in [
-            (
-                "p.yaml:8:11: error",
-                "no tool it applies to (Read) has a field `command`",
-            ),
-            (
-                "p.yaml:12:11: error",
-                "the regex `[^\\s\\S]` on `command` matches no text",
-            ),
-        ] {
+        for (at, says) in errors {
             assert!(
                 run.stderr
                     .lines()
@@ -134,6 +91,45 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
             );
         }
     }
+    lint
+}
+
+#[test]
+fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
+    let dir = temp_dir("lint-never-fires");
+    let config = dir.join("p.yaml");
+    std::fs::write(&config, NEVER_FIRE).unwrap();
+    let c = config.to_str().unwrap();
+    let out = dir.join("out");
+    let lint = assert_lint_and_compile_fail(
+        c,
+        &out,
+        &[(
+            "p.yaml:5:11: error",
+            "`Bsh(rm:*)` names `Bsh`, no tool any harness calls: did you mean `Bash`?",
+        )],
+    );
+    assert_has(&lint.stderr, "does not compile");
+    // Without the misspelt entry, the author rules' errors are next.
+    std::fs::write(
+        &config,
+        NEVER_FIRE.replace("\"Bsh(rm:*)\"", "\"Bash(rm:*)\""),
+    )
+    .unwrap();
+    assert_lint_and_compile_fail(
+        c,
+        &out,
+        &[
+            (
+                "p.yaml:8:11: error",
+                "no tool it applies to (Read) has a field `command`",
+            ),
+            (
+                "p.yaml:12:11: error",
+                "the regex `[^\\s\\S]` on `command` matches no text",
+            ),
+        ],
+    );
     assert!(!out.exists(), "compile wrote nothing");
 }
 
@@ -179,7 +175,11 @@ fn every_mistake_is_named_at_its_place() {
             .ends_with(&format!("0 errors, 6 warnings (agent `a` of {c})")),
         "{out}"
     );
-    let run = lint_a(c, &["--deny-warnings"]);
+    let run = run_hook(
+        &["lint", "--config", c, "--agent", "a", "--deny-warnings"],
+        Some(b""),
+        &[],
+    );
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
@@ -198,16 +198,8 @@ fn warnings_pass_unless_denied() {
         &[],
     );
     assert_eq!(run.code, Some(0), "{}", run.stdout);
-    assert!(
-        run.stdout.contains("0 errors, 2 warnings"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("decision `ask` dropped"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "0 errors, 2 warnings");
+    assert_has(&run.stdout, "decision `ask` dropped");
     let run = run_hook(
         &[
             "lint",
@@ -247,12 +239,8 @@ fn warnings_pass_unless_denied() {
 fn bad_input() {
     let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("required arguments were not provided")
-            && run.stderr.contains("--config <FILE>"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "required arguments were not provided");
+    assert_has(&run.stderr, "--config <FILE>");
     let run = run_hook(
         &["lint", "--config", "x", "--agent", "a", "--fix"],
         Some(b""),
@@ -270,8 +258,8 @@ fn bad_input() {
     let c = config.to_str().unwrap();
     let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("p.yaml:4:"), "{}", run.stderr);
-    assert!(run.stderr.contains("does not compile"), "{}", run.stderr);
+    assert_has(&run.stderr, "p.yaml:4:");
+    assert_has(&run.stderr, "does not compile");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     let missing = dir.join("missing.yaml");
     let run = run_hook(
@@ -286,7 +274,7 @@ fn bad_input() {
         &[],
     );
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+    assert_has(&run.stderr, "missing.yaml");
 }
 
 /// Each finding carries its code in text (`warning[AH203]`) and in `--json`, one JSON

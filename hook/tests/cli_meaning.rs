@@ -9,6 +9,7 @@ use std::path::Path;
 
 use common::{gate_args, repo, run_emit_both, run_hook, temp_dir};
 use serde_json::{Value, json};
+use test_support::assert_has;
 
 /// A user's Claude settings: an allow, an ask, a deny, a bare `*` allow (which Claude ignores).
 const SETTINGS: &str = r#"{
@@ -74,6 +75,31 @@ fn payload(project: &Path, mode: &str, tool: &str, input: Value) -> Vec<u8> {
 }
 
 /// The gate's answer: `None` for no output (the hook abstains), else the decision printed.
+/// The gate decides each payload of `cases` under `policy` as its `want` says (`None`: left to
+/// Claude), and never answers allow.
+fn assert_gate_decides<const N: usize>(
+    policy: &Path,
+    state: &Path,
+    project: &Path,
+    mode: &str,
+    cases: [(Vec<u8>, Option<&str>); N],
+) {
+    for (p, want) in cases {
+        let got = gate(policy, state, project, &p);
+        assert_eq!(
+            got.as_deref(),
+            want,
+            "{mode}: {}",
+            String::from_utf8_lossy(&p)
+        );
+        assert_ne!(
+            got.as_deref(),
+            Some("allow"),
+            "the hook never answers allow"
+        );
+    }
+}
+
 fn gate(policy: &Path, state: &Path, project: &Path, payload: &[u8]) -> Option<String> {
     let run = run_emit_both(
         &gate_args("s1", project, policy),
@@ -99,14 +125,8 @@ const MODES: &[&str] = &["default", "acceptEdits", "plan", "bypassPermissions"];
 fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
     let dir = temp_dir("meaning-claude");
     let (policy, stderr) = import_and_compile(&dir, &[]);
-    assert!(
-        stderr.contains("written with `tool_policy.meaning: claude`"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("`permissions.allow` entry `*` is left out"),
-        "{stderr}"
-    );
+    assert_has(&stderr, "written with `tool_policy.meaning: claude`");
+    assert_has(&stderr, "`permissions.allow` entry `*` is left out");
     let compiled: Value = serde_json::from_slice(&std::fs::read(&policy).unwrap()).unwrap();
     assert_eq!(compiled["default_decision"], "defer");
     let (state, project) = (dir.join("state"), dir.join("project"));
@@ -149,20 +169,7 @@ fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
                 None,
             ),
         ];
-        for (p, want) in cases {
-            let got = gate(&policy, &state, project, &p);
-            assert_eq!(
-                got.as_deref(),
-                want,
-                "{mode}: {}",
-                String::from_utf8_lossy(&p)
-            );
-            assert_ne!(
-                got.as_deref(),
-                Some("allow"),
-                "the hook never answers allow"
-            );
-        }
+        assert_gate_decides(&policy, &state, project, mode, cases);
     }
 }
 
@@ -170,10 +177,7 @@ fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
 fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
     let dir = temp_dir("meaning-allowlist");
     let (policy, stderr) = import_and_compile(&dir, &["--meaning", "allowlist"]);
-    assert!(
-        stderr.contains("written with `tool_policy.meaning: allowlist`"),
-        "{stderr}"
-    );
+    assert_has(&stderr, "written with `tool_policy.meaning: allowlist`");
     let compiled: Value = serde_json::from_slice(&std::fs::read(&policy).unwrap()).unwrap();
     assert_eq!(compiled["default_decision"], "deny");
     let (state, project) = (dir.join("state"), dir.join("project"));
@@ -181,7 +185,7 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
     let project = project.as_path();
     for mode in MODES {
         let bash = |command: &str| payload(project, mode, "Bash", json!({ "command": command }));
-        for (p, want) in [
+        let cases = [
             (bash("git status"), None),
             (bash("curl https://example.com"), Some("deny")),
             (bash("git push origin main"), Some("ask")),
@@ -195,15 +199,8 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
                 ),
                 Some("deny"),
             ),
-        ] {
-            let got = gate(&policy, &state, project, &p);
-            assert_eq!(
-                got.as_deref(),
-                want,
-                "{mode}: {}",
-                String::from_utf8_lossy(&p)
-            );
-        }
+        ];
+        assert_gate_decides(&policy, &state, project, mode, cases);
     }
     // The bare `*` Claude ignores did not widen the allowlist.
     let run = run_hook(
@@ -343,9 +340,5 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         &[],
     );
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("0 errors, 2 warnings"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "0 errors, 2 warnings");
 }

@@ -5,6 +5,7 @@ mod common;
 use std::path::Path;
 
 use common::{repo, temp_dir};
+use test_support::assert_has;
 
 /// `animus-hook test …` run in `dir`.
 fn test_in(dir: &Path, args: &[&str]) -> common::Run {
@@ -107,29 +108,25 @@ fn a_malformed_case_file_runs_nothing_and_says_where() {
     let run = test_in(&dir, &strs(&args));
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.is_empty(), "no case runs: {}", run.stdout);
-    assert!(run.stderr.contains("bad.yaml:2:11"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("`expect: perhaps` is not a decision"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "bad.yaml:2:11");
+    assert_has(&run.stderr, "`expect: perhaps` is not a decision");
     assert!(
         run.stderr.contains("bad.yaml:3:3"),
         "every mistake: {}",
         run.stderr
     );
-    assert!(run.stderr.contains("no case was run"), "{}", run.stderr);
+    assert_has(&run.stderr, "no case was run");
 
     let missing = dir.join("nowhere.yaml");
     let run = test_in(&dir, &strs(&trader_args(missing.to_str().unwrap())));
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("nowhere.yaml"), "{}", run.stderr);
+    assert_has(&run.stderr, "nowhere.yaml");
 
     let empty = dir.join("empty.yaml");
     std::fs::write(&empty, "[]\n").unwrap();
     let run = test_in(&dir, &strs(&trader_args(empty.to_str().unwrap())));
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("no case"), "{}", run.stderr);
+    assert_has(&run.stderr, "no case");
 }
 
 #[test]
@@ -140,14 +137,14 @@ fn usage_and_profile_errors() {
     assert!(run.stderr.contains("<CASES_YAML>"), "{}", run.stderr);
     let run = test_in(&dir, &["--agent", "a", "c.yaml"]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("--config"), "{}", run.stderr);
+    assert_has(&run.stderr, "--config");
 
     let cases = repo().join("corpus/cases/trader.cases.yaml");
     let mut args = trader_args(cases.to_str().unwrap());
     args[3] = "nobody".into();
     let run = test_in(&dir, &strs(&args));
     assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(run.stderr.contains("nobody"), "{}", run.stderr);
+    assert_has(&run.stderr, "nobody");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 

@@ -48,24 +48,14 @@ use e2e::cases::{
     decisions::*, fail_closed::*, installed::*, mock_wire::*, os_boundary::*, packs::*,
     permissions::*, recording::*, shell::*, tools::*, transport::*, wiring::*,
 };
-use e2e::driver::locate_claude;
-use e2e::runner::{self, Test};
+use e2e::driver::CLAUDE;
+use test_support::runner::{self, Test};
 
 fn main() -> ExitCode {
-    runner::main(TESTS, skip_reason)
+    runner::main(TESTS, || CLAUDE.skip_reason())
 }
 
-/// Every test, by function name: first those that drive the CLI, then those that do not.
-macro_rules! tests {
-    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
-        &[
-            $(Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
-            $(Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
-        ]
-    };
-}
-
-const TESTS: &[Test] = tests![
+const TESTS: &[Test] = test_support::tests![
     cli:
     // The slowest first (it waits out the gate's 30 s timeout), so the rest overlap with it.
     fail_closed_hook_timeout,
@@ -106,16 +96,3 @@ const TESTS: &[Test] = tests![
     mock_answers_without_streaming_and_breaks_a_stream_once,
     mock_answers_auxiliary_requests,
 ];
-
-/// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
-fn skip_reason() -> Result<Option<String>, String> {
-    match locate_claude()? {
-        Some(_) => Ok(None),
-        None if std::env::var_os("CI").is_some() => Err(
-            "the Claude Code CLI is not installed and CI is set: run scripts/install-claude-cli.sh first".into(),
-        ),
-        None => Ok(Some(
-            "the Claude Code CLI is not installed (scripts/install-claude-cli.sh installs it)".into(),
-        )),
-    }
-}

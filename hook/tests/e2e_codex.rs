@@ -43,36 +43,20 @@ mod common;
 mod driver;
 #[path = "e2e_codex/fixtures.rs"]
 mod fixtures;
-#[path = "e2e/http.rs"]
-mod http;
-#[path = "e2e/mcp_echo.rs"]
-mod mcp_echo;
 #[path = "e2e_codex/mock_responses.rs"]
 mod mock_responses;
-#[path = "e2e/runner.rs"]
-mod runner;
 
 use std::process::ExitCode;
 
 use cases::{edits::*, faults::*, mcp::*, mock_wire::*, recording::*, shell::*, wiring::*};
-use driver::locate_codex;
-use runner::Test;
+use driver::CODEX;
+use test_support::runner::{self, Test};
 
 fn main() -> ExitCode {
-    runner::main(TESTS, skip_reason)
+    runner::main(TESTS, || CODEX.skip_reason())
 }
 
-/// Every test, by function name: first those that drive the CLI, then those that do not.
-macro_rules! tests {
-    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
-        &[
-            $(Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
-            $(Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
-        ]
-    };
-}
-
-const TESTS: &[Test] = tests![
+const TESTS: &[Test] = test_support::tests![
     cli:
     // The slowest first (they wait out a hook's timeout), so the rest overlap with them.
     fail_closed_hung_hook,
@@ -100,17 +84,3 @@ const TESTS: &[Test] = tests![
     offline:
     mock_answers_turn_by_turn_and_refuses_strays,
 ];
-
-/// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
-fn skip_reason() -> Result<Option<String>, String> {
-    match locate_codex()? {
-        Some(_) => Ok(None),
-        None if std::env::var_os("CI").is_some() => Err(
-            "the Codex CLI is not installed and CI is set: run scripts/install-codex-cli.sh first"
-                .into(),
-        ),
-        None => Ok(Some(
-            "the Codex CLI is not installed (scripts/install-codex-cli.sh installs it)".into(),
-        )),
-    }
-}

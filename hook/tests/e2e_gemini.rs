@@ -34,12 +34,6 @@
 
 #[path = "e2e/common.rs"]
 mod common;
-#[path = "e2e/http.rs"]
-mod http;
-#[path = "e2e/mcp_echo.rs"]
-mod mcp_echo;
-#[path = "e2e/runner.rs"]
-mod runner;
 
 #[path = "e2e_gemini/mod.rs"]
 mod e2e_gemini;
@@ -49,24 +43,14 @@ use std::process::ExitCode;
 use e2e_gemini::cases::{
     fail_closed::*, installed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
 };
-use e2e_gemini::driver::locate_gemini;
-use runner::Test;
+use e2e_gemini::driver::GEMINI;
+use test_support::runner::{self, Test};
 
 fn main() -> ExitCode {
-    runner::main(TESTS, skip_reason)
+    runner::main(TESTS, || GEMINI.skip_reason())
 }
 
-/// Every test, by function name: first those that drive the CLI, then those that do not.
-macro_rules! tests {
-    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
-        &[
-            $(Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
-            $(Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
-        ]
-    };
-}
-
-const TESTS: &[Test] = tests![
+const TESTS: &[Test] = test_support::tests![
     cli:
     installed_hooks_stop_git_reset_in_a_normally_started_session,
     // The slowest first (it waits out the wrapper's 25 s kill), so the rest overlap with it.
@@ -91,20 +75,3 @@ const TESTS: &[Test] = tests![
     offline:
     mock_plays_the_script_turn_by_turn,
 ];
-
-/// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
-fn skip_reason() -> Result<Option<String>, String> {
-    match locate_gemini()? {
-        Some(_) => {}
-        None if std::env::var_os("CI").is_some() => {
-            return Err("the Gemini CLI is not installed and CI is set: run scripts/install-gemini-cli.sh first".into());
-        }
-        None => {
-            return Ok(Some(
-                "the Gemini CLI is not installed (scripts/install-gemini-cli.sh installs it)"
-                    .into(),
-            ));
-        }
-    }
-    Ok(None)
-}

@@ -48,27 +48,17 @@ mod oc;
 use std::process::ExitCode;
 
 use oc::cases::*;
-use oc::driver::locate_opencode;
+use oc::driver::OPENCODE;
 use oc::fail_closed::*;
 use oc::installed::*;
 use oc::mock::selftest::*;
-use oc::runner::{self, Test};
+use test_support::runner::{self, Test};
 
 fn main() -> ExitCode {
-    runner::main(TESTS, skip_reason)
+    runner::main(TESTS, || OPENCODE.skip_reason())
 }
 
-/// Every test, by function name: first those that drive the CLI, then those that do not.
-macro_rules! tests {
-    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
-        &[
-            $(Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
-            $(Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
-        ]
-    };
-}
-
-const TESTS: &[Test] = tests![
+const TESTS: &[Test] = test_support::tests![
     cli:
     // The slowest first (it waits out the plugin's 30 s gate timeout), so the rest overlap.
     fail_closed_hung_hook_is_killed_at_the_gate_timeout,
@@ -87,16 +77,3 @@ const TESTS: &[Test] = tests![
     offline:
     mock_scripts_turns_by_assistant_count_and_skips_the_title,
 ];
-
-/// `Ok(None)` to run, `Ok(Some(why))` to skip every test, `Err` to fail them.
-fn skip_reason() -> Result<Option<String>, String> {
-    match locate_opencode()? {
-        Some(_) => Ok(None),
-        None if std::env::var_os("CI").is_some() => Err(
-            "the opencode CLI is not installed and CI is set: run scripts/install-opencode-cli.sh first".into(),
-        ),
-        None => Ok(Some(
-            "the opencode CLI is not installed (scripts/install-opencode-cli.sh installs it)".into(),
-        )),
-    }
-}

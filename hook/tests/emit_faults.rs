@@ -6,6 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
+use test_support::assert_has;
 
 struct Fault {
     name: &'static str,
@@ -124,42 +125,6 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         std::fs::remove_file(sidecar).unwrap();
         let _ = std::fs::remove_file(engine::sidecar::stamp_path_for(json));
     });
-    v.push(f(
-        "sidecar missing",
-        &missing,
-        Some(status.clone()),
-        "has no sidecar beside it",
-    ));
-    v.push(f(
-        "sidecar corrupt",
-        &flip,
-        Some(status.clone()),
-        "sidecar is corrupt",
-    ));
-    v.push(f(
-        "sidecar truncated",
-        &truncated,
-        Some(status.clone()),
-        "sidecar is truncated",
-    ));
-    v.push(f(
-        "sidecar stale",
-        &stale,
-        Some(status.clone()),
-        "sidecar is stale",
-    ));
-    v.push(f(
-        "policy damaged",
-        &damaged,
-        Some(status.clone()),
-        "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
-    ));
-    v.push(f(
-        "sidecar not a sidecar",
-        &not_sidecar,
-        Some(status.clone()),
-        "cannot be used",
-    ));
     // The policy's three files are checked before a byte is read: a FIFO answers at once (it
     // used to block for the whole deadline), and a file its group or others may write, or one
     // owned by another user, is refused (they could rewrite what the hook allows).
@@ -169,47 +134,66 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     });
-    v.push(f(
-        "policy is a FIFO",
-        &fifo,
-        Some(status.clone()),
-        "it is a FIFO, not a regular file",
-    ));
-    v.push(f(
-        "policy is a device",
-        "/dev/zero",
-        Some(status.clone()),
-        "it is a device",
-    ));
     let chmod = |path: &Path, mode: u32| {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     };
     let loose_policy = pair("policy-0666", &|json, _| chmod(json, 0o666));
-    v.push(f(
-        "policy writable by others",
-        &loose_policy,
-        Some(status.clone()),
-        "is writable by others (mode 666)",
-    ));
     let loose_sidecar = pair("sidecar-0664", &|_, sidecar| chmod(sidecar, 0o664));
-    v.push(f(
-        "sidecar writable by its group",
-        &loose_sidecar,
-        Some(status.clone()),
-        "is writable by its group (mode 664)",
-    ));
     let loose_stamp = pair("stamp-0646", &|json, _| {
         let stamp = engine::sidecar::stamp_path_for(json);
         std::fs::copy(engine::sidecar::stamp_path_for(good_policy), &stamp).unwrap();
         chmod(&stamp, 0o646);
     });
-    v.push(f(
-        "stamp writable by others",
-        &loose_stamp,
-        Some(status.clone()),
-        "animus-policy.stamp` is writable by others",
-    ));
+    // Each damaged policy answers a status call with a deny naming what is wrong.
+    v.extend(
+        [
+            (
+                "sidecar missing",
+                missing.as_str(),
+                "has no sidecar beside it",
+            ),
+            ("sidecar corrupt", flip.as_str(), "sidecar is corrupt"),
+            (
+                "sidecar truncated",
+                truncated.as_str(),
+                "sidecar is truncated",
+            ),
+            ("sidecar stale", stale.as_str(), "sidecar is stale"),
+            (
+                "policy damaged",
+                damaged.as_str(),
+                "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
+            ),
+            (
+                "sidecar not a sidecar",
+                not_sidecar.as_str(),
+                "cannot be used",
+            ),
+            (
+                "policy is a FIFO",
+                fifo.as_str(),
+                "it is a FIFO, not a regular file",
+            ),
+            ("policy is a device", "/dev/zero", "it is a device"),
+            (
+                "policy writable by others",
+                loose_policy.as_str(),
+                "is writable by others (mode 666)",
+            ),
+            (
+                "sidecar writable by its group",
+                loose_sidecar.as_str(),
+                "is writable by its group (mode 664)",
+            ),
+            (
+                "stamp writable by others",
+                loose_stamp.as_str(),
+                "animus-policy.stamp` is writable by others",
+            ),
+        ]
+        .map(|(name, policy, reason)| f(name, policy, Some(status.clone()), reason)),
+    );
     // Another user's sidecar (only root can hand a file to another user).
     let foreign = pair("sidecar-foreign", &|_, sidecar| {
         let _ = std::os::unix::fs::chown(sidecar, Some(4242), None);
@@ -259,11 +243,12 @@ fn args_for(fault: &Fault, event: &str, with_policy: bool, project: &Path) -> Ve
 
 #[test]
 fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
-    let dir = temp_dir("faults");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let state = dir.join("state");
-    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let TraderDir {
+        dir,
+        project,
+        state,
+        policy,
+    } = trader_dir("faults");
     for fault in faults(&dir, &policy) {
         let mut env: Vec<(&str, &str)> = vec![("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
         env.extend(fault.env.iter().map(|(k, v)| (*k, v.as_str())));
@@ -351,18 +336,12 @@ fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
     let before: Vec<_> = walk(&dir);
     for session in ["../../etc", "a/b", "", long.as_str(), "..", "/etc/passwd"] {
         for with_policy in [true, false] {
-            let mut args = vec![
-                "emit",
-                "--event",
+            let args = emit_args(
                 "PreToolUse",
-                "--session",
                 session,
-                "--project-root",
-                project.to_str().unwrap(),
-            ];
-            if with_policy {
-                args.extend(["--policy", policy.to_str().unwrap()]);
-            }
+                &project,
+                with_policy.then_some(&*policy),
+            );
             let run = run_emit_both(
                 &args,
                 Some(&payload("PreToolUse.Bash.git-status.json")),
@@ -375,10 +354,10 @@ fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
                     "{session:?}: {}",
                     run.stdout
                 );
-                assert!(run.stdout.contains("session id"), "{}", run.stdout);
+                assert_has(&run.stdout, "session id");
             } else {
                 assert_eq!(run.stdout, "", "{session:?}");
-                assert!(run.stderr.contains("session id"), "{}", run.stderr);
+                assert_has(&run.stderr, "session id");
             }
         }
     }
@@ -406,27 +385,18 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// observer: the hook answers as the gate event it names, with a deny saying what to fix.
 #[test]
 fn a_misspelled_gate_event_denies_instead_of_observing() {
-    let dir = temp_dir("misspelled-event");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let state = dir.join("state");
-    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let TraderDir {
+        dir: _dir,
+        project,
+        state,
+        policy,
+    } = trader_dir("misspelled-event");
     let status = payload("PreToolUse.Bash.git-status.json");
     for (given, gate) in [
         ("Pretooluse", "PreToolUse"),
         ("permission_request", "PermissionRequest"),
     ] {
-        let args = [
-            "emit",
-            "--event",
-            given,
-            "--session",
-            "misspelled",
-            "--project-root",
-            project.to_str().unwrap(),
-            "--policy",
-            policy.to_str().unwrap(),
-        ];
+        let args = emit_args(given, "misspelled", &project, Some(&policy));
         let run = run_emit_both(
             &args,
             Some(&status),
@@ -442,17 +412,7 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
     }
     // A name no gate resembles stays an observer: it records and prints nothing, but
     // `--policy` there is a settings mistake, said on stderr with exit 1.
-    let args = [
-        "emit",
-        "--event",
-        "PostToolUse",
-        "--session",
-        "misspelled",
-        "--project-root",
-        project.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
-    ];
+    let args = emit_args("PostToolUse", "misspelled", &project, Some(&policy));
     let run = run_emit_both(
         &args,
         Some(&status),
@@ -464,12 +424,7 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
         "{}",
         run.stderr
     );
-    assert!(
-        run.stderr
-            .contains("`--policy` is only read by the gate events"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "`--policy` is only read by the gate events");
     // Recorded all the same: two binaries, two gate runs each above, and these two.
     let scope = std::fs::read_dir(&state)
         .unwrap()

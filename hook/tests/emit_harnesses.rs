@@ -7,6 +7,8 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
+use test_support::assert_has;
+use test_support::process::succeed;
 
 const HOME: &str = "/home/tester";
 
@@ -433,11 +435,7 @@ fn a_gate_event_of_another_harness_is_refused() {
         Some(&payload("codex/PreToolUse.bash.json")),
         &[("ANIMUS_CONFIG_DIR", gate.state.to_str().unwrap())],
     );
-    assert!(
-        run.stdout.contains("unknown --provider `aider`"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "unknown --provider `aider`");
     assert!(run.stdout.contains("\"permissionDecision\":\"deny\""));
 }
 
@@ -493,17 +491,12 @@ fn gate_over(name: &str, tool_policy: &str) -> Gate {
         format!("agent_profiles:\n  a:\n    tool_policy:\n{tool_policy}"),
     )
     .unwrap();
-    let out = std::process::Command::new(bin())
-        .args(["compile", "--config"])
-        .arg(&profile)
-        .args(["--agent", "a", "--out-dir"])
-        .arg(dir.join("policy"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        std::process::Command::new(bin())
+            .args(["compile", "--config"])
+            .arg(&profile)
+            .args(["--agent", "a", "--out-dir"])
+            .arg(dir.join("policy")),
     );
     let project = dir.join("project");
     std::fs::create_dir_all(&project).unwrap();

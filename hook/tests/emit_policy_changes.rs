@@ -39,11 +39,12 @@ fn copy_pair(good: &Path, dir: &Path) -> std::path::PathBuf {
 /// defers (`git status`), so the previous code answered nothing.
 #[test]
 fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
-    let dir = temp_dir("sigbus");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let good = compile_profile("trader.yaml", "trader", &dir.join("run"));
-    let state = dir.join("state");
+    let TraderDir {
+        dir,
+        project,
+        state,
+        policy: good,
+    } = trader_dir("sigbus");
     let status = payload("PreToolUse.Bash.git-status.json");
     for (fault, says, stderr_says) in [
         (
@@ -79,14 +80,7 @@ fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
                 .as_str()
                 .unwrap();
             assert!(reason.contains(says), "{name}: {reason}");
-            let scope = std::fs::read_dir(&state)
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .path();
-            let log =
-                std::fs::read_to_string(scope.join(format!("sessions/{session}.jsonl"))).unwrap();
+            let log = only_scope_log(&state, &session);
             assert_eq!(log.lines().count(), 1, "{name}: {log}");
             let record: serde_json::Value = serde_json::from_str(log.trim()).unwrap();
             assert_eq!(record["decision"], "deny", "{name}");
@@ -105,11 +99,12 @@ fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
 /// (before, the deadline answered and the log had nothing of the call).
 #[test]
 fn a_hung_decision_is_denied_by_the_deadline_and_recorded() {
-    let dir = temp_dir("hung");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
-    let state = dir.join("state");
+    let TraderDir {
+        dir: _dir,
+        project,
+        state,
+        policy,
+    } = trader_dir("hung");
     let status = payload("PreToolUse.Bash.git-status.json");
     for (i, bin) in [bin(), lean_bin()].into_iter().enumerate() {
         let session = format!("hung-{i}");
@@ -131,14 +126,7 @@ fn a_hung_decision_is_denied_by_the_deadline_and_recorded() {
             v.to_string().contains("no decision within 500 ms"),
             "{bin}: {v}"
         );
-        let scope = std::fs::read_dir(&state)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        let log = std::fs::read_to_string(scope.join(format!("sessions/{session}.jsonl")))
-            .unwrap_or_default();
+        let log = only_scope_log(&state, &session);
         assert_eq!(log.lines().count(), 1, "{bin}: {log:?}");
         let record: serde_json::Value = serde_json::from_str(log.trim()).unwrap();
         assert_eq!(record["decision"], "deny", "{bin}");
@@ -164,10 +152,12 @@ fn a_hung_decision_is_denied_by_the_deadline_and_recorded() {
 fn hooks_racing_an_in_place_rewrite_always_answer() {
     use std::io::Write;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let dir = temp_dir("rewrite-race");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let good = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let TraderDir {
+        dir,
+        project,
+        state: _,
+        policy: good,
+    } = trader_dir("rewrite-race");
     let policy = copy_pair(&good, &dir.join("pair"));
     let sidecar = engine::sidecar::sidecar_path_for(&policy);
     let bytes = std::fs::read(&sidecar).unwrap();
@@ -233,10 +223,12 @@ fn the_deadline_fires_even_when_the_parent_blocked_sigalrm() {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
-    let dir = temp_dir("sigalrm");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
+    let TraderDir {
+        dir,
+        project,
+        state: _,
+        policy,
+    } = trader_dir("sigalrm");
     for bin in [bin(), lean_bin()] {
         let mut cmd = Command::new(bin);
         cmd.args([

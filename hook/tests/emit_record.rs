@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::*;
+use test_support::assert_has;
 
 fn session_log(state: &Path, session: &str) -> PathBuf {
     let scopes: Vec<_> = std::fs::read_dir(state)
@@ -140,7 +141,7 @@ fn records_carry_what_the_issue_asks_for() {
     );
     assert_eq!(w["payload_truncated"], true);
     let cut = w["payload"]["tool_input"]["content"].as_str().unwrap();
-    assert!(cut.contains("…[truncated"), "{cut}");
+    assert_has(cut, "…[truncated");
     // A cut says the full length and carries the full string's digest.
     assert!(
         cut.contains(" bytes, sha256 "),

@@ -10,6 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::*;
+use test_support::assert_has;
 
 const SESSION: &str = "planted";
 
@@ -76,11 +77,7 @@ fn gate_reason(s: &Setup) -> String {
         (Some(0), ""),
         "the observer stays silent"
     );
-    assert!(
-        observer.stderr.contains("not recorded"),
-        "{}",
-        observer.stderr
-    );
+    assert_has(&observer.stderr, "not recorded");
     reason
 }
 
@@ -124,7 +121,7 @@ fn a_symbolic_link_at_the_log_is_refused() {
     let log = sessions.join(format!("{SESSION}.jsonl"));
     std::os::unix::fs::symlink(&s.victim, &log).unwrap();
     let reason = gate_reason(&s);
-    assert!(reason.contains("is a symbolic link"), "{reason}");
+    assert_has(&reason, "is a symbolic link");
     assert!(reason.contains(log.to_str().unwrap()), "{reason}");
     assert_victim_untouched(&s);
 }
@@ -135,7 +132,7 @@ fn a_link_to_dev_null_is_refused() {
     let sessions = make_sessions(&s);
     std::os::unix::fs::symlink("/dev/null", sessions.join(format!("{SESSION}.jsonl"))).unwrap();
     let reason = gate_reason(&s);
-    assert!(reason.contains("is a symbolic link"), "{reason}");
+    assert_has(&reason, "is a symbolic link");
 }
 
 #[test]
@@ -147,8 +144,8 @@ fn a_symbolic_link_at_a_directory_is_refused() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, s.scope.join("sessions")).unwrap();
     let reason = gate_reason(&s);
-    assert!(reason.contains("is not a directory"), "{reason}");
-    assert!(reason.contains("sessions"), "{reason}");
+    assert_has(&reason, "is not a directory");
+    assert_has(&reason, "sessions");
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     // At the repo scope.
     let s = setup("state-scope-link");
@@ -158,7 +155,7 @@ fn a_symbolic_link_at_a_directory_is_refused() {
     std::fs::create_dir_all(elsewhere.join("sessions")).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &s.scope).unwrap();
     let reason = gate_reason(&s);
-    assert!(reason.contains("is not a directory"), "{reason}");
+    assert_has(&reason, "is not a directory");
     assert_eq!(
         std::fs::read_dir(elsewhere.join("sessions"))
             .unwrap()
@@ -173,7 +170,7 @@ fn a_hard_link_at_the_log_is_refused() {
     let sessions = make_sessions(&s);
     std::fs::hard_link(&s.victim, sessions.join(format!("{SESSION}.jsonl"))).unwrap();
     let reason = gate_reason(&s);
-    assert!(reason.contains("hard links"), "{reason}");
+    assert_has(&reason, "hard links");
     assert_victim_untouched(&s);
 }
 
@@ -187,7 +184,7 @@ fn a_fifo_at_the_log_answers_at_once() {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let started = std::time::Instant::now();
     let reason = gate_reason(&s);
-    assert!(reason.contains("not a regular file"), "{reason}");
+    assert_has(&reason, "not a regular file");
     // Four runs (two gates, two observers); a blocked open would wait for the 10 s deadline.
     assert!(started.elapsed() < std::time::Duration::from_secs(8));
 }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
+use test_support::assert_has;
+use test_support::process::succeed;
 
 struct Setup {
     _dir: TempDir,
@@ -64,20 +66,12 @@ fn setup(name: &str) -> Setup {
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write]\n",
     )
     .unwrap();
-    let out = Command::new(&hook)
-        .args(["compile", "--config"])
-        .arg(&profile)
-        .args(["--agent", "yolo", "--out-dir"])
-        .arg(&run)
-        .env("ANIMUS_CONFIG_DIR", &state)
-        .env("HOME", &home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let env = [
+        ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let compiled = compile_run(hook.to_str().unwrap(), &profile, "yolo", &run, &env);
+    assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
     Setup {
         policy: run.join("animus-policy.json"),
         project,
@@ -262,16 +256,11 @@ fn the_destructive_probes_really_change_their_targets_when_run_unguarded() {
     let settings = s.project.join(".claude/settings.local.json");
     let emit = s.bin_dir.join("animus-hook-emit");
     let bash = |command: &str| {
-        let out = Command::new("bash")
-            .args(["--norc", "-c", &s.expand(command)])
-            .current_dir(&s.project)
-            .env("HOME", &s.home)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        succeed(
+            Command::new("bash")
+                .args(["--norc", "-c", &s.expand(command)])
+                .current_dir(&s.project)
+                .env("HOME", &s.home),
         );
     };
     let before = std::fs::read(&emit).unwrap();
@@ -321,7 +310,7 @@ fn a_kill_switch_set_to_no_warns_that_the_guard_is_off() {
         );
     }
     let stderr = inject("1");
-    assert!(stderr.contains("harness hooks disabled"), "{stderr}");
+    assert_has(&stderr, "harness hooks disabled");
     assert!(!stderr.contains("UNGUARDED"), "{stderr}");
     assert!(!dir.join("run").exists(), "the kill switch writes nothing");
 }

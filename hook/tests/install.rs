@@ -51,6 +51,8 @@ const USER_SETTINGS: &str = r#"{
 "#;
 
 use install_support::{Home, assert_ok};
+use test_support::assert_has;
+use test_support::process::succeed;
 
 #[test]
 fn install_keeps_the_users_settings_adds_the_gates_backs_up_and_is_idempotent() {
@@ -120,7 +122,7 @@ fn install_keeps_the_users_settings_adds_the_gates_backs_up_and_is_idempotent() 
     // A second install changes nothing, not even the backups.
     let again = home.run(&["install"]);
     assert_ok(&again);
-    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    assert_has(&again.stdout, "nothing changed");
     assert_eq!(home.read_settings(), text);
     assert_eq!(home.backups(), backups);
 }
@@ -141,7 +143,7 @@ fn the_installed_gate_denies_the_packs_and_the_users_own_deny_entries_and_passes
     );
     // The user's own `Bash(curl:*)` deny binds through the hook too (bypass mode included).
     let curl = home.decide("curl https://example.com", &cwd, "sess-1");
-    assert!(curl.contains("\"deny\""), "{curl}");
+    assert_has(&curl, "\"deny\"");
     assert_eq!(home.decide("git status", &cwd, "sess-1"), "");
     // The records went to the repo's scope (the git top level above cwd), by session id.
     let root = home.dir.join(".animus");
@@ -206,7 +208,7 @@ fn a_gate_from_payload_without_a_session_id_denies_naming_it() {
         Some(payload.to_string().as_bytes()),
         &[("HOME", home.path().to_str().unwrap())],
     );
-    assert!(run.stdout.contains("drop --session"), "{}", run.stdout);
+    assert_has(&run.stdout, "drop --session");
 }
 
 #[test]
@@ -220,7 +222,7 @@ fn doctor_passes_after_install_and_fails_naming_a_corrupted_policy() {
         "nothing installed yet: {}",
         before.stdout
     );
-    assert!(before.stdout.contains("✗ installed"), "{}", before.stdout);
+    assert_has(&before.stdout, "✗ installed");
     assert_ok(&home.run(&["install"]));
     let doctor = home.run(&["doctor"]);
     assert_ok(&doctor);
@@ -247,11 +249,7 @@ fn doctor_passes_after_install_and_fails_naming_a_corrupted_policy() {
     home.write_settings(&changed);
     let drifted = home.run(&["doctor"]);
     assert_eq!(drifted.code, Some(1));
-    assert!(
-        drifted.stdout.contains("✗ policy sources (user)"),
-        "{}",
-        drifted.stdout
-    );
+    assert_has(&drifted.stdout, "✗ policy sources (user)");
     assert_ok(&home.run(&["install"]));
     assert_ok(&home.run(&["doctor"]));
     // A corrupted policy: doctor fails, naming the file.
@@ -280,13 +278,7 @@ fn doctor_passes_after_install_and_fails_naming_a_corrupted_policy() {
     home.write_settings(&text);
     let flagged = home.run(&["doctor"]);
     assert_eq!(flagged.code, Some(1));
-    assert!(
-        flagged
-            .stdout
-            .contains("✗ kill switch in settings env (user)"),
-        "{}",
-        flagged.stdout
-    );
+    assert_has(&flagged.stdout, "✗ kill switch in settings env (user)");
 }
 
 #[test]
@@ -314,7 +306,7 @@ fn uninstall_restores_the_users_settings_byte_identical() {
     );
     let again = home.run(&["uninstall"]);
     assert_ok(&again);
-    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    assert_has(&again.stdout, "nothing changed");
     assert_eq!(home.read_settings(), USER_SETTINGS);
 }
 
@@ -354,7 +346,7 @@ fn refusals_change_nothing() {
         let run = home.run(&["install"]);
         assert_eq!(run.code, Some(1), "{text}: {}", run.stdout);
         assert!(run.stderr.contains(why), "{why}: {}", run.stderr);
-        assert!(run.stderr.contains("nothing was changed"), "{}", run.stderr);
+        assert_has(&run.stderr, "nothing was changed");
         assert_eq!(home.read_settings(), text, "left byte-identical");
         assert!(home.backups().is_empty());
     }
@@ -362,7 +354,7 @@ fn refusals_change_nothing() {
     home.write_settings(USER_SETTINGS);
     let run = home.run(&["install", "--hook-binary", "/bin/true"]);
     assert_eq!(run.code, Some(1));
-    assert!(run.stderr.contains("is not animus-hook"), "{}", run.stderr);
+    assert_has(&run.stderr, "is not animus-hook");
     assert_eq!(home.read_settings(), USER_SETTINGS);
     assert!(
         !home.dir.join(".animus/installed").exists(),
@@ -378,7 +370,7 @@ fn refusals_change_nothing() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cannot write"), "{stderr}");
+    assert_has(&stderr, "cannot write");
     assert!(
         !home.dir.join(".animus/installed").exists(),
         "no policy written"
@@ -386,11 +378,7 @@ fn refusals_change_nothing() {
     // Other harnesses are not installed by this command yet, and say what to use.
     let run = home.run(&["install", "--harness", "codex"]);
     assert_eq!(run.code, Some(1));
-    assert!(
-        run.stderr.contains("inject --provider codex"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "inject --provider codex");
 }
 
 #[test]
@@ -443,7 +431,7 @@ fn hooks_written_before_permissions_do_not_make_the_policy_drift() {
     assert_ok(&home.run(&["install"]));
     assert_ok(&home.run(&["doctor"]));
     let again = home.run(&["install"]);
-    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    assert_has(&again.stdout, "nothing changed");
 }
 
 #[test]
@@ -451,21 +439,16 @@ fn claude_config_dir_names_the_settings_install_writes() {
     let home = Home::new("install-config-dir");
     let config = home.dir.join("elsewhere");
     std::fs::create_dir_all(&config).unwrap();
-    let out = Command::new(common::bin())
-        .arg("install")
-        .env("HOME", home.path())
-        .env("CLAUDE_CONFIG_DIR", &config)
-        .env_remove("ANIMUS_CONFIG_DIR")
-        .env_remove("ANIMUS_HOOK_BIN")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new(common::bin())
+            .arg("install")
+            .env("HOME", home.path())
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .env_remove("ANIMUS_CONFIG_DIR")
+            .env_remove("ANIMUS_HOOK_BIN"),
     );
     let text = std::fs::read_to_string(config.join("settings.json")).unwrap();
-    assert!(text.contains("--from-payload"), "{text}");
+    assert_has(&text, "--from-payload");
     assert!(
         !home.settings().exists(),
         "~/.claude is not CLAUDE_CONFIG_DIR"
@@ -535,25 +518,17 @@ fn install_sandbox_adds_claudes_sandbox_and_uninstall_takes_it_away() {
     }
     let text = home.read_settings();
     let doctor = home.run(&["doctor"]);
-    assert!(
-        doctor.stdout.contains("✓ sandbox (user)"),
-        "{}",
-        doctor.stdout
-    );
+    assert_has(&doctor.stdout, "✓ sandbox (user)");
     home.write_settings(&text.replace(
         "\"failIfUnavailable\": true",
         "\"failIfUnavailable\": false",
     ));
     let weakened = home.run(&["doctor"]);
     assert_eq!(weakened.code, Some(1));
-    assert!(
-        weakened.stdout.contains("✗ sandbox (user)"),
-        "{}",
-        weakened.stdout
-    );
+    assert_has(&weakened.stdout, "✗ sandbox (user)");
     home.write_settings(&text);
     let again = home.run(&["install", "--sandbox"]);
-    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    assert_has(&again.stdout, "nothing changed");
     // Installing again without --sandbox takes our sandbox away, and keeps the gates.
     assert_ok(&home.run(&["install"]));
     let plain: Value = serde_json::from_str(&home.read_settings()).unwrap();
@@ -567,10 +542,6 @@ fn install_sandbox_adds_claudes_sandbox_and_uninstall_takes_it_away() {
     home.write_settings(&own);
     let refused = home.run(&["install", "--sandbox"]);
     assert_eq!(refused.code, Some(1));
-    assert!(
-        refused.stderr.contains("already configures `sandbox`"),
-        "{}",
-        refused.stderr
-    );
+    assert_has(&refused.stderr, "already configures `sandbox`");
     assert_eq!(home.read_settings(), own);
 }

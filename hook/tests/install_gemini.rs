@@ -7,6 +7,7 @@ mod install_support;
 
 use install_support::{Home, assert_ok};
 use serde_json::Value;
+use test_support::assert_has;
 
 const GEMINI_SETTINGS: &str = r#"{
   "security": {
@@ -48,7 +49,7 @@ fn gemini_install_doctor_and_uninstall() {
     );
     // A second install keeps the name and the bytes.
     let again = home.run(&["install", "--harness", "gemini"]);
-    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    assert_has(&again.stdout, "nothing changed");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
     let doctor = home.run(&["doctor"]);
     assert_ok(&doctor);

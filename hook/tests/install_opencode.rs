@@ -6,6 +6,7 @@ mod common;
 mod install_support;
 
 use install_support::{Home, assert_ok};
+use test_support::assert_has;
 
 #[test]
 fn opencode_install_writes_the_guard_plugin_doctor_checks_it_and_uninstall_removes_it() {
@@ -28,7 +29,7 @@ fn opencode_install_writes_the_guard_plugin_doctor_checks_it_and_uninstall_remov
     );
     let again = home.run(&["install", "--harness", "opencode"]);
     assert_ok(&again);
-    assert!(again.stdout.contains("nothing changed"), "{}", again.stdout);
+    assert_has(&again.stdout, "nothing changed");
     assert_eq!(std::fs::read_to_string(&plugin).unwrap(), text);
 
     let doctor = home.run(&["doctor"]);
@@ -51,11 +52,7 @@ fn opencode_install_writes_the_guard_plugin_doctor_checks_it_and_uninstall_remov
     std::fs::write(&policy, bytes).unwrap();
     let broken = home.run(&["doctor"]);
     assert_eq!(broken.code, Some(1));
-    assert!(
-        broken.stdout.contains("✗ policy (opencode)"),
-        "{}",
-        broken.stdout
-    );
+    assert_has(&broken.stdout, "✗ policy (opencode)");
 
     assert_ok(&home.run(&["uninstall", "--harness", "opencode"]));
     assert!(!plugin.exists());
@@ -71,7 +68,7 @@ fn a_plugin_install_did_not_write_is_left_alone() {
     for command in ["install", "uninstall"] {
         let run = home.run(&[command, "--harness", "opencode"]);
         assert_eq!(run.code, Some(1), "{command}: {}", run.stdout);
-        assert!(run.stderr.contains("did not write"), "{}", run.stderr);
+        assert_has(&run.stderr, "did not write");
         assert_eq!(
             std::fs::read_to_string(&plugin).unwrap(),
             "export const Mine = async () => ({});\n"

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
+use test_support::assert_has;
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().mode() & 0o7777
@@ -45,11 +46,7 @@ fn a_policy_compiled_under_a_group_umask_is_usable() {
         Some(&payload("PreToolUse.Bash.trade-live.json")),
         &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
     );
-    assert!(
-        run.stdout.contains("\"permissionDecision\":\"deny\""),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "\"permissionDecision\":\"deny\"");
     assert!(!run.stdout.contains("fail closed"), "{}", run.stdout);
 }
 
@@ -109,7 +106,7 @@ fn inject_makes_the_session_dir_private_and_refuses_a_shared_one() {
         let out = inject(&foreign, &project);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{stderr}");
-        assert!(stderr.contains("is owned by uid 4242"), "{stderr}");
+        assert_has(&stderr, "is owned by uid 4242");
     } else {
         println!("SKIPPED (not root): the foreign-owner session dir");
     }

@@ -11,26 +11,23 @@ use std::process::Command;
 
 use common::*;
 use serde_json::Value;
+use test_support::assert_has;
+use test_support::process::succeed;
 
 /// Inject a claude session over `trader.yaml` into `dir/run`; returns the gate's arguments as
 /// the settings hold them (the binary first) and the policy path.
 fn injected_gate(dir: &Path, project: &Path) -> (Vec<String>, PathBuf) {
     let session = dir.join("run");
-    let out = Command::new(bin())
-        .args(["inject", "--provider", "claude", "--config"])
-        .arg(repo().join("corpus/profiles/trader.yaml"))
-        .args(["--agent", "trader", "--session-dir"])
-        .arg(&session)
-        .args(["--session-id", "pin", "--project-root"])
-        .arg(project)
-        .args(["--hook-binary", lean_bin(), "--json", "--", "-p", "x"])
-        .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new(bin())
+            .args(["inject", "--provider", "claude", "--config"])
+            .arg(repo().join("corpus/profiles/trader.yaml"))
+            .args(["--agent", "trader", "--session-dir"])
+            .arg(&session)
+            .args(["--session-id", "pin", "--project-root"])
+            .arg(project)
+            .args(["--hook-binary", lean_bin(), "--json", "--", "-p", "x"])
+            .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS"),
     );
     let settings: Value =
         serde_json::from_slice(&std::fs::read(session.join("animus-hooks.settings.json")).unwrap())
@@ -196,5 +193,5 @@ fn a_malformed_pin_is_a_deny() {
     args[at] = format!("sha256:{}", "ab".repeat(32));
     let (decision, reason) = gate(&args[..], &status, &state);
     assert_eq!(decision, "deny");
-    assert!(reason.contains("the gate pins sha256:abab"), "{reason}");
+    assert_has(&reason, "the gate pins sha256:abab");
 }

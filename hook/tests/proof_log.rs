@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use proof_common::*;
 use serde_json::Value;
+use test_support::assert_has;
 
 #[test]
 fn log_shows_each_decision_with_its_rule_newest_last() {
@@ -51,7 +52,7 @@ fn log_shows_each_decision_with_its_rule_newest_last() {
     assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""));
     let run = s.hook(&["log", "--since", "yesterday"]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("--since `yesterday`"), "{}", run.stderr);
+    assert_has(&run.stderr, "--since `yesterday`");
     // --json: the records as recorded, one a line.
     let run = s.hook(&["log", "--json", "--decision", "deny"]);
     let log_lines = s.lines();
@@ -75,23 +76,12 @@ fn log_stats_count_per_session_and_rule() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout
-            .contains("  s-proof             6     0      0     14"),
-        "{}",
-        run.stdout
+    assert_has(&run.stdout, "  s-proof             6     0      0     14");
+    assert_has(
+        &run.stdout,
+        "     2     0  tool_policy.deny:Bash(* --live*)",
     );
-    assert!(
-        run.stdout
-            .contains("     2     0  tool_policy.deny:Bash(* --live*)"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("     2     0  no-prod-deploy"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "     2     0  no-prod-deploy");
 }
 
 #[test]
@@ -122,7 +112,7 @@ fn log_follow_prints_new_decisions_as_they_are_recorded() {
     let _ = child.kill();
     let _ = child.wait();
     let line = line.expect("no line within 10 s");
-    assert!(line.contains("trade --live  DENY"), "{line}");
+    assert_has(&line, "trade --live  DENY");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(
         rx.recv_timeout(Duration::from_millis(200)).is_err(),

@@ -10,6 +10,7 @@ use std::path::Path;
 use common::*;
 use proof_common::*;
 use serde_json::Value;
+use test_support::assert_has;
 
 /// The trader profile with one more deny: every `git status`.
 fn stricter_profile(dir: &Path) -> std::path::PathBuf {
@@ -25,21 +26,7 @@ fn stricter_profile(dir: &Path) -> std::path::PathBuf {
 }
 
 fn compile(config: &Path, out: &Path) -> std::path::PathBuf {
-    let run = run_hook(
-        &[
-            "compile",
-            "--config",
-            config.to_str().unwrap(),
-            "--agent",
-            "trader",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    out.join("animus-policy.json")
+    compile_config(config, "trader", out)
 }
 
 fn json_lines(stdout: &str) -> Vec<Value> {
@@ -70,25 +57,34 @@ fn check(s: &Session, policy: &Path, payload: &Value) -> String {
     out["decision"].as_str().unwrap().to_string()
 }
 
+/// `replay <flags…> --policy <policy> <input>` in the session.
+fn replay(s: &Session, flags: &[&str], policy: &Path, input: &Path) -> Run {
+    let mut args = vec!["replay"];
+    args.extend_from_slice(flags);
+    args.extend([
+        "--policy",
+        policy.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    s.hook(&args)
+}
+
+/// The `changed …` lines of replay's text report: one per call whose decision changed.
+fn changed_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("changed"))
+        .collect()
+}
+
 #[test]
 fn under_the_recorded_policy_nothing_changes() {
     let s = Session::recorded("replay-same");
     let log = s.log();
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &s.policy, &log);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     assert_eq!(run.stdout, "replayed 40 calls from 1 input: 0 changed\n");
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &s.policy, &log);
     assert_eq!(run.code, Some(0));
     let calls = json_lines(&run.stdout);
     assert_eq!(calls.len(), 40);
@@ -106,13 +102,7 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
     let s = Session::recorded("replay-stricter");
     let candidate = compile(&stricter_profile(&s.dir), &s.dir.join("candidate"));
     let log = s.log();
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        candidate.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &candidate, &log);
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let calls = json_lines(&run.stdout);
     assert_eq!(calls.len(), 40);
@@ -146,23 +136,14 @@ fn one_more_deny_lists_exactly_the_calls_it_denies_and_agrees_with_check() {
         );
     }
     // The text lists the same calls, one line each, with the rule.
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        candidate.to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &candidate, &log);
     assert_eq!(run.code, Some(1));
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 4, "{}", run.stdout);
     for line in listed {
-        assert!(
-            line.contains("git status  defer -> deny  rule: tool_policy.deny:Bash(git status*)"),
-            "{line}"
+        assert_has(
+            line,
+            "git status  defer -> deny  rule: tool_policy.deny:Bash(git status*)",
         );
     }
     assert!(
@@ -208,18 +189,9 @@ fn a_looser_candidate_names_the_rule_that_decided_before() {
     let config = s.dir.join("looser.yaml");
     std::fs::write(&config, looser).unwrap();
     let candidate = compile(&config, &s.dir.join("looser"));
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        candidate.to_str().unwrap(),
-        s.log().to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &candidate, &s.log());
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 4, "{}", run.stdout);
     for line in listed {
         assert!(
@@ -242,19 +214,10 @@ fn a_fail_closed_deny_is_marked_when_it_changes() {
     let mut body: Value = serde_json::from_slice(&payload("PreToolUse.Read.json")).unwrap();
     body["tool_use_id"] = "toolu_failed".into();
     let run = s.emit("PreToolUse", &serde_json::to_vec(&body).unwrap(), true);
-    assert!(run.stdout.contains("deny"), "{}", run.stdout);
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        real.to_str().unwrap(),
-        s.log().to_str().unwrap(),
-    ]);
+    assert_has(&run.stdout, "deny");
+    let run = replay(&s, &[], &real, &s.log());
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 1, "{}", run.stdout);
     assert!(listed[0].contains("toolu_failed  Read"), "{}", listed[0]);
     assert!(listed[0].contains("deny -> defer"), "{}", listed[0]);
@@ -271,13 +234,7 @@ fn a_claude_transcript_replays() {
     let transcript = repo().join("corpus/transcripts/claude-code.jsonl");
     let candidate = compile(&stricter_profile(&s.dir), &s.dir.join("candidate"));
     // No baseline: nothing to compare, every tool_use decided.
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        transcript.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &s.policy, &transcript);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let calls = json_lines(&run.stdout);
     let ids: Vec<&str> = calls
@@ -330,11 +287,7 @@ fn a_claude_transcript_replays() {
         transcript.to_str().unwrap(),
     ]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
-    let listed: Vec<&str> = run
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("changed"))
-        .collect();
+    let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 1, "{}", run.stdout);
     assert!(listed[0].contains("toolu_01GitStatus7dQmP2xYz  Bash  git status  defer -> deny"));
 }
@@ -362,13 +315,7 @@ fn a_cut_tool_input_is_not_replayable_and_never_guessed() {
         60_000
     );
     assert_eq!(kept["tool_input_truncated"], false);
-    let run = s.hook(&[
-        "replay",
-        "--json",
-        "--policy",
-        s.policy.to_str().unwrap(),
-        s.log().to_str().unwrap(),
-    ]);
+    let run = replay(&s, &["--json"], &s.policy, &s.log());
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let calls = json_lines(&run.stdout);
     let cut = calls
@@ -383,7 +330,7 @@ fn a_cut_tool_input_is_not_replayable_and_never_guessed() {
         .find(|c| c["tool_use_id"] == "toolu_kept")
         .unwrap();
     assert_eq!(kept["replayable"], true);
-    assert!(run.stderr.contains("1 not replayable"), "{}", run.stderr);
+    assert_has(&run.stderr, "1 not replayable");
 }
 
 #[test]
@@ -420,19 +367,10 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains("decide latency over 10 calls: p50 "),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("calls/s"), "{}", run.stdout);
+    assert_has(&run.stdout, "decide latency over 10 calls: p50 ");
+    assert_has(&run.stdout, "calls/s");
     let missing = s.dir.join("missing.json");
-    let run = s.hook(&[
-        "replay",
-        "--policy",
-        missing.to_str().unwrap(),
-        file.to_str().unwrap(),
-    ]);
+    let run = replay(&s, &[], &missing, &file);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     let run = s.hook(&["replay", "--policy", s.policy.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
@@ -441,7 +379,9 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
 /// The real tool calls of `../shared`: every tenth decided by replay as by `check`.
 #[test]
 fn replay_agrees_with_check_on_real_tool_calls() {
-    let Some(shared) = shared_corpus("replay_agrees_with_check_on_real_tool_calls") else {
+    let Some(shared) =
+        test_support::shared::corpus_real("replay_agrees_with_check_on_real_tool_calls")
+    else {
         return;
     };
     let s = Session::new("replay-real");

@@ -7,6 +7,7 @@ mod proof_common;
 
 use common::*;
 use proof_common::*;
+use test_support::assert_has;
 
 #[test]
 fn a_recorded_session_verifies_and_says_so() {
@@ -14,11 +15,9 @@ fn a_recorded_session_verifies_and_says_so() {
     let run = s.hook(&["verify", s.log().to_str().unwrap()]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.starts_with('✓'), "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("51 records (seq 1..51), sealed; 40 gate decisions, 10 finished calls"),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.stdout,
+        "51 records (seq 1..51), sealed; 40 gate decisions, 10 finished calls",
     );
     // By session id and project, and by directory, alike.
     let by_id = s.hook(&[
@@ -99,11 +98,7 @@ fn one_edited_byte_in_a_middle_record_is_named() {
     assert_eq!(report["problems"].as_array().unwrap().len(), 1, "{report}");
     let run = s.hook(&["verify", s.log().to_str().unwrap()]);
     assert_eq!(run.code, Some(1));
-    assert!(
-        run.stdout.contains("line 25 (seq 25) was edited"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "line 25 (seq 25) was edited");
 }
 
 #[test]
@@ -195,12 +190,7 @@ fn a_finished_call_the_gate_never_saw_is_named() {
     assert_eq!(problems[0]["kind"], "ungated");
     assert_eq!(problems[0]["tool_use_id"], "toolu_never_gated");
     let run = s.hook(&["verify", s.log().to_str().unwrap()]);
-    assert!(
-        run.stdout
-            .contains("`toolu_never_gated` has no gate decision"),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "`toolu_never_gated` has no gate decision");
 }
 
 /// The record the deadline writes for a call that never finished deciding (from a signal
@@ -219,7 +209,7 @@ fn the_deadline_record_is_chained_too() {
             ("ANIMUS_HOOK_DEADLINE_MS", "300"),
         ],
     );
-    assert!(run.stdout.contains("deny"), "{}", run.stdout);
+    assert_has(&run.stdout, "deny");
     s.call(1);
     s.end();
     let lines = s.lines();
@@ -236,7 +226,7 @@ fn usage_and_unreadable_inputs() {
     let missing = s.dir.join("nope.jsonl");
     let run = s.hook(&["verify", missing.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("nope.jsonl"), "{}", run.stderr);
+    assert_has(&run.stderr, "nope.jsonl");
 }
 
 /// The anchor is reached like the log: a symbolic link planted in its place is refused (the
@@ -256,12 +246,8 @@ fn a_link_planted_at_the_anchor_is_refused() {
         &payload("PreToolUse.Bash.git-status.json"),
         true,
     );
-    assert!(
-        run.stdout.contains("\"permissionDecision\":\"deny\""),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("is a symbolic link"), "{}", run.stdout);
-    assert!(run.stdout.contains("planted.anchor"), "{}", run.stdout);
+    assert_has(&run.stdout, "\"permissionDecision\":\"deny\"");
+    assert_has(&run.stdout, "is a symbolic link");
+    assert_has(&run.stdout, "planted.anchor");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n");
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
+use test_support::assert_has;
 
 struct Setup {
     _dir: TempDir,
@@ -41,23 +42,16 @@ fn setup(name: &str) -> Setup {
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write, MultiEdit, NotebookEdit]\n",
     )
     .unwrap();
-    let out = Command::new(bin())
-        .args(["compile", "--config"])
-        .arg(&profile)
-        .args(["--agent", "yolo", "--out-dir"])
-        .arg(&run)
-        .env("ANIMUS_CONFIG_DIR", &state)
-        .env("HOME", &home)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let env = [
+        ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let compiled = compile_run(bin(), &profile, "yolo", &run, &env);
+    let stderr = &compiled.stderr;
+    assert_eq!(compiled.code, Some(0), "{stderr}");
     // The count says the built-in rules are there: one profile rule per allowed tool, and the
     // rest the compiler's own.
-    assert!(
-        stderr.contains("of them built-in self-protection"),
-        "{stderr}"
-    );
+    assert_has(stderr, "of them built-in self-protection");
     Setup {
         policy: run.join("animus-policy.json"),
         project,
@@ -245,9 +239,6 @@ fn no_profile_can_name_a_rule_as_built_in() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("reserved prefix `animus.self_protection:`"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("p.yaml:5:15:"), "{stderr}");
+    assert_has(&stderr, "reserved prefix `animus.self_protection:`");
+    assert_has(&stderr, "p.yaml:5:15:");
 }

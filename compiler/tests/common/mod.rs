@@ -15,23 +15,18 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `../shared` beside the repository, or `None` after printing why the caller skips.
-pub fn shared_dir(test: &str) -> Option<PathBuf> {
-    let dir = repo_root().parent().unwrap().join("shared");
-    if dir.join("corpus-real").is_dir() {
-        Some(dir)
-    } else {
-        // CI always has it: there a missing corpus is a broken checkout, never a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: {} does not exist, and CI must run this test",
-            dir.display()
-        );
-        println!(
-            "SKIPPED {test}: {} does not exist (CI always has it)",
-            dir.display()
-        );
-        None
+/// A `PreToolUse` call of `tool` with `tool_input` made in `cwd`, which is also the project
+/// root, by a user whose home is `/home/user`.
+pub fn call_in<'a>(tool: &'a str, tool_input: &'a serde_json::Value, cwd: &'a str) -> Call<'a> {
+    Call {
+        event: "PreToolUse",
+        tool_name: tool,
+        tool_input,
+        places: engine::Places {
+            cwd: Some(cwd),
+            home: Some("/home/user"),
+            project_root: Some(cwd),
+        },
     }
 }
 

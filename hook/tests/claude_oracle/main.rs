@@ -74,16 +74,13 @@
 //! - Agent: a subagent talks to the same mock; the script answers only the main conversation
 //!   ([`Script::main_session_only`]), so a subagent ends at once.
 
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../e2e"]
 mod e2e {
     pub mod common;
     pub mod driver;
     pub mod fixtures;
-    pub mod http;
-    pub mod mcp_echo;
     pub mod mock_api;
-    pub mod runner;
 }
 
 mod build;
@@ -108,10 +105,11 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use e2e::driver::{CLAUDE_CODE_VERSION, Sandbox, locate_claude, repo_root};
-use e2e::fixtures::{PROMPT, claude, launch};
+use e2e::common::read_repo_json;
+use e2e::driver::{CLAUDE, CLAUDE_CODE_VERSION, Sandbox, repo_root};
+use e2e::fixtures::{PROMPT, claude, owned_launch};
 use e2e::mock_api::{MockApi, Script, ToolResult};
-use e2e::runner::{self, Test};
+use test_support::runner::{self, Test};
 
 /// The stored table, relative to the repository root.
 const TABLE: &str = "corpus/claude-oracle/table.json";
@@ -192,15 +190,14 @@ fn writing() -> bool {
 
 /// As in `tests/e2e_claude.rs`, and regenerating without the CLI fails.
 fn skip_reason() -> Result<Option<String>, String> {
-    match locate_claude()? {
-        Some(_) => Ok(None),
-        None if std::env::var_os("CI").is_some() || writing() => Err(
-            "the Claude Code CLI is not installed and CI or ANIMUS_ORACLE_WRITE is set: run scripts/install-claude-cli.sh first".into(),
-        ),
-        None => Ok(Some(
-            "the Claude Code CLI is not installed (scripts/install-claude-cli.sh installs it)".into(),
-        )),
-    }
+    let required = if test_support::under_ci() {
+        Some("CI")
+    } else if writing() {
+        Some("ANIMUS_ORACLE_WRITE")
+    } else {
+        None
+    };
+    CLAUDE.skip_reason_unless_required(required)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -335,9 +332,7 @@ fn table_is_well_formed() {
 }
 
 fn stored_table() -> Table {
-    let path = repo_root().join(TABLE);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    read_repo_json(TABLE)
 }
 
 /// What any table, stored or about to be written, must hold.

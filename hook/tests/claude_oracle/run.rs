@@ -107,7 +107,7 @@ pub(super) fn run_scenario(
         extra.push(config.to_string());
     }
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-    let args: Vec<String> = launch(&extra).into_iter().map(str::to_owned).collect();
+    let args = owned_launch(&extra);
     let mock = MockApi::start(script).expect("start the mock API");
     let outcome = sandbox.run_claude(&claude(), &mock, &args);
     (mock, outcome)

@@ -2,6 +2,7 @@
 //! none of the commands it refuses under that list alone.
 
 use super::*;
+use test_support::process::succeed;
 
 /// Candidate commands tried per list (those Claude refuses under the list alone are checked).
 const CANDIDATES: usize = 10;
@@ -17,21 +18,11 @@ const CANDIDATES: usize = 10;
 /// Claude alone ignores it, and inject once exported it as Claude's built-in tools.
 /// `ANIMUS_LISTS_ONLY=<part of a name>` runs only the lists whose name holds it.
 pub(super) fn inject_never_runs_what_the_list_refuses() {
-    let Some(shared) = shared_corpus("inject_never_runs_what_the_list_refuses") else {
+    let Some(shared) = test_support::shared::corpus_real("inject_never_runs_what_the_list_refuses")
+    else {
         return;
     };
-    let dir = shared.join("permission-lists");
-    let mut lists: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    lists.sort();
-    assert!(
-        lists.len() >= 60,
-        "expected the 63 lists in {}",
-        dir.display()
-    );
+    let lists = test_support::shared::permission_lists(&shared);
     let pool = Arc::new(command_pool(&shared));
     let started = Instant::now();
     let mut jobs: Vec<(PathBuf, bool, Arc<Vec<String>>)> = lists
@@ -109,16 +100,11 @@ fn check_list(
     let source = guarded.scratch.root.join("list.settings.json");
     native_settings(&source, permissions);
     let profile = guarded.scratch.root.join("imported.yaml");
-    let import = Command::new(animus_hook())
-        .args(["import", "--claude-settings"])
-        .arg(&source)
-        .args(["--agent", "imported"])
-        .output()
-        .expect("run animus-hook import");
-    assert!(
-        import.status.success(),
-        "{name}: animus-hook import failed: {}",
-        String::from_utf8_lossy(&import.stderr)
+    let import = succeed(
+        Command::new(animus_hook())
+            .args(["import", "--claude-settings"])
+            .arg(&source)
+            .args(["--agent", "imported"]),
     );
     fs::write(&profile, &import.stdout).unwrap();
     let args = guarded.inject(&profile, "imported", &launch(&[]), None);

@@ -17,16 +17,13 @@
 //! the CLI's absence is handled as in `tests/e2e_claude.rs`. Run:
 //! `cargo test -p animus-hook --test claude_stub_shell [name-filter]`.
 
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../e2e"]
 mod e2e {
     pub mod common;
     pub mod driver;
     pub mod fixtures;
-    pub mod http;
-    pub mod mcp_echo;
     pub mod mock_api;
-    pub mod runner;
 }
 
 mod lists;
@@ -39,7 +36,7 @@ use std::collections::VecDeque;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -47,10 +44,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use e2e::common::{animus_hook, repo_root, run_bounded};
-use e2e::driver::{CLAUDE_CODE_VERSION, Sandbox, locate_claude};
+use e2e::driver::{CLAUDE, CLAUDE_CODE_VERSION, Sandbox};
 use e2e::fixtures::{PROMPT, claude, launch};
 use e2e::mock_api::{Block, MockApi, Script};
-use e2e::runner::{self, Test};
+use test_support::runner::{self, Test};
 
 /// Sessions run at once (2-core machines).
 const JOBS: usize = 2;
@@ -86,29 +83,12 @@ const TESTS: &[Test] = &[
 
 /// As in `tests/e2e_claude.rs`; regenerating the read-only table without the CLI fails.
 fn skip_reason() -> Result<Option<String>, String> {
-    match locate_claude()? {
-        Some(_) => Ok(None),
-        None if std::env::var_os("CI").is_some() || readonly::writing() => Err(
-            "the Claude Code CLI is not installed and CI or ANIMUS_READONLY_WRITE is set: run scripts/install-claude-cli.sh first".into(),
-        ),
-        None => Ok(Some(
-            "the Claude Code CLI is not installed (scripts/install-claude-cli.sh installs it)".into(),
-        )),
-    }
-}
-
-/// `../shared/corpus-real`, or `None` after printing why `test` is skipped; under `CI` its
-/// absence fails the test.
-fn shared_corpus(test: &str) -> Option<PathBuf> {
-    let dir = repo_root().parent().unwrap().join("shared/corpus-real");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{test}: {} does not exist, and CI is set",
-        dir.display()
-    );
-    println!("SKIPPED: {test}: {} does not exist", dir.display());
-    None
+    let required = if test_support::under_ci() {
+        Some("CI")
+    } else if readonly::writing() {
+        Some("ANIMUS_READONLY_WRITE")
+    } else {
+        None
+    };
+    CLAUDE.skip_reason_unless_required(required)
 }

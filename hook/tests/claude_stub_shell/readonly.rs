@@ -5,6 +5,7 @@
 
 use super::*;
 
+use super::e2e::common::read_repo_json;
 use serde::{Deserialize, Serialize};
 
 /// The stored table, relative to the repository root.
@@ -116,7 +117,7 @@ pub(super) fn regenerate_table() {
         );
         return;
     }
-    let shared = shared_corpus("readonly_regenerate_table")
+    let shared = test_support::shared::corpus_real("readonly_regenerate_table")
         .expect("regenerating needs ../shared/corpus-real");
     let started = Instant::now();
     let mut commands = sample(&shared);
@@ -226,9 +227,7 @@ pub(super) fn table_is_well_formed() {
 }
 
 fn stored_table() -> Table {
-    let path = repo_root().join(TABLE);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    read_repo_json(TABLE)
 }
 
 fn check_table(table: &Table) {

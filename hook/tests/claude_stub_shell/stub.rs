@@ -106,23 +106,9 @@ pub(super) fn run_session(sandbox: &Sandbox, args: &[String], commands: &[String
         );
     }
     let mock = MockApi::start(script).expect("start the mock API");
-    let mut command = Command::new(claude());
-    command
-        .args(args)
-        .current_dir(&sandbox.project)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", &sandbox.home)
-        .env("SHELL", &stub.path)
-        .env("LANG", "C.UTF-8")
-        .env("ANTHROPIC_BASE_URL", mock.base_url())
-        .env("ANTHROPIC_API_KEY", "sk-ant-e2e-offline-mock")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("ANIMUS_CONFIG_DIR", &sandbox.state_dir)
-        .stdin(Stdio::null());
+    let mut command = sandbox.claude_command(&claude(), &mock, args);
+    // The stub records what it is handed and runs nothing.
+    command.env("SHELL", &stub.path);
     let finished = run_bounded(&mut command, SESSION_DEADLINE, "claude");
     assert!(
         finished.status.success(),

@@ -44,21 +44,70 @@ pub fn temp_dir(name: &str) -> TempDir {
     )
 }
 
+/// `<hook> compile --config <config> --agent <agent> --out-dir <out>` with `env`: the run,
+/// whatever its exit (its warnings are on stderr).
+pub fn compile_run(
+    hook: &str,
+    config: &Path,
+    agent: &str,
+    out: &Path,
+    env: &[(&str, &str)],
+) -> Run {
+    let args = [
+        "compile",
+        "--config",
+        config.to_str().unwrap(),
+        "--agent",
+        agent,
+        "--out-dir",
+        out.to_str().unwrap(),
+    ];
+    run_bin(hook, &args, Some(b""), env)
+}
+
+/// Compile agent `agent` of `config` into `out`, which must succeed; returns the policy path.
+pub fn compile_config(config: &Path, agent: &str, out: &Path) -> PathBuf {
+    let run = compile_run(bin(), config, agent, out, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    out.join("animus-policy.json")
+}
+
 /// Compile a corpus profile into `dir`; returns the policy path.
 pub fn compile_profile(file: &str, agent: &str, dir: &Path) -> PathBuf {
-    let out = Command::new(bin())
-        .args(["compile", "--config"])
-        .arg(repo().join("corpus/profiles").join(file))
-        .args(["--agent", agent, "--out-dir"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir.join("animus-policy.json")
+    compile_config(&repo().join("corpus/profiles").join(file), agent, dir)
+}
+
+/// A scratch directory holding an empty `project/`, `trader.yaml` compiled into `run/`, and
+/// where the state root goes (`state/`, not created: the hook makes it).
+pub struct TraderDir {
+    pub dir: TempDir,
+    pub project: PathBuf,
+    pub state: PathBuf,
+    pub policy: PathBuf,
+}
+
+pub fn trader_dir(name: &str) -> TraderDir {
+    let dir = temp_dir(name);
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    TraderDir {
+        state: dir.join("state"),
+        policy: compile_profile("trader.yaml", "trader", &dir.join("run")),
+        project,
+        dir,
+    }
+}
+
+/// The log of `session` in the one scope under the state root `state` (empty when there is
+/// none yet).
+pub fn only_scope_log(state: &Path, session: &str) -> String {
+    let scope = std::fs::read_dir(state)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_to_string(scope.join(format!("sessions/{session}.jsonl"))).unwrap_or_default()
 }
 
 pub struct Run {
@@ -79,19 +128,27 @@ pub fn lean_bin() -> &'static str {
 /// `emit --event PreToolUse --session <session> --project-root <project> --policy <policy>`:
 /// the gate as inject wires it.
 pub fn gate_args(session: &str, project: &Path, policy: &Path) -> Vec<String> {
-    [
+    emit_args("PreToolUse", session, project, Some(policy))
+}
+
+/// `emit --event <event> --session <session> --project-root <project>`, and `--policy
+/// <policy>` when given.
+pub fn emit_args(event: &str, session: &str, project: &Path, policy: Option<&Path>) -> Vec<String> {
+    let mut args = [
         "emit",
         "--event",
-        "PreToolUse",
+        event,
         "--session",
         session,
         "--project-root",
         project.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
     ]
     .map(String::from)
-    .to_vec()
+    .to_vec();
+    if let Some(policy) = policy {
+        args.extend(["--policy".into(), policy.to_str().unwrap().into()]);
+    }
+    args
 }
 
 /// Run `animus-hook` with `args`, `stdin` (None = leave stdin open and never write), extra env.

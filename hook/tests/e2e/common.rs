@@ -1,155 +1,23 @@
-//! What the four end-to-end suites (Claude Code, Codex CLI, Gemini CLI, opencode) share: the
-//! repository and the hook binary under test, throwaway directories, the session log, a CLI run
-//! bounded in its own process group, inject's launch, and a private copy of the hook to break.
-//! Each suite uses part of it.
+//! What the four end-to-end suites (Claude Code, Codex CLI, Gemini CLI, opencode) share about
+//! the hook under test: its binary, inject's launch, a private copy of the hook to break, and
+//! the `./trade` marker script. What does not know the hook (throwaway directories, the session
+//! log, a bounded run) is in the `animus-test-support` crate, re-exported here.
 #![allow(dead_code)]
 
 use std::fs;
-use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::Value;
 
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the hook crate sits in the workspace")
-        .to_path_buf()
-}
+pub use test_support::process::run_bounded;
+pub use test_support::repo_root;
+pub use test_support::scratch::SessionDirs;
 
 /// The `animus-hook` binary cargo built for this test.
 pub fn animus_hook() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_animus-hook"))
-}
-
-/// A directory under the system temp dir, removed on drop unless `ANIMUS_E2E_KEEP` is set.
-pub struct Scratch {
-    pub root: PathBuf,
-}
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "animus-e2e-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(&root).unwrap();
-        // Canonical, so paths compare equal to what a CLI (which resolves symlinks) reports.
-        Scratch {
-            root: root.canonicalize().unwrap(),
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::env::var_os("ANIMUS_E2E_KEEP").is_none() {
-            let _ = fs::remove_dir_all(&self.root);
-        } else {
-            eprintln!("kept {}", self.root.display());
-        }
-    }
-}
-
-/// Every record of session `session_id`'s log under the state root `state_dir`
-/// (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each line must be one whole JSON object: a torn
-/// or merged line fails the test.
-pub fn session_log(state_dir: &Path, session_id: &str) -> Vec<Value> {
-    let name = format!("{session_id}.jsonl");
-    let logs: Vec<PathBuf> = fs::read_dir(state_dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|scope| scope.path().join("sessions").join(&name))
-        .filter(|path| path.is_file())
-        .collect();
-    assert!(logs.len() <= 1, "one session log expected, found {logs:?}");
-    let Some(log) = logs.first() else {
-        return Vec::new();
-    };
-    fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("torn session log line ({e}): {line}"))
-        })
-        .collect()
-}
-
-/// How a bounded run ended.
-#[derive(Debug)]
-pub struct Finished {
-    pub status: ExitStatus,
-    pub timed_out: bool,
-    pub stdout: String,
-    pub stderr: String,
-    pub elapsed: Duration,
-}
-
-/// Run `command` in its own process group with stdout and stderr captured, and wait for it at
-/// most `deadline`; then kill the whole group (hooks, MCP servers or tools left behind would
-/// keep the pipes open). Fails the test when the deadline passed.
-pub fn run_bounded(command: &mut Command, deadline: Duration, what: &str) -> Finished {
-    command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let started = Instant::now();
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
-    let pgid = child.id();
-    let stdout = pipe(Box::new(child.stdout.take().unwrap()));
-    let stderr = pipe(Box::new(child.stderr.take().unwrap()));
-    let (status, timed_out) = loop {
-        if let Some(status) = child.try_wait().expect("wait for the CLI") {
-            break (status, false);
-        }
-        if started.elapsed() > deadline {
-            kill_group(pgid);
-            break (child.wait().expect("reap the CLI"), true);
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    kill_group(pgid);
-    let finished = Finished {
-        status,
-        timed_out,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-        elapsed: started.elapsed(),
-    };
-    assert!(
-        !finished.timed_out,
-        "{what} did not finish within {deadline:?}: {finished:#?}"
-    );
-    finished
-}
-
-fn pipe(mut reader: Box<dyn Read + Send>) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = reader.read_to_end(&mut text);
-        String::from_utf8_lossy(&text).into_owned()
-    })
-}
-
-/// SIGKILL every process of group `pgid`.
-pub fn kill_group(pgid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// What `animus-hook inject --json` prints: the launch arguments and the environment to set.
@@ -159,17 +27,14 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
 }
 
-/// Run `animus-hook inject --provider <provider> … --json -- <launch>`, the kill switch and
-/// `ANIMUS_HOOK_BIN` removed from its environment; `configure` adds what the suite needs
-/// (`--prompt-last`, environment). Fails the test unless inject succeeds.
-#[allow(clippy::too_many_arguments)]
+/// Run `animus-hook inject --provider <provider> … --json -- <launch>` for the session of
+/// `dirs`, the kill switch and `ANIMUS_HOOK_BIN` removed from its environment; `configure` adds
+/// what the suite needs (`--prompt-last`, environment). Fails the test unless inject succeeds.
 pub fn inject(
     provider: &str,
     profile: &Path,
     agent: &str,
-    session_dir: &Path,
-    session_id: &str,
-    project: &Path,
+    dirs: &SessionDirs,
     hook_bin: Option<&Path>,
     launch: &[String],
     configure: impl FnOnce(&mut Command),
@@ -179,9 +44,9 @@ pub fn inject(
         .args(["inject", "--provider", provider, "--config"])
         .arg(profile)
         .args(["--agent", agent, "--session-dir"])
-        .arg(session_dir)
-        .args(["--session-id", session_id, "--project-root"])
-        .arg(project)
+        .arg(&dirs.session_dir)
+        .args(["--session-id", &dirs.session_id, "--project-root"])
+        .arg(&dirs.project)
         .arg("--json")
         .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
         .env_remove("ANIMUS_HOOK_BIN");
@@ -217,9 +82,11 @@ pub fn inject(
     }
 }
 
-/// A private copy of `animus-hook` in `dir/bin` for inject to wire in, so a test can break it.
-pub fn private_hook_copy(dir: &Path) -> PathBuf {
-    let bin = dir.join("bin");
+/// A private copy of `animus-hook` in the session's scratch `bin/` for inject to wire in, so a
+/// test can break it. (Named `animus-hook` with no `animus-hook-emit` beside it, so inject
+/// wires the copy itself.)
+pub fn private_hook_copy(dirs: &SessionDirs) -> PathBuf {
+    let bin = dirs.scratch.root.join("bin");
     fs::create_dir_all(&bin).unwrap();
     let copy = bin.join("animus-hook");
     fs::copy(animus_hook(), &copy).unwrap();
@@ -233,10 +100,10 @@ pub fn replace_with_script(path: &Path, script: &str) {
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `./trade` in `project`: appends its arguments to `trades.log` (the marker that it ran) and
-/// prints `traded: <arguments>`.
-pub fn install_trade_script(project: &Path) {
-    let path = project.join("trade");
+/// `./trade` in the session's project: appends its arguments to `trades.log` (the marker that
+/// it ran) and prints `traded: <arguments>`.
+pub fn install_trade_script(dirs: &SessionDirs) {
+    let path = dirs.project.join("trade");
     fs::write(
         &path,
         "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
@@ -245,11 +112,44 @@ pub fn install_trade_script(project: &Path) {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// The arguments of every `./trade` that ran in `project`, in order.
-pub fn trades(project: &Path) -> Vec<String> {
-    fs::read_to_string(project.join("trades.log"))
+/// The arguments of every `./trade` that ran in the session's project, in order.
+pub fn trades(dirs: &SessionDirs) -> Vec<String> {
+    fs::read_to_string(dirs.project.join("trades.log"))
         .unwrap_or_default()
         .lines()
         .map(str::to_owned)
         .collect()
+}
+
+/// A shell tool call's arguments as the models of Claude Code, Gemini CLI and opencode send
+/// them: the command and a description.
+pub fn shell_call(command: &str) -> Value {
+    serde_json::json!({"command": command, "description": "scripted by the e2e mock"})
+}
+
+/// `animus-hook <args>` as the user runs it in the session's HOME (the same state root as the
+/// CLI's hooks), from an empty environment plus `extra_env`; it must succeed.
+pub fn animus_as_user(
+    dirs: &SessionDirs,
+    args: &[&str],
+    extra_env: &[(&str, &Path)],
+) -> std::process::Output {
+    test_support::process::succeed(
+        Command::new(animus_hook())
+            .args(args)
+            .current_dir(&dirs.home)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &dirs.home)
+            .env("ANIMUS_CONFIG_DIR", &dirs.state_dir)
+            .envs(extra_env.iter().copied()),
+    )
+}
+
+/// The JSON file at `relative` (to the repository root), parsed: a recorded table. Fails naming
+/// the file.
+pub fn read_repo_json<T: serde::de::DeserializeOwned>(relative: &str) -> T {
+    let path = repo_root().join(relative);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -19,16 +19,16 @@
 //! A run is bounded: the CLI is spawned in its own process group and the whole group (hooks,
 //! the MCP server, tool processes) is killed when the deadline passes.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
+use test_support::pinned_cli::{PinnedCli, VersionWord};
 
-pub use super::common::{Scratch, animus_hook, repo_root};
-use super::common::{inject, run_bounded, session_log};
+pub use super::common::{SessionDirs, animus_hook, repo_root};
+use super::common::{inject, run_bounded};
 use super::mock_api::MockApi;
 
 /// The CLI version the suite was written against (and `scripts/install-claude-cli.sh` installs).
@@ -36,71 +36,37 @@ pub const CLAUDE_CODE_VERSION: &str = "2.1.328";
 /// Deadline for one CLI run. A normal run takes about a second; a hook timeout adds its own.
 pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
 
-/// Where to find the CLI: `$ANIMUS_CLAUDE_BIN`, else the cache that
-/// `scripts/install-claude-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it is
-/// not installed.
-pub fn locate_claude() -> Result<Option<PathBuf>, String> {
-    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let path = match std::env::var_os("ANIMUS_CLAUDE_BIN").filter(|v| !v.is_empty()) {
-                Some(path) => PathBuf::from(path),
-                None => repo_root().join(".cache/claude-code/node_modules/@anthropic-ai/claude-code/bin/claude.exe"),
-            };
-            if !path.is_file() {
-                return Ok(None);
-            }
-            let home = Scratch::new("version");
-            let output = Command::new(&path)
-                .arg("--version")
-                .env_clear()
-                .env("HOME", &home.root)
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-            let version = String::from_utf8_lossy(&output.stdout);
-            if version.split_whitespace().next() != Some(CLAUDE_CODE_VERSION) {
-                return Err(format!(
-                    "{} is version {:?}, the suite needs {CLAUDE_CODE_VERSION} (scripts/install-claude-cli.sh)",
-                    path.display(),
-                    version.trim()
-                ));
-            }
-            Ok(Some(path))
-        })
-        .clone()
+/// The Claude Code CLI: `$ANIMUS_CLAUDE_BIN`, else the cache that
+/// `scripts/install-claude-cli.sh` fills.
+pub static CLAUDE: PinnedCli = PinnedCli {
+    name: "the Claude Code CLI",
+    bin_var: "ANIMUS_CLAUDE_BIN",
+    install_script: "scripts/install-claude-cli.sh",
+    version: CLAUDE_CODE_VERSION,
+    version_word: VersionWord::First,
+    cached: || {
+        Some(".cache/claude-code/node_modules/@anthropic-ai/claude-code/bin/claude.exe".into())
+    },
+    probe_env: |command, home| {
+        command
+            .env("HOME", home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    },
+    found: OnceLock::new(),
+};
+
+/// One guarded session's directories (HOME, the project, the run dir, the state root).
+pub struct Sandbox {
+    pub dirs: SessionDirs,
 }
 
-/// One guarded session's directories: HOME, the project (the CLI's cwd), the per-session run
-/// dir that `inject` writes into, and the animus state root (`ANIMUS_CONFIG_DIR`).
-pub struct Sandbox {
-    pub scratch: Scratch,
-    pub home: PathBuf,
-    pub project: PathBuf,
-    pub session_dir: PathBuf,
-    pub state_dir: PathBuf,
-    pub session_id: String,
-}
+test_support::deref_session_dirs!(Sandbox);
 
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {
-        let scratch = Scratch::new(name);
-        let dir = |sub: &str| {
-            let path = scratch.root.join(sub);
-            fs::create_dir_all(&path).unwrap();
-            path
-        };
-        let (home, project, session_dir, state_dir) =
-            (dir("home"), dir("project"), dir("run"), dir("animus-state"));
         Sandbox {
-            session_id: format!("e2e-{name}"),
-            scratch,
-            home,
-            project,
-            session_dir,
-            state_dir,
+            dirs: SessionDirs::new(name, "e2e-"),
         }
     }
 
@@ -146,9 +112,7 @@ impl Sandbox {
             "claude",
             profile,
             agent,
-            &self.session_dir,
-            &self.session_id,
-            &self.project,
+            &self.dirs,
             hook_bin,
             &launch,
             |command| {
@@ -162,22 +126,13 @@ impl Sandbox {
         printed.args
     }
 
-    pub fn policy_path(&self) -> PathBuf {
-        self.session_dir.join("animus-policy.json")
-    }
-
     pub fn settings_path(&self) -> PathBuf {
         self.session_dir.join("animus-hooks.settings.json")
     }
 
-    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
-    /// line must be one whole JSON object: a torn or merged line fails the test.
-    pub fn session_log(&self) -> Vec<Value> {
-        session_log(&self.state_dir, &self.session_id)
-    }
-
-    /// Run `claude <args>` in the project dir against `mock` and wait (bounded) for it to end.
-    pub fn run_claude(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Outcome {
+    /// `claude <args>` in the project dir against `mock`, offline, from an empty environment
+    /// (see the module documentation); `SHELL` is `/bin/bash`.
+    pub fn claude_command(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Command {
         let mut command = Command::new(claude);
         command
             .args(args)
@@ -195,6 +150,12 @@ impl Sandbox {
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("ANIMUS_CONFIG_DIR", &self.state_dir)
             .stdin(Stdio::null());
+        command
+    }
+
+    /// Run `claude <args>` in the project dir against `mock` and wait (bounded) for it to end.
+    pub fn run_claude(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Outcome {
+        let mut command = self.claude_command(claude, mock, args);
         let finished = run_bounded(&mut command, RUN_DEADLINE, "claude");
         let result = serde_json::from_str(finished.stdout.trim()).ok();
         Outcome {

@@ -5,17 +5,15 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::e2e::driver::{Outcome, Sandbox, animus_hook, locate_claude, repo_root};
+use crate::e2e::driver::{CLAUDE, Outcome, Sandbox, animus_hook, repo_root};
 use crate::e2e::mock_api::{MockApi, Script};
 
 pub const PROMPT: &str = "Run the scripted tool calls.";
 
 pub fn claude() -> PathBuf {
-    locate_claude()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    CLAUDE.path()
 }
 
 pub fn profile(name: &str) -> PathBuf {
@@ -31,18 +29,10 @@ pub fn launch<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-pub fn bash(command: &str) -> Value {
-    json!({"command": command, "description": "scripted by the e2e mock"})
-}
+/// A shell call's arguments, as the model sends them.
+pub use super::common::shell_call as bash;
 
-/// `./trade` in the project (see [`super::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    super::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    super::common::trades(&sandbox.project)
-}
+pub use super::common::{install_trade_script, trades};
 
 /// Inject for `profile`/`agent`, start a mock with `script`, run the CLI once.
 pub fn guarded_run(
@@ -54,6 +44,47 @@ pub fn guarded_run(
 ) -> (MockApi, Outcome) {
     let args = sandbox.inject(profile, agent, &launch(extra), None);
     run(sandbox, &args, script)
+}
+
+/// [`launch`] as owned strings, for [`run`] and [`Sandbox::run_claude`].
+pub fn owned_launch(extra: &[&str]) -> Vec<String> {
+    launch(extra).iter().map(|a| a.to_string()).collect()
+}
+
+/// `git status --short > status.txt` (ordinary work that must run), then `reset` (`git reset
+/// --hard …`, which the core pack stops): the calls the installed-guard cases script.
+pub fn status_then_reset(reset: &str) -> Script {
+    Script::new()
+        .tool_call(
+            "toolu_status",
+            "Bash",
+            bash("git status --short > status.txt"),
+        )
+        .tool_call("toolu_reset", "Bash", bash(reset))
+}
+
+/// The files an attack script in the project tries to change: their paths in
+/// `targets.txt` (one a line, for the script to read), and their bytes now, to compare after.
+pub fn plant_target_list(project: &Path, targets: &[PathBuf]) -> Vec<Vec<u8>> {
+    let list: String = targets
+        .iter()
+        .map(|t| format!("{}\n", t.display()))
+        .collect();
+    fs::write(project.join("targets.txt"), list).unwrap();
+    targets.iter().map(|t| fs::read(t).unwrap()).collect()
+}
+
+/// The trader profile's run of `script` with `--allowedTools Bash` (which would let every
+/// call run: only the hook stands in the way), `./trade` installed in the project.
+pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {
+    install_trade_script(sandbox);
+    guarded_run(
+        sandbox,
+        &profile("trader.yaml"),
+        "trader",
+        &["--allowedTools", "Bash"],
+        script,
+    )
 }
 
 /// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed.
@@ -76,25 +107,7 @@ pub fn run(sandbox: &Sandbox, args: &[String], script: Script) -> (MockApi, Outc
     (mock, outcome)
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
-
-/// The one record of `event` for the call `tool_use_id`. (PermissionRequest payloads carry no
-/// `tool_use_id`: look those up with [`records`].)
-pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a Value {
-    let found: Vec<_> = records(log, event)
-        .into_iter()
-        .filter(|r| r["tool_use_id"] == tool_use_id)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one {event} record for {tool_use_id} expected in {log:#?}"
-    );
-    found[0]
-}
+pub use test_support::records::{gate_record, records};
 
 pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str, reason: &str) {
     outcome.completed();

@@ -28,22 +28,14 @@
 //! `tool_use` or `end_turn`) and `message_stop`. Each event is `event: <type>` + `data: <json>`.
 //! Several `tool_use` blocks in one message are parallel tool calls.
 
-use std::io::{self, BufRead, BufReader, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io::{self, Write};
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::http::{self, route};
-
-/// How long a mock accepts connections at most: a safety net if a test never drops it.
-const LIFETIME: Duration = Duration::from_secs(300);
-/// Read/write deadline for one connection.
-const IO_TIMEOUT: Duration = Duration::from_secs(20);
-/// Largest request body the mock reads (the CLI's first request is ~50 KB).
-const MAX_BODY: usize = 32 << 20;
+pub use test_support::http::LoggedRequest;
+use test_support::http::{MockServer, ToolAnswers, route};
 
 /// One content block of a scripted assistant message.
 #[derive(Clone, Debug)]
@@ -130,26 +122,13 @@ impl Script {
     }
 }
 
-/// One request as the mock received it.
-#[derive(Clone, Debug)]
-pub struct LoggedRequest {
-    pub method: String,
-    pub path: String,
-    #[allow(dead_code)] // shown in failure messages
-    pub headers: Vec<(String, String)>,
-    /// The body, when it was JSON.
-    pub body: Option<Value>,
+/// A model call (`POST /v1/messages`, not `count_tokens`).
+pub fn is_model_call(request: &LoggedRequest) -> bool {
+    request.is("POST", "/v1/messages")
 }
 
-impl LoggedRequest {
-    /// A model call (`POST /v1/messages`, not `count_tokens`).
-    pub fn is_model_call(&self) -> bool {
-        self.method == "POST" && route(&self.path) == "/v1/messages"
-    }
-
-    pub fn is_streaming(&self) -> bool {
-        self.body.as_ref().is_some_and(|b| b["stream"] == true)
-    }
+pub fn is_streaming(request: &LoggedRequest) -> bool {
+    request.body.as_ref().is_some_and(|b| b["stream"] == true)
 }
 
 /// A `tool_result` block the CLI sent back to the model.
@@ -162,23 +141,20 @@ pub struct ToolResult {
 }
 
 pub struct MockApi {
-    server: http::Server,
-    log: Arc<Mutex<Vec<LoggedRequest>>>,
+    server: MockServer,
 }
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let shared = Arc::new(Shared {
+        let shared = Shared {
             script,
-            log: Arc::clone(&log),
             stream_broken: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
-        });
-        let server = http::Server::start("mock-api", LIFETIME, IO_TIMEOUT, move |stream| {
-            let _ = serve_connection(stream, &shared);
+        };
+        let server = MockServer::start("mock-api", move |out, request| {
+            respond(out, request, &shared)
         })?;
-        Ok(MockApi { server, log })
+        Ok(MockApi { server })
     }
 
     /// For `ANTHROPIC_BASE_URL`.
@@ -187,83 +163,50 @@ impl MockApi {
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.log.lock().unwrap().clone()
+        self.server.requests()
     }
 
     pub fn model_calls(&self) -> Vec<LoggedRequest> {
-        self.requests()
-            .into_iter()
-            .filter(LoggedRequest::is_model_call)
-            .collect()
+        self.requests().into_iter().filter(is_model_call).collect()
     }
 
-    /// Every distinct `tool_result` the CLI sent, in the order first seen. (Each model call
-    /// repeats the whole conversation, so results are deduplicated by `tool_use_id`.)
-    pub fn tool_results(&self) -> Vec<ToolResult> {
-        let mut results: Vec<ToolResult> = Vec::new();
-        for request in self.model_calls() {
-            let Some(body) = &request.body else { continue };
-            for message in body["messages"].as_array().into_iter().flatten() {
-                for block in message["content"].as_array().into_iter().flatten() {
-                    if block["type"] != "tool_result" {
-                        continue;
-                    }
-                    let id = block["tool_use_id"].as_str().unwrap_or_default();
-                    if results.iter().any(|r| r.tool_use_id == id) {
-                        continue;
-                    }
-                    results.push(ToolResult {
-                        tool_use_id: id.to_owned(),
+    /// Every `tool_result` the CLI sent, by call id (see [`ToolAnswers`]).
+    fn answers(&self) -> ToolAnswers<ToolResult> {
+        let calls = self.model_calls();
+        ToolAnswers::collect(
+            calls
+                .iter()
+                .filter_map(|request| request.body.as_ref())
+                .flat_map(|body| body["messages"].as_array().into_iter().flatten())
+                .flat_map(|message| message["content"].as_array().into_iter().flatten())
+                .filter(|block| block["type"] == "tool_result")
+                .map(|block| {
+                    let id = block["tool_use_id"].as_str().unwrap_or_default().to_owned();
+                    let result = ToolResult {
+                        tool_use_id: id.clone(),
                         is_error: block["is_error"] == true,
                         text: content_text(&block["content"]),
-                    });
-                }
-            }
-        }
-        results
+                    };
+                    (id, result)
+                }),
+        )
+    }
+
+    /// Every distinct `tool_result` the CLI sent, in the order first seen.
+    pub fn tool_results(&self) -> Vec<ToolResult> {
+        self.answers().all()
     }
 
     /// The result for one tool call; panics with the full list when there is none.
     pub fn tool_result(&self, tool_use_id: &str) -> ToolResult {
-        let all = self.tool_results();
-        all.iter()
-            .find(|r| r.tool_use_id == tool_use_id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no tool_result for {tool_use_id}; got {all:#?}"))
+        self.answers().get(tool_use_id)
     }
 }
 
 struct Shared {
     script: Script,
-    log: Arc<Mutex<Vec<LoggedRequest>>>,
     stream_broken: AtomicBool,
     next_id: AtomicU64,
-}
-
-/// Serve one request and close the connection (`Connection: close`), which the CLI's HTTP
-/// client handles like any other server's.
-fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let Some(request) = read_request(&mut reader)? else {
-        return Ok(());
-    };
-    shared.log.lock().unwrap().push(request.clone());
-    let mut out = stream;
-    respond(&mut out, &request, shared)?;
-    out.flush()?;
-    let _ = out.shutdown(Shutdown::Both);
-    Ok(())
-}
-
-fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
-    Ok(
-        http::read_request(reader, MAX_BODY)?.map(|r| LoggedRequest {
-            body: serde_json::from_slice(&r.body).ok(),
-            method: r.method,
-            path: r.path,
-            headers: r.headers,
-        }),
-    )
 }
 
 fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io::Result<()> {

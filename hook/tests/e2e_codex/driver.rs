@@ -18,7 +18,6 @@
 //! A run is bounded: Codex is spawned in its own process group and the whole group (hooks, the
 //! MCP server, tool processes) is killed when the deadline passes.
 
-use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -29,10 +28,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use test_support::pinned_cli::{PinnedCli, VersionWord};
 
-pub use crate::common::{Launch, Scratch, animus_hook, repo_root};
-use crate::common::{inject, kill_group, run_bounded, session_log};
+pub use crate::common::{Launch, SessionDirs, animus_hook, repo_root};
+use crate::common::{inject, run_bounded};
 use crate::mock_responses::MockApi;
+use test_support::process::kill_group;
 
 /// The CLI version the suite was written against (and `scripts/install-codex-cli.sh` installs).
 pub const CODEX_VERSION: &str = "0.169.0";
@@ -42,63 +43,37 @@ pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
 const KEY_VAR: &str = "ANIMUS_E2E_MOCK_KEY";
 const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// The native binary inside the npm package's platform dependency.
-fn cached_binary() -> Option<PathBuf> {
-    let (platform, triple) = match std::env::consts::ARCH {
-        "x86_64" => ("linux-x64", "x86_64-unknown-linux-musl"),
-        "aarch64" => ("linux-arm64", "aarch64-unknown-linux-musl"),
-        _ => return None,
-    };
-    Some(repo_root().join(format!(
-        ".cache/codex/node_modules/@openai/codex-{platform}/vendor/{triple}/bin/codex"
-    )))
-}
-
-/// Where to find the CLI: `$ANIMUS_CODEX_BIN`, else the cache that
-/// `scripts/install-codex-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it is
-/// not installed.
-pub fn locate_codex() -> Result<Option<PathBuf>, String> {
-    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let path = match std::env::var_os("ANIMUS_CODEX_BIN").filter(|v| !v.is_empty()) {
-                Some(path) => PathBuf::from(path),
-                None => match cached_binary() {
-                    Some(path) => path,
-                    None => return Ok(None),
-                },
-            };
-            if !path.is_file() {
-                return Ok(None);
-            }
-            let home = Scratch::new("version");
-            let output = Command::new(&path)
-                .arg("--version")
-                .env_clear()
-                .env("HOME", &home.root)
-                .env("CODEX_HOME", &home.root)
-                .env("PATH", PATH)
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-            // "codex-cli 0.169.0"
-            let version = String::from_utf8_lossy(&output.stdout);
-            if version.split_whitespace().last() != Some(CODEX_VERSION) {
-                return Err(format!(
-                    "{} is version {:?}, the suite needs {CODEX_VERSION} (scripts/install-codex-cli.sh)",
-                    path.display(),
-                    version.trim()
-                ));
-            }
-            Ok(Some(path))
-        })
-        .clone()
-}
+/// The Codex CLI: `$ANIMUS_CODEX_BIN`, else the native binary inside the npm package's
+/// platform dependency, in the cache that `scripts/install-codex-cli.sh` fills.
+pub static CODEX: PinnedCli = PinnedCli {
+    name: "the Codex CLI",
+    bin_var: "ANIMUS_CODEX_BIN",
+    install_script: "scripts/install-codex-cli.sh",
+    version: CODEX_VERSION,
+    // "codex-cli 0.169.0"
+    version_word: VersionWord::Last,
+    cached: || {
+        let (platform, triple) = match std::env::consts::ARCH {
+            "x86_64" => ("linux-x64", "x86_64-unknown-linux-musl"),
+            "aarch64" => ("linux-arm64", "aarch64-unknown-linux-musl"),
+            _ => return None,
+        };
+        Some(format!(
+            ".cache/codex/node_modules/@openai/codex-{platform}/vendor/{triple}/bin/codex"
+        ))
+    },
+    // CODEX_HOME must exist.
+    probe_env: |command, home| {
+        command
+            .env("HOME", home)
+            .env("CODEX_HOME", home)
+            .env("PATH", PATH);
+    },
+    found: OnceLock::new(),
+};
 
 pub fn codex() -> PathBuf {
-    locate_codex()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    CODEX.path()
 }
 
 impl Launch {
@@ -120,42 +95,21 @@ impl Launch {
     }
 }
 
-/// One guarded session's directories: HOME (with CODEX_HOME inside), the project (Codex's
-/// cwd), the per-session run dir that `inject` writes into, and the animus state root
-/// (`ANIMUS_CONFIG_DIR`).
+/// One guarded session's directories (HOME, the project, the run dir, the state root), with
+/// CODEX_HOME inside HOME.
 pub struct Sandbox {
-    pub scratch: Scratch,
-    pub home: PathBuf,
+    pub dirs: SessionDirs,
     pub codex_home: PathBuf,
-    pub project: PathBuf,
-    pub session_dir: PathBuf,
-    pub state_dir: PathBuf,
-    pub session_id: String,
 }
+
+test_support::deref_session_dirs!(Sandbox);
 
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {
-        let scratch = Scratch::new(name);
-        let dir = |sub: &str| {
-            let path = scratch.root.join(sub);
-            fs::create_dir_all(&path).unwrap();
-            path
-        };
-        let (home, codex_home, project, session_dir, state_dir) = (
-            dir("home"),
-            dir("home/.codex"),
-            dir("project"),
-            dir("run"),
-            dir("animus-state"),
-        );
+        let dirs = SessionDirs::new(name, "e2e-codex-");
         Sandbox {
-            session_id: format!("e2e-codex-{name}"),
-            scratch,
-            home,
-            codex_home,
-            project,
-            session_dir,
-            state_dir,
+            codex_home: dirs.scratch.dir("home/.codex"),
+            dirs,
         }
     }
 
@@ -172,9 +126,7 @@ impl Sandbox {
             "codex",
             profile,
             agent,
-            &self.session_dir,
-            &self.session_id,
-            &self.project,
+            &self.dirs,
             hook_bin,
             launch,
             |command| {
@@ -193,16 +145,6 @@ impl Sandbox {
             "inject wires the gate and its trust as -c flags: {launch:?}"
         );
         launch
-    }
-
-    pub fn policy_path(&self) -> PathBuf {
-        self.session_dir.join("animus-policy.json")
-    }
-
-    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
-    /// line must be one whole JSON object: a torn or merged line fails the test.
-    pub fn session_log(&self) -> Vec<Value> {
-        session_log(&self.state_dir, &self.session_id)
     }
 
     /// A directory holding `codex-linux-sandbox`, a link to the CLI, for `PATH`. Where

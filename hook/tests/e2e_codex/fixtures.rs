@@ -55,14 +55,7 @@ pub fn launch_args(mock: &MockApi, extra: &[String]) -> Vec<String> {
     args
 }
 
-/// `./trade` in the project (see [`crate::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    crate::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    crate::common::trades(&sandbox.project)
-}
+pub use crate::common::{install_trade_script, trades};
 
 /// Start a mock with `script`, inject for `agent` of the suite's profile (with `extra` launch
 /// arguments and `hook_bin`), let `plant` break something, run Codex once (with `env` on top)
@@ -133,24 +126,7 @@ pub fn assert_not_blocked(mock: &MockApi, call_id: &str) -> String {
     output.text
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
-
-/// The one record of `event` for the call `call_id` (Codex's `tool_use_id` is the call id).
-pub fn gate_record<'a>(log: &'a [Value], event: &str, call_id: &str) -> &'a Value {
-    let found: Vec<_> = records(log, event)
-        .into_iter()
-        .filter(|r| r["tool_use_id"] == call_id)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one {event} record for {call_id} expected in {log:#?}"
-    );
-    found[0]
-}
+pub use test_support::records::{gate_record, records};
 
 /// The `-c` flags that start the suite's MCP server `e2e` (this test binary, run with
 /// `--mcp-echo-server <calls>`). With `approved`, its tools are approved in advance: `exec`

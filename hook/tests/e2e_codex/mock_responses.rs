@@ -26,22 +26,14 @@
 //! `response.output_item.done` per item, then `response.completed` with `response.id` (without
 //! it Codex retries five times and fails). The body is sent whole, with a `Content-Length`.
 
-use std::io::{self, BufRead, BufReader, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io;
+use std::net::TcpStream;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::http::{self, route};
-
-/// How long a mock accepts connections at most: a safety net if a test never drops it.
-const LIFETIME: Duration = Duration::from_secs(300);
-/// Read/write deadline for one connection.
-const IO_TIMEOUT: Duration = Duration::from_secs(20);
-/// Largest request body the mock reads.
-const MAX_BODY: usize = 32 << 20;
+pub use test_support::http::LoggedRequest;
+use test_support::http::{MockServer, ToolAnswers, content_text, write_response};
 /// In a scripted argument, stands for the id of the last command session Codex left running
 /// (`Process running with session ID <n>` in the latest `function_call_output`).
 pub const LAST_SESSION_ID: &str = "@SESSION@";
@@ -140,24 +132,15 @@ impl Script {
     }
 }
 
-/// One request as the mock received it.
-#[derive(Clone, Debug)]
-pub struct LoggedRequest {
-    pub method: String,
-    pub path: String,
-    /// The body, when it was JSON.
-    pub body: Option<Value>,
-}
-
-impl LoggedRequest {
-    pub fn is_model_call(&self) -> bool {
-        self.method == "POST" && route(&self.path) == "/v1/responses"
-    }
+/// A model call (`POST /v1/responses`).
+pub fn is_model_call(request: &LoggedRequest) -> bool {
+    request.is("POST", "/v1/responses")
 }
 
 /// The output Codex sent back to the model for one call.
 #[derive(Clone, Debug)]
 pub struct ToolOutput {
+    #[allow(dead_code)] // shown in failure messages
     pub call_id: String,
     /// `function_call_output` or `custom_tool_call_output`.
     pub kind: String,
@@ -166,22 +149,19 @@ pub struct ToolOutput {
 }
 
 pub struct MockApi {
-    server: http::Server,
-    log: Arc<Mutex<Vec<LoggedRequest>>>,
+    server: MockServer,
 }
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let shared = Arc::new(Shared {
+        let shared = Shared {
             script,
-            log: Arc::clone(&log),
             next_id: AtomicU64::new(1),
-        });
-        let server = http::Server::start("mock-responses", LIFETIME, IO_TIMEOUT, move |stream| {
-            let _ = serve_connection(stream, &shared);
+        };
+        let server = MockServer::start("mock-responses", move |out, request| {
+            respond(out, request, &shared)
         })?;
-        Ok(MockApi { server, log })
+        Ok(MockApi { server })
     }
 
     /// The provider's `base_url`.
@@ -195,108 +175,73 @@ impl MockApi {
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.log.lock().unwrap().clone()
+        self.server.requests()
     }
 
     pub fn model_calls(&self) -> Vec<LoggedRequest> {
-        self.requests()
-            .into_iter()
-            .filter(LoggedRequest::is_model_call)
-            .collect()
+        self.requests().into_iter().filter(is_model_call).collect()
     }
 
     /// Every request that is not a model call (a proxied connection attempt, another path).
     pub fn stray_requests(&self) -> Vec<LoggedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| !r.is_model_call())
+            .filter(|r| !is_model_call(r))
             .collect()
     }
 
-    /// Every distinct tool output Codex sent, in the order first seen (each model call repeats
-    /// the conversation, so outputs are deduplicated by `call_id`).
-    pub fn tool_outputs(&self) -> Vec<ToolOutput> {
-        let mut outputs: Vec<ToolOutput> = Vec::new();
-        for request in self.model_calls() {
-            let Some(body) = &request.body else { continue };
-            for item in body["input"].as_array().into_iter().flatten() {
-                let kind = item["type"].as_str().unwrap_or_default();
-                if !matches!(kind, "function_call_output" | "custom_tool_call_output") {
-                    continue;
-                }
-                let call_id = item["call_id"].as_str().unwrap_or_default();
-                if outputs.iter().any(|o| o.call_id == call_id) {
-                    continue;
-                }
-                outputs.push(ToolOutput {
-                    call_id: call_id.to_owned(),
-                    kind: kind.to_owned(),
-                    text: output_text(&item["output"]),
-                });
-            }
-        }
-        outputs
+    /// Every tool output Codex sent, by call id (see [`ToolAnswers`]).
+    fn answers(&self) -> ToolAnswers<ToolOutput> {
+        let calls = self.model_calls();
+        ToolAnswers::collect(
+            calls
+                .iter()
+                .filter_map(|request| request.body.as_ref())
+                .flat_map(|body| body["input"].as_array().into_iter().flatten())
+                .filter_map(|item| {
+                    let kind = item["type"].as_str().unwrap_or_default();
+                    if !matches!(kind, "function_call_output" | "custom_tool_call_output") {
+                        return None;
+                    }
+                    let call_id = item["call_id"].as_str().unwrap_or_default().to_owned();
+                    let output = ToolOutput {
+                        call_id: call_id.clone(),
+                        kind: kind.to_owned(),
+                        text: content_text(&item["output"]),
+                    };
+                    Some((call_id, output))
+                }),
+        )
     }
 
     /// The output for one call; panics with the full list when there is none.
     pub fn tool_output(&self, call_id: &str) -> ToolOutput {
-        let all = self.tool_outputs();
-        all.iter()
-            .find(|o| o.call_id == call_id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no tool output for {call_id}; got {all:#?}"))
-    }
-}
-
-/// A tool output's text: a string as is; a list of content parts, their texts by line.
-fn output_text(output: &Value) -> String {
-    match output {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
+        self.answers().get(call_id)
     }
 }
 
 struct Shared {
     script: Script,
-    log: Arc<Mutex<Vec<LoggedRequest>>>,
     next_id: AtomicU64,
 }
 
-fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let Some(request) = read_request(&mut reader)? else {
-        return Ok(());
-    };
-    shared.log.lock().unwrap().push(request.clone());
-    let mut out = stream;
-    respond(&mut out, &request, shared)?;
-    out.flush()?;
-    let _ = out.shutdown(Shutdown::Both);
-    Ok(())
-}
-
-fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
-    Ok(
-        http::read_request(reader, MAX_BODY)?.map(|r| LoggedRequest {
-            body: serde_json::from_slice(&r.body).ok(),
-            method: r.method,
-            path: r.path,
-        }),
-    )
-}
-
 fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io::Result<()> {
-    if !request.is_model_call() {
+    if !is_model_call(request) {
         // A proxied connection attempt (CONNECT host:443) or anything else: refused.
-        return write_response(out, 403, "text/plain", b"refused by the e2e mock (offline)");
+        return write_response(
+            out,
+            "403 Forbidden",
+            &[("Content-Type", "text/plain")],
+            b"refused by the e2e mock (offline)",
+        );
     }
     let Some(body) = &request.body else {
-        return write_response(out, 400, "text/plain", b"body is not JSON");
+        return write_response(
+            out,
+            "400 Bad Request",
+            &[("Content-Type", "text/plain")],
+            b"body is not JSON",
+        );
     };
     let input = body["input"].as_array().cloned().unwrap_or_default();
     let echoed = input.iter().filter(|item| is_model_item(item)).count();
@@ -326,7 +271,12 @@ fn respond(out: &mut TcpStream, request: &LoggedRequest, shared: &Shared) -> io:
             "total_tokens": 15,
         }}}),
     );
-    write_response(out, 200, "text/event-stream", sse.as_bytes())
+    write_response(
+        out,
+        "200 OK",
+        &[("Content-Type", "text/event-stream")],
+        sse.as_bytes(),
+    )
 }
 
 /// A model item Codex echoes back in later requests.
@@ -395,7 +345,7 @@ fn with_session_id(arguments: &Value, input: &[Value]) -> Value {
         .rev()
         .filter(|item| item["type"] == "function_call_output")
         .find_map(|item| {
-            let text = output_text(&item["output"]);
+            let text = content_text(&item["output"]);
             let tail = &text[text.find("session ID ")? + "session ID ".len()..];
             let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
             digits.parse::<i64>().ok()
@@ -413,23 +363,4 @@ fn with_session_id(arguments: &Value, input: &[Value]) -> Value {
             })
             .collect(),
     )
-}
-
-fn write_response(
-    out: &mut TcpStream,
-    status: u16,
-    content_type: &str,
-    body: &[u8],
-) -> io::Result<()> {
-    let reason = match status {
-        200 => "OK",
-        400 => "Bad Request",
-        _ => "Forbidden",
-    };
-    write!(
-        out,
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    out.write_all(body)
 }

@@ -52,8 +52,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::mock_gemini::{API_KEY, MODEL, MockGemini};
-pub use crate::common::{Launch, Scratch, animus_hook, repo_root};
-use crate::common::{inject, run_bounded, session_log};
+pub use crate::common::{Launch, SessionDirs, animus_hook, repo_root};
+use crate::common::{inject, run_bounded};
+use test_support::pinned_cli::{PinnedCli, VersionWord};
+pub use test_support::scratch::write_json;
 
 /// The CLI version the suite was written against (and `scripts/install-gemini-cli.sh` installs).
 pub const GEMINI_CLI_VERSION: &str = "0.61.0";
@@ -72,61 +74,28 @@ pub fn base_user_settings() -> Value {
     })
 }
 
-/// Where to find the CLI: `$ANIMUS_GEMINI_BIN`, else the cache that
-/// `scripts/install-gemini-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it is
-/// not installed.
-pub fn locate_gemini() -> Result<Option<PathBuf>, String> {
-    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let path = match std::env::var_os("ANIMUS_GEMINI_BIN").filter(|v| !v.is_empty()) {
-                Some(path) => PathBuf::from(path),
-                None => repo_root().join(".cache/gemini-cli/node_modules/.bin/gemini"),
-            };
-            if !path.is_file() {
-                return Ok(None);
-            }
-            let home = Scratch::new("version");
-            write_json(&home.root.join(".gemini/settings.json"), &base_user_settings());
-            let output = Command::new(&path)
-                .arg("--version")
-                .env_clear()
-                .env("HOME", &home.root)
-                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                .env("GEMINI_CLI_NO_RELAUNCH", "true")
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-            let version = String::from_utf8_lossy(&output.stdout);
-            if version.split_whitespace().last() != Some(GEMINI_CLI_VERSION) {
-                return Err(format!(
-                    "{} is version {:?}, the suite needs {GEMINI_CLI_VERSION} (scripts/install-gemini-cli.sh); stderr: {}",
-                    path.display(),
-                    version.trim(),
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ));
-            }
-            Ok(Some(path))
-        })
-        .clone()
-}
+/// The Gemini CLI: `$ANIMUS_GEMINI_BIN`, else the cache that `scripts/install-gemini-cli.sh`
+/// fills.
+pub static GEMINI: PinnedCli = PinnedCli {
+    name: "the Gemini CLI",
+    bin_var: "ANIMUS_GEMINI_BIN",
+    install_script: "scripts/install-gemini-cli.sh",
+    version: GEMINI_CLI_VERSION,
+    version_word: VersionWord::Last,
+    cached: || Some(".cache/gemini-cli/node_modules/.bin/gemini".into()),
+    probe_env: |command, home| {
+        write_json(&home.join(".gemini/settings.json"), &base_user_settings());
+        command
+            .env("HOME", home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GEMINI_CLI_NO_RELAUNCH", "true");
+    },
+    found: OnceLock::new(),
+};
 
-pub fn write_json(path: &Path, value: &Value) {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).unwrap();
-    }
-    fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
-}
-
-/// One guarded session's directories: HOME, the project (the CLI's cwd), the session dir
-/// inject writes into, and the animus state root (`ANIMUS_CONFIG_DIR`).
+/// One guarded session's directories (HOME, the project, the run dir, the state root).
 pub struct Sandbox {
-    pub scratch: Scratch,
-    pub home: PathBuf,
-    pub project: PathBuf,
-    pub session_dir: PathBuf,
-    pub state_dir: PathBuf,
-    pub session_id: String,
+    pub dirs: SessionDirs,
     /// `--policy` for the CLI: grants the tools the cases call.
     pub gemini_policy: PathBuf,
 }
@@ -149,26 +118,24 @@ decision = "allow"
 priority = 100
 "#;
 
+test_support::deref_session_dirs!(Sandbox);
+
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {
-        let scratch = Scratch::new(name);
-        let dir = |sub: &str| {
-            let path = scratch.root.join(sub);
-            fs::create_dir_all(&path).unwrap();
-            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-            path
-        };
-        let (home, project, state_dir) = (dir("home"), dir("project"), dir("animus-state"));
-        write_json(&home.join(".gemini/settings.json"), &base_user_settings());
-        let gemini_policy = scratch.root.join("gemini-policy.toml");
+        let dirs = SessionDirs::new(name, "e2e-gemini-");
+        for dir in [&dirs.home, &dirs.project, &dirs.state_dir] {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        // inject makes the session dir itself.
+        fs::remove_dir(&dirs.session_dir).unwrap();
+        write_json(
+            &dirs.home.join(".gemini/settings.json"),
+            &base_user_settings(),
+        );
+        let gemini_policy = dirs.scratch.root.join("gemini-policy.toml");
         fs::write(&gemini_policy, GEMINI_POLICY).unwrap();
         Sandbox {
-            session_id: format!("e2e-gemini-{name}"),
-            session_dir: scratch.root.join("run"),
-            scratch,
-            home,
-            project,
-            state_dir,
+            dirs,
             gemini_policy,
         }
     }
@@ -201,9 +168,7 @@ impl Sandbox {
             "gemini",
             profile,
             agent,
-            &self.session_dir,
-            &self.session_id,
-            &self.project,
+            &self.dirs,
             hook_bin,
             launch,
             |command| {
@@ -231,12 +196,6 @@ impl Sandbox {
             "inject names the session's Gemini home"
         );
         launch
-    }
-
-    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
-    /// line must be one whole JSON object: a torn or merged line fails the test.
-    pub fn session_log(&self) -> Vec<Value> {
-        session_log(&self.state_dir, &self.session_id)
     }
 
     /// Run `gemini <launch>` in the project dir against `mock` and wait (bounded) for it.

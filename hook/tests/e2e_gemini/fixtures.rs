@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::e2e_gemini::driver::{Launch, Outcome, Sandbox, launch_args, locate_gemini, repo_root};
+use crate::e2e_gemini::driver::{GEMINI, Launch, Outcome, Sandbox, launch_args, repo_root};
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
 
 /// The reason of an allowlist's default deny.
@@ -13,9 +13,7 @@ pub const UNLISTED: &str =
     "Not allowed by this agent's tool policy (allowlist: unlisted tools are denied).";
 
 pub fn gemini() -> PathBuf {
-    locate_gemini()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    GEMINI.path()
 }
 
 pub fn profile(name: &str) -> PathBuf {
@@ -27,18 +25,10 @@ pub fn gemini_profile() -> PathBuf {
     profile("e2e-gemini.yaml")
 }
 
-pub fn shell(command: &str) -> Value {
-    json!({"command": command, "description": "scripted by the e2e mock"})
-}
+/// A shell call's arguments, as the model sends them.
+pub use crate::common::shell_call as shell;
 
-/// `./trade` in the project (see [`crate::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    crate::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    crate::common::trades(&sandbox.project)
-}
+pub use crate::common::{install_trade_script, trades};
 
 /// Inject for `profile`/`agent` (`hook_bin` overrides the hook binary), then `prepare` (plant a
 /// fault, write settings), then run the CLI once against a mock playing `script`.
@@ -101,21 +91,12 @@ pub fn assert_ran_with(mock: &MockGemini, index: usize, text: &str) {
     );
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
+use test_support::records::one_record;
+pub use test_support::records::records;
 
 /// The one gate (`BeforeTool`) record whose tool input has `field` = `value`.
 pub fn gate_record<'a>(log: &'a [Value], field: &str, value: &str) -> &'a Value {
-    let found: Vec<_> = records(log, "BeforeTool")
-        .into_iter()
-        .filter(|r| r["payload"]["tool_input"][field] == value)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one BeforeTool record for {field}={value:?} expected in {log:#?}"
-    );
-    found[0]
+    one_record(log, "BeforeTool", &format!("{field}={value:?}"), |r| {
+        r["payload"]["tool_input"][field] == value
+    })
 }

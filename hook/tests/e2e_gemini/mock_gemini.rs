@@ -18,9 +18,9 @@
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{Value, json};
+use test_support::http;
 
 /// The model the CLI is started with (`-m`), and the only path it may call.
 pub const MODEL: &str = "gemini-2.5-flash";
@@ -111,7 +111,7 @@ struct State {
 }
 
 pub struct MockGemini {
-    server: crate::http::Server,
+    server: http::Server,
     state: Arc<Mutex<State>>,
 }
 
@@ -123,10 +123,10 @@ impl MockGemini {
         }));
         let server = {
             let state = Arc::clone(&state);
-            crate::http::Server::start(
+            http::Server::start(
                 "mock-gemini",
-                Duration::from_secs(300),
-                Duration::from_secs(20),
+                http::LIFETIME,
+                http::IO_TIMEOUT,
                 move |stream| serve(stream, &state),
             )?
         };
@@ -259,7 +259,7 @@ fn respond(request: &Request, state: &Mutex<State>) -> (&'static str, &'static s
 
 /// One HTTP/1.1 request, or `None` at the end of the stream (or on a malformed one).
 fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
-    let request = crate::http::read_request(reader, 32 << 20).ok()??;
+    let request = http::read_request(reader, http::MAX_BODY).ok()??;
     Some(Request {
         body: serde_json::from_slice(&request.body).unwrap_or(Value::Null),
         method: request.method,

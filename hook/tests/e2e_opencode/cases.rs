@@ -8,6 +8,7 @@ use serde_json::json;
 use super::driver::Sandbox;
 use super::fixtures::*;
 use super::mock::Script;
+use test_support::assert_has;
 
 /// What every plugin block starts with when the hook could not give an answer.
 pub const FAIL_CLOSED: &str =
@@ -200,7 +201,7 @@ pub fn read_deny_keeps_the_content_from_the_model() {
         mock.tool_messages()
     );
     let reason = assert_denied(&sandbox, &mock, "call_secret");
-    assert!(reason.contains("Read(./secret.txt)"), "{reason}");
+    assert_has(&reason, "Read(./secret.txt)");
     assert!(
         !mock.model_saw("SECRET-e2e"),
         "the secret reached the model"

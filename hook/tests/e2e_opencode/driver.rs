@@ -36,9 +36,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub use super::common::{Launch, Scratch, animus_hook, repo_root};
-use super::common::{inject, run_bounded, session_log};
+pub use super::common::{Launch, SessionDirs, animus_hook, repo_root};
+use super::common::{inject, run_bounded};
 use super::mock::MockApi;
+use test_support::pinned_cli::{PinnedCli, VersionWord};
 
 /// The CLI version the suite was written against (and `scripts/install-opencode-cli.sh`
 /// installs).
@@ -48,44 +49,24 @@ pub const RUN_DEADLINE: Duration = Duration::from_secs(120);
 /// The prompt of every run.
 pub const PROMPT: &str = "Run the scripted tool calls.";
 
-/// Where to find the CLI: `$ANIMUS_OPENCODE_BIN`, else the cache that
-/// `scripts/install-opencode-cli.sh` fills. `Err` says why it is unusable; `Ok(None)` means it
-/// is not installed.
-pub fn locate_opencode() -> Result<Option<PathBuf>, String> {
-    static FOUND: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
-    FOUND
-        .get_or_init(|| {
-            let path = match std::env::var_os("ANIMUS_OPENCODE_BIN").filter(|v| !v.is_empty()) {
-                Some(path) => PathBuf::from(path),
-                None => repo_root()
-                    .join(".cache/opencode/node_modules/opencode-ai/bin/opencode.exe"),
-            };
-            if !path.is_file() {
-                return Ok(None);
-            }
-            let home = Scratch::new("version");
-            let output = Command::new(&path)
-                .arg("--version")
-                .env_clear()
-                .envs(home_env(&home.root))
-                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-                .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-                .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-            let version = String::from_utf8_lossy(&output.stdout);
-            if version.split_whitespace().next() != Some(OPENCODE_VERSION) {
-                return Err(format!(
-                    "{} is version {:?}, the suite needs {OPENCODE_VERSION} (scripts/install-opencode-cli.sh)",
-                    path.display(),
-                    version.trim()
-                ));
-            }
-            Ok(Some(path))
-        })
-        .clone()
-}
+/// The opencode CLI: `$ANIMUS_OPENCODE_BIN`, else the cache that
+/// `scripts/install-opencode-cli.sh` fills.
+pub static OPENCODE: PinnedCli = PinnedCli {
+    name: "the opencode CLI",
+    bin_var: "ANIMUS_OPENCODE_BIN",
+    install_script: "scripts/install-opencode-cli.sh",
+    version: OPENCODE_VERSION,
+    version_word: VersionWord::First,
+    cached: || Some(".cache/opencode/node_modules/opencode-ai/bin/opencode.exe".into()),
+    probe_env: |command, home| {
+        command
+            .envs(home_env(home))
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1");
+    },
+    found: OnceLock::new(),
+};
 
 /// `HOME` and the XDG base directories under `home`.
 fn home_env(home: &Path) -> Vec<(&'static str, PathBuf)> {
@@ -109,40 +90,24 @@ pub fn seed_config_dir(dir: &Path) {
     .unwrap();
 }
 
-/// One guarded session's directories: HOME, the project (the CLI's cwd), the per-session run
-/// dir that `inject` writes into, and the animus state root (`ANIMUS_CONFIG_DIR`).
+/// One guarded session's directories (HOME, the project, the run dir, the state root).
 pub struct Sandbox {
-    pub scratch: Scratch,
-    pub home: PathBuf,
-    pub project: PathBuf,
-    pub session_dir: PathBuf,
-    pub state_dir: PathBuf,
-    pub session_id: String,
+    pub dirs: SessionDirs,
     /// The MCP servers for `OPENCODE_CONFIG_CONTENT`'s `mcp` (none unless a test adds one).
     pub mcp: Value,
 }
 
+test_support::deref_session_dirs!(Sandbox);
+
 impl Sandbox {
     pub fn new(name: &str) -> Sandbox {
-        let scratch = Scratch::new(name);
-        let dir = |sub: &str| {
-            let path = scratch.root.join(sub);
-            fs::create_dir_all(&path).unwrap();
-            path
-        };
-        let (home, project, session_dir, state_dir) =
-            (dir("home"), dir("project"), dir("run"), dir("animus-state"));
-        for (_, path) in home_env(&home) {
+        let dirs = SessionDirs::new(name, "e2e-oc-");
+        for (_, path) in home_env(&dirs.home) {
             fs::create_dir_all(path).unwrap();
         }
-        seed_config_dir(&home.join(".config/opencode"));
+        seed_config_dir(&dirs.home.join(".config/opencode"));
         Sandbox {
-            session_id: format!("e2e-oc-{name}"),
-            scratch,
-            home,
-            project,
-            session_dir,
-            state_dir,
+            dirs,
             mcp: json!({}),
         }
     }
@@ -163,9 +128,7 @@ impl Sandbox {
             "opencode",
             profile,
             agent,
-            &self.session_dir,
-            &self.session_id,
-            &self.project,
+            &self.dirs,
             hook_bin,
             &run,
             |command| {
@@ -193,12 +156,6 @@ impl Sandbox {
 
     pub fn plugin_path(&self) -> PathBuf {
         self.config_dir().join("plugins/animus-guard.js")
-    }
-
-    /// Every record of this session's log (`<state>/<repo-scope>/sessions/<id>.jsonl`). Each
-    /// line must be one whole JSON object: a torn or merged line fails the test.
-    pub fn session_log(&self) -> Vec<Value> {
-        session_log(&self.state_dir, &self.session_id)
     }
 
     /// `OPENCODE_CONFIG_CONTENT` for `mock`.

@@ -3,10 +3,8 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
-
-use super::driver::{Launch, Outcome, Sandbox, locate_opencode, repo_root};
-use super::mock::{MockApi, Script};
+use super::driver::{Launch, OPENCODE, Outcome, Sandbox, repo_root};
+use super::mock::{MockApi, Script, is_completion};
 
 /// The suite's own profiles (`corpus/profiles/e2e-opencode.yaml`).
 pub fn profile() -> PathBuf {
@@ -14,24 +12,13 @@ pub fn profile() -> PathBuf {
 }
 
 pub fn opencode() -> PathBuf {
-    locate_opencode()
-        .unwrap()
-        .expect("the runner checked the CLI is installed")
+    OPENCODE.path()
 }
 
-/// A `bash` call's arguments, as opencode's model sends them.
-pub fn bash(command: &str) -> Value {
-    json!({"command": command, "description": "scripted by the e2e mock"})
-}
+/// A shell call's arguments, as the model sends them.
+pub use super::common::shell_call as bash;
 
-/// `./trade` in the project (see [`super::common::install_trade_script`]).
-pub fn install_trade_script(sandbox: &Sandbox) {
-    super::common::install_trade_script(&sandbox.project)
-}
-
-pub fn trades(sandbox: &Sandbox) -> Vec<String> {
-    super::common::trades(&sandbox.project)
-}
+pub use super::common::{install_trade_script, trades};
 
 /// Inject `agent` of the suite's profile, start a mock with `script`, run the CLI once, and
 /// check the run completed (the model's last turn reached) and stayed offline.
@@ -65,7 +52,7 @@ pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
     assert!(!requests.is_empty(), "opencode never called the mock");
     for request in &requests {
         assert!(
-            request.is_completion(),
+            is_completion(request),
             "opencode asked the mock for something else: {} {}",
             request.method,
             request.path
@@ -80,24 +67,7 @@ pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
     }
 }
 
-/// The records of `event` in the session log.
-pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
-    log.iter().filter(|r| r["event"] == event).collect()
-}
-
-/// The one record of `event` for the call `call_id`.
-pub fn record<'a>(log: &'a [Value], event: &str, call_id: &str) -> &'a Value {
-    let found: Vec<_> = records(log, event)
-        .into_iter()
-        .filter(|r| r["tool_use_id"] == call_id)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one {event} record for {call_id} expected in {log:#?}"
-    );
-    found[0]
-}
+pub use test_support::records::{gate_record as record, records};
 
 /// The gate's record of `call_id`: `(decision, deciding rule, reason)`.
 pub fn decided(sandbox: &Sandbox, call_id: &str) -> (String, String, String) {
@@ -120,9 +90,5 @@ pub fn assert_denied(sandbox: &Sandbox, mock: &MockApi, call_id: &str) -> String
     reason
 }
 
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
-pub fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    super::common::private_hook_copy(&sandbox.scratch.root)
-}
-
+pub use super::common::private_hook_copy;
 pub use super::common::replace_with_script;

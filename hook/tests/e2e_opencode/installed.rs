@@ -4,47 +4,20 @@
 //! pack's reason, `git status` runs, and the decision is recorded under opencode's own session
 //! id in the project's scope.
 
-use std::fs;
-use std::path::Path;
-use std::process::Command;
+use super::common::animus_as_user;
+use test_support::process::{commit_count, git_history};
+use test_support::scratch::project_session_log;
 
-use serde_json::Value;
-
-use super::driver::{Launch, PROMPT, Sandbox, animus_hook};
+use super::driver::{Launch, PROMPT, Sandbox};
 use super::fixtures::*;
 use super::mock::Script;
 
-fn git(project: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
-        .args(args)
-        .current_dir(project)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 pub fn installed_plugin_stops_git_reset_in_a_normally_started_session() {
     let sandbox = Sandbox::new("installed");
-    let install = Command::new(animus_hook())
-        .args(["install", "--harness", "opencode"])
-        .current_dir(&sandbox.home)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", &sandbox.home)
-        .env("XDG_CONFIG_HOME", sandbox.home.join(".config"))
-        .env("ANIMUS_CONFIG_DIR", &sandbox.state_dir)
-        .output()
-        .expect("animus-hook runs");
-    assert!(
-        install.status.success(),
-        "{}",
-        String::from_utf8_lossy(&install.stderr)
+    animus_as_user(
+        &sandbox,
+        &["install", "--harness", "opencode"],
+        &[("XDG_CONFIG_HOME", &sandbox.home.join(".config"))],
     );
     let plugin = sandbox
         .home
@@ -52,12 +25,7 @@ pub fn installed_plugin_stops_git_reset_in_a_normally_started_session() {
     assert!(plugin.is_file());
 
     let project = &sandbox.project;
-    git(project, &["init", "-q"]);
-    for n in 1..=4 {
-        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
-        git(project, &["add", "work.txt"]);
-        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
-    }
+    git_history(project, 4);
     let script = Script::new()
         .call(
             "call_status",
@@ -74,36 +42,10 @@ pub fn installed_plugin_stops_git_reset_in_a_normally_started_session() {
     let (mock, outcome) = run(&sandbox, &launch, script, &[]);
     let told = mock.tool_message("call_reset");
     assert!(told.contains("core.git:reset-hard"), "{told}: {outcome:#?}");
-    assert_eq!(
-        git(project, &["rev-list", "--count", "HEAD"]).trim(),
-        "4",
-        "the branch did not move"
-    );
+    assert_eq!(commit_count(project), 4, "the branch did not move");
     assert!(project.join("status.txt").is_file(), "git status ran");
 
-    let logs: Vec<_> = fs::read_dir(&sandbox.state_dir)
-        .unwrap()
-        .flatten()
-        .filter(|scope| scope.file_name().to_string_lossy().starts_with("project-"))
-        .flat_map(|scope| {
-            fs::read_dir(scope.path().join("sessions"))
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .map(|log| log.path())
-        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    assert_eq!(
-        logs.len(),
-        1,
-        "one session log in the project's scope: {logs:?}"
-    );
-    let records: Vec<Value> = fs::read_to_string(&logs[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = project_session_log(&sandbox.state_dir);
     let reset = record(&records, "tool.execute.before", "call_reset");
     assert_eq!(reset["decision"], "deny");
     assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");

@@ -28,21 +28,15 @@
 //! a chunk with `finish_reason` (`tool_calls` or `stop`), a usage chunk (`choices: []`) and
 //! `data: [DONE]`. Several calls in one turn (`index` 0..n) are parallel tool calls.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpStream};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::io::{self, Write};
+use std::net::TcpStream;
 
 use serde_json::{Value, json};
 
-use super::http;
+use test_support::assert_has;
+pub use test_support::http::LoggedRequest;
+use test_support::http::{MockServer, ToolAnswers, content_text};
 
-/// How long a mock accepts connections at most: a safety net if a test never drops it.
-const LIFETIME: Duration = Duration::from_secs(300);
-/// Read/write deadline for one connection.
-const IO_TIMEOUT: Duration = Duration::from_secs(20);
-/// Largest request body the mock reads (opencode's first request is ~40 KB).
-const MAX_BODY: usize = 32 << 20;
 /// The text the title request gets.
 pub const TITLE: &str = "Mock title";
 
@@ -109,48 +103,29 @@ impl Script {
     }
 }
 
-/// One request as the mock received it.
-#[derive(Clone, Debug)]
-pub struct LoggedRequest {
-    pub method: String,
-    pub path: String,
-    #[allow(dead_code)] // shown in failure messages
-    pub headers: Vec<(String, String)>,
-    /// The body, when it was JSON.
-    pub body: Option<Value>,
+/// A chat completion that offers tools: an agent turn (not the title request).
+pub fn is_agent_turn(request: &LoggedRequest) -> bool {
+    is_completion(request)
+        && request
+            .body
+            .as_ref()
+            .is_some_and(|b| b["tools"].as_array().is_some_and(|t| !t.is_empty()))
 }
 
-impl LoggedRequest {
-    /// A chat completion that offers tools: an agent turn (not the title request).
-    pub fn is_agent_turn(&self) -> bool {
-        self.is_completion()
-            && self
-                .body
-                .as_ref()
-                .is_some_and(|b| b["tools"].as_array().is_some_and(|t| !t.is_empty()))
-    }
-
-    pub fn is_completion(&self) -> bool {
-        self.method == "POST" && self.path.split('?').next() == Some("/v1/chat/completions")
-    }
+pub fn is_completion(request: &LoggedRequest) -> bool {
+    request.is("POST", "/v1/chat/completions")
 }
 
 pub struct MockApi {
-    server: http::Server,
-    log: Arc<Mutex<Vec<LoggedRequest>>>,
+    server: MockServer,
 }
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let script = Arc::new(script);
-        let server = {
-            let log = Arc::clone(&log);
-            http::Server::start("mock-openai", LIFETIME, IO_TIMEOUT, move |stream| {
-                let _ = serve_connection(stream, &script, &log);
-            })?
-        };
-        Ok(MockApi { server, log })
+        let server = MockServer::start("mock-openai", move |out, request| {
+            respond(out, request, &script)
+        })?;
+        Ok(MockApi { server })
     }
 
     /// The provider's `baseURL`.
@@ -159,13 +134,13 @@ impl MockApi {
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.log.lock().unwrap().clone()
+        self.server.requests()
     }
 
     pub fn agent_turns(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
-            .filter(LoggedRequest::is_agent_turn)
+            .filter(is_agent_turn)
             .filter_map(|r| r.body)
             .collect()
     }
@@ -184,32 +159,33 @@ impl MockApi {
             .collect()
     }
 
-    /// Every `tool` message opencode sent, `(tool_call_id, content)`, in the order first seen
-    /// (each agent turn repeats the conversation, so they are deduplicated by id).
+    /// Every `tool` message opencode sent, by call id (see [`ToolAnswers`]).
+    fn answers(&self) -> ToolAnswers<(String, String)> {
+        let turns = self.agent_turns();
+        ToolAnswers::collect(
+            turns
+                .iter()
+                .flat_map(|body| body["messages"].as_array().into_iter().flatten())
+                .filter(|message| message["role"] == "tool")
+                .map(|message| {
+                    let id = message["tool_call_id"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    let text = content_text(&message["content"]);
+                    (id.clone(), (id, text))
+                }),
+        )
+    }
+
+    /// Every `tool` message opencode sent, `(tool_call_id, content)`, in the order first seen.
     pub fn tool_messages(&self) -> Vec<(String, String)> {
-        let mut found: Vec<(String, String)> = Vec::new();
-        for body in self.agent_turns() {
-            for message in body["messages"].as_array().into_iter().flatten() {
-                if message["role"] != "tool" {
-                    continue;
-                }
-                let id = message["tool_call_id"].as_str().unwrap_or_default();
-                if found.iter().any(|(seen, _)| seen == id) {
-                    continue;
-                }
-                found.push((id.to_owned(), content_text(&message["content"])));
-            }
-        }
-        found
+        self.answers().all()
     }
 
     /// What the model got back for one tool call; panics with every message when there is none.
     pub fn tool_message(&self, call_id: &str) -> String {
-        let all = self.tool_messages();
-        all.iter()
-            .find(|(id, _)| id == call_id)
-            .map(|(_, text)| text.clone())
-            .unwrap_or_else(|| panic!("no tool message for {call_id}; got {all:#?}"))
+        self.answers().get(call_id).1
     }
 
     /// Whether `text` appears anywhere in what opencode sent the model.
@@ -221,31 +197,9 @@ impl MockApi {
     }
 }
 
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
-    }
-}
-
-/// Serve one request and close the connection (`Connection: close`).
-fn serve_connection(
-    stream: TcpStream,
-    script: &Script,
-    log: &Mutex<Vec<LoggedRequest>>,
-) -> io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let Some(request) = read_request(&mut reader)? else {
-        return Ok(());
-    };
-    log.lock().unwrap().push(request.clone());
-    let mut out = stream;
-    let response = if !request.is_completion() {
+/// Answer one request (`Connection: close`).
+fn respond(out: &mut TcpStream, request: &LoggedRequest, script: &Script) -> io::Result<()> {
+    let response = if !is_completion(request) {
         http_response(
             "404 Not Found",
             "application/json",
@@ -253,7 +207,7 @@ fn serve_connection(
         )
     } else {
         let body = request.body.clone().unwrap_or(Value::Null);
-        let events = if request.is_agent_turn() {
+        let events = if is_agent_turn(request) {
             match script.reply_for(&body) {
                 Some(calls) => tool_call_events(calls),
                 None => text_events(&script.final_text),
@@ -263,10 +217,7 @@ fn serve_connection(
         };
         http_response("200 OK", "text/event-stream", &sse(&events))
     };
-    out.write_all(response.as_bytes())?;
-    out.flush()?;
-    let _ = out.shutdown(Shutdown::Both);
-    Ok(())
+    out.write_all(response.as_bytes())
 }
 
 fn http_response(status: &str, content_type: &str, body: &str) -> String {
@@ -335,21 +286,10 @@ fn sse(events: &[Value]) -> String {
     out
 }
 
-/// Read one HTTP/1.1 request (`Content-Length` or chunked body). `None` when the peer closed
-/// before sending one.
-fn read_request(reader: &mut impl BufRead) -> io::Result<Option<LoggedRequest>> {
-    Ok(
-        http::read_request(reader, MAX_BODY)?.map(|r| LoggedRequest {
-            body: serde_json::from_slice(&r.body).ok(),
-            method: r.method,
-            path: r.path,
-            headers: r.headers,
-        }),
-    )
-}
-
 /// The offline checks of the mock itself (no CLI): it speaks the protocol above.
 pub mod selftest {
+    use std::io::Read;
+
     use super::*;
 
     fn post(addr: &str, body: &Value, chunked: bool) -> String {
@@ -403,7 +343,7 @@ pub mod selftest {
             false,
         );
         assert!(title.starts_with("HTTP/1.1 200 OK\r\n"), "{title}");
-        assert!(title.contains("Content-Type: text/event-stream"), "{title}");
+        assert_has(&title, "Content-Type: text/event-stream");
         assert!(data(&title).iter().any(|d| d.contains(TITLE)), "{title}");
         let first = post(
             &addr,

@@ -147,19 +147,3 @@ pub fn verify_json(s: &Session, log: &Path) -> (Option<i32>, serde_json::Value) 
         .unwrap_or_else(|e| panic!("{e}: {} {}", run.stdout, run.stderr));
     (run.code, report)
 }
-
-/// `../shared/corpus-real`, or `None` after saying why the test is skipped; under `CI` its
-/// absence fails the test.
-pub fn shared_corpus(test: &str) -> Option<PathBuf> {
-    let dir = repo().parent().unwrap().join("shared/corpus-real");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{test}: {} does not exist, and CI is set",
-        dir.display()
-    );
-    println!("SKIPPED: {test}: {} does not exist", dir.display());
-    None
-}

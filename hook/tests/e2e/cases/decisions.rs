@@ -10,18 +10,11 @@ use crate::e2e::mock_api::Script;
 
 pub fn deny_trader_live_order_does_not_run() {
     let sandbox = Sandbox::new("deny");
-    install_trade_script(&sandbox);
     let script = Script::new()
         .tool_call("toolu_paper", "Bash", bash("./trade --paper"))
         .tool_call("toolu_live", "Bash", bash("./trade --live"));
     // `--allowedTools Bash` would let both calls run: only the hook stands in the way.
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("trader.yaml"),
-        "trader",
-        &["--allowedTools", "Bash"],
-        script,
-    );
+    let (mock, outcome) = trader_run(&sandbox, script);
 
     assert_blocked_with(
         &outcome,

@@ -11,11 +11,7 @@ use crate::e2e::common::{self, replace_with_script};
 use crate::e2e::driver::{Sandbox, animus_hook};
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
-
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
-fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    common::private_hook_copy(&sandbox.scratch.root)
-}
+use test_support::assert_has;
 
 /// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run, and
 /// check it was refused. Returns the refusal text.
@@ -58,30 +54,24 @@ fn gate_timeout_secs(sandbox: &Sandbox) -> u64 {
 
 pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let refusal = run_with_fault(&sandbox, Some(&hook), |_| fs::remove_file(&hook).unwrap());
-    assert!(
-        refusal.contains("blocking because onFailure is \"block\""),
-        "{refusal}"
-    );
+    assert_has(&refusal, "blocking because onFailure is \"block\"");
 }
 
 pub fn fail_closed_crashing_hook() {
     let sandbox = Sandbox::new("crashing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     // Dies of SIGSEGV before answering: exit status 139, no output.
     let refusal = run_with_fault(&sandbox, Some(&hook), |_| {
         replace_with_script(&hook, "#!/bin/sh\nkill -SEGV $$\n")
     });
-    assert!(
-        refusal.contains("blocking because onFailure is \"block\""),
-        "{refusal}"
-    );
+    assert_has(&refusal, "blocking because onFailure is \"block\"");
 }
 
 pub fn fail_closed_hook_timeout() {
     let sandbox = Sandbox::new("slow-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     // Gate calls (the ones with --policy) sleep past the gate's timeout and would then answer
     // with the real hook; observer calls go straight to the real hook.
@@ -95,9 +85,9 @@ pub fn fail_closed_hook_timeout() {
             ),
         )
     });
-    assert!(
-        refusal.contains("timed out; blocking because onFailure is \"block\""),
-        "{refusal}"
+    assert_has(
+        &refusal,
+        "timed out; blocking because onFailure is \"block\"",
     );
 }
 

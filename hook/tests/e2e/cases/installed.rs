@@ -8,47 +8,20 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
+use crate::e2e::common::animus_as_user;
 use serde_json::{Value, json};
+use test_support::process::{commit_count, git_history};
+use test_support::scratch::{project_session_log_path, read_log};
 
-use crate::e2e::driver::{Sandbox, animus_hook};
+use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
+use test_support::assert_has;
 
 /// `animus-hook <args>` as the user runs it in the sandbox's HOME (same state root as the CLI).
 fn animus(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
-    let out = Command::new(animus_hook())
-        .args(args)
-        .current_dir(&sandbox.home)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", &sandbox.home)
-        .env("ANIMUS_CONFIG_DIR", &sandbox.state_dir)
-        .output()
-        .expect("animus-hook runs");
-    assert!(
-        out.status.success(),
-        "animus-hook {args:?}:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn git(project: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
-        .args(args)
-        .current_dir(project)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    animus_as_user(sandbox, args, &[])
 }
 
 pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
@@ -105,25 +78,11 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
 
     // Four commits, so `HEAD~3` exists and the reset would really move the branch.
     let project = &sandbox.project;
-    git(project, &["init", "-q"]);
-    for n in 1..=4 {
-        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
-        git(project, &["add", "work.txt"]);
-        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
-    }
+    git_history(project, 4);
     fs::write(project.join("work.txt"), "uncommitted work\n").unwrap();
-    let script = Script::new()
-        .tool_call(
-            "toolu_status",
-            "Bash",
-            bash("git status --short > status.txt"),
-        )
-        .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+    let script = status_then_reset("git reset --hard HEAD~3");
     // Started normally: the launch arguments carry no `--settings`.
-    let args: Vec<String> = launch(&["--allowedTools", "Bash"])
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let args: Vec<String> = owned_launch(&["--allowedTools", "Bash"]);
     assert!(!args.iter().any(|a| a == "--settings"));
     let (mock, outcome) = run(&sandbox, &args, script);
     assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
@@ -131,11 +90,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
         fs::read_to_string(project.join("work.txt")).unwrap(),
         "uncommitted work\n"
     );
-    assert_eq!(
-        git(project, &["rev-list", "--count", "HEAD"]).trim(),
-        "4",
-        "the branch did not move"
-    );
+    assert_eq!(commit_count(project), 4, "the branch did not move");
     assert!(!mock.tool_result("toolu_status").is_error);
     assert_eq!(
         fs::read_to_string(project.join("status.txt")).unwrap(),
@@ -150,29 +105,8 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     );
 
     // The decision was recorded in the project's scope, under Claude's own session id.
-    let logs: Vec<_> = fs::read_dir(&sandbox.state_dir)
-        .unwrap()
-        .flatten()
-        .filter(|scope| scope.file_name().to_string_lossy().starts_with("project-"))
-        .flat_map(|scope| {
-            fs::read_dir(scope.path().join("sessions"))
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .map(|log| log.path())
-        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    assert_eq!(
-        logs.len(),
-        1,
-        "one session log in the project's scope: {logs:?}"
-    );
-    let records: Vec<Value> = fs::read_to_string(&logs[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let log = project_session_log_path(&sandbox.state_dir);
+    let records = read_log(&log);
     let reset = gate_record(&records, "PreToolUse", "toolu_reset");
     assert_eq!(reset["decision"], "deny");
     assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
@@ -188,7 +122,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     // Issue 29: the log the real CLI's session left proves whole (chain, seal, gate liveness),
     // and both it and Claude's own transcript of the session replay under the installed
     // policy with nothing changed.
-    let verified = animus(&sandbox, &["verify", logs[0].to_str().unwrap()]);
+    let verified = animus(&sandbox, &["verify", log.to_str().unwrap()]);
     assert!(
         String::from_utf8_lossy(&verified.stdout).contains("sealed"),
         "{}",
@@ -200,7 +134,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     let policy = policy.to_str().unwrap();
     animus(
         &sandbox,
-        &["replay", "--policy", policy, logs[0].to_str().unwrap()],
+        &["replay", "--policy", policy, log.to_str().unwrap()],
     );
     let transcript = claude_transcript(&sandbox.home, session);
     let replayed = animus(
@@ -249,7 +183,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     );
     assert!(plugin.join(".claude-plugin/plugin.json").is_file());
     let hooks = fs::read_to_string(plugin.join("hooks/hooks.json")).unwrap();
-    assert!(hooks.contains("--from-payload"), "{hooks}");
+    assert_has(&hooks, "--from-payload");
     assert!(
         !sandbox.home.join(".claude/settings.json").exists(),
         "the user's settings untouched"
@@ -260,20 +194,9 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     );
     assert!(String::from_utf8_lossy(&doctor.stdout).contains("✓ live gate (plugin)"));
     let project = &sandbox.project;
-    git(project, &["init", "-q"]);
-    for n in 1..=4 {
-        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
-        git(project, &["add", "work.txt"]);
-        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
-    }
+    git_history(project, 4);
     let run_with_plugin = |sandbox: &Sandbox| {
-        let script = Script::new()
-            .tool_call(
-                "toolu_status",
-                "Bash",
-                bash("git status --short > status.txt"),
-            )
-            .tool_call("toolu_reset", "Bash", bash("git reset --hard HEAD~3"));
+        let script = status_then_reset("git reset --hard HEAD~3");
         let mut args: Vec<String> = vec!["--plugin-dir".into(), plugin.to_str().unwrap().into()];
         args.extend(
             launch(&["--allowedTools", "Bash"])
@@ -286,13 +209,13 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
     assert_blocked_with(&outcome, &mock, "toolu_reset", "core.git:reset-hard");
     assert!(!mock.tool_result("toolu_status").is_error);
     assert!(project.join("status.txt").is_file(), "git status ran");
-    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    assert_eq!(commit_count(project), 4);
     // The binary the plugin runs, gone: blocked, because onFailure is "block".
     let hooks = hooks.replace(
         "target/debug/animus-hook-emit\"",
         "target/debug/missing-hook\"",
     );
-    assert!(hooks.contains("missing-hook"), "{hooks}");
+    assert_has(&hooks, "missing-hook");
     fs::write(plugin.join("hooks/hooks.json"), hooks).unwrap();
     let (mock, outcome) = run_with_plugin(&sandbox);
     assert_blocked_with(
@@ -301,7 +224,7 @@ pub fn plugin_dir_guards_a_session_that_loads_it() {
         "toolu_reset",
         "blocking because onFailure is \"block\"",
     );
-    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    assert_eq!(commit_count(project), 4);
 }
 
 /// `install --sandbox` on the real CLI: Claude's own Bash sandbox, from the user's settings,
@@ -317,7 +240,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
     let settings = sandbox.home.join(".claude/settings.json");
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     fs::write(&settings, "{\n  \"model\": \"claude-sonnet-4-5\"\n}\n").unwrap();
-    let hook = crate::e2e::common::private_hook_copy(&sandbox.scratch.root);
+    let hook = crate::e2e::common::private_hook_copy(&sandbox);
     animus(
         &sandbox,
         &[
@@ -331,12 +254,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
         .state_dir
         .join("installed/claude-user/animus-policy.json");
     let targets = [policy, settings.clone(), hook];
-    let before: Vec<Vec<u8>> = targets.iter().map(|t| fs::read(t).unwrap()).collect();
-    let list: String = targets
-        .iter()
-        .map(|t| format!("{}\n", t.display()))
-        .collect();
-    fs::write(sandbox.project.join("targets.txt"), list).unwrap();
+    let before = plant_target_list(&sandbox.project, &targets);
     fs::write(
         sandbox.project.join("attack.py"),
         "out = open('result.txt', 'w')\n\
@@ -351,10 +269,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
     )
     .unwrap();
     let script = Script::new().tool_call("toolu_py", "Bash", bash("python3 attack.py"));
-    let args: Vec<String> = launch(&["--allowedTools", "Bash"])
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+    let args: Vec<String> = owned_launch(&["--allowedTools", "Bash"]);
     let (mock, outcome) = run(&sandbox, &args, script);
     outcome.completed();
     for (target, bytes) in targets.iter().zip(&before) {
@@ -371,7 +286,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
         )
     });
     assert!(!result.contains(": done"), "{result}");
-    assert!(result.contains("Read-only file system"), "{result}");
+    assert_has(&result, "Read-only file system");
     assert_eq!(
         fs::read_to_string(&settings)
             .unwrap()

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::e2e::fixtures::*;
-use crate::e2e::mock_api::{Block, MockApi, Script};
+use crate::e2e::mock_api::{Block, MockApi, Script, is_streaming};
 
 /// Send one raw HTTP/1.1 request and return (status, content-type, body) of the answer.
 fn http(
@@ -215,11 +215,7 @@ pub fn mock_answers_without_streaming_and_breaks_a_stream_once() {
         "only the first stream breaks"
     );
     // The chunked request bodies were read whole.
-    let streaming: Vec<bool> = mock
-        .model_calls()
-        .iter()
-        .map(|r| r.is_streaming())
-        .collect();
+    let streaming: Vec<bool> = mock.model_calls().iter().map(is_streaming).collect();
     assert_eq!(streaming, [true, false, true]);
 }
 

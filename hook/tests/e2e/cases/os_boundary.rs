@@ -33,22 +33,20 @@ pub fn sandbox_tools_missing() -> Option<String> {
         "{} not installed (apt-get install -y bubblewrap socat)",
         missing.join(", ")
     );
-    assert!(std::env::var_os("CI").is_none(), "CI is set and {why}");
+    assert!(!test_support::under_ci(), "CI is set and {why}");
     Some(why)
 }
 
 /// Inject for `cautious.yaml` with `--sandbox`, the hook a private copy, the user's home and
 /// state dir the sandbox's; returns the launch arguments and the hook binary.
 fn inject_sandboxed(sandbox: &Sandbox, extra: &[&str]) -> (Vec<String>, PathBuf) {
-    let hook = common::private_hook_copy(&sandbox.scratch.root);
+    let hook = common::private_hook_copy(sandbox);
     let launch: Vec<String> = launch(extra).iter().map(|a| a.to_string()).collect();
     let printed = inject(
         "claude",
         &profile("cautious.yaml"),
         "cautious",
-        &sandbox.session_dir,
-        &sandbox.session_id,
-        &sandbox.project,
+        &sandbox.dirs,
         Some(&hook),
         &launch,
         |command| {
@@ -72,12 +70,7 @@ pub fn sandbox_keeps_every_guard_file_byte_identical() {
     fs::create_dir_all(settings_local.parent().unwrap()).unwrap();
     fs::write(&settings_local, "{\"permissions\": {}}\n").unwrap();
     let targets = [sandbox.policy_path(), hook.clone(), settings_local.clone()];
-    let before: Vec<Vec<u8>> = targets.iter().map(|t| fs::read(t).unwrap()).collect();
-    let list: String = targets
-        .iter()
-        .map(|t| format!("{}\n", t.display()))
-        .collect();
-    fs::write(sandbox.project.join("targets.txt"), list).unwrap();
+    let before = plant_target_list(&sandbox.project, &targets);
     // Each script appends to every target, then truncates it, then tries to delete it, and
     // writes what happened into the project (which stays writable): proof that it ran.
     fs::write(

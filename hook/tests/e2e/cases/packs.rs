@@ -3,40 +3,21 @@
 //! safer way; an ordinary git command in the same session runs.
 
 use std::fs;
-use std::process::Command;
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
-use crate::e2e::mock_api::Script;
+use test_support::process::git;
 
 pub fn core_pack_stops_git_reset_hard_with_the_safer_way() {
     let sandbox = Sandbox::new("packs-core");
     let project = &sandbox.project;
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
-            .args(args)
-            .current_dir(project)
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let git = |args: &[&str]| git(project, args);
     git(&["init", "-q"]);
     fs::write(project.join("work.txt"), "committed\n").unwrap();
     git(&["add", "work.txt"]);
     git(&["commit", "-q", "-m", "base"]);
     fs::write(project.join("work.txt"), "uncommitted work\n").unwrap();
-    let script = Script::new()
-        .tool_call(
-            "toolu_status",
-            "Bash",
-            bash("git status --short > status.txt"),
-        )
-        .tool_call("toolu_reset", "Bash", bash("git reset --hard"));
+    let script = status_then_reset("git reset --hard");
     // `--allowedTools Bash` would run both: only the pack stands in the way.
     let (mock, outcome) = guarded_run(
         &sandbox,

@@ -6,15 +6,8 @@ use crate::e2e::mock_api::{Block, Script};
 
 pub fn records_every_lifecycle_event_of_a_run() {
     let sandbox = Sandbox::new("lifecycle");
-    install_trade_script(&sandbox);
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("trader.yaml"),
-        "trader",
-        &["--allowedTools", "Bash"],
-        script,
-    );
+    let (mock, outcome) = trader_run(&sandbox, script);
     outcome.completed();
     assert!(!mock.tool_result("toolu_order").is_error);
 
@@ -48,19 +41,12 @@ pub fn records_every_lifecycle_event_of_a_run() {
 
 pub fn records_two_parallel_tool_calls_intact() {
     let sandbox = Sandbox::new("parallel");
-    install_trade_script(&sandbox);
     let script = Script::new().turn(vec![
         Block::text("Two orders at once."),
         Block::tool_use("toolu_left", "Bash", bash("./trade --paper left")),
         Block::tool_use("toolu_right", "Bash", bash("./trade --paper right")),
     ]);
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("trader.yaml"),
-        "trader",
-        &["--allowedTools", "Bash"],
-        script,
-    );
+    let (mock, outcome) = trader_run(&sandbox, script);
     outcome.completed();
     for id in ["toolu_left", "toolu_right"] {
         assert!(!mock.tool_result(id).is_error);

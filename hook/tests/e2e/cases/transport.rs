@@ -2,25 +2,18 @@
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
-use crate::e2e::mock_api::Script;
+use crate::e2e::mock_api::{Script, is_streaming};
 
 pub fn non_streaming_fallback_is_gated_too() {
     let sandbox = Sandbox::new("fallback");
-    install_trade_script(&sandbox);
     let script =
         Script::new()
             .break_first_stream()
             .tool_call("toolu_live", "Bash", bash("./trade --live"));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("trader.yaml"),
-        "trader",
-        &["--allowedTools", "Bash"],
-        script,
-    );
+    let (mock, outcome) = trader_run(&sandbox, script);
 
     assert!(
-        mock.model_calls().iter().any(|r| !r.is_streaming()),
+        mock.model_calls().iter().any(|r| !is_streaming(r)),
         "the broken stream made the CLI retry without streaming"
     );
     assert_blocked_with(

@@ -7,6 +7,7 @@ use std::fs;
 use crate::driver::Sandbox;
 use crate::fixtures::*;
 use crate::mock_responses::Script;
+use test_support::assert_has;
 
 fn add_file(path: &str, line: &str) -> String {
     format!("*** Begin Patch\n*** Add File: {path}\n+{line}\n*** End Patch\n")
@@ -35,7 +36,7 @@ pub fn edit_outside_the_allowed_path_is_blocked() {
         mock.tool_output("call_inside").kind,
         "custom_tool_call_output"
     );
-    assert!(inside.contains("Success"), "{inside}");
+    assert_has(&inside, "Success");
     assert_eq!(
         fs::read_to_string(project.join("src/inside.txt")).unwrap(),
         "inside\n"

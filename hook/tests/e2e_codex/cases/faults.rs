@@ -12,20 +12,16 @@
 //! (`fail_closed_garbage_on_exit_0`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::common::{self, replace_with_script};
 use crate::driver::{Sandbox, animus_hook};
 use crate::fixtures::*;
 use crate::mock_responses::Script;
+use test_support::assert_has;
 
 /// The reason inject's shell line gives when the hook failed.
 const WIRING_BLOCK: &str = "animus-hook could not decide this call (the hook failed with exit";
-
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it.
-fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    common::private_hook_copy(&sandbox.scratch.root)
-}
 
 /// Inject with `hook_bin`, plant the fault, run a paper order that would otherwise run (with
 /// `env` on top), and check it was refused. Returns the refusal the model saw.
@@ -67,7 +63,7 @@ fn run_with_fault(
 
 pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let refusal = run_with_fault(
         &sandbox,
         Some(&hook),
@@ -78,12 +74,12 @@ pub fn fail_closed_missing_hook_binary() {
         refusal.contains(&format!("{WIRING_BLOCK} 127)")),
         "{refusal}"
     );
-    assert!(refusal.contains("No such file or directory"), "{refusal}");
+    assert_has(&refusal, "No such file or directory");
 }
 
 pub fn fail_closed_crashing_hook() {
     let sandbox = Sandbox::new("crashing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     // Dies of SIGSEGV before answering: no output, status 139.
     let refusal = run_with_fault(
         &sandbox,
@@ -102,15 +98,12 @@ pub fn fail_closed_panicking_hook() {
     // The real hook, panicking on entry (debug builds' fault injection; the hooks inherit
     // Codex's environment): emit catches its own panic and denies.
     let refusal = run_with_fault(&sandbox, None, |_| {}, &[("ANIMUS_HOOK_FAULT", "panic")]);
-    assert!(
-        refusal.contains("(fail closed): internal error (injected fault)"),
-        "{refusal}"
-    );
+    assert_has(&refusal, "(fail closed): internal error (injected fault)");
 }
 
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     // Gate calls (the ones with --policy) sleep past Codex's own 30 s hook timeout, which by
     // itself would kill the hook and run the call; inject's `timeout -k 2 25` gets there
@@ -150,7 +143,7 @@ pub fn fail_closed_when_deciding_hangs() {
         |_| {},
         &[("ANIMUS_HOOK_FAULT", "hang-deciding")],
     );
-    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert_has(&refusal, "(fail closed)");
     assert!(
         !refusal.contains(WIRING_BLOCK),
         "emit answered itself: {refusal}"
@@ -187,7 +180,7 @@ pub fn fail_closed_deleted_policy() {
         |sandbox| fs::remove_file(sandbox.policy_path()).unwrap(),
         &[],
     );
-    assert!(refusal.contains("fail closed"), "{refusal}");
+    assert_has(&refusal, "fail closed");
 }
 
 /// A hook that exits 0 after printing something Codex does not accept would fail open in
@@ -197,7 +190,7 @@ pub fn fail_closed_deleted_policy() {
 pub fn fail_closed_garbage_on_exit_0() {
     let sandbox = Sandbox::new("garbage-hook");
     install_trade_script(&sandbox);
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     let script = Script::new()
         .exec("call_text", "./trade --paper text")

@@ -6,6 +6,7 @@ use serde_json::json;
 use crate::driver::Sandbox;
 use crate::fixtures::*;
 use crate::mock_responses::Script;
+use test_support::assert_has;
 
 pub fn mcp_call_is_gated() {
     let sandbox = Sandbox::new("mcp");
@@ -27,7 +28,7 @@ pub fn mcp_call_is_gated() {
     );
     outcome.completed();
     let hi = assert_not_blocked(&mock, "call_hi");
-    assert!(hi.contains("echo: hi"), "{hi}");
+    assert_has(&hi, "echo: hi");
     let forbidden = assert_blocked(
         &mock,
         "call_forbidden",
@@ -80,9 +81,9 @@ pub fn mcp_permission_request_reaches_the_gate() {
     );
     outcome.completed();
     let signoff = mock.tool_output("call_signoff").text;
-    assert!(
-        signoff.contains("This echo needs the desk's sign-off (codex e2e PermissionRequest deny)."),
-        "{signoff}"
+    assert_has(
+        &signoff,
+        "This echo needs the desk's sign-off (codex e2e PermissionRequest deny).",
     );
     let hi = mock.tool_output("call_hi").text;
     assert!(

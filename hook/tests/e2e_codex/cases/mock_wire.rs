@@ -7,6 +7,7 @@ use std::net::TcpStream;
 use serde_json::{Value, json};
 
 use crate::mock_responses::{LAST_SESSION_ID, MockApi, Script};
+use test_support::assert_has;
 
 fn post(mock: &MockApi, body: &Value) -> String {
     let url = mock.base_url();
@@ -27,7 +28,7 @@ fn post(mock: &MockApi, body: &Value) -> String {
 /// The items of an SSE reply's `response.output_item.done` events.
 fn items(reply: &str) -> Vec<Value> {
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    assert!(reply.contains("event: response.completed\n"), "{reply}");
+    assert_has(reply, "event: response.completed\n");
     reply
         .lines()
         .filter_map(|l| l.strip_prefix("data: "))

@@ -7,6 +7,7 @@ use serde_json::json;
 use crate::driver::Sandbox;
 use crate::fixtures::*;
 use crate::mock_responses::{LAST_SESSION_ID, Script};
+use test_support::assert_has;
 
 pub fn denied_command_does_not_run_and_allowed_one_does() {
     let sandbox = Sandbox::new("shell-allowlist");
@@ -83,7 +84,7 @@ pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
         "call_big",
         "Big orders need a human to confirm (codex e2e ask).",
     );
-    assert!(big.contains("a human must run it"), "{big}");
+    assert_has(&big, "a human must run it");
     assert_blocked(
         &mock,
         "call_live",

@@ -9,22 +9,17 @@
 //! hook line can produce.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use crate::common::{self, replace_with_script};
 use crate::e2e_gemini::driver::{Outcome, Sandbox, animus_hook};
 use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
+use test_support::assert_has;
 
 /// What the wrapper tells the model when the hook failed.
 const WRAPPER: &str = "animus-hook could not decide this call (the hook failed with exit";
-
-/// A private copy of `animus-hook` for inject to wire in, so a test can break it. (Named
-/// `animus-hook` with no `animus-hook-emit` beside it, so inject wires the copy itself.)
-fn private_hook_copy(sandbox: &Sandbox) -> PathBuf {
-    common::private_hook_copy(&sandbox.scratch.root)
-}
 
 /// Gate calls (those given `--policy`) run `gate`; observer calls go to the real hook.
 fn gate_only(gate: &str) -> String {
@@ -68,7 +63,7 @@ fn assert_refused(sandbox: &Sandbox, mock: &MockGemini, reason: &str) -> String 
 
 pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -81,7 +76,7 @@ pub fn fail_closed_missing_hook_binary() {
 
 pub fn fail_closed_crashing_hook() {
     let sandbox = Sandbox::new("crashing-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     // Dies of SIGSEGV before answering: no output, exit status 139.
     let (mock, _) = run_paper_order(
         &sandbox,
@@ -113,7 +108,7 @@ pub fn fail_closed_panicking_hook() {
 /// reason, a block.
 pub fn fail_closed_garbage_output() {
     let sandbox = Sandbox::new("garbage-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -132,7 +127,7 @@ pub fn fail_closed_garbage_output() {
 /// hook's command line reaches the model.
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, outcome) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -189,7 +184,7 @@ pub fn fail_closed_corrupt_sidecar() {
     );
     // emit's own deny (the hook ran and refused), not the wrapper's.
     let refusal = assert_refused(&sandbox, &mock, "animus-policy.sidecar` has SHA-256");
-    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert_has(&refusal, "(fail closed)");
 }
 
 /// A hook that prints non-JSON text and exits 0: Gemini 0.61.0 takes such text as a system
@@ -197,7 +192,7 @@ pub fn fail_closed_corrupt_sidecar() {
 /// object, and blocks anything else.
 pub fn fail_closed_garbage_with_exit_zero() {
     let sandbox = Sandbox::new("garbage-exit0");
-    let hook = private_hook_copy(&sandbox);
+    let hook = common::private_hook_copy(&sandbox);
     let (mock, _) = run_paper_order(
         &sandbox,
         Some(&hook),
@@ -209,5 +204,5 @@ pub fn fail_closed_garbage_with_exit_zero() {
         &mock,
         "animus-hook answered something that is not a decision",
     );
-    assert!(refusal.contains("(fail closed)"), "{refusal}");
+    assert_has(&refusal, "(fail closed)");
 }

@@ -9,58 +9,26 @@
 //! installed hooks register and block as in a trusted one.
 
 use std::fs;
-use std::path::Path;
-use std::process::Command;
 
-use serde_json::{Value, json};
+use crate::common::animus_as_user;
+use serde_json::json;
+use test_support::process::{commit_count, git_history};
+use test_support::scratch::project_session_log;
 
-use crate::e2e_gemini::driver::{Launch, Sandbox, animus_hook, launch_args, write_json};
+use crate::e2e_gemini::driver::{Launch, Sandbox, launch_args, write_json};
 use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::{MockGemini, Script};
 
-fn git(project: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
-        .args(args)
-        .current_dir(project)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     let sandbox = Sandbox::new("installed");
-    let install = Command::new(animus_hook())
-        .args(["install", "--harness", "gemini"])
-        .current_dir(&sandbox.home)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", &sandbox.home)
-        .env("ANIMUS_CONFIG_DIR", &sandbox.state_dir)
-        .output()
-        .expect("animus-hook runs");
-    assert!(
-        install.status.success(),
-        "{}",
-        String::from_utf8_lossy(&install.stderr)
-    );
+    animus_as_user(&sandbox, &["install", "--harness", "gemini"], &[]);
     // The user trusts this project (as Gemini's trust dialog records it).
     write_json(
         &sandbox.home.join(".gemini/trustedFolders.json"),
         &json!({ sandbox.project.to_str().unwrap(): "TRUST_FOLDER" }),
     );
     let project = &sandbox.project;
-    git(project, &["init", "-q"]);
-    for n in 1..=4 {
-        fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
-        git(project, &["add", "work.txt"]);
-        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
-    }
+    git_history(project, 4);
     let script = Script::new()
         .call(
             "run_shell_command",
@@ -76,35 +44,9 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     let outcome = sandbox.run_gemini(&gemini(), &mock, &launch, &[]);
     completed(&mock, &outcome);
     assert_blocked_with(&mock, 1, "core.git:reset-hard");
-    assert_eq!(
-        git(project, &["rev-list", "--count", "HEAD"]).trim(),
-        "4",
-        "the branch did not move"
-    );
+    assert_eq!(commit_count(project), 4, "the branch did not move");
     assert!(project.join("status.txt").is_file(), "git status ran");
-    let logs: Vec<_> = fs::read_dir(&sandbox.state_dir)
-        .unwrap()
-        .flatten()
-        .filter(|scope| scope.file_name().to_string_lossy().starts_with("project-"))
-        .flat_map(|scope| {
-            fs::read_dir(scope.path().join("sessions"))
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .map(|log| log.path())
-        .filter(|log| log.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    assert_eq!(
-        logs.len(),
-        1,
-        "one session log in the project's scope: {logs:?}"
-    );
-    let records: Vec<Value> = fs::read_to_string(&logs[0])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = project_session_log(&sandbox.state_dir);
     let reset = gate_record(&records, "command", "git reset --hard HEAD~3");
     assert_eq!(reset["decision"], "deny");
     assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
@@ -138,5 +80,5 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     let outcome = sandbox.run_gemini(&gemini(), &mock, &launch, &[]);
     completed(&mock, &outcome);
     assert_blocked_with(&mock, 0, "core.git:reset-hard");
-    assert_eq!(git(project, &["rev-list", "--count", "HEAD"]).trim(), "4");
+    assert_eq!(commit_count(project), 4);
 }

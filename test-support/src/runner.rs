@@ -1,4 +1,5 @@
-//! A small test runner for the end-to-end suite (the test target has `harness = false`).
+//! A small test runner for the suites that drive a real harness CLI (their test targets have
+//! `harness = false`): the four end-to-end suites, the Claude oracle and the stub-shell suite.
 //!
 //! Why not libtest: the suite's binary doubles as the stdio MCP server the CLI spawns
 //! (`--mcp-echo-server`), which needs a `main` whose stdout carries nothing but JSON-RPC; and
@@ -19,12 +20,24 @@ use std::time::Instant;
 pub struct Test {
     pub name: &'static str,
     pub run: fn(),
-    /// Needs the Claude Code CLI (skipped or failed as `skip` says when it is missing).
+    /// Needs the suite's CLI (skipped or failed as `skip` says when it is missing).
     pub needs_cli: bool,
 }
 
 /// Why every test that needs the CLI is skipped, or `None` to run them.
 pub type Skip = Option<String>;
+
+/// A suite's list of [`Test`]s by function name: first those that drive the CLI, then those
+/// that do not (`tests![cli: a, b; offline: c]`).
+#[macro_export]
+macro_rules! tests {
+    (cli: $($cli:ident),* ; offline: $($offline:ident),* $(,)?) => {
+        &[
+            $($crate::runner::Test { name: stringify!($cli), run: $cli, needs_cli: true },)*
+            $($crate::runner::Test { name: stringify!($offline), run: $offline, needs_cli: false },)*
+        ]
+    };
+}
 
 /// A suite's `main`: the stdio MCP server when a CLI starts this binary as one
 /// (`--mcp-echo-server <calls file>`), else the tests the arguments select, `skip` saying
@@ -34,7 +47,7 @@ pub fn main(tests: &[Test], skip: impl FnOnce() -> Result<Skip, String>) -> Exit
     if let [flag, calls_file] = args.as_slice()
         && flag == "--mcp-echo-server"
     {
-        return match super::mcp_echo::serve(std::path::Path::new(calls_file)) {
+        return match crate::mcp_echo::serve(std::path::Path::new(calls_file)) {
             Ok(()) => ExitCode::SUCCESS,
             Err(_) => ExitCode::FAILURE,
         };

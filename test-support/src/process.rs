@@ -1,0 +1,123 @@
+//! Running what a test needs: a CLI run bounded in its own process group (hooks, MCP servers or
+//! tools it leaves behind would keep the pipes open, so the whole group is killed when it ends
+//! or its deadline passes), a set-up command that must succeed, and git.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How a bounded run ended.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: ExitStatus,
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+/// Run `command` in its own process group with stdout and stderr captured, and wait for it at
+/// most `deadline`; then kill the whole group. Fails the test when the deadline passed.
+pub fn run_bounded(command: &mut Command, deadline: Duration, what: &str) -> Finished {
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    let pgid = child.id();
+    let stdout = pipe(Box::new(child.stdout.take().unwrap()));
+    let stderr = pipe(Box::new(child.stderr.take().unwrap()));
+    let (status, timed_out) = loop {
+        if let Some(status) = child.try_wait().expect("wait for the CLI") {
+            break (status, false);
+        }
+        if started.elapsed() > deadline {
+            kill_group(pgid);
+            break (child.wait().expect("reap the CLI"), true);
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    kill_group(pgid);
+    let finished = Finished {
+        status,
+        timed_out,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+        elapsed: started.elapsed(),
+    };
+    assert!(
+        !finished.timed_out,
+        "{what} did not finish within {deadline:?}: {finished:#?}"
+    );
+    finished
+}
+
+fn pipe(mut reader: Box<dyn Read + Send>) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = reader.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    })
+}
+
+/// SIGKILL every process of group `pgid`.
+pub fn kill_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Run `command` to completion and fail the test, with its stdout and stderr, unless it
+/// succeeds; for set-up steps (`git`, `animus-hook compile`, `install`) whose failure would
+/// leave nothing to test.
+pub fn succeed(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// `git <args>` in `repo` as a test user, which must succeed; returns its stdout.
+pub fn git(repo: &Path, args: &[&str]) -> String {
+    let output = succeed(
+        Command::new("git")
+            .args(["-c", "user.name=e2e", "-c", "user.email=e2e@example.com"])
+            .args(args)
+            .current_dir(repo),
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A git repository in `project` with `commits` commits, each of which rewrites `work.txt`
+/// (`commit <n>`), so `git reset --hard HEAD~<k>` has history to destroy.
+pub fn git_history(project: &Path, commits: usize) {
+    git(project, &["init", "-q"]);
+    for n in 1..=commits {
+        std::fs::write(project.join("work.txt"), format!("commit {n}\n")).unwrap();
+        git(project, &["add", "work.txt"]);
+        git(project, &["commit", "-q", "-m", &format!("c{n}")]);
+    }
+}
+
+/// How many commits the branch checked out in `repo` has: a `git reset --hard HEAD~<n>` that
+/// was stopped leaves it as [`git_history`] made it.
+pub fn commit_count(repo: &Path) -> usize {
+    git(repo, &["rev-list", "--count", "HEAD"])
+        .trim()
+        .parse()
+        .expect("git rev-list --count prints a number")
+}

@@ -1,0 +1,35 @@
+//! Lookups in a session log (the records [`crate::scratch::session_log`] reads): what every
+//! suite asks of it — the records of an event, and the one record of a call.
+
+use serde_json::Value;
+
+/// The records of `event`, in order.
+pub fn records<'a>(log: &'a [Value], event: &str) -> Vec<&'a Value> {
+    log.iter().filter(|r| r["event"] == event).collect()
+}
+
+/// The one record of `event` that `matches` (`what` names it in the failure); fails the test
+/// unless there is exactly one.
+pub fn one_record<'a>(
+    log: &'a [Value],
+    event: &str,
+    what: &str,
+    matches: impl Fn(&Value) -> bool,
+) -> &'a Value {
+    let found: Vec<_> = records(log, event)
+        .into_iter()
+        .filter(|r| matches(r))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one {event} record for {what} expected in {log:#?}"
+    );
+    found[0]
+}
+
+/// The one record of `event` for the call `tool_use_id` (Codex's and opencode's call ids land
+/// in the same field).
+pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a Value {
+    one_record(log, event, tool_use_id, |r| r["tool_use_id"] == tool_use_id)
+}
