@@ -220,7 +220,7 @@ pub fn inject_harness_hooks_with_env(
             )?;
             if request.sandbox {
                 let places = sandbox::guard_places(&session_dir, &hook_binary, &project_root, env)
-                    .map_err(error)?;
+                    .map_err(|e| error(e.to_string()))?;
                 settings["sandbox"] = sandbox::claude_sandbox(&places);
             }
             let path = session_dir.join(SETTINGS_FILE_NAME);
@@ -343,13 +343,6 @@ pub enum SessionDirError {
     /// Someone else's, or writable by others.
     #[error("refusing the session dir: {0}")]
     NotOwned(#[from] engine::ownership::OwnershipError),
-}
-
-/// The CLI's `install` still reports errors as strings.
-impl From<SessionDirError> for String {
-    fn from(e: SessionDirError) -> String {
-        e.to_string()
-    }
 }
 
 /// What one harness needs: the flags inserted ahead of the prompt, the environment to launch

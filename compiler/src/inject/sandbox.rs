@@ -29,6 +29,20 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+/// Why the guard's places cannot be named for a sandbox.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// `$HOME` is unset, empty or relative.
+    #[error("`--sandbox` needs an absolute HOME (the user's .claude/ and ~/.animus)")]
+    NoHome,
+    /// The hook binary's path has no parent directory.
+    #[error("the hook binary has no directory")]
+    NoBinaryDirectory {
+        /// The hook binary.
+        binary: PathBuf,
+    },
+}
+
 /// The places the guard depends on, each an absolute path (existing or not): the session
 /// directory (the policy, its sidecar and stamp, the harness wiring), the state directory
 /// with the records (`$ANIMUS_CONFIG_DIR`, and `~/.animus` always), the hook binaries'
@@ -39,12 +53,12 @@ pub fn guard_places(
     hook_binary: &Path,
     project_root: &Path,
     env: &dyn Fn(&str) -> Option<OsString>,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, SandboxError> {
     let home = env("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
         .filter(|h| h.is_absolute())
-        .ok_or("`--sandbox` needs an absolute HOME (the user's .claude/ and ~/.animus)")?;
+        .ok_or(SandboxError::NoHome)?;
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut places = vec![canonical(session_dir)];
     if let Some(root) = env("ANIMUS_CONFIG_DIR")
@@ -58,7 +72,9 @@ pub fn guard_places(
     let binary_dir = canonical(hook_binary)
         .parent()
         .map(Path::to_path_buf)
-        .ok_or("the hook binary has no directory")?;
+        .ok_or_else(|| SandboxError::NoBinaryDirectory {
+            binary: hook_binary.to_path_buf(),
+        })?;
     places.push(binary_dir);
     places.push(project_root.join(".claude"));
     places.push(canonical(&home.join(".claude")));

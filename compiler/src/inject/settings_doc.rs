@@ -14,7 +14,47 @@
 //!
 //! An empty (or all-blank) file reads as `{}`, as a missing one does.
 
-use crate::jsonc::{self, Node, Value};
+use crate::jsonc::{self, Node, SyntaxError, Value};
+
+/// Why a settings file cannot be rewritten; each names the file (and the place, `line:column`).
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsDocError {
+    /// Not JSON (nor JSON with comments).
+    #[error("{name}:{source}: the file is not valid JSON; fix it first")]
+    Invalid {
+        /// The file, for messages.
+        name: String,
+        /// Where and how it is not JSON.
+        source: SyntaxError,
+    },
+    /// JSON with comments or trailing commas: a rewrite cannot keep them.
+    #[error(
+        "{name}:{line}:{column}: {what} — this is JSON with comments, and a rewrite cannot keep \
+         the file's comments and trailing commas; remove them first"
+    )]
+    Comments {
+        /// The file, for messages.
+        name: String,
+        /// 1-based line of the first one.
+        line: u32,
+        /// 1-based column of the first one.
+        column: u32,
+        /// `a comment` or `a trailing comma`.
+        what: &'static str,
+    },
+    /// The top level is not an object.
+    #[error("{name}:{line}:{column}: the settings are {found}, not an object")]
+    NotAnObject {
+        /// The file, for messages.
+        name: String,
+        /// 1-based line of the value.
+        line: u32,
+        /// 1-based column of the value.
+        column: u32,
+        /// What it is (`an array`, …).
+        found: &'static str,
+    },
+}
 
 /// A parsed settings file and how to print it back.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,7 +68,7 @@ pub struct SettingsDoc {
 impl SettingsDoc {
     /// Read `text` (the contents of `name`, for messages). Refused: invalid JSON, JSON with
     /// comments or trailing commas, a top level that is not an object.
-    pub fn parse(name: &str, text: &str) -> Result<SettingsDoc, String> {
+    pub fn parse(name: &str, text: &str) -> Result<SettingsDoc, SettingsDocError> {
         if text.trim().is_empty() {
             return Ok(SettingsDoc {
                 root: node(Value::Object(Vec::new())),
@@ -36,22 +76,26 @@ impl SettingsDoc {
                 final_newline: true,
             });
         }
-        let (root, extension) = jsonc::parse_noting(text)
-            .map_err(|e| format!("{name}:{e}: the file is not valid JSON; fix it first"))?;
+        let (root, extension) =
+            jsonc::parse_noting(text).map_err(|source| SettingsDocError::Invalid {
+                name: name.to_string(),
+                source,
+            })?;
         if let Some(ext) = extension {
-            return Err(format!(
-                "{name}:{}:{}: {} — this is JSON with comments, and a rewrite cannot keep the \
-                 file's comments and trailing commas; remove them first",
-                ext.line, ext.column, ext.what
-            ));
+            return Err(SettingsDocError::Comments {
+                name: name.to_string(),
+                line: ext.line,
+                column: ext.column,
+                what: ext.what,
+            });
         }
         if !matches!(root.value, Value::Object(_)) {
-            return Err(format!(
-                "{name}:{}:{}: the settings are {}, not an object",
-                root.line,
-                root.column,
-                root.type_name()
-            ));
+            return Err(SettingsDocError::NotAnObject {
+                name: name.to_string(),
+                line: root.line,
+                column: root.column,
+                found: root.type_name(),
+            });
         }
         let indent = text
             .lines()
@@ -186,16 +230,17 @@ mod tests {
 
     #[test]
     fn comments_trailing_commas_and_bad_json_are_refused_with_their_place() {
-        let e = SettingsDoc::parse("s.json", "{\n  // mine\n  \"a\": 1\n}\n").unwrap_err();
+        let err = |text: &str| SettingsDoc::parse("s.json", text).unwrap_err().to_string();
+        let e = err("{\n  // mine\n  \"a\": 1\n}\n");
         assert!(e.starts_with("s.json:2:3: a comment"), "{e}");
-        let e = SettingsDoc::parse("s.json", "{\n  \"a\": 1,\n}\n").unwrap_err();
+        let e = err("{\n  \"a\": 1,\n}\n");
         assert!(e.starts_with("s.json:3:1: a trailing comma"), "{e}");
-        let e = SettingsDoc::parse("s.json", "{\n  \"a\": \n}\n").unwrap_err();
+        let e = err("{\n  \"a\": \n}\n");
         assert!(
             e.starts_with("s.json:3:1:") && e.contains("not valid JSON"),
             "{e}"
         );
-        let e = SettingsDoc::parse("s.json", "[1]").unwrap_err();
+        let e = err("[1]");
         assert!(e.contains("not an object"), "{e}");
         assert_eq!(SettingsDoc::parse("s.json", " \n").unwrap().print(), "{}\n");
     }

@@ -190,7 +190,7 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         let settings = match install::settings_path(scope, &env) {
             Ok(path) => path,
             Err(e) => {
-                report.fail("settings", e, "set HOME (or CLAUDE_CONFIG_DIR)");
+                report.fail("settings", e.to_string(), "set HOME (or CLAUDE_CONFIG_DIR)");
                 continue;
             }
         };
@@ -211,7 +211,7 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         }
         let doc = match text
             .map_err(|e| e.to_string())
-            .and_then(|t| SettingsDoc::parse(&name, &t))
+            .and_then(|t| SettingsDoc::parse(&name, &t).map_err(|e| e.to_string()))
         {
             Ok(doc) => doc,
             Err(e) => {
@@ -503,7 +503,8 @@ fn drift(scope: &Scope, policy: &Path, fix: &str) -> Result<String, (String, Str
         _ => None,
     };
     let failed = |e: String| (e, fix.to_string());
-    let source = install_cmd::source_of(scope, profile.as_ref(), dir).map_err(failed)?;
+    let source =
+        install_cmd::source_of(scope, profile.as_ref(), dir).map_err(|e| failed(e.to_string()))?;
     let compiled = compiler::compile_profile(&source.profile).map_err(|e| failed(e.to_string()))?;
     let binary = manifest["hook_binary"]
         .as_str()

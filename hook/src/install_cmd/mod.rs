@@ -15,8 +15,10 @@ use crate::stdout::{out, outln};
 use compiler::inject::install::{self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope};
 use compiler::inject::settings_doc::SettingsDoc;
 
+mod error;
 mod parse;
 mod uninstall;
+pub use error::{InstallError, ReadError, ScopeError, SourceError, UninstallError};
 pub use parse::InstallOptions;
 pub use uninstall::run_uninstall;
 
@@ -54,39 +56,42 @@ pub fn scope_of(
     local: bool,
     root: Option<&Path>,
     plugin_dir: Option<&Path>,
-) -> Result<Scope, String> {
+) -> Result<Scope, ScopeError> {
     if let Some(dir) = plugin_dir {
         if scope != ScopeArg::User || local || root.is_some() {
-            return Err("--plugin-dir takes no --scope, --local or --project-root".into());
+            return Err(ScopeError::PluginDirFlags);
         }
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create the plugin dir `{}`: {e}", dir.display()))?;
-        let dir = std::fs::canonicalize(dir)
-            .map_err(|e| format!("plugin dir `{}`: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| ScopeError::CreatePluginDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        let dir = std::fs::canonicalize(dir).map_err(|source| ScopeError::PluginDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         return Ok(Scope::Plugin { dir });
     }
     match scope {
-        ScopeArg::User if local => Err("--local is for --scope project".into()),
-        ScopeArg::User if root.is_some() => Err("--project-root is for --scope project".into()),
+        ScopeArg::User if local => Err(ScopeError::LocalWithoutProject),
+        ScopeArg::User if root.is_some() => Err(ScopeError::ProjectRootWithoutProject),
         ScopeArg::User => Ok(Scope::User),
         ScopeArg::Project => {
             let root = match root {
                 Some(root) => root.to_path_buf(),
                 None => {
-                    let cwd = std::env::current_dir()
-                        .map_err(|e| format!("cannot read the working directory: {e}"))?;
+                    let cwd = std::env::current_dir().map_err(ScopeError::WorkingDirectory)?;
                     gate::emit::from_payload::project_root_of(&cwd)
                 }
             };
             let root = std::fs::canonicalize(&root)
-                .map_err(|e| format!("project root `{}`: {e}", root.display()))?;
+                .map_err(|source| ScopeError::ProjectRoot { root, source })?;
             Ok(Scope::Project { root, local })
         }
     }
 }
 
 /// The install directory of `scope` under the state root.
-pub fn install_dir(scope: &Scope) -> Result<PathBuf, String> {
+pub fn install_dir(scope: &Scope) -> Result<PathBuf, gate::record::RecordError> {
     let root = gate::record::state_root()?;
     let name = match scope {
         Scope::User => "claude-user".to_string(),
@@ -116,10 +121,10 @@ pub fn source_of(
     scope: &Scope,
     profile: Option<&(PathBuf, String)>,
     dir: &Path,
-) -> Result<Source, String> {
+) -> Result<Source, SourceError> {
     if let Some((config, agent)) = profile {
-        let config = std::path::absolute(config).map_err(|e| format!("--config: {e}"))?;
-        let loaded = compiler::load_profile_file(&config, agent).map_err(|e| e.to_string())?;
+        let config = std::path::absolute(config).map_err(SourceError::Config)?;
+        let loaded = compiler::load_profile_file(&config, agent).map_err(SourceError::Profile)?;
         return Ok(Source {
             profile: loaded,
             generated: None,
@@ -131,8 +136,13 @@ pub fn source_of(
     let user = install::settings_path(&Scope::User, &env)?;
     let (yaml, reports) = install::generated_profile(&sources, &user)?;
     let name = dir.join(PROFILE_FILE).display().to_string();
-    let loaded = compiler::load_profile_str(&yaml, name.into(), INSTALL_AGENT)
-        .map_err(|e| format!("{e}\nthe generated profile does not compile (a bug): {yaml}"))?;
+    let loaded =
+        compiler::load_profile_str(&yaml, name.into(), INSTALL_AGENT).map_err(|errors| {
+            SourceError::Generated {
+                errors,
+                yaml: yaml.clone(),
+            }
+        })?;
     Ok(Source {
         profile: loaded,
         generated: Some(yaml),
@@ -165,49 +175,38 @@ pub fn run_install(args: InstallArgs) -> ExitCode {
     }
 }
 
-fn check_harness(harness: &str, command: &str) -> Result<(), String> {
+fn check_harness(harness: &str, command: &'static str) -> Result<(), ScopeError> {
     match harness {
         "claude" | "opencode" | "gemini" => Ok(()),
-        "codex" => Err(format!(
-            "`{command} --harness {harness}` is not built yet: guard {harness} per session with \
-             `animus-hook inject --provider {harness}` (see the README)"
-        )),
-        other => Err(format!(
-            "unknown --harness `{other}`; expected claude, codex, gemini or opencode"
-        )),
+        "codex" => Err(ScopeError::NotBuilt {
+            command,
+            harness: harness.to_string(),
+        }),
+        other => Err(ScopeError::UnknownHarness(other.to_string())),
     }
 }
 
 /// The scope of `args`, for its harness.
-fn harness_scope(args: &InstallArgs) -> Result<Scope, String> {
-    if args.harness == "gemini" {
+fn harness_scope(args: &InstallArgs) -> Result<Scope, ScopeError> {
+    let user_only = |harness, target| {
         if args.scope != ScopeArg::User
             || args.local
             || args.project_root.is_some()
             || args.plugin_dir.is_some()
         {
-            return Err(
-                "--harness gemini installs into the user's Gemini settings only (no \
-                        --scope project, --local, --project-root or --plugin-dir)"
-                    .into(),
-            );
+            Err(ScopeError::UserOnly { harness, target })
+        } else {
+            Ok(())
         }
+    };
+    if args.harness == "gemini" {
+        user_only("gemini", "the user's Gemini settings")?;
         return Ok(Scope::Gemini {
             home: install::gemini_home(&env)?,
         });
     }
     if args.harness == "opencode" {
-        if args.scope != ScopeArg::User
-            || args.local
-            || args.project_root.is_some()
-            || args.plugin_dir.is_some()
-        {
-            return Err(
-                "--harness opencode installs into opencode's global config only (no \
-                        --scope project, --local, --project-root or --plugin-dir)"
-                    .into(),
-            );
-        }
+        user_only("opencode", "opencode's global config")?;
         return Ok(Scope::Opencode {
             config_dir: install::opencode_config_dir(&env)?,
         });
@@ -225,215 +224,32 @@ fn our_opencode_plugin(text: &str) -> bool {
     text.starts_with(compiler::inject::opencode::INSTALLED_HEADER)
 }
 
-fn install(args: &InstallArgs) -> Result<(), String> {
+/// The policy's pin in a dry run that would write it.
+const DRY_RUN_PIN: &str = "sha256:<the pin of the policy install writes>";
+
+fn install(args: &InstallArgs) -> Result<(), InstallError> {
     check_harness(&args.harness, "install")?;
     let scope = harness_scope(args)?;
-    let opencode = matches!(scope, Scope::Opencode { .. });
     let gemini = matches!(scope, Scope::Gemini { .. });
     let settings = install::settings_path(&scope, &env)?;
     let before = read_settings(&settings)?;
     let name = settings.display().to_string();
-    let mut doc = SettingsDoc::parse(&name, "")?;
-    if opencode {
-        if before
-            .as_deref()
-            .is_some_and(|text| !our_opencode_plugin(text))
-        {
-            return Err(format!(
-                "{name} is a plugin install did not write; move it aside first"
-            ));
-        }
-    } else {
-        doc = SettingsDoc::parse(&name, before.as_deref().unwrap_or(""))?;
-        // A `hooks` of the wrong shape is found now, before the policy is written.
-        let shape = install::InstalledHook {
-            binary: String::new(),
-            policy: String::new(),
-            policy_digest: String::new(),
-            observers: Vec::new(),
-        };
-        if gemini {
-            install::gemini::add_ours(&mut doc.clone(), ("", "", ""), "shape")?;
-        } else {
-            install::add_ours(&mut doc.clone(), &shape)?;
-        }
-    }
+    let mut doc = checked_settings(&scope, &name, before.as_deref())?;
     if !args.dry_run {
         install::check_writable(&settings)?;
     }
-    let binary = compiler::inject::resolve_hook_binary(args.hook_binary.as_deref(), &env)
-        .map(compiler::inject::lean_emit_binary)
-        .map_err(|e| e.to_string())?;
-    compiler::inject::verify_hook_binary(&binary).map_err(|e| e.to_string())?;
-    if env(compiler::inject::KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
-        eprintln!(
-            "animus-hook install: warning: {} is set in this shell; installed hooks still run, \
-             but `inject` launches from here run unguarded (`animus-hook doctor` flags it)",
-            compiler::inject::KILL_SWITCH_ENV
-        );
-    }
+    let binary = hook_binary(args)?;
     let dir = install_dir(&scope)?;
     let source = source_of(&scope, args.profile.as_ref(), &dir)?;
-    for report in &source.reports {
-        eprintln!("{report}\n  (left out of the installed policy; claude still applies it)");
-    }
-    let compiled = compiler::compile_profile(&source.profile)
-        .map_err(|e| crate::diagnostics::render_all(&e.0))?;
-    for warning in &compiled.warnings {
-        eprintln!("{}", crate::diagnostics::render(warning));
-    }
-    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
-    let guarded = install::guarded_places(&scope);
-    let utf8 = |p: &Path| {
-        p.to_str()
-            .map(String::from)
-            .ok_or(format!("`{}` is not UTF-8", p.display()))
-    };
-    // The state root and the install dir: this user's, writable by nobody else.
-    let policy_digest = if args.dry_run && !dir.is_dir() {
-        "sha256:<the pin of the policy install writes>".to_string()
-    } else {
-        if !args.dry_run {
-            let state = gate::record::state_root()?;
-            compiler::inject::prepare_session_dir(&state)?;
-            private_state_root(&state)?;
-            compiler::inject::prepare_session_dir(&dir)?;
-        }
-        let artifacts = compiler::render_policy_artifacts(&dir, &compiled, &[&binary], &guarded)
-            .map_err(|e| e.to_string())?;
-        if policy_in_place(&dir, &artifacts) {
-            engine::sidecar::stamp::pin_of(&policy).map_err(|e| e.to_string())?
-        } else if args.dry_run {
-            "sha256:<the pin of the policy install writes>".to_string()
-        } else {
-            compiler::write_policy_artifacts_guarding(&dir, &compiled, &[&binary], &guarded)
-                .map_err(|e| e.to_string())?;
-            eprintln!("animus-hook install: wrote the policy {}", policy.display());
-            engine::sidecar::stamp::pin_of(&policy).map_err(|e| e.to_string())?
-        }
-    };
-    let hook = install::InstalledHook {
-        binary: utf8(&binary)?,
-        policy: utf8(&policy)?,
-        policy_digest,
-        observers: compiler::inject::claude_observer_events(&source.profile)
-            .map_err(|e| e.to_string())?,
-    };
-    // The sandbox block: ours when it is what the last install recorded.
-    let recorded_sandbox = recorded_sandbox(&dir);
-    let sandbox = if args.sandbox {
-        if opencode || gemini || matches!(scope, Scope::Plugin { .. }) {
-            return Err(
-                "--sandbox is for claude's settings (a plugin or opencode has no \
-                        sandbox setting)"
-                    .into(),
-            );
-        }
-        Some(install::sandbox_block(&scope, &dir, &binary, &env)?)
-    } else {
-        None
-    };
+    let hook = installed_hook(args, &scope, &dir, &binary, &source)?;
+    let sandbox = sandbox_of(args, &scope, &dir, &binary)?;
     // What `hooksConfig.enabled` was before the first install (uninstall puts it back).
-    let gemini_enabled_before = if gemini {
-        match recorded(&dir, "gemini_hooks_enabled_before") {
-            Some(before) => Some(before),
-            None => Some(install::gemini::hooks_enabled(&doc).unwrap_or(serde_json::Value::Null)),
-        }
-    } else {
-        None
-    };
-    if !opencode && !gemini {
-        let theirs = doc.to_json().get("sandbox").cloned();
-        match (&theirs, &sandbox) {
-            (Some(existing), Some(_)) if Some(existing) != recorded_sandbox.as_ref() => {
-                return Err(format!(
-                    "{name} already configures `sandbox`; merge the guard's denyWrite places into \
-                     it by hand, or install without --sandbox"
-                ));
-            }
-            _ => {}
-        }
-        if let Some(recorded) = &recorded_sandbox {
-            install::remove_member_if(&mut doc, "sandbox", recorded);
-        }
-        if let Some(block) = &sandbox {
-            install::set_member(&mut doc, "sandbox", block);
-        }
-    }
-    let after = if opencode {
-        compiler::inject::opencode::installed_plugin(
-            &hook.binary,
-            &hook.policy,
-            &hook.policy_digest,
-        )
-    } else if gemini {
-        let name = match install::gemini::existing_name(&doc) {
-            Some(name) => name,
-            None => install::gemini::fresh_name()?,
-        };
-        install::gemini::add_ours(
-            &mut doc,
-            (&hook.binary, &hook.policy, &hook.policy_digest),
-            &name,
-        )?;
-        doc.print()
-    } else {
-        install::add_ours(&mut doc, &hook)?;
-        doc.print()
-    };
-    if before.as_deref() == Some(after.as_str()) {
-        outln!("animus-hook install: {name} already has these hooks; nothing changed");
-    } else if args.dry_run {
-        out!(
-            "{}",
-            crate::line_diff::unified(&name, before.as_deref().unwrap_or(""), &after)
-        );
-        outln!("animus-hook install: dry run; nothing was written");
-        return Ok(());
-    } else {
-        // The plugin is ours, whole: nothing of the user's to back up.
-        if before.is_some() && !opencode {
-            let backup = install::backup(&settings, &backup_stamp())?;
-            eprintln!(
-                "animus-hook install: backed up {name} to {}",
-                backup.display()
-            );
-        }
-        install::write_settings(&settings, &after)?;
-        if let Scope::Plugin { dir } = &scope {
-            let manifest = dir.join(install::PLUGIN_MANIFEST);
-            if !manifest.exists() {
-                let parent = manifest.parent().expect("the manifest is in a directory");
-                std::fs::create_dir_all(parent)
-                    .and_then(|()| {
-                        compiler::artifact::write_atomic(
-                            &manifest,
-                            install::plugin_manifest().as_bytes(),
-                        )
-                    })
-                    .map_err(|e| format!("cannot write `{}`: {e}", manifest.display()))?;
-            }
-            outln!(
-                "animus-hook install: wrote the claude plugin {}: load it with `claude \
-                 --plugin-dir {}`",
-                dir.display(),
-                dir.display()
-            );
-        }
-        if gemini {
-            outln!(
-                "animus-hook install: guarded every gemini session in a folder gemini trusts: \
-                 hooks in {name}"
-            );
-        } else if opencode {
-            outln!("animus-hook install: guarded every opencode session: plugin {name}");
-        } else {
-            outln!(
-                "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
-                scope.name()
-            );
-        }
-    }
+    let gemini_enabled_before = gemini.then(|| {
+        recorded(&dir, "gemini_hooks_enabled_before")
+            .unwrap_or_else(|| install::gemini::hooks_enabled(&doc).unwrap_or_default())
+    });
+    let after = settings_text(&scope, &mut doc, &hook, (&dir, sandbox.as_ref()), &name)?;
+    apply(args, &scope, &settings, before.as_deref(), &after)?;
     if args.dry_run {
         return Ok(());
     }
@@ -446,22 +262,289 @@ fn install(args: &InstallArgs) -> Result<(), String> {
         (&settings, created),
         &binary,
         (&source, sandbox.as_ref(), gemini_enabled_before.as_ref()),
-    )?;
+    )
+}
+
+/// The settings as they are (`before`, the contents of `name`), checked before anything is
+/// written: they parse, and a `hooks` of the wrong shape is found now. opencode's plugin file
+/// must be one install wrote; its document is empty.
+fn checked_settings(
+    scope: &Scope,
+    name: &str,
+    before: Option<&str>,
+) -> Result<SettingsDoc, InstallError> {
+    if matches!(scope, Scope::Opencode { .. }) {
+        if before.is_some_and(|text| !our_opencode_plugin(text)) {
+            return Err(InstallError::NotOurPlugin(name.to_string()));
+        }
+        return Ok(SettingsDoc::parse(name, "")?);
+    }
+    let doc = SettingsDoc::parse(name, before.unwrap_or(""))?;
+    if matches!(scope, Scope::Gemini { .. }) {
+        install::gemini::add_ours(&mut doc.clone(), ("", "", ""), "shape")?;
+    } else {
+        let shape = install::InstalledHook {
+            binary: String::new(),
+            policy: String::new(),
+            policy_digest: String::new(),
+            observers: Vec::new(),
+        };
+        install::add_ours(&mut doc.clone(), &shape)?;
+    }
+    Ok(doc)
+}
+
+/// The hook binary the hooks run (`--hook-binary`, else this one), checked to be this
+/// version's; with a warning when the kill switch is set in this shell.
+fn hook_binary(args: &InstallArgs) -> Result<PathBuf, InstallError> {
+    let binary = compiler::inject::resolve_hook_binary(args.hook_binary.as_deref(), &env)
+        .map(compiler::inject::lean_emit_binary)
+        .map_err(InstallError::HookBinary)?;
+    compiler::inject::verify_hook_binary(&binary).map_err(InstallError::HookBinary)?;
+    if env(compiler::inject::KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
+        eprintln!(
+            "animus-hook install: warning: {} is set in this shell; installed hooks still run, \
+             but `inject` launches from here run unguarded (`animus-hook doctor` flags it)",
+            compiler::inject::KILL_SWITCH_ENV
+        );
+    }
+    Ok(binary)
+}
+
+/// `path` as the hooks name it.
+fn utf8(path: &Path) -> Result<String, InstallError> {
+    path.to_str()
+        .map(String::from)
+        .ok_or_else(|| InstallError::NotUtf8Path(path.to_path_buf()))
+}
+
+/// Compile `source` into the policy in `dir` (written when it changed, not in a dry run), and
+/// the hooks that run it.
+fn installed_hook(
+    args: &InstallArgs,
+    scope: &Scope,
+    dir: &Path,
+    binary: &Path,
+    source: &Source,
+) -> Result<install::InstalledHook, InstallError> {
+    for report in &source.reports {
+        eprintln!("{report}\n  (left out of the installed policy; claude still applies it)");
+    }
+    let compiled = compiler::compile_profile(&source.profile).map_err(InstallError::Compile)?;
+    for warning in &compiled.warnings {
+        eprintln!("{}", crate::diagnostics::render(warning));
+    }
+    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    let policy_digest = install_policy(args.dry_run, scope, dir, binary, &compiled)?;
+    Ok(install::InstalledHook {
+        binary: utf8(binary)?,
+        policy: utf8(&policy)?,
+        policy_digest,
+        observers: compiler::inject::claude_observer_events(&source.profile)
+            .map_err(InstallError::Observers)?,
+    })
+}
+
+/// The compiled policy in `dir`, its state root and `dir` this user's and private first; an
+/// unchanged policy is not rewritten. Returns its pin (a placeholder in a dry run that would
+/// write it).
+fn install_policy(
+    dry_run: bool,
+    scope: &Scope,
+    dir: &Path,
+    binary: &Path,
+    compiled: &compiler::Compiled,
+) -> Result<String, InstallError> {
+    if dry_run && !dir.is_dir() {
+        return Ok(DRY_RUN_PIN.to_string());
+    }
+    // The state root and the install dir: this user's, writable by nobody else.
+    if !dry_run {
+        let state = gate::record::state_root()?;
+        compiler::inject::prepare_session_dir(&state)?;
+        private_state_root(&state)?;
+        compiler::inject::prepare_session_dir(dir)?;
+    }
+    let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
+    let guarded = install::guarded_places(scope);
+    let artifacts = compiler::render_policy_artifacts(dir, compiled, &[binary], &guarded)
+        .map_err(InstallError::Policy)?;
+    if policy_in_place(dir, &artifacts) {
+        return engine::sidecar::stamp::pin_of(&policy).map_err(InstallError::Pin);
+    }
+    if dry_run {
+        return Ok(DRY_RUN_PIN.to_string());
+    }
+    compiler::write_policy_artifacts_guarding(dir, compiled, &[binary], &guarded)
+        .map_err(InstallError::Policy)?;
+    eprintln!("animus-hook install: wrote the policy {}", policy.display());
+    engine::sidecar::stamp::pin_of(&policy).map_err(InstallError::Pin)
+}
+
+/// `--sandbox`: Claude's Bash sandbox block denying the guard's places (claude's settings only).
+fn sandbox_of(
+    args: &InstallArgs,
+    scope: &Scope,
+    dir: &Path,
+    binary: &Path,
+) -> Result<Option<serde_json::Value>, InstallError> {
+    if !args.sandbox {
+        return Ok(None);
+    }
+    if matches!(
+        scope,
+        Scope::Opencode { .. } | Scope::Gemini { .. } | Scope::Plugin { .. }
+    ) {
+        return Err(InstallError::SandboxNotHere);
+    }
+    Ok(Some(install::sandbox_block(scope, dir, binary, &env)?))
+}
+
+/// The new text of the settings file `name` (`doc`): our hooks, and for claude's settings our
+/// `sandbox` block in place of the one the last install in `dir` recorded; for opencode, the
+/// plugin.
+fn settings_text(
+    scope: &Scope,
+    doc: &mut SettingsDoc,
+    hook: &install::InstalledHook,
+    (dir, sandbox): (&Path, Option<&serde_json::Value>),
+    name: &str,
+) -> Result<String, InstallError> {
+    match scope {
+        Scope::Opencode { .. } => Ok(compiler::inject::opencode::installed_plugin(
+            &hook.binary,
+            &hook.policy,
+            &hook.policy_digest,
+        )),
+        Scope::Gemini { .. } => {
+            let name = match install::gemini::existing_name(doc) {
+                Some(name) => name,
+                None => install::gemini::fresh_name().map_err(InstallError::HookName)?,
+            };
+            install::gemini::add_ours(
+                doc,
+                (&hook.binary, &hook.policy, &hook.policy_digest),
+                &name,
+            )?;
+            Ok(doc.print())
+        }
+        _ => {
+            // The sandbox block: ours when it is what the last install recorded.
+            let recorded_sandbox = recorded_sandbox(dir);
+            let theirs = doc.to_json().get("sandbox").cloned();
+            if let (Some(existing), Some(_)) = (&theirs, sandbox)
+                && Some(existing) != recorded_sandbox.as_ref()
+            {
+                return Err(InstallError::SandboxTaken(name.to_string()));
+            }
+            if let Some(recorded) = &recorded_sandbox {
+                install::remove_member_if(doc, "sandbox", recorded);
+            }
+            if let Some(block) = sandbox {
+                install::set_member(doc, "sandbox", block);
+            }
+            install::add_ours(doc, hook)?;
+            Ok(doc.print())
+        }
+    }
+}
+
+/// Replace `settings` (`before`) with `after`, backed up first (or print the diff, in a dry
+/// run), and say what is guarded now.
+fn apply(
+    args: &InstallArgs,
+    scope: &Scope,
+    settings: &Path,
+    before: Option<&str>,
+    after: &str,
+) -> Result<(), InstallError> {
+    let name = settings.display().to_string();
+    if before == Some(after) {
+        outln!("animus-hook install: {name} already has these hooks; nothing changed");
+        return Ok(());
+    }
+    if args.dry_run {
+        out!(
+            "{}",
+            crate::line_diff::unified(&name, before.unwrap_or(""), after)
+        );
+        outln!("animus-hook install: dry run; nothing was written");
+        return Ok(());
+    }
+    // The plugin is ours, whole: nothing of the user's to back up.
+    if before.is_some() && !matches!(scope, Scope::Opencode { .. }) {
+        let backup = install::backup(settings, &backup_stamp())?;
+        eprintln!(
+            "animus-hook install: backed up {name} to {}",
+            backup.display()
+        );
+    }
+    install::write_settings(settings, after)?;
+    match scope {
+        Scope::Plugin { dir } => {
+            write_plugin_manifest(dir)?;
+            outln!(
+                "animus-hook install: wrote the claude plugin {}: load it with `claude \
+                 --plugin-dir {}`",
+                dir.display(),
+                dir.display()
+            );
+            outln!(
+                "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
+                scope.name()
+            );
+        }
+        Scope::Gemini { .. } => outln!(
+            "animus-hook install: guarded every gemini session in a folder gemini trusts: \
+             hooks in {name}"
+        ),
+        Scope::Opencode { .. } => {
+            outln!("animus-hook install: guarded every opencode session: plugin {name}")
+        }
+        _ => outln!(
+            "animus-hook install: guarded every claude session of {} scope: hooks in {name}",
+            scope.name()
+        ),
+    }
     Ok(())
+}
+
+/// The plugin's `.claude-plugin/plugin.json` in `dir`, unless it has one.
+fn write_plugin_manifest(dir: &Path) -> Result<(), InstallError> {
+    let manifest = dir.join(install::PLUGIN_MANIFEST);
+    if manifest.exists() {
+        return Ok(());
+    }
+    let parent = manifest.parent().expect("the manifest is in a directory");
+    std::fs::create_dir_all(parent)
+        .and_then(|()| {
+            compiler::artifact::write_atomic(&manifest, install::plugin_manifest().as_bytes())
+        })
+        .map_err(|source| InstallError::WriteFile {
+            path: manifest.clone(),
+            source,
+        })
 }
 
 /// The state root holds every session's records (payloads included): made `0700` when it is
 /// more open (it is this user's: `prepare_session_dir` checked that).
-fn private_state_root(state: &Path) -> Result<(), String> {
+fn private_state_root(state: &Path) -> Result<(), InstallError> {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(state)
-        .map_err(|e| format!("{}: {e}", state.display()))?
+        .map_err(|source| InstallError::StateRoot {
+            path: state.to_path_buf(),
+            source,
+        })?
         .permissions()
         .mode()
         & 0o777;
     if mode != 0o700 {
-        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("cannot make {} private (0700): {e}", state.display()))?;
+        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700)).map_err(
+            |source| InstallError::MakePrivate {
+                path: state.to_path_buf(),
+                source,
+            },
+        )?;
         eprintln!(
             "animus-hook install: made the state dir {} private (mode {mode:03o} → 700)",
             state.display()
@@ -501,14 +584,14 @@ fn write_manifest(
         Option<&serde_json::Value>,
         Option<&serde_json::Value>,
     ),
-) -> Result<(), String> {
+) -> Result<(), InstallError> {
     let write = |name: &str, bytes: &[u8]| {
         let path = dir.join(name);
         if std::fs::read(&path).is_ok_and(|b| b == bytes) {
             return Ok(());
         }
         compiler::artifact::write_atomic(&path, bytes)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+            .map_err(|source| InstallError::WriteFile { path, source })
     };
     if let Some(yaml) = &source.generated {
         write(PROFILE_FILE, yaml.as_bytes())?;
@@ -539,13 +622,16 @@ fn write_manifest(
 }
 
 /// The settings file's text, `None` when there is none.
-fn read_settings(settings: &Path) -> Result<Option<String>, String> {
+fn read_settings(settings: &Path) -> Result<Option<String>, ReadError> {
     match std::fs::read(settings) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| format!("`{}` is not UTF-8 text", settings.display())),
+            .map_err(|_| ReadError::NotUtf8(settings.to_path_buf())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read `{}`: {e}", settings.display())),
+        Err(source) => Err(ReadError::Io {
+            path: settings.to_path_buf(),
+            source,
+        }),
     }
 }
 

@@ -9,7 +9,7 @@ use compiler::inject::install::{self, MANIFEST_FILE, PROFILE_FILE, Scope};
 use compiler::inject::settings_doc::SettingsDoc;
 
 use super::{
-    InstallArgs, backup_stamp, check_harness, env, harness_scope, install_dir,
+    InstallArgs, UninstallError, backup_stamp, check_harness, env, harness_scope, install_dir,
     manifest_says_created, our_opencode_plugin, read_settings, recorded, recorded_sandbox,
 };
 use crate::stdout::{out, outln};
@@ -24,10 +24,10 @@ pub fn run_uninstall(args: InstallArgs) -> ExitCode {
     }
 }
 
-fn uninstall(args: &InstallArgs) -> Result<(), String> {
+fn uninstall(args: &InstallArgs) -> Result<(), UninstallError> {
     check_harness(&args.harness, "uninstall")?;
     if args.profile.is_some() || args.hook_binary.is_some() || args.sandbox {
-        return Err("uninstall takes no --config, --agent, --hook-binary or --sandbox".into());
+        return Err(UninstallError::InstallOnlyFlags);
     }
     let scope = harness_scope(args)?;
     let settings = install::settings_path(&scope, &env)?;
@@ -38,15 +38,16 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     };
     if matches!(scope, Scope::Opencode { .. }) {
         if !our_opencode_plugin(&before) {
-            return Err(format!(
-                "{name} is a plugin install did not write; it is left alone"
-            ));
+            return Err(UninstallError::NotOurPlugin(name));
         }
         if args.dry_run {
             outln!("animus-hook uninstall: would remove {name}; dry run, nothing was written");
             return Ok(());
         }
-        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+        std::fs::remove_file(&settings).map_err(|source| UninstallError::Remove {
+            path: settings.clone(),
+            source,
+        })?;
         outln!("animus-hook uninstall: removed the guard plugin {name}");
         remove_install_dir(&install_dir(&scope)?);
         return Ok(());
@@ -88,7 +89,10 @@ fn uninstall(args: &InstallArgs) -> Result<(), String> {
     if manifest_says_created(&dir)
         && SettingsDoc::parse(&name, &after).is_ok_and(|d| d.to_json() == serde_json::json!({}))
     {
-        std::fs::remove_file(&settings).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+        std::fs::remove_file(&settings).map_err(|source| UninstallError::Remove {
+            path: settings.clone(),
+            source,
+        })?;
         outln!(
             "animus-hook uninstall: removed {name}, which install had created (the state before \
              was backed up to {})",

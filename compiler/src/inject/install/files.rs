@@ -69,13 +69,6 @@ pub enum WriteError {
     },
 }
 
-/// The CLI's `install` and `uninstall` still report errors as strings.
-impl From<WriteError> for String {
-    fn from(e: WriteError) -> String {
-        e.to_string()
-    }
-}
-
 /// The path a write to `settings` replaces: the link's target when `settings` is a symbolic
 /// link (a dotfiles checkout keeps its link), else `settings`.
 pub fn write_target(settings: &Path) -> Result<PathBuf, WriteError> {

@@ -17,7 +17,8 @@ use crate::jsonc::{Node, Value};
 use super::super::gemini::{GATE_TIMEOUT_MS, KERNEL_OBSERVERS, OBSERVER_TIMEOUT_MS, TOOL_EVENTS};
 use super::super::settings_doc::{node, object, string};
 use super::super::{HookCommand, gemini::unpredictable_suffix};
-use super::{SettingsDoc, remove_ours_keeping};
+use super::{SettingsDoc, ShapeError, remove_ours_keeping};
+use crate::Errors;
 
 /// The name our handlers carry in `doc`, if an earlier install left one.
 pub fn existing_name(doc: &SettingsDoc) -> Option<String> {
@@ -33,10 +34,8 @@ pub fn existing_name(doc: &SettingsDoc) -> Option<String> {
 }
 
 /// A fresh hook name: `animus-hook-<16 random hex digits>`.
-pub fn fresh_name() -> Result<String, String> {
-    unpredictable_suffix()
-        .map(|suffix| format!("animus-hook-{suffix}"))
-        .map_err(|e| e.to_string())
+pub fn fresh_name() -> Result<String, Errors> {
+    unpredictable_suffix().map(|suffix| format!("animus-hook-{suffix}"))
 }
 
 /// `hooksConfig.enabled` as the file has it now (`None`: not set).
@@ -49,7 +48,7 @@ pub fn add_ours(
     doc: &mut SettingsDoc,
     (binary, policy, policy_digest): (&str, &str, &str),
     name: &str,
-) -> Result<(), String> {
+) -> Result<(), ShapeError> {
     remove_ours_keeping(doc, true);
     let hook = HookCommand {
         harness: engine::harness::Harness::Gemini,
@@ -71,7 +70,7 @@ pub fn add_ours(
         }
     };
     let Value::Object(events) = &mut members[at].1.value else {
-        return Err("the settings' `hooks` is not an object; fix it first".into());
+        return Err(ShapeError::HooksNotAnObject);
     };
     for (event, gate) in groups {
         let timeout = if gate {
@@ -97,11 +96,7 @@ pub fn add_ours(
         match events.iter_mut().rev().find(|(k, _)| *k == event) {
             Some((_, list)) => match &mut list.value {
                 Value::Array(list) => list.push(group),
-                _ => {
-                    return Err(format!(
-                        "the settings' `hooks.{event}` is not a list; fix it first"
-                    ));
-                }
+                _ => return Err(ShapeError::EventNotAList { event, found: None }),
             },
             None => events.push((event, node(Value::Array(vec![group])))),
         }
@@ -111,7 +106,10 @@ pub fn add_ours(
 
 /// Set `hooksConfig.enabled` to `value`, or remove it (and a `hooksConfig` left empty) for
 /// `None`.
-pub fn set_enabled(doc: &mut SettingsDoc, value: Option<&serde_json::Value>) -> Result<(), String> {
+pub fn set_enabled(
+    doc: &mut SettingsDoc,
+    value: Option<&serde_json::Value>,
+) -> Result<(), ShapeError> {
     let members = doc.members_mut();
     let at = members.iter().rposition(|(k, _)| k == "hooksConfig");
     let Some(value) = value else {
@@ -132,7 +130,7 @@ pub fn set_enabled(doc: &mut SettingsDoc, value: Option<&serde_json::Value>) -> 
                 Some((_, existing)) => *existing = value,
                 None => config.push(("enabled".into(), value)),
             },
-            _ => return Err("the settings' `hooksConfig` is not an object; fix it first".into()),
+            _ => return Err(ShapeError::HooksConfigNotAnObject),
         },
         None => members.push(("hooksConfig".into(), object(vec![("enabled", value)]))),
     }

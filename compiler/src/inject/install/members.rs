@@ -3,7 +3,19 @@
 
 use std::path::Path;
 
-use super::{Scope, SettingsDoc, claude_config_dir};
+use super::{PlaceError, Scope, SettingsDoc, claude_config_dir};
+use crate::inject::sandbox::SandboxError;
+
+/// Why `install --sandbox`'s block cannot be written: a place it denies cannot be found.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxBlockError {
+    /// Claude's user configuration directory.
+    #[error(transparent)]
+    Place(#[from] PlaceError),
+    /// The guard's own places.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
 
 /// `install --sandbox`: Claude's own Bash sandbox in the settings, denying writes to the
 /// guard's places ([`crate::inject::sandbox`]): the install directory, the state roots, the hook
@@ -14,7 +26,7 @@ pub fn sandbox_block(
     install_dir: &Path,
     hook_binary: &Path,
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<serde_json::Value, String> {
+) -> Result<serde_json::Value, SandboxBlockError> {
     let config_dir = claude_config_dir(env)?;
     let root = match scope {
         Scope::Project { root, .. } => root.clone(),

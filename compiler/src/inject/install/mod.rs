@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use crate::jsonc::{Node, Value};
 
-use super::settings_doc::{SettingsDoc, node, object, string};
+use super::settings_doc::{SettingsDoc, SettingsDocError, node, object, string};
 use super::{GATE_TIMEOUT_SECS, OBSERVER_TIMEOUT_SECS, TOOL_EVENTS};
 
 /// The packs a default install enables.
@@ -107,21 +107,20 @@ impl Scope {
 /// Claude's user configuration directory: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude`.
 pub fn claude_config_dir(
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, PlaceError> {
     if let Some(dir) = env("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
         let dir = PathBuf::from(dir);
         return if dir.is_absolute() {
             Ok(dir)
         } else {
-            Err(format!(
-                "CLAUDE_CONFIG_DIR is `{}`, not an absolute path",
-                dir.display()
-            ))
+            Err(PlaceError::RelativeClaudeConfigDir(dir))
         };
     }
     match env("HOME").filter(|v| !v.is_empty()).map(PathBuf::from) {
         Some(home) if home.is_absolute() => Ok(home.join(".claude")),
-        _ => Err("HOME is not set to an absolute path (and CLAUDE_CONFIG_DIR is unset)".into()),
+        _ => Err(PlaceError::NoHome {
+            unset: "CLAUDE_CONFIG_DIR",
+        }),
     }
 }
 
@@ -129,7 +128,7 @@ pub fn claude_config_dir(
 pub fn settings_path(
     scope: &Scope,
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, PlaceError> {
     Ok(match scope {
         Scope::User => claude_config_dir(env)?.join("settings.json"),
         Scope::Project { root, local } => root.join(".claude").join(if *local {
@@ -146,19 +145,21 @@ pub fn settings_path(
 }
 
 /// Gemini CLI's home: `$GEMINI_CLI_HOME`, else `$HOME`.
-pub fn gemini_home(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Result<PathBuf, String> {
+pub fn gemini_home(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<PathBuf, PlaceError> {
     env(super::gemini::HOME_ENV)
         .filter(|v| !v.is_empty())
         .or_else(|| env("HOME").filter(|v| !v.is_empty()))
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .ok_or_else(|| "neither GEMINI_CLI_HOME nor HOME is an absolute path".into())
+        .ok_or(PlaceError::NoGeminiHome)
 }
 
 /// opencode's global config directory: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`.
 pub fn opencode_config_dir(
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, PlaceError> {
     if let Some(dir) = env("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -168,7 +169,9 @@ pub fn opencode_config_dir(
     }
     match env("HOME").filter(|v| !v.is_empty()).map(PathBuf::from) {
         Some(home) if home.is_absolute() => Ok(home.join(".config/opencode")),
-        _ => Err("HOME is not set to an absolute path (and XDG_CONFIG_HOME is unset)".into()),
+        _ => Err(PlaceError::NoHome {
+            unset: "XDG_CONFIG_HOME",
+        }),
     }
 }
 
@@ -225,7 +228,7 @@ pub fn guarded_places(scope: &Scope) -> Vec<crate::self_protection::Protected> {
 pub fn settings_sources(
     scope: &Scope,
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, PlaceError> {
     let mut files = vec![claude_config_dir(env)?.join("settings.json")];
     if let Scope::Project { root, .. } = scope {
         files.push(root.join(".claude/settings.json"));
@@ -242,14 +245,16 @@ pub fn settings_sources(
 pub fn generated_profile(
     sources: &[PathBuf],
     user_settings: &Path,
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<String>), GenerateError> {
     let mut files = Vec::new();
     // Where every allow entry is written: problems with them do not matter here (no allow
     // entry is used), so they are not reported.
     let mut allow_places = Vec::new();
     for path in sources {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|source| GenerateError::Read {
+            path: path.clone(),
+            source,
+        })?;
         let name: std::sync::Arc<str> = std::sync::Arc::from(path.display().to_string());
         if let Ok(doc) = crate::jsonc::parse(&text)
             && let Some(Value::Array(items)) = doc
@@ -267,13 +272,8 @@ pub fn generated_profile(
             user_settings: path == user_settings,
         });
     }
-    let mut import = crate::import::import_claude_settings(&files).map_err(|errors| {
-        errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
+    let mut import = crate::import::import_claude_settings(&files)
+        .map_err(|errors| GenerateError::Import(crate::Errors(errors)))?;
     import.meaning = crate::profile::Meaning::Claude;
     let reports = import
         .reports
@@ -443,7 +443,7 @@ pub(crate) fn remove_ours_keeping(doc: &mut SettingsDoc, keep_hooks: bool) -> us
 
 /// `doc` with our entries (those of an earlier install replaced): each event's group is added
 /// after the user's own.
-pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), String> {
+pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), ShapeError> {
     remove_ours_keeping(doc, true);
     let members = doc.members_mut();
     let at = match members.iter().rposition(|(k, _)| k == "hooks") {
@@ -454,22 +454,23 @@ pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), Strin
         }
     };
     let Value::Object(events) = &mut members[at].1.value else {
-        return Err("the settings' `hooks` is not an object; fix it first".into());
+        return Err(ShapeError::HooksNotAnObject);
     };
     for (event, group) in hook.groups() {
         match events.iter_mut().rev().find(|(k, _)| *k == event) {
             Some((_, groups)) => match &mut groups.value {
                 Value::Array(list) => list.push(group),
                 other => {
-                    return Err(format!(
-                        "the settings' `hooks.{event}` is {}, not a list; fix it first",
-                        Node {
-                            value: other.clone(),
-                            line: 0,
-                            column: 0
-                        }
-                        .type_name()
-                    ));
+                    let found = Node {
+                        value: other.clone(),
+                        line: 0,
+                        column: 0,
+                    }
+                    .type_name();
+                    return Err(ShapeError::EventNotAList {
+                        event,
+                        found: Some(found),
+                    });
                 }
             },
             None => events.push((event, node(Value::Array(vec![group])))),
@@ -525,7 +526,7 @@ pub fn backups(settings: &Path) -> Vec<PathBuf> {
 pub fn plan_uninstall(
     settings: &Path,
     current: &str,
-) -> Result<(String, usize, Option<PathBuf>), String> {
+) -> Result<(String, usize, Option<PathBuf>), SettingsDocError> {
     let name = settings.display().to_string();
     let mut doc = SettingsDoc::parse(&name, current)?;
     let mut kept = doc.clone();
@@ -556,11 +557,13 @@ pub fn plan_uninstall(
     Ok((doc.print(), removed, None))
 }
 
+mod error;
 mod files;
 pub mod gemini;
 mod members;
+pub use error::{GenerateError, PlaceError, ShapeError};
 pub use files::{WriteError, backup, check_writable, write_settings, write_target};
-pub use members::{remove_member_if, sandbox_block, set_member};
+pub use members::{SandboxBlockError, remove_member_if, sandbox_block, set_member};
 
 #[cfg(test)]
 mod tests;
