@@ -9,7 +9,7 @@
 //! not exhaustive.
 
 use engine::policy::{HookPolicy, HookPolicyRule, InputMatcher, MatchOn};
-use engine::reference::ReferenceEvaluator;
+use engine::reference::{ReferenceEvaluator, RegexError};
 use engine::{Call, Decision, Places};
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Value, json};
@@ -64,10 +64,25 @@ impl PolicyDiff {
     }
 }
 
+/// Why two policies cannot be compared: a regex of one does not compile.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// In the first policy.
+    #[error("the first policy: {0}")]
+    First(RegexError),
+    /// In the second policy.
+    #[error("the second policy: {0}")]
+    Second(RegexError),
+}
+
 /// Compare `a` with `b`; `extra` calls are tried as witnesses after the rules' own.
-pub fn diff(a: &HookPolicy, b: &HookPolicy, extra: &[WitnessCall]) -> Result<PolicyDiff, String> {
-    let eval_a = ReferenceEvaluator::new(a).map_err(|e| format!("the first policy: {e}"))?;
-    let eval_b = ReferenceEvaluator::new(b).map_err(|e| format!("the second policy: {e}"))?;
+pub fn diff(
+    a: &HookPolicy,
+    b: &HookPolicy,
+    extra: &[WitnessCall],
+) -> Result<PolicyDiff, DiffError> {
+    let eval_a = ReferenceEvaluator::new(a).map_err(DiffError::First)?;
+    let eval_b = ReferenceEvaluator::new(b).map_err(DiffError::Second)?;
     let mut out = PolicyDiff::default();
     if a.default_decision != b.default_decision {
         out.default_decision = Some((a.default_decision, b.default_decision));

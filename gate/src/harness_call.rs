@@ -7,6 +7,31 @@ use engine::harness::{self, Harness};
 use engine::{Call, Decision, Outcome, Places};
 use serde_json::Value;
 
+use crate::payload::PayloadError;
+
+/// Why a harness's call could not be decided; `E` is the error of deciding one canonical call
+/// (the policy's). On the hook's path each is a deny.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError<E> {
+    /// The payload names no usable tool.
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    /// The event is not one the harness gates on.
+    #[error("`{event}` is not a gate event of {harness}")]
+    NotAGateEvent {
+        /// The event given.
+        event: String,
+        /// The harness's name.
+        harness: &'static str,
+    },
+    /// The harness's call stood for no canonical call that reached a decision.
+    #[error("no decision was reached")]
+    NoDecision,
+    /// Deciding a canonical call failed.
+    #[error(transparent)]
+    Decide(E),
+}
+
 /// The harness a call comes from: `provider` when given; else the harness whose gate event
 /// `event` names (`BeforeTool`: Gemini CLI; `tool.execute.before`: opencode); else Codex when
 /// the payload carries Codex's `turn_id` (Codex shares Claude's event names and deny shape,
@@ -33,20 +58,24 @@ pub fn detect(provider: Option<Harness>, event: Option<&str>, payload: Option<&V
 /// that would reach the guard itself (its policy, records, binaries, a harness's hook settings)
 /// or start a coding agent without its guard is denied whatever the policy says
 /// ([`engine::guard::shell_refusal`]).
-pub fn decide(
+pub fn decide<E>(
     harness: Harness,
     event: &str,
     payload: &Value,
     places: Places<'_>,
     policy_path: &std::path::Path,
-    mut decide_one: impl FnMut(Call<'_>) -> Result<Outcome, String>,
-) -> Result<Outcome, String> {
+    mut decide_one: impl FnMut(Call<'_>) -> Result<Outcome, E>,
+) -> Result<Outcome, CallError<E>> {
     let tool_name = crate::payload::tool_name(payload)?;
     let null = Value::Null;
     let tool_input = payload.get("tool_input").unwrap_or(&null);
-    let canonical_event = harness
-        .canonical_event(event)
-        .ok_or_else(|| format!("`{event}` is not a gate event of {}", harness.as_str()))?;
+    let canonical_event =
+        harness
+            .canonical_event(event)
+            .ok_or_else(|| CallError::NotAGateEvent {
+                event: event.to_string(),
+                harness: harness.as_str(),
+            })?;
     // Gemini names the MCP server beside the call, which settles how `mcp_a_b_c` splits.
     let mcp_server = payload
         .get("mcp_context")
@@ -75,7 +104,8 @@ pub fn decide(
             tool_name: &call.tool_name,
             tool_input: absolute.as_ref().unwrap_or(&call.tool_input),
             places,
-        })?;
+        })
+        .map_err(CallError::Decide)?;
         // opencode's as-given reading of an `a_b` name: a rule's decision, never the default.
         if call.only_when_a_rule_decides && outcome.deciding_rule.is_none() {
             continue;
@@ -95,7 +125,7 @@ pub fn decide(
             }
         }
     }
-    let mut outcome = harness::combine(outcomes).ok_or("no decision was reached")?;
+    let mut outcome = harness::combine(outcomes).ok_or(CallError::NoDecision)?;
     // A deny the policy gave keeps its own reason.
     if outcome.decision != Decision::Deny
         && let Some(reason) = harness::harness_refusal(harness, tool_name, tool_input)

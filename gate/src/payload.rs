@@ -41,13 +41,6 @@ pub enum PayloadError {
     Shape(serde_json::Error),
 }
 
-/// The CLI's commands and `emit`'s fail-closed reasons are strings.
-impl From<PayloadError> for String {
-    fn from(e: PayloadError) -> String {
-        e.to_string()
-    }
-}
-
 /// Parse a gate payload.
 pub fn parse_gate_payload(bytes: &[u8]) -> Result<GatePayload, PayloadError> {
     let value: Value = serde_json::from_slice(bytes).map_err(PayloadError::NotJson)?;

@@ -22,9 +22,9 @@ pub enum DecideError {
     /// The payload is not a gate payload, or names no tool.
     #[error(transparent)]
     NotAGatePayload(#[from] gate::payload::PayloadError),
-    /// The payload could not be decided for its harness (gate's message).
-    #[error("{0}")]
-    Payload(String),
+    /// The payload could not be decided for its harness (gate's error).
+    #[error(transparent)]
+    Call(#[from] gate::harness_call::CallError<PolicyError>),
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
@@ -60,8 +60,8 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), DecideErr
         .read_to_end(&mut stdin)
         .map_err(DecideError::Stdin)?;
     let payload = parse_gate_payload(&stdin)?;
-    let value: serde_json::Value = serde_json::from_slice(&stdin)
-        .map_err(|e| DecideError::Payload(format!("payload is not JSON ({e})")))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&stdin).map_err(gate::payload::PayloadError::NotJson)?;
     let harness = harness_call::detect(
         args.provider,
         args.event.as_deref().or(payload.hook_event_name.as_deref()),
@@ -84,9 +84,8 @@ fn check(args: &CheckArgs) -> Result<(Outcome, &'static str, Harness), DecideErr
             .or(cwd),
     };
     let outcome = harness_call::decide(harness, event, &value, places, &args.policy, |call| {
-        loaded.decide(call).map_err(|e| e.to_string())
-    })
-    .map_err(DecideError::Payload)?;
+        loaded.decide(call)
+    })?;
     Ok((outcome, loaded.evaluator(), harness))
 }
 

@@ -114,14 +114,22 @@ pub fn harness_parser() -> impl TypedValueParser<Value = Harness> {
 }
 
 /// `--input <json>`: a JSON object.
-fn json_object(text: &str) -> Result<serde_json::Value, String> {
-    let input: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+fn json_object(text: &str) -> Result<serde_json::Value, JsonInputError> {
+    let input: serde_json::Value = serde_json::from_str(text).map_err(JsonInputError::NotJson)?;
     if input.is_object() {
         Ok(input)
     } else {
-        Err("not a JSON object".into())
+        Err(JsonInputError::NotAnObject)
     }
+}
+
+/// An `--input` that is not a JSON object; clap reports it.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonInputError {
+    #[error("not JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("not a JSON object")]
+    NotAnObject,
 }
 
 #[derive(Args)]

@@ -60,9 +60,20 @@ pub fn all_to_json(diagnostics: &[Diagnostic]) -> Value {
 }
 
 /// The codes `names` name (`AH203` or `allow-everything`), or the first name that is none.
-pub fn parse_codes(names: &[String]) -> Result<Vec<Code>, String> {
+pub fn parse_codes(names: &[String]) -> Result<Vec<Code>, UnknownCode> {
     names
         .iter()
-        .map(|name| Code::parse(name.trim()).ok_or_else(|| name.clone()))
+        .map(|name| Code::parse(name.trim()).ok_or_else(|| UnknownCode { name: name.clone() }))
         .collect()
+}
+
+/// An `--ignore` that names no diagnostic.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--ignore `{name}` is no diagnostic code (AH203) or name (allow-everything); the table is \
+     in the README"
+)]
+pub struct UnknownCode {
+    /// The name given.
+    pub name: String,
 }

@@ -80,9 +80,9 @@ enum DiffError {
     },
     #[error("{}:{line}: not a hook payload or a {{\"command\": …}} record", path.display())]
     NotACall { path: PathBuf, line: usize },
-    /// The witness search failed (the engine's message).
-    #[error("{0}")]
-    Witness(String),
+    /// A policy's regex does not compile for the witness search.
+    #[error(transparent)]
+    Witness(#[from] compiler::diff::DiffError),
 }
 
 fn load(path: &Path) -> Result<HookPolicy, PolicyError> {

@@ -34,11 +34,8 @@ pub struct LintArgs {
 pub fn run(args: LintArgs) -> ExitCode {
     let ignored = match diagnostics::parse_codes(&args.ignore) {
         Ok(codes) => codes,
-        Err(name) => {
-            eprintln!(
-                "animus-hook lint: --ignore `{name}` is no diagnostic code (AH203) or name \
-                 (allow-everything); the table is in the README"
-            );
+        Err(e) => {
+            eprintln!("animus-hook lint: {e}");
             return ExitCode::from(2);
         }
     };

@@ -74,12 +74,23 @@ impl clap::builder::TypedValueParser for DecisionParser {
 }
 
 /// `--since` as clap parses it: relative to now.
-fn since_now(text: &str) -> Result<i64, String> {
+fn since_now(text: &str) -> Result<i64, SinceError> {
     parse_since(text, SystemTime::now())
 }
 
+/// A `--since` that is neither a time nor a span; clap reports it.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--since `{text}` is neither an RFC 3339 time (2026-12-04T10:00:00Z, or a date) nor a span \
+     back from now (90s, 30m, 2h, 7d, 2w)"
+)]
+pub struct SinceError {
+    /// The value given.
+    pub text: String,
+}
+
 /// `--since`: RFC 3339 (or a date), or a span back from now: `90s`, `30m`, `2h`, `7d`, `2w`.
-pub fn parse_since(text: &str, now: SystemTime) -> Result<i64, String> {
+pub fn parse_since(text: &str, now: SystemTime) -> Result<i64, SinceError> {
     if let Some(at) = gate::time::parse_rfc3339_micros(text) {
         return Ok(at);
     }
@@ -97,10 +108,9 @@ pub fn parse_since(text: &str, now: SystemTime) -> Result<i64, String> {
     };
     let n: i64 = number.parse().unwrap_or(-1);
     if seconds == 0 || n < 0 {
-        return Err(format!(
-            "--since `{text}` is neither an RFC 3339 time (2026-12-04T10:00:00Z, or a date) nor \
-             a span back from now (90s, 30m, 2h, 7d, 2w)"
-        ));
+        return Err(SinceError {
+            text: text.to_string(),
+        });
     }
     let now = now
         .duration_since(UNIX_EPOCH)

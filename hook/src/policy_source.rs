@@ -41,9 +41,9 @@ pub enum PolicyError {
     /// The reference evaluator refused the policy's rules.
     #[error("invalid policy: {0}")]
     Evaluator(String),
-    /// The sidecar's automaton failed to decide (gate's message).
-    #[error("{0}")]
-    Decide(String),
+    /// The sidecar's maps changed while deciding (gate's error).
+    #[error(transparent)]
+    Decide(#[from] gate::policy_source::HookPolicyError),
 }
 
 /// The JSON policy at `path`, parsed, and its bytes (for a digest).

@@ -32,7 +32,7 @@ use engine::harness::Harness;
 use gate::record::reader::{shorten, subject};
 use serde_json::{Value, json};
 
-use crate::replay_input::{Call, Decided, InputError, read_input};
+use crate::replay_input::{Call, Decided, InputError, NotReplayable, read_input};
 use crate::stdout::out;
 use animus_hook::harness_call;
 use animus_hook::policy_source::{LoadedPolicy, PolicyError};
@@ -146,7 +146,7 @@ fn decide(policy: &Policy, call: &Call, payload: &Value, provider: Option<Harnes
         project_root: call.project_root.as_deref().or(cwd),
     };
     harness_call::decide(harness, &call.event, payload, places, &policy.path, |c| {
-        policy.loaded.decide(c).map_err(|e| e.to_string())
+        policy.loaded.decide(c)
     })
     .unwrap_or_else(|e| Outcome {
         decision: engine::Decision::Deny,
@@ -297,14 +297,14 @@ fn before_rule(before: Option<&Decided>) -> Option<&str> {
     before.and_then(|b| b.rule.as_deref())
 }
 
-fn not_replayable(json: bool, call: &Call, why: &str) -> String {
+fn not_replayable(json: bool, call: &Call, why: &NotReplayable) -> String {
     if json {
         let line = json!({
             "source": call.source,
             "tool_use_id": call.tool_use_id,
             "tool": call.tool,
             "replayable": false,
-            "why": why,
+            "why": why.to_string(),
             "before": call.recorded.as_ref().map(|b| &b.decision),
             "after": null,
             "changed": false,

@@ -38,13 +38,26 @@ pub struct Call {
     /// The gate event it was (or would be) decided for.
     pub event: String,
     /// The payload to decide; `Err(why)` when the call cannot be replayed.
-    pub payload: Result<Value, String>,
+    pub payload: Result<Value, NotReplayable>,
     /// The decision recorded for it (a session record's).
     pub recorded: Option<Decided>,
     /// Why the recorded gate could not decide (its deny was the fail-closed one), if so.
     pub recorded_error: Option<String>,
     /// The project root it was decided in (a session record's).
     pub project_root: Option<String>,
+}
+
+/// Why a recorded call cannot be decided again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotReplayable {
+    #[error("the record holds no payload (it was not JSON, or the call never finished deciding)")]
+    NoPayload,
+    /// The record's `tool_input_truncated`.
+    #[error("its tool_input was over the 64 KiB a record keeps whole, and was cut")]
+    ToolInputCut,
+    /// A record of before `tool_input` was kept whole, its `payload_truncated`.
+    #[error("recorded before tool inputs were kept whole, and its payload was cut")]
+    PayloadCut,
 }
 
 /// What reading one input gave.
@@ -129,19 +142,13 @@ fn from_record(source: String, record: &Value) -> Option<Call> {
     });
     let chained = record.get("v").is_some();
     let payload = match view.payload() {
-        None => Err(
-            "the record holds no payload (it was not JSON, or the call never finished \
-                     deciding)"
-                .to_string(),
-        ),
-        Some(_) if view.tool_input_truncated() => {
-            Err("its tool_input was over the 64 KiB a record keeps whole, and was cut".to_string())
-        }
+        None => Err(NotReplayable::NoPayload),
+        Some(_) if view.tool_input_truncated() => Err(NotReplayable::ToolInputCut),
         Some(_)
             if !chained
                 && record.get("payload_truncated").and_then(Value::as_bool) == Some(true) =>
         {
-            Err("recorded before tool inputs were kept whole, and its payload was cut".to_string())
+            Err(NotReplayable::PayloadCut)
         }
         Some(payload) => Ok(payload.clone()),
     };

@@ -63,26 +63,40 @@ pub fn run(args: VerifyArgs) -> ExitCode {
     }
 }
 
+/// Why the logs to verify could not be found.
+#[derive(Debug, thiserror::Error)]
+pub enum LogsError {
+    #[error("cannot read the cwd: {0}")]
+    Cwd(std::io::Error),
+    /// No state root, or a session id that cannot name a file.
+    #[error(transparent)]
+    Session(#[from] record::RecordError),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A directory without a `*.jsonl` under it.
+    #[error("`{}` holds no session log (*.jsonl)", .dir.display())]
+    NoLogs { dir: PathBuf },
+    #[error("name a log, a directory of logs, or --session <id>")]
+    NothingNamed,
+}
+
 /// The logs the arguments name: `--session` (in `--project-root`, default here), each file
 /// given, and the `*.jsonl` under each directory given, at any depth (a `sessions/`
 /// directory, a project's state directory, the whole state root).
-pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
+pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, LogsError> {
     let mut logs = Vec::new();
     if let Some(session) = &args.session {
         let root = match &args.project_root {
             Some(root) => root.clone(),
-            None => std::env::current_dir().map_err(|e| format!("cannot read the cwd: {e}"))?,
+            None => std::env::current_dir().map_err(LogsError::Cwd)?,
         };
         logs.push(record::session_log_path(&root, session)?);
     }
     for input in &args.inputs {
         if input.is_dir() {
-            let found = jsonl_under(input).map_err(|e| e.to_string())?;
+            let found = jsonl_under(input)?;
             if found.is_empty() {
-                return Err(format!(
-                    "`{}` holds no session log (*.jsonl)",
-                    input.display()
-                ));
+                return Err(LogsError::NoLogs { dir: input.clone() });
             }
             logs.extend(found);
         } else {
@@ -90,7 +104,7 @@ pub fn logs_of(args: &VerifyArgs) -> Result<Vec<PathBuf>, String> {
         }
     }
     if logs.is_empty() {
-        return Err("name a log, a directory of logs, or --session <id>".into());
+        return Err(LogsError::NothingNamed);
     }
     Ok(logs)
 }

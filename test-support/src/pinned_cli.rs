@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::scratch::Scratch;
 
@@ -18,6 +18,40 @@ pub enum VersionWord {
     First,
     /// `codex-cli 0.169.0`, the last line of Gemini's banner.
     Last,
+}
+
+/// Why a suite's CLI is unusable, or missing where it is required: the tests that need it
+/// fail with this message.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum CliError {
+    /// `<cli> --version` could not be run.
+    #[error("cannot run {}: {source}", .path.display())]
+    Run {
+        path: PathBuf,
+        /// Shared: the probe's result is kept for the whole process.
+        source: Arc<std::io::Error>,
+    },
+    /// Another version than the suite's pin.
+    #[error(
+        "{} is version {printed:?}, the suite needs {needed} ({install_script}); stderr: {stderr}",
+        .path.display()
+    )]
+    OtherVersion {
+        path: PathBuf,
+        /// What `--version` printed, trimmed.
+        printed: String,
+        needed: &'static str,
+        install_script: &'static str,
+        /// What it printed on stderr, trimmed.
+        stderr: String,
+    },
+    /// Not installed, and `required` (`CI`, a regeneration variable) makes that a failure.
+    #[error("{name} is not installed and {required} is set: run {install_script} first")]
+    Required {
+        name: &'static str,
+        required: String,
+        install_script: &'static str,
+    },
 }
 
 /// One pinned CLI.
@@ -37,13 +71,13 @@ pub struct PinnedCli {
     /// Sets up `--version`'s environment over an empty one, given a throwaway HOME, so probing
     /// never touches the user's own settings nor the network.
     pub probe_env: fn(&mut Command, &Path),
-    pub found: OnceLock<Result<Option<PathBuf>, String>>,
+    pub found: OnceLock<Result<Option<PathBuf>, CliError>>,
 }
 
 impl PinnedCli {
     /// The CLI: `Ok(None)` when it is not installed, `Err` when it is unusable (another
     /// version, not runnable).
-    pub fn locate(&self) -> Result<Option<PathBuf>, String> {
+    pub fn locate(&self) -> Result<Option<PathBuf>, CliError> {
         self.found.get_or_init(|| self.probe()).clone()
     }
 
@@ -54,7 +88,7 @@ impl PinnedCli {
             .expect("the runner checked the CLI is installed")
     }
 
-    fn probe(&self) -> Result<Option<PathBuf>, String> {
+    fn probe(&self) -> Result<Option<PathBuf>, CliError> {
         let path = match std::env::var_os(self.bin_var).filter(|v| !v.is_empty()) {
             Some(path) => PathBuf::from(path),
             None => match (self.cached)() {
@@ -69,9 +103,10 @@ impl PinnedCli {
         let mut command = Command::new(&path);
         command.arg("--version").env_clear().stdin(Stdio::null());
         (self.probe_env)(&mut command, &home.root);
-        let output = command
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
+        let output = command.output().map_err(|e| CliError::Run {
+            path: path.clone(),
+            source: Arc::new(e),
+        })?;
         let printed = String::from_utf8_lossy(&output.stdout);
         let mut words = printed.split_whitespace();
         let version = match self.version_word {
@@ -79,21 +114,20 @@ impl PinnedCli {
             VersionWord::Last => words.last(),
         };
         if version != Some(self.version) {
-            return Err(format!(
-                "{} is version {:?}, the suite needs {} ({}); stderr: {}",
-                path.display(),
-                printed.trim(),
-                self.version,
-                self.install_script,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
+            return Err(CliError::OtherVersion {
+                printed: printed.trim().to_string(),
+                needed: self.version,
+                install_script: self.install_script,
+                stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+                path,
+            });
         }
         Ok(Some(path))
     }
 
     /// For [`crate::runner::main`]: `Ok(None)` to run the tests that need the CLI,
     /// `Ok(Some(why))` to skip them, `Err` to fail them — a missing CLI fails under `CI`.
-    pub fn skip_reason(&self) -> Result<Option<String>, String> {
+    pub fn skip_reason(&self) -> Result<Option<String>, CliError> {
         self.skip_reason_unless_required(crate::under_ci().then_some("CI"))
     }
 
@@ -102,13 +136,14 @@ impl PinnedCli {
     pub fn skip_reason_unless_required(
         &self,
         required: Option<&str>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, CliError> {
         match (self.locate()?, required) {
             (Some(_), _) => Ok(None),
-            (None, Some(required)) => Err(format!(
-                "{} is not installed and {required} is set: run {} first",
-                self.name, self.install_script
-            )),
+            (None, Some(required)) => Err(CliError::Required {
+                name: self.name,
+                required: required.to_string(),
+                install_script: self.install_script,
+            }),
             (None, None) => Ok(Some(format!(
                 "{} is not installed ({} installs it)",
                 self.name, self.install_script
@@ -138,13 +173,16 @@ mod tests {
     #[test]
     fn a_missing_cli_skips_its_suite_unless_required() {
         let cli = absent();
-        assert_eq!(cli.locate(), Ok(None));
+        assert!(matches!(cli.locate(), Ok(None)));
         let skip = cli.skip_reason_unless_required(None).unwrap().unwrap();
         assert!(
             skip.contains("scripts/install-absent-cli.sh installs it"),
             "{skip}"
         );
-        let failed = cli.skip_reason_unless_required(Some("CI")).unwrap_err();
+        let failed = cli
+            .skip_reason_unless_required(Some("CI"))
+            .unwrap_err()
+            .to_string();
         assert!(failed.contains("CI is set"), "{failed}");
     }
 
@@ -156,7 +194,7 @@ mod tests {
             cached: || Some("../../../../../../bin/echo".into()),
             ..absent()
         };
-        let why = cli.locate().unwrap_err();
+        let why = cli.locate().unwrap_err().to_string();
         assert!(why.contains("the suite needs 1.0.0"), "{why}");
         assert!(cli.skip_reason().is_err());
     }

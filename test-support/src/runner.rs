@@ -17,6 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Instant;
 
+use crate::pinned_cli::CliError;
+
 pub struct Test {
     pub name: &'static str,
     pub run: fn(),
@@ -42,7 +44,7 @@ macro_rules! tests {
 /// A suite's `main`: the stdio MCP server when a CLI starts this binary as one
 /// (`--mcp-echo-server <calls file>`), else the tests the arguments select, `skip` saying
 /// whether those that need the CLI can run.
-pub fn main(tests: &[Test], skip: impl FnOnce() -> Result<Skip, String>) -> ExitCode {
+pub fn main(tests: &[Test], skip: impl FnOnce() -> Result<Skip, CliError>) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, calls_file] = args.as_slice()
         && flag == "--mcp-echo-server"
@@ -56,7 +58,7 @@ pub fn main(tests: &[Test], skip: impl FnOnce() -> Result<Skip, String>) -> Exit
 }
 
 /// Run the tests `args` select; `skip` says whether those that need the CLI can run.
-pub fn run(tests: &[Test], args: &[String], skip: Result<Skip, String>) -> ExitCode {
+pub fn run(tests: &[Test], args: &[String], skip: Result<Skip, CliError>) -> ExitCode {
     let filters: Vec<&str> = args
         .iter()
         .map(String::as_str)

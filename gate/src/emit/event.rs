@@ -53,19 +53,35 @@ struct EventRecord<'a> {
     ts: String,
 }
 
+/// Why this run's event cannot be recorded: a gate denies (fail closed), an observer says so
+/// on stderr.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum LogError {
+    /// An argument problem that left no session (`--from-payload`).
+    #[error("{0}")]
+    Problem(String),
+    #[error("missing --session")]
+    MissingSession,
+    #[error("missing --project-root")]
+    MissingProjectRoot,
+    #[error(transparent)]
+    Record(#[from] record::RecordError),
+    #[error("cannot serialize the record: {0}")]
+    Serialize(serde_json::Error),
+}
+
 /// The session log this run appends to (see [`record::open_session_log`]).
-pub(super) fn open_log(args: &EmitArgs) -> Result<(record::SessionLog, PathBuf), String> {
+pub(super) fn open_log(args: &EmitArgs) -> Result<(record::SessionLog, PathBuf), LogError> {
     // Under `--from-payload`, a session that could not be taken says why.
     let session = args.session.as_deref().ok_or_else(|| {
         args.problems
             .first()
-            .cloned()
-            .unwrap_or("missing --session".into())
+            .map_or(LogError::MissingSession, |p| LogError::Problem(p.clone()))
     })?;
     let project_root = args
         .project_root
         .as_deref()
-        .ok_or("missing --project-root")?;
+        .ok_or(LogError::MissingProjectRoot)?;
     Ok(record::open_session_log(project_root, session)?)
 }
 
@@ -80,8 +96,8 @@ pub(super) fn event_record(
     evaluation: &Evaluation,
     started: Instant,
     without_payload: bool,
-) -> Result<Vec<u8>, String> {
-    let session = args.session.as_deref().ok_or("missing --session")?;
+) -> Result<Vec<u8>, LogError> {
+    let session = args.session.as_deref().ok_or(LogError::MissingSession)?;
     // Copied only when something must be cut (rare): the common payload is written as read.
     let bounded = payload
         .filter(|_| !without_payload)
@@ -141,8 +157,7 @@ pub(super) fn event_record(
         payload_sha256: facts.map(|f| f.sha256.as_str()),
         pid: std::process::id(),
     };
-    let mut line =
-        serde_json::to_vec(&record).map_err(|e| format!("cannot serialize the record: {e}"))?;
+    let mut line = serde_json::to_vec(&record).map_err(LogError::Serialize)?;
     line.push(b'\n');
     Ok(line)
 }

@@ -64,6 +64,9 @@ use engine::harness::Harness;
 use engine::{Decision, Outcome};
 use serde_json::Value;
 
+use crate::harness_call::CallError;
+use crate::payload::PayloadError;
+use crate::policy_source::HookPolicyError;
 use crate::record;
 use crate::{harness_call, policy_source};
 use event::{event_record, open_log};
@@ -368,15 +371,9 @@ fn handle(args: &EmitArgs, harness: Harness, role: &Role) {
         }
     }
     let evaluation = match role {
-        Role::Gate(event) => evaluate(
-            args,
-            harness,
-            event,
-            payload_value.as_ref(),
-            payload_error.clone(),
-        ),
+        Role::Gate(event) => evaluate(args, harness, event, payload_value.as_ref(), payload_error),
         Role::Observer => Evaluation {
-            error: payload_error.clone(),
+            error: payload_error.map(|e| e.to_string()),
             ..Evaluation::default()
         },
     };
@@ -434,17 +431,14 @@ struct PayloadFacts {
 
 /// Read stdin once, at most [`MAX_PAYLOAD_BYTES`], and parse it as a JSON object. The facts of
 /// the bytes read are returned whenever stdin could be read.
-fn read_payload() -> (Result<Value, String>, Option<PayloadFacts>) {
+fn read_payload() -> (Result<Value, ReadPayloadError>, Option<PayloadFacts>) {
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin()
         .lock()
         .take(MAX_PAYLOAD_BYTES + 1)
         .read_to_end(&mut bytes)
     {
-        return (
-            Err(format!("cannot read the payload from stdin ({e})")),
-            None,
-        );
+        return (Err(ReadPayloadError::Stdin(e)), None);
     }
     let facts = PayloadFacts {
         bytes: bytes.len(),
@@ -452,23 +446,68 @@ fn read_payload() -> (Result<Value, String>, Option<PayloadFacts>) {
     };
     if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
         return (
-            Err(format!(
-                "the payload exceeds the {} MiB cap",
-                MAX_PAYLOAD_BYTES / (1024 * 1024)
-            )),
+            Err(ReadPayloadError::TooLarge {
+                cap_mib: MAX_PAYLOAD_BYTES / (1024 * 1024),
+            }),
             Some(facts),
         );
     }
     let parsed = serde_json::from_slice::<Value>(&bytes)
-        .map_err(|e| format!("the payload is not JSON ({e})"))
+        .map_err(ReadPayloadError::NotJson)
         .and_then(|value| {
             if value.is_object() {
                 Ok(value)
             } else {
-                Err("the payload is not a JSON object".into())
+                Err(ReadPayloadError::NotAnObject)
             }
         });
     (parsed, Some(facts))
+}
+
+/// Why the payload on stdin cannot be decided on; the record's `error` and a gate's deny.
+#[derive(Debug, thiserror::Error)]
+enum ReadPayloadError {
+    #[error("cannot read the payload from stdin ({0})")]
+    Stdin(std::io::Error),
+    #[error("the payload exceeds the {cap_mib} MiB cap")]
+    TooLarge { cap_mib: u64 },
+    #[error("the payload is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    #[error("the payload is not a JSON object")]
+    NotAnObject,
+}
+
+/// Why a gate could not decide; the record's `error` and the deny's cause (fail closed).
+#[derive(Debug, thiserror::Error)]
+enum EvaluateError {
+    /// The first of the argument problems.
+    #[error("invalid arguments ({0})")]
+    InvalidArguments(String),
+    #[error("missing --event")]
+    MissingEvent,
+    #[error(
+        "`--event {given}` is not a gate event (did you mean `{event}`?); fix the hook's settings"
+    )]
+    WrongEvent { given: String, event: String },
+    #[error(transparent)]
+    Unreadable(ReadPayloadError),
+    #[error("no payload")]
+    NoPayload,
+    #[error("the payload's `hook_event_name` is not a string")]
+    EventNameNotAString,
+    #[error("the payload is for event `{sent}` but this hook gates `{event}`")]
+    OtherEvent { sent: String, event: String },
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    #[error("missing --policy")]
+    MissingPolicy,
+    /// `--policy-digest` is not a pin (the engine's message).
+    #[error("{0}")]
+    Pin(String),
+    #[error(transparent)]
+    Policy(#[from] HookPolicyError),
+    #[error(transparent)]
+    Call(#[from] CallError<HookPolicyError>),
 }
 
 fn evaluate(
@@ -476,51 +515,56 @@ fn evaluate(
     harness: Harness,
     event: &str,
     payload: Option<&Value>,
-    payload_error: Option<String>,
+    payload_error: Option<ReadPayloadError>,
 ) -> Evaluation {
     let mut evaluation = Evaluation::default();
-    let failure = (|| -> Result<Outcome, String> {
+    let failure = (|| -> Result<Outcome, EvaluateError> {
         if let Some(problem) = args.problems.first() {
-            return Err(format!("invalid arguments ({problem})"));
+            return Err(EvaluateError::InvalidArguments(problem.clone()));
         }
         match args.event.as_deref() {
-            None => return Err("missing --event".into()),
+            None => return Err(EvaluateError::MissingEvent),
             Some(given) if given != event => {
-                return Err(format!(
-                    "`--event {given}` is not a gate event (did you mean `{event}`?); fix the \
-                     hook's settings"
-                ));
+                return Err(EvaluateError::WrongEvent {
+                    given: given.to_string(),
+                    event: event.to_string(),
+                });
             }
             Some(_) => {}
         }
         if let Some(e) = payload_error {
-            return Err(e);
+            return Err(EvaluateError::Unreadable(e));
         }
-        let payload = payload.ok_or("no payload")?;
+        let payload = payload.ok_or(EvaluateError::NoPayload)?;
         if payload
             .get("hook_event_name")
             .is_some_and(|v| !v.is_string() && !v.is_null())
         {
-            return Err("the payload's `hook_event_name` is not a string".into());
+            return Err(EvaluateError::EventNameNotAString);
         }
         if let Some(sent) = payload.get("hook_event_name").and_then(Value::as_str)
             && sent != event
         {
-            return Err(format!(
-                "the payload is for event `{sent}` but this hook gates `{event}`"
-            ));
+            return Err(EvaluateError::OtherEvent {
+                sent: sent.to_string(),
+                event: event.to_string(),
+            });
         }
         // A payload without a usable tool is reported before the policy is read.
         crate::payload::tool_name(payload)?;
         harness
             .canonical_event(event)
-            .ok_or_else(|| format!("`{event}` is not a gate event of {}", harness.as_str()))?;
-        let policy_path = args.policy.as_deref().ok_or("missing --policy")?;
+            .ok_or_else(|| CallError::NotAGateEvent {
+                event: event.to_string(),
+                harness: harness.as_str(),
+            })?;
+        let policy_path = args.policy.as_deref().ok_or(EvaluateError::MissingPolicy)?;
         let pin = args
             .policy_digest
             .as_deref()
             .map(engine::sidecar::stamp::parse_pin)
-            .transpose()?;
+            .transpose()
+            .map_err(EvaluateError::Pin)?;
         let loaded = policy_source::load_for_hook(policy_path, pin.as_ref())?;
         #[cfg(debug_assertions)]
         change_sidecar_under_the_map(policy_path);
@@ -541,7 +585,7 @@ fn evaluate(
     })();
     match failure {
         Ok(outcome) => evaluation.outcome = Some(outcome),
-        Err(e) => evaluation.error = Some(e),
+        Err(e) => evaluation.error = Some(e.to_string()),
     }
     evaluation
 }

@@ -118,7 +118,7 @@ impl RecordError {
     }
 }
 
-/// The CLI's commands still report errors as strings (`?` into `Result<_, String>`).
+/// The install commands still report errors as strings (`?` into `Result<_, String>`).
 impl From<RecordError> for String {
     fn from(e: RecordError) -> String {
         e.to_string()

@@ -189,7 +189,7 @@ fn writing() -> bool {
 }
 
 /// As in `tests/e2e_claude.rs`, and regenerating without the CLI fails.
-fn skip_reason() -> Result<Option<String>, String> {
+fn skip_reason() -> Result<Option<String>, test_support::pinned_cli::CliError> {
     let required = if test_support::under_ci() {
         Some("CI")
     } else if writing() {

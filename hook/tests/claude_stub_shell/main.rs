@@ -82,7 +82,7 @@ const TESTS: &[Test] = &[
 ];
 
 /// As in `tests/e2e_claude.rs`; regenerating the read-only table without the CLI fails.
-fn skip_reason() -> Result<Option<String>, String> {
+fn skip_reason() -> Result<Option<String>, test_support::pinned_cli::CliError> {
     let required = if test_support::under_ci() {
         Some("CI")
     } else if readonly::writing() {
