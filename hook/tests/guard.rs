@@ -58,8 +58,11 @@ fn setup(name: &str) -> Setup {
     std::fs::write(project.join("src/x.rs"), "fn main() {}\n").unwrap();
     std::fs::write(project.join("README.md"), "# p\n").unwrap();
     let hook = bin_dir.join("animus-hook");
-    std::fs::copy(bin(), &hook).unwrap();
-    std::fs::copy(lean_bin(), bin_dir.join("animus-hook-emit")).unwrap();
+    test_support::process::copy_executable(std::path::Path::new(bin()), &hook);
+    test_support::process::copy_executable(
+        std::path::Path::new(lean_bin()),
+        &bin_dir.join("animus-hook-emit"),
+    );
     let profile = dir.join("everything.yaml");
     std::fs::write(
         &profile,

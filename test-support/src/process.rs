@@ -121,3 +121,32 @@ pub fn commit_count(repo: &Path) -> usize {
         .parse()
         .expect("git rev-list --count prints a number")
 }
+
+/// Write `bytes` to `path` as an executable (mode 0755) from a child process, never from this
+/// one. A test process spawns programs from many threads; a file it held open for writing
+/// would be inherited by a sibling's child between its fork and exec, and the executable's
+/// first run would then fail with ETXTBSY ("Text file busy"). In a child, the writable file
+/// descriptor never exists here. The bytes reach the child through a pipe.
+pub fn write_executable(path: &Path, bytes: &[u8]) {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "write_executable"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(bytes)
+        .expect("the bytes reach the writer");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "cannot write {}", path.display());
+}
+
+/// Copy the executable `from` to `to` (keeping its mode) in a child process: see
+/// [`write_executable`] for why not from this one.
+pub fn copy_executable(from: &Path, to: &Path) {
+    succeed(Command::new("cp").arg(from).arg(to));
+}

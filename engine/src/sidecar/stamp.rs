@@ -265,18 +265,24 @@ pub fn pin_of(policy_path: &Path) -> std::io::Result<String> {
     ))
 }
 
+/// Why a `--policy-digest` is not a pin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PinError {
+    #[error("`--policy-digest` must start with `{PIN_PREFIX}` (the form `inject` writes)")]
+    Prefix,
+    #[error("`--policy-digest` must be `sha256:` and 64 hex digits")]
+    Digits,
+}
+
 /// Read a pin (`sha256:<64 hex digits>`) back into its digest.
-pub fn parse_pin(text: &str) -> Result<[u8; 32], String> {
-    let hex = text.strip_prefix(PIN_PREFIX).ok_or_else(|| {
-        format!("`--policy-digest` must start with `{PIN_PREFIX}` (the form `inject` writes)")
-    })?;
+pub fn parse_pin(text: &str) -> Result<[u8; 32], PinError> {
+    let hex = text.strip_prefix(PIN_PREFIX).ok_or(PinError::Prefix)?;
     let mut out = [0u8; 32];
     if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err("`--policy-digest` must be `sha256:` and 64 hex digits".into());
+        return Err(PinError::Digits);
     }
     for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
-            .map_err(|_| "`--policy-digest` is not hex".to_string())?;
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| PinError::Digits)?;
     }
     Ok(out)
 }

@@ -501,9 +501,9 @@ enum EvaluateError {
     Payload(#[from] PayloadError),
     #[error("missing --policy")]
     MissingPolicy,
-    /// `--policy-digest` is not a pin (the engine's message).
-    #[error("{0}")]
-    Pin(String),
+    /// `--policy-digest` is not a pin.
+    #[error(transparent)]
+    Pin(#[from] engine::sidecar::stamp::PinError),
     #[error(transparent)]
     Policy(#[from] HookPolicyError),
     #[error(transparent)]

@@ -117,10 +117,3 @@ impl RecordError {
         }
     }
 }
-
-/// The install commands still report errors as strings (`?` into `Result<_, String>`).
-impl From<RecordError> for String {
-    fn from(e: RecordError) -> String {
-        e.to_string()
-    }
-}

@@ -459,11 +459,13 @@ fn diagnose_gate(scope: &Scope, binary: &str, args: &[String], report: &mut Repo
     // 4. The policy: loads with its pin, and recompiles without drift.
     let policy = PathBuf::from(arg_after(args, "--policy").unwrap_or_default());
     let digest = arg_after(args, "--policy-digest").unwrap_or_default();
-    let loaded = engine::sidecar::stamp::parse_pin(&digest).and_then(|pin| {
-        gate::policy_source::load_for_hook(&policy, Some(&pin))
-            .map(drop)
-            .map_err(|e| e.to_string())
-    });
+    let loaded = engine::sidecar::stamp::parse_pin(&digest)
+        .map_err(|e| e.to_string())
+        .and_then(|pin| {
+            gate::policy_source::load_for_hook(&policy, Some(&pin))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        });
     let policy_ok = report.check(
         &format!("policy ({scope_name})"),
         loaded
@@ -551,7 +553,7 @@ fn kill_switch(report: &mut Report) {
 fn state_dir(report: &mut Report) {
     use std::os::unix::fs::PermissionsExt;
     let result = gate::record::state_root()
-        .map_err(String::from)
+        .map_err(|e| e.to_string())
         .and_then(|root| {
             let metadata =
                 std::fs::metadata(&root).map_err(|e| format!("{}: {e}", root.display()))?;

@@ -34,7 +34,6 @@ use stub::*;
 
 use std::collections::VecDeque;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::{Arc, Mutex};

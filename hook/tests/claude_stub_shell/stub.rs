@@ -27,7 +27,7 @@ impl StubShell {
         // Named `bash`: Claude uses `$SHELL` only when it is a bash or zsh.
         let path = dir.join("bash");
         let log = dir.join("commands.log");
-        fs::write(
+        test_support::process::write_executable(
             &path,
             format!(
                 "#!/bin/sh\n\
@@ -37,10 +37,9 @@ impl StubShell {
                  esac\n\
                  exit 0\n",
                 log = log.display()
-            ),
-        )
-        .unwrap();
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+            )
+            .as_bytes(),
+        );
         StubShell { path, log }
     }
 

@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -89,27 +88,24 @@ pub fn private_hook_copy(dirs: &SessionDirs) -> PathBuf {
     let bin = dirs.scratch.root.join("bin");
     fs::create_dir_all(&bin).unwrap();
     let copy = bin.join("animus-hook");
-    fs::copy(animus_hook(), &copy).unwrap();
+    test_support::process::copy_executable(&animus_hook(), &copy);
     copy
 }
 
 /// Replace the file at `path` with an executable `script`.
 pub fn replace_with_script(path: &Path, script: &str) {
     fs::remove_file(path).unwrap();
-    fs::write(path, script).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    test_support::process::write_executable(path, script.as_bytes());
 }
 
 /// `./trade` in the session's project: appends its arguments to `trades.log` (the marker that
 /// it ran) and prints `traded: <arguments>`.
 pub fn install_trade_script(dirs: &SessionDirs) {
     let path = dirs.project.join("trade");
-    fs::write(
+    test_support::process::write_executable(
         &path,
-        "#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
-    )
-    .unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        b"#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
+    );
 }
 
 /// The arguments of every `./trade` that ran in the session's project, in order.

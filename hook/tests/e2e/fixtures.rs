@@ -2,7 +2,6 @@
 //! run, and lookups in the session log.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -137,7 +136,7 @@ impl HookTee {
         let calls = dir.join("calls");
         fs::create_dir_all(&calls).unwrap();
         let binary = dir.join("animus-hook-tee");
-        fs::write(
+        test_support::process::write_executable(
             &binary,
             format!(
                 "#!/bin/sh\n\
@@ -151,10 +150,9 @@ impl HookTee {
                  exit $status\n",
                 calls = calls.display(),
                 real = animus_hook().display(),
-            ),
-        )
-        .unwrap();
-        fs::set_permissions(&binary, fs::Permissions::from_mode(0o755)).unwrap();
+            )
+            .as_bytes(),
+        );
         HookTee { binary, calls }
     }
 

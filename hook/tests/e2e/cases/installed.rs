@@ -6,7 +6,6 @@
 //! session id Claude gave, and `uninstall` gives the user's file back byte for byte.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::e2e::common::animus_as_user;
@@ -31,16 +30,15 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     // The user's own hook: it logs every Bash call it sees.
     let user_log = sandbox.scratch.root.join("user-hook.log");
     let user_hook = sandbox.scratch.root.join("user-hook.sh");
-    fs::write(
+    test_support::process::write_executable(
         &user_hook,
         format!(
             "#!/bin/sh\ncat >> '{}'\necho >> '{}'\n",
             user_log.display(),
             user_log.display()
-        ),
-    )
-    .unwrap();
-    fs::set_permissions(&user_hook, fs::Permissions::from_mode(0o755)).unwrap();
+        )
+        .as_bytes(),
+    );
     let settings = json!({
         "model": "claude-sonnet-4-5",
         "env": {"MY_SETTING": "kept"},
