@@ -31,9 +31,9 @@ pub const CODEX_HOOK_EVENTS: &[&str] = &[
     "Interrupt",
 ];
 /// Recorded in every session.
-const KERNEL_OBSERVERS: &[&str] = &["PostToolUse", "SessionStart", "SessionEnd", "Stop"];
+pub(crate) const KERNEL_OBSERVERS: &[&str] = &["PostToolUse", "SessionStart", "SessionEnd", "Stop"];
 /// Events whose groups take a tool `matcher` (Codex ignores it elsewhere).
-const TOOL_EVENTS: &[&str] = &["PreToolUse", "PermissionRequest", "PostToolUse"];
+pub(crate) const TOOL_EVENTS: &[&str] = &["PreToolUse", "PermissionRequest", "PostToolUse"];
 /// Seconds Codex gives a gate hook; `emit` answers on its own well before (10 s).
 pub const GATE_TIMEOUT_SECS: u64 = 30;
 /// Seconds Codex gives a record-only hook.
@@ -110,22 +110,20 @@ pub(crate) fn wiring(
 const SESSION_FLAGS_SOURCE: &str = "/<session-flags>/config.toml";
 
 /// One event's hook: a single command handler in a single group.
-struct Handler {
-    command: String,
-    timeout: u64,
-    matcher: Option<&'static str>,
+pub(crate) struct Handler {
+    pub(crate) command: String,
+    pub(crate) timeout: u64,
+    pub(crate) matcher: Option<&'static str>,
 }
 
 impl Handler {
-    fn of(hook: &HookCommand, event: &str, gate: bool) -> Handler {
+    pub(crate) fn of(hook: &HookCommand, event: &str, gate: bool) -> Handler {
         let mut timeout = if gate {
             GATE_TIMEOUT_SECS
         } else {
             OBSERVER_TIMEOUT_SECS
         };
-        if CLAMPED_EVENTS.contains(&event) {
-            timeout = timeout.min(CLAMPED_TIMEOUT_SECS);
-        }
+        timeout = effective_timeout(event, timeout);
         Handler {
             command: hook.shell_line(event, gate, timeout),
             timeout,
@@ -146,31 +144,51 @@ impl Handler {
         }
     }
 
-    /// The hash Codex trusts this hook by: `sha256:` and the hex SHA-256 of the compact JSON,
-    /// keys sorted, of `{event_name, matcher?, hooks: [{type, command, timeout, async}]}`
-    /// (codex-rs `command_hook_hash`; checked against 0.169.0's `hooks/list`).
-    fn trust_hash(&self, event: &str) -> String {
-        let mut identity = serde_json::json!({
-            "event_name": snake_case(event),
-            "hooks": [{
-                "type": "command",
-                "command": self.command,
-                "timeout": self.timeout,
-                "async": false,
-            }],
-        });
-        if let Some(m) = self.matcher {
-            identity["matcher"] = m.into();
-        }
-        // serde_json's map is ordered by key: the text is the sorted, compact form.
-        let text = identity.to_string();
-        let digest = engine::sha256::sha256(text.as_bytes());
-        format!("sha256:{}", engine::sha256::hex(&digest))
+    /// The hash Codex trusts this hook by ([`trust_hash`]).
+    pub(crate) fn trust_hash(&self, event: &str) -> String {
+        trust_hash(event, &self.command, self.timeout, self.matcher)
+    }
+}
+
+/// The hash Codex trusts a command hook by: `sha256:` and the hex SHA-256 of the compact JSON,
+/// keys sorted, of `{event_name, matcher?, hooks: [{type, command, timeout, async}]}`
+/// (codex-rs `command_hook_hash`; checked against 0.169.0's `hooks/list`). `timeout` is the one
+/// Codex uses: clamped for [`CLAMPED_EVENTS`].
+pub(crate) fn trust_hash(
+    event: &str,
+    command: &str,
+    timeout: u64,
+    matcher: Option<&str>,
+) -> String {
+    let mut identity = serde_json::json!({
+        "event_name": snake_case(event),
+        "hooks": [{
+            "type": "command",
+            "command": command,
+            "timeout": timeout,
+            "async": false,
+        }],
+    });
+    if let Some(m) = matcher {
+        identity["matcher"] = m.into();
+    }
+    // serde_json's map is ordered by key: the text is the sorted, compact form.
+    let text = identity.to_string();
+    let digest = engine::sha256::sha256(text.as_bytes());
+    format!("sha256:{}", engine::sha256::hex(&digest))
+}
+
+/// The timeout Codex gives a hook of `event` that asks for `timeout` seconds.
+pub(crate) fn effective_timeout(event: &str, timeout: u64) -> u64 {
+    if CLAMPED_EVENTS.contains(&event) {
+        timeout.min(CLAMPED_TIMEOUT_SECS)
+    } else {
+        timeout
     }
 }
 
 /// `PreToolUse` as `pre_tool_use`.
-fn snake_case(event: &str) -> String {
+pub(crate) fn snake_case(event: &str) -> String {
     let mut out = String::new();
     for (i, c) in event.chars().enumerate() {
         if c.is_ascii_uppercase() {

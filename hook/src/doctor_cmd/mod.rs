@@ -184,8 +184,23 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
                 .map(|doc| (path, doc))
         })
         .filter(|(_, doc)| !install::our_handlers(doc).is_empty());
-    let projects_installed =
-        scopes[1..].iter().any(has_ours) || opencode_plugin.is_some() || gemini_settings.is_some();
+    let codex = install::codex::codex_home(&env)
+        .ok()
+        .map(|home| Scope::Codex { home });
+    let codex_hooks = codex
+        .as_ref()
+        .and_then(|scope| install::settings_path(scope, &env).ok())
+        .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
+        .and_then(|(path, text)| {
+            SettingsDoc::parse(&path.display().to_string(), &text)
+                .ok()
+                .map(|doc| (path, doc))
+        })
+        .filter(|(_, doc)| !install::our_handlers(doc).is_empty());
+    let projects_installed = scopes[1..].iter().any(has_ours)
+        || opencode_plugin.is_some()
+        || gemini_settings.is_some()
+        || codex_hooks.is_some();
     for scope in &scopes {
         let settings = match install::settings_path(scope, &env) {
             Ok(path) => path,
@@ -253,6 +268,9 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
     if let (Some(scope), Some((path, doc))) = (&gemini, &gemini_settings) {
         diagnose_gemini(scope, path, doc, report);
     }
+    if let (Some(scope), Some((path, doc))) = (&codex, &codex_hooks) {
+        diagnose_codex(scope, path, doc, report);
+    }
     kill_switch(report);
     state_dir(report);
     cli_version(report, "claude");
@@ -261,6 +279,9 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
     }
     if opencode_plugin.is_some() {
         cli_version(report, "opencode");
+    }
+    if codex_hooks.is_some() {
+        cli_version(report, "codex");
     }
 }
 
@@ -308,6 +329,69 @@ fn diagnose_gemini(scope: &Scope, path: &Path, doc: &SettingsDoc, report: &mut R
     diagnose_gate(scope, &binary, &args, report);
 }
 
+/// Codex's `hooks.json`: our gates (their shell lines read back into the command), each hook of
+/// ours trusted in `config.toml` for exactly its definition (Codex skips an untrusted hook
+/// without a word), `features.hooks` not off; then the checks every gate gets.
+fn diagnose_codex(scope: &Scope, path: &Path, doc: &SettingsDoc, report: &mut Report) {
+    let Scope::Codex { home } = scope else {
+        return;
+    };
+    let fix = reinstall(scope);
+    let ours = install::our_handlers(doc);
+    let mut problems = Vec::new();
+    let mut gate = None;
+    for (event, _) in engine::harness::Harness::Codex.gate_events() {
+        let found = ours
+            .iter()
+            .filter(|(e, _)| e == event)
+            .find_map(|(_, handler)| {
+                let command = handler.to_json()["command"].as_str()?.to_string();
+                install::gemini::gate_of_shell_line(&command)
+            });
+        match found {
+            Some(found) => {
+                gate.get_or_insert(found);
+            }
+            None => problems.push(format!("no `{event}` gate of ours")),
+        }
+    }
+    let config_path = home.join(install::codex::CONFIG_FILE);
+    let config_text = std::fs::read_to_string(&config_path).unwrap_or_default();
+    match install::codex::CodexConfig::parse(&config_path.display().to_string(), &config_text) {
+        Ok(config) => {
+            problems.extend(
+                config
+                    .untrusted_ours(path, doc)
+                    .into_iter()
+                    .map(|p| format!("{p} in {} (codex skips it silently)", config_path.display())),
+            );
+            if config.hooks_feature() == Some(false) {
+                problems.push(format!(
+                    "`features.hooks = false` in {} switches every hook off",
+                    config_path.display()
+                ));
+            }
+        }
+        Err(e) => problems.push(e.to_string()),
+    }
+    report.check(
+        "gates (codex)",
+        if problems.is_empty() {
+            Ok(format!(
+                "{}: PreToolUse and PermissionRequest gated, {} hooks trusted in {}",
+                path.display(),
+                ours.len(),
+                config_path.display()
+            ))
+        } else {
+            Err((format!("{}: {}", path.display(), problems.join("; ")), fix))
+        },
+    );
+    if let Some((binary, args)) = gate {
+        diagnose_gate(scope, &binary, &args, report);
+    }
+}
+
 /// The fix that reinstalls `scope`.
 fn reinstall(scope: &Scope) -> String {
     match scope {
@@ -320,6 +404,7 @@ fn reinstall(scope: &Scope) -> String {
         Scope::Plugin { dir } => format!("animus-hook install --plugin-dir {}", dir.display()),
         Scope::Opencode { .. } => "animus-hook install --harness opencode".into(),
         Scope::Gemini { .. } => "animus-hook install --harness gemini".into(),
+        Scope::Codex { .. } => "animus-hook install --harness codex".into(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use compiler::Errors;
 use compiler::inject::SessionDirError;
 use compiler::inject::install::{
-    GenerateError, PlaceError, SandboxBlockError, ShapeError, WriteError,
+    GenerateError, PlaceError, SandboxBlockError, ShapeError, WriteError, codex::ConfigError,
 };
 use compiler::inject::settings_doc::SettingsDocError;
 use gate::record::RecordError;
@@ -14,17 +14,6 @@ use gate::record::RecordError;
 /// The harness, scope and flags asked for do not make a target.
 #[derive(Debug, thiserror::Error)]
 pub enum ScopeError {
-    /// A harness that is known but has no `install` yet.
-    #[error(
-        "`{command} --harness {harness}` is not built yet: guard {harness} per session with \
-         `animus-hook inject --provider {harness}` (see the README)"
-    )]
-    NotBuilt {
-        /// `install` or `uninstall`.
-        command: &'static str,
-        /// The harness.
-        harness: String,
-    },
     /// A harness nobody knows.
     #[error("unknown --harness `{0}`; expected claude, codex, gemini or opencode")]
     UnknownHarness(String),
@@ -37,13 +26,13 @@ pub enum ScopeError {
     /// `--project-root` without `--scope project`.
     #[error("--project-root is for --scope project")]
     ProjectRootWithoutProject,
-    /// `--harness gemini` or `opencode` with a project's (or a plugin's) flags.
+    /// `--harness gemini`, `opencode` or `codex` with a project's (or a plugin's) flags.
     #[error(
         "--harness {harness} installs into {target} only (no --scope project, --local, \
          --project-root or --plugin-dir)"
     )]
     UserOnly {
-        /// `gemini` or `opencode`.
+        /// `gemini`, `opencode` or `codex`.
         harness: &'static str,
         /// What it installs into.
         target: &'static str,
@@ -135,6 +124,8 @@ pub enum InstallError {
     #[error(transparent)]
     Shape(#[from] ShapeError),
     #[error(transparent)]
+    CodexConfig(#[from] ConfigError),
+    #[error(transparent)]
     Write(#[from] WriteError),
     #[error(transparent)]
     Source(#[from] SourceError),
@@ -217,6 +208,8 @@ pub enum UninstallError {
     Settings(#[from] SettingsDocError),
     #[error(transparent)]
     Shape(#[from] ShapeError),
+    #[error(transparent)]
+    CodexConfig(#[from] ConfigError),
     #[error(transparent)]
     Write(#[from] WriteError),
     /// The install dir.

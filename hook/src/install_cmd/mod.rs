@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::stdout::{out, outln};
-use compiler::inject::install::{self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope};
+use compiler::inject::install::{
+    self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope, WriteError,
+};
 use compiler::inject::settings_doc::SettingsDoc;
 
 mod error;
@@ -103,6 +105,7 @@ pub fn install_dir(scope: &Scope) -> Result<PathBuf, gate::record::RecordError> 
         Scope::Plugin { dir } => format!("claude-plugin-{}", gate::record::repo_scope(dir)?),
         Scope::Opencode { .. } => "opencode-user".to_string(),
         Scope::Gemini { .. } => "gemini-user".to_string(),
+        Scope::Codex { .. } => "codex-user".to_string(),
     };
     Ok(root.join("installed").join(name))
 }
@@ -175,13 +178,9 @@ pub fn run_install(args: InstallArgs) -> ExitCode {
     }
 }
 
-fn check_harness(harness: &str, command: &'static str) -> Result<(), ScopeError> {
+fn check_harness(harness: &str) -> Result<(), ScopeError> {
     match harness {
-        "claude" | "opencode" | "gemini" => Ok(()),
-        "codex" => Err(ScopeError::NotBuilt {
-            command,
-            harness: harness.to_string(),
-        }),
+        "claude" | "opencode" | "gemini" | "codex" => Ok(()),
         other => Err(ScopeError::UnknownHarness(other.to_string())),
     }
 }
@@ -203,6 +202,12 @@ fn harness_scope(args: &InstallArgs) -> Result<Scope, ScopeError> {
         user_only("gemini", "the user's Gemini settings")?;
         return Ok(Scope::Gemini {
             home: install::gemini_home(&env)?,
+        });
+    }
+    if args.harness == "codex" {
+        user_only("codex", "the user's Codex home")?;
+        return Ok(Scope::Codex {
+            home: install::codex::codex_home(&env)?,
         });
     }
     if args.harness == "opencode" {
@@ -228,15 +233,19 @@ fn our_opencode_plugin(text: &str) -> bool {
 const DRY_RUN_PIN: &str = "sha256:<the pin of the policy install writes>";
 
 fn install(args: &InstallArgs) -> Result<(), InstallError> {
-    check_harness(&args.harness, "install")?;
+    check_harness(&args.harness)?;
     let scope = harness_scope(args)?;
     let gemini = matches!(scope, Scope::Gemini { .. });
     let settings = install::settings_path(&scope, &env)?;
     let before = read_settings(&settings)?;
     let name = settings.display().to_string();
     let mut doc = checked_settings(&scope, &name, before.as_deref())?;
+    let mut codex = CodexConfigFile::read::<InstallError>(&scope)?;
     if !args.dry_run {
         install::check_writable(&settings)?;
+        if let Some(codex) = &codex {
+            install::check_writable(&codex.path)?;
+        }
     }
     let binary = hook_binary(args)?;
     let dir = install_dir(&scope)?;
@@ -248,7 +257,23 @@ fn install(args: &InstallArgs) -> Result<(), InstallError> {
         recorded(&dir, "gemini_hooks_enabled_before")
             .unwrap_or_else(|| install::gemini::hooks_enabled(&doc).unwrap_or_default())
     });
+    let hooks_before = doc.clone();
     let after = settings_text(&scope, &mut doc, &hook, (&dir, sandbox.as_ref()), &name)?;
+    // Codex: the trust of our hooks first, so a hook of ours never runs untrusted (skipped).
+    let codex_feature_before = match &mut codex {
+        Some(codex) => {
+            let feature_before = recorded(&dir, "codex")
+                .map(|c| c["hooks_feature_before"].clone())
+                .unwrap_or_else(|| serde_json::json!(codex.config.hooks_feature()));
+            codex.config.retrust(&settings, &hooks_before, &doc)?;
+            if codex.config.hooks_feature() == Some(false) {
+                codex.config.set_hooks_feature(Some(true))?;
+            }
+            codex.apply(args.dry_run)?;
+            Some(feature_before)
+        }
+        None => None,
+    };
     apply(args, &scope, &settings, before.as_deref(), &after)?;
     if args.dry_run {
         return Ok(());
@@ -256,13 +281,91 @@ fn install(args: &InstallArgs) -> Result<(), InstallError> {
     // Whether install made the settings file: uninstall then removes it again (when nothing
     // but `{}` is left), rather than leaving an empty file behind.
     let created = before.is_none() || manifest_says_created(&dir);
+    let codex_manifest = codex.map(|codex| {
+        serde_json::json!({
+            "config": codex.path,
+            "created_config": codex.before.is_none()
+                || recorded(&dir, "codex").is_some_and(|c| c["created_config"] == true),
+            "hooks_feature_before": codex_feature_before,
+        })
+    });
     write_manifest(
         &dir,
         &scope,
         (&settings, created),
         &binary,
-        (&source, sandbox.as_ref(), gemini_enabled_before.as_ref()),
+        (
+            &source,
+            sandbox.as_ref(),
+            gemini_enabled_before.as_ref(),
+            codex_manifest.as_ref(),
+        ),
     )
+}
+
+/// Codex's `config.toml` (where the trust of our hooks goes), read and parsed before anything
+/// is written: a file that is not TOML, or whose `hooks` is not a table, refuses the install.
+pub struct CodexConfigFile {
+    pub path: PathBuf,
+    pub before: Option<String>,
+    pub config: install::codex::CodexConfig,
+}
+
+impl CodexConfigFile {
+    /// The file of a codex `scope` (`None` for every other scope).
+    pub fn read<E: From<ReadError> + From<install::codex::ConfigError>>(
+        scope: &Scope,
+    ) -> Result<Option<CodexConfigFile>, E> {
+        let Scope::Codex { home } = scope else {
+            return Ok(None);
+        };
+        let path = home.join(install::codex::CONFIG_FILE);
+        let before = read_settings(&path)?;
+        let config = install::codex::CodexConfig::parse(
+            &path.display().to_string(),
+            before.as_deref().unwrap_or(""),
+        )?;
+        Ok(Some(CodexConfigFile {
+            path,
+            before,
+            config,
+        }))
+    }
+
+    /// Write the edited config (backed up first), or print its diff in a dry run. An unchanged
+    /// file is not touched; with `remove_if_empty` (install created it), an empty one is
+    /// removed.
+    pub fn apply(&self, dry_run: bool) -> Result<(), WriteError> {
+        self.apply_removing(dry_run, false)
+    }
+
+    pub fn apply_removing(&self, dry_run: bool, remove_if_empty: bool) -> Result<(), WriteError> {
+        let after = self.config.print();
+        if self.before.as_deref() == Some(after.as_str())
+            || (self.before.is_none() && after.is_empty())
+        {
+            return Ok(());
+        }
+        let name = self.path.display().to_string();
+        if dry_run {
+            out!(
+                "{}",
+                crate::line_diff::unified(&name, self.before.as_deref().unwrap_or(""), &after)
+            );
+            return Ok(());
+        }
+        if self.before.is_some() {
+            let backup = install::backup(&self.path, &backup_stamp())?;
+            eprintln!("animus-hook: backed up {name} to {}", backup.display());
+        }
+        if remove_if_empty && after.trim().is_empty() {
+            return std::fs::remove_file(&self.path).map_err(|source| WriteError::Write {
+                settings: self.path.clone(),
+                source,
+            });
+        }
+        install::write_settings(&self.path, &after)
+    }
 }
 
 /// The settings as they are (`before`, the contents of `name`), checked before anything is
@@ -282,6 +385,8 @@ fn checked_settings(
     let doc = SettingsDoc::parse(name, before.unwrap_or(""))?;
     if matches!(scope, Scope::Gemini { .. }) {
         install::gemini::add_ours(&mut doc.clone(), ("", "", ""), "shape")?;
+    } else if matches!(scope, Scope::Codex { .. }) {
+        install::codex::add_ours(&mut doc.clone(), ("", "", ""), &[])?;
     } else {
         let shape = install::InstalledHook {
             binary: String::new(),
@@ -393,7 +498,7 @@ fn sandbox_of(
     }
     if matches!(
         scope,
-        Scope::Opencode { .. } | Scope::Gemini { .. } | Scope::Plugin { .. }
+        Scope::Opencode { .. } | Scope::Gemini { .. } | Scope::Codex { .. } | Scope::Plugin { .. }
     ) {
         return Err(InstallError::SandboxNotHere);
     }
@@ -425,6 +530,14 @@ fn settings_text(
                 doc,
                 (&hook.binary, &hook.policy, &hook.policy_digest),
                 &name,
+            )?;
+            Ok(doc.print())
+        }
+        Scope::Codex { .. } => {
+            install::codex::add_ours(
+                doc,
+                (&hook.binary, &hook.policy, &hook.policy_digest),
+                &hook.observers,
             )?;
             Ok(doc.print())
         }
@@ -497,6 +610,11 @@ fn apply(
         Scope::Gemini { .. } => outln!(
             "animus-hook install: guarded every gemini session in a folder gemini trusts: \
              hooks in {name}"
+        ),
+        Scope::Codex { home } => outln!(
+            "animus-hook install: guarded every codex session: hooks in {name}, their trust in \
+             {}",
+            home.join(install::codex::CONFIG_FILE).display()
         ),
         Scope::Opencode { .. } => {
             outln!("animus-hook install: guarded every opencode session: plugin {name}")
@@ -579,8 +697,9 @@ fn write_manifest(
     scope: &Scope,
     (settings, created): (&Path, bool),
     binary: &Path,
-    (source, sandbox, gemini_enabled_before): (
+    (source, sandbox, gemini_enabled_before, codex): (
         &Source,
+        Option<&serde_json::Value>,
         Option<&serde_json::Value>,
         Option<&serde_json::Value>,
     ),
@@ -603,6 +722,7 @@ fn write_manifest(
     let harness = match scope {
         Scope::Opencode { .. } => "opencode",
         Scope::Gemini { .. } => "gemini",
+        Scope::Codex { .. } => "codex",
         _ => "claude",
     };
     let manifest = serde_json::json!({
@@ -613,6 +733,7 @@ fn write_manifest(
         "created_settings": created,
         "sandbox": sandbox,
         "gemini_hooks_enabled_before": gemini_enabled_before,
+        "codex": codex,
         "hook_binary": binary,
         "source": source.manifest,
     });

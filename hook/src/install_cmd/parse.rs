@@ -7,8 +7,7 @@ use clap::Args;
 
 use super::{InstallArgs, ScopeArg};
 
-/// The harnesses `--harness` names. `codex` is listed so that `install --harness codex`
-/// reaches the message saying how to guard codex today.
+/// The harnesses `--harness` names.
 const HARNESSES: [&str; 4] = ["claude", "opencode", "gemini", "codex"];
 
 #[derive(Args)]

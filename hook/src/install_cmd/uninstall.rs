@@ -9,8 +9,9 @@ use compiler::inject::install::{self, MANIFEST_FILE, PROFILE_FILE, Scope};
 use compiler::inject::settings_doc::SettingsDoc;
 
 use super::{
-    InstallArgs, UninstallError, backup_stamp, check_harness, env, harness_scope, install_dir,
-    manifest_says_created, our_opencode_plugin, read_settings, recorded, recorded_sandbox,
+    CodexConfigFile, InstallArgs, UninstallError, backup_stamp, check_harness, env, harness_scope,
+    install_dir, manifest_says_created, our_opencode_plugin, read_settings, recorded,
+    recorded_sandbox,
 };
 use crate::stdout::{out, outln};
 
@@ -25,7 +26,7 @@ pub fn run_uninstall(args: InstallArgs) -> ExitCode {
 }
 
 fn uninstall(args: &InstallArgs) -> Result<(), UninstallError> {
-    check_harness(&args.harness, "uninstall")?;
+    check_harness(&args.harness)?;
     if args.profile.is_some() || args.hook_binary.is_some() || args.sandbox {
         return Err(UninstallError::InstallOnlyFlags);
     }
@@ -72,6 +73,25 @@ fn uninstall(args: &InstallArgs) -> Result<(), UninstallError> {
             current = doc.print();
         }
     }
+    // Codex: the trust of our hooks goes with them, the user's own moves with theirs, and
+    // `features.hooks` is put back when install turned it on.
+    let mut codex = CodexConfigFile::read::<UninstallError>(&scope)?;
+    if let Some(codex) = &mut codex {
+        let with_ours = SettingsDoc::parse(&name, &current)?;
+        let mut without = with_ours.clone();
+        install::remove_ours(&mut without);
+        codex.config.retrust(&settings, &with_ours, &without)?;
+        let recorded = recorded(&install_dir(&scope)?, "codex");
+        if recorded
+            .as_ref()
+            .is_some_and(|c| c["hooks_feature_before"] == false)
+            && codex.config.hooks_feature() == Some(true)
+        {
+            codex.config.set_hooks_feature(Some(false))?;
+        }
+    }
+    let codex_created =
+        recorded(&install_dir(&scope)?, "codex").is_some_and(|c| c["created_config"] == true);
     let (after, removed, restored) = install::plan_uninstall(&settings, &current)?;
     let removed = removed + usize::from(sandbox_removed);
     if removed == 0 {
@@ -80,10 +100,16 @@ fn uninstall(args: &InstallArgs) -> Result<(), UninstallError> {
     }
     if args.dry_run {
         out!("{}", crate::line_diff::unified(&name, &before, &after));
+        if let Some(codex) = &codex {
+            codex.apply(true)?;
+        }
         outln!("animus-hook uninstall: dry run; nothing was written");
         return Ok(());
     }
     install::check_writable(&settings)?;
+    if let Some(codex) = &codex {
+        install::check_writable(&codex.path)?;
+    }
     let backup = install::backup(&settings, &backup_stamp())?;
     let dir = install_dir(&scope)?;
     if manifest_says_created(&dir)
@@ -93,6 +119,9 @@ fn uninstall(args: &InstallArgs) -> Result<(), UninstallError> {
             path: settings.clone(),
             source,
         })?;
+        if let Some(codex) = &codex {
+            codex.apply_removing(false, codex_created)?;
+        }
         outln!(
             "animus-hook uninstall: removed {name}, which install had created (the state before \
              was backed up to {})",
@@ -102,6 +131,9 @@ fn uninstall(args: &InstallArgs) -> Result<(), UninstallError> {
         return Ok(());
     }
     install::write_settings(&settings, &after)?;
+    if let Some(codex) = &codex {
+        codex.apply_removing(false, codex_created)?;
+    }
     match restored {
         Some(from) => outln!(
             "animus-hook uninstall: removed {removed} hooks; {name} is again the content of {} \

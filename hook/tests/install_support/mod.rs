@@ -73,6 +73,8 @@ impl Home {
             .env_remove("ANIMUS_HOOK_BIN")
             .env_remove("ANIMUS_DISABLE_HARNESS_HOOKS")
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
             .output()
             .unwrap();
         common::Run {

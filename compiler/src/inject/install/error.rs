@@ -12,12 +12,15 @@ pub enum PlaceError {
     /// No absolute `$HOME`, and `unset` (the variable that would stand in) is unset.
     #[error("HOME is not set to an absolute path (and {unset} is unset)")]
     NoHome {
-        /// `CLAUDE_CONFIG_DIR` or `XDG_CONFIG_HOME`.
+        /// `CLAUDE_CONFIG_DIR`, `XDG_CONFIG_HOME` or `CODEX_HOME`.
         unset: &'static str,
     },
     /// Neither `$GEMINI_CLI_HOME` nor `$HOME` is absolute.
     #[error("neither GEMINI_CLI_HOME nor HOME is an absolute path")]
     NoGeminiHome,
+    /// `$CODEX_HOME` is relative.
+    #[error("CODEX_HOME is `{}`, not an absolute path", .0.display())]
+    RelativeCodexHome(PathBuf),
 }
 
 /// A default install's profile cannot be generated from the user's settings files.

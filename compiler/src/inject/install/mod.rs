@@ -88,6 +88,10 @@ pub enum Scope {
     /// `~/.gemini/settings.json`, [`gemini`]). Its policy's sources are the user's Claude
     /// settings, as for [`Scope::User`].
     Gemini { home: PathBuf },
+    /// Codex's home (`$CODEX_HOME`, else `~/.codex`, [`codex`]): the hooks in its `hooks.json`,
+    /// their trust in its `config.toml`. Its policy's sources are the user's Claude settings,
+    /// as for [`Scope::User`].
+    Codex { home: PathBuf },
 }
 
 impl Scope {
@@ -100,6 +104,7 @@ impl Scope {
             Scope::Plugin { .. } => "plugin",
             Scope::Opencode { .. } => "opencode",
             Scope::Gemini { .. } => "gemini",
+            Scope::Codex { .. } => "codex",
         }
     }
 }
@@ -141,6 +146,7 @@ pub fn settings_path(
             .join("plugins")
             .join(super::opencode::PLUGIN_FILE_NAME),
         Scope::Gemini { home } => home.join(".gemini").join("settings.json"),
+        Scope::Codex { home } => home.join(codex::HOOKS_FILE),
     })
 }
 
@@ -217,6 +223,13 @@ pub fn guarded_places(scope: &Scope) -> Vec<crate::self_protection::Protected> {
                 ),
             }]
         }
+        Scope::Codex { home } => [codex::HOOKS_FILE, codex::CONFIG_FILE]
+            .into_iter()
+            .map(|file| crate::self_protection::Protected {
+                what: "Codex's hooks and their trust, which wire the guard's hooks",
+                glob: crate::self_protection::absolute_glob(&home.join(file)),
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -557,6 +570,7 @@ pub fn plan_uninstall(
     Ok((doc.print(), removed, None))
 }
 
+pub mod codex;
 mod error;
 mod files;
 pub mod gemini;
