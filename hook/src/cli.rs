@@ -78,7 +78,7 @@ pub fn emit_help() -> ExitCode {
 }
 
 /// Any string, offering `names` to the completions and the help: for values whose command
-/// explains a refusal better than clap can (`install --harness codex` is not built yet).
+/// explains a refusal better than clap can (an unknown `--harness` names the ones there are).
 #[derive(Clone)]
 pub struct Suggest(pub Vec<&'static str>);
 

@@ -48,7 +48,9 @@ mod mock_responses;
 
 use std::process::ExitCode;
 
-use cases::{edits::*, faults::*, mcp::*, mock_wire::*, recording::*, shell::*, wiring::*};
+use cases::{
+    edits::*, faults::*, installed::*, mcp::*, mock_wire::*, recording::*, shell::*, wiring::*,
+};
 use driver::CODEX;
 use test_support::runner::{self, Test};
 
@@ -62,6 +64,7 @@ const TESTS: &[Test] = test_support::tests![
     fail_closed_hung_hook,
     fail_closed_when_deciding_hangs,
     denied_command_does_not_run_and_allowed_one_does,
+    installed_hooks_stop_git_reset_in_a_normally_started_session,
     deferred_command_runs_and_ask_is_a_deny_naming_a_human,
     edit_outside_the_allowed_path_is_blocked,
     edit_deny_blocks_the_patch_in_a_deferring_profile,

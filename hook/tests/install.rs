@@ -375,10 +375,10 @@ fn refusals_change_nothing() {
         !home.dir.join(".animus/installed").exists(),
         "no policy written"
     );
-    // Other harnesses are not installed by this command yet, and say what to use.
-    let run = home.run(&["install", "--harness", "codex"]);
+    // A harness nobody knows is refused, naming the ones there are.
+    let run = home.run(&["install", "--harness", "codec"]);
     assert_eq!(run.code, Some(1));
-    assert_has(&run.stderr, "inject --provider codex");
+    assert_has(&run.stderr, "expected claude, codex, gemini or opencode");
 }
 
 #[test]

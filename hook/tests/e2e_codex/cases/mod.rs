@@ -2,6 +2,7 @@
 
 pub mod edits;
 pub mod faults;
+pub mod installed;
 pub mod mcp;
 pub mod mock_wire;
 pub mod recording;

@@ -10,7 +10,7 @@ use crate::fixtures::*;
 use crate::mock_responses::{MockApi, Script};
 
 /// Every object in `value` that has a `trustStatus` (the hooks in a `hooks/list` result).
-fn listed_hooks(value: &Value, out: &mut Vec<Value>) {
+pub fn listed_hooks(value: &Value, out: &mut Vec<Value>) {
     match value {
         Value::Object(map) => {
             if map.contains_key("trustStatus") {
