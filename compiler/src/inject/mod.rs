@@ -379,6 +379,22 @@ pub(crate) struct HookCommand {
 }
 
 impl HookCommand {
+    /// The hook `install` writes for `harness`: `emit --from-payload`, serving every session.
+    pub fn installed(
+        harness: Harness,
+        (binary, policy, policy_digest): (&str, &str, &str),
+    ) -> Self {
+        HookCommand {
+            harness,
+            binary: binary.into(),
+            session_id: String::new(),
+            project_root: String::new(),
+            policy: policy.into(),
+            policy_digest: policy_digest.into(),
+            from_payload: true,
+        }
+    }
+
     /// `emit`'s arguments for `event`; a gate also names the policy.
     pub fn args(&self, event: &str, gate: bool) -> Vec<String> {
         let mut args: Vec<String> = [

@@ -87,15 +87,10 @@ pub const INSTALLED_HEADER: &str =
 /// plugin's payload carries opencode's `sessionID` as `session_id` and the directory opencode
 /// works in as `cwd`), so one file guards every session.
 pub fn installed_plugin(binary: &str, policy: &str, policy_digest: &str) -> String {
-    let hook = HookCommand {
-        harness: engine::harness::Harness::Opencode,
-        binary: binary.into(),
-        session_id: String::new(),
-        project_root: String::new(),
-        policy: policy.into(),
-        policy_digest: policy_digest.into(),
-        from_payload: true,
-    };
+    let hook = HookCommand::installed(
+        engine::harness::Harness::Opencode,
+        (binary, policy, policy_digest),
+    );
     let text = plugin(&hook);
     let first = text.lines().next().unwrap_or_default().to_string();
     text.replacen(&first, INSTALLED_HEADER, 1)

@@ -174,29 +174,11 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
     let gemini = install::gemini_home(&env)
         .ok()
         .map(|home| Scope::Gemini { home });
-    let gemini_settings = gemini
-        .as_ref()
-        .and_then(|scope| install::settings_path(scope, &env).ok())
-        .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
-        .and_then(|(path, text)| {
-            SettingsDoc::parse(&path.display().to_string(), &text)
-                .ok()
-                .map(|doc| (path, doc))
-        })
-        .filter(|(_, doc)| !install::our_handlers(doc).is_empty());
+    let gemini_settings = gemini.as_ref().and_then(settings_with_ours);
     let codex = install::codex::codex_home(&env)
         .ok()
         .map(|home| Scope::Codex { home });
-    let codex_hooks = codex
-        .as_ref()
-        .and_then(|scope| install::settings_path(scope, &env).ok())
-        .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
-        .and_then(|(path, text)| {
-            SettingsDoc::parse(&path.display().to_string(), &text)
-                .ok()
-                .map(|doc| (path, doc))
-        })
-        .filter(|(_, doc)| !install::our_handlers(doc).is_empty());
+    let codex_hooks = codex.as_ref().and_then(settings_with_ours);
     let projects_installed = scopes[1..].iter().any(has_ours)
         || opencode_plugin.is_some()
         || gemini_settings.is_some()
@@ -286,11 +268,15 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
 }
 
 fn has_ours(scope: &Scope) -> bool {
-    install::settings_path(scope, &env)
-        .ok()
-        .and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)))
-        .and_then(|(p, t)| SettingsDoc::parse(&p.display().to_string(), &t).ok())
-        .is_some_and(|d| !install::our_handlers(&d).is_empty())
+    settings_with_ours(scope).is_some()
+}
+
+/// The settings file of `scope` and its document, when it parses and holds hooks of ours.
+fn settings_with_ours(scope: &Scope) -> Option<(PathBuf, SettingsDoc)> {
+    let path = install::settings_path(scope, &env).ok()?;
+    let text = std::fs::read_to_string(&path).ok()?;
+    let doc = SettingsDoc::parse(&path.display().to_string(), &text).ok()?;
+    (!install::our_handlers(&doc).is_empty()).then_some((path, doc))
 }
 
 /// Gemini CLI's settings: our `BeforeTool` gate (its shell line read back into the command),

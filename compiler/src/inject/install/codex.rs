@@ -30,7 +30,9 @@ use super::super::codex::{
     snake_case, trust_hash,
 };
 use super::super::settings_doc::{node, object, string};
-use super::{PlaceError, SettingsDoc, ShapeError, is_ours, remove_ours_keeping};
+use super::{
+    PlaceError, SettingsDoc, ShapeError, hooks_mut, is_ours, push_group, remove_ours_keeping,
+};
 use crate::jsonc::{Node, Value};
 
 /// The variable that moves Codex's whole configuration home.
@@ -84,30 +86,12 @@ fn events(observers: &[String]) -> Vec<(String, bool)> {
 /// per event after the user's own.
 pub fn add_ours(
     doc: &mut SettingsDoc,
-    (binary, policy, policy_digest): (&str, &str, &str),
+    command: (&str, &str, &str),
     observers: &[String],
 ) -> Result<(), ShapeError> {
     remove_ours_keeping(doc, true);
-    let hook = super::super::HookCommand {
-        harness: engine::harness::Harness::Codex,
-        binary: binary.into(),
-        session_id: String::new(),
-        project_root: String::new(),
-        policy: policy.into(),
-        policy_digest: policy_digest.into(),
-        from_payload: true,
-    };
-    let members = doc.members_mut();
-    let at = match members.iter().rposition(|(k, _)| k == "hooks") {
-        Some(at) => at,
-        None => {
-            members.push(("hooks".into(), node(Value::Object(Vec::new()))));
-            members.len() - 1
-        }
-    };
-    let Value::Object(event_lists) = &mut members[at].1.value else {
-        return Err(ShapeError::HooksNotAnObject);
-    };
+    let hook = super::super::HookCommand::installed(engine::harness::Harness::Codex, command);
+    let event_lists = hooks_mut(doc)?;
     for (event, gate) in events(observers) {
         let handler = Handler::of(&hook, &event, gate);
         let mut fields = Vec::new();
@@ -120,14 +104,7 @@ pub fn add_ours(
             ("timeout", node(Value::Number(handler.timeout.to_string()))),
         ]);
         fields.push(("hooks", node(Value::Array(vec![entry]))));
-        let group = object(fields);
-        match event_lists.iter_mut().rev().find(|(k, _)| *k == event) {
-            Some((_, list)) => match &mut list.value {
-                Value::Array(list) => list.push(group),
-                _ => return Err(ShapeError::EventNotAList { event, found: None }),
-            },
-            None => event_lists.push((event, node(Value::Array(vec![group])))),
-        }
+        push_group(event_lists, event, object(fields))?;
     }
     Ok(())
 }

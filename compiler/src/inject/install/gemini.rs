@@ -17,7 +17,7 @@ use crate::jsonc::{Node, Value};
 use super::super::gemini::{GATE_TIMEOUT_MS, KERNEL_OBSERVERS, OBSERVER_TIMEOUT_MS, TOOL_EVENTS};
 use super::super::settings_doc::{node, object, string};
 use super::super::{HookCommand, gemini::unpredictable_suffix};
-use super::{SettingsDoc, ShapeError, remove_ours_keeping};
+use super::{SettingsDoc, ShapeError, hooks_mut, push_group, remove_ours_keeping};
 use crate::Errors;
 
 /// The name our handlers carry in `doc`, if an earlier install left one.
@@ -46,32 +46,14 @@ pub fn hooks_enabled(doc: &SettingsDoc) -> Option<serde_json::Value> {
 /// `doc` with our Gemini entries (an earlier install's replaced) and `hooksConfig.enabled`.
 pub fn add_ours(
     doc: &mut SettingsDoc,
-    (binary, policy, policy_digest): (&str, &str, &str),
+    command: (&str, &str, &str),
     name: &str,
 ) -> Result<(), ShapeError> {
     remove_ours_keeping(doc, true);
-    let hook = HookCommand {
-        harness: engine::harness::Harness::Gemini,
-        binary: binary.into(),
-        session_id: String::new(),
-        project_root: String::new(),
-        policy: policy.into(),
-        policy_digest: policy_digest.into(),
-        from_payload: true,
-    };
+    let hook = HookCommand::installed(engine::harness::Harness::Gemini, command);
     let mut groups = vec![("BeforeTool".to_string(), true)];
     groups.extend(KERNEL_OBSERVERS.iter().map(|e| (e.to_string(), false)));
-    let members = doc.members_mut();
-    let at = match members.iter().rposition(|(k, _)| k == "hooks") {
-        Some(at) => at,
-        None => {
-            members.push(("hooks".into(), node(Value::Object(Vec::new()))));
-            members.len() - 1
-        }
-    };
-    let Value::Object(events) = &mut members[at].1.value else {
-        return Err(ShapeError::HooksNotAnObject);
-    };
+    let events = hooks_mut(doc)?;
     for (event, gate) in groups {
         let timeout = if gate {
             GATE_TIMEOUT_MS
@@ -92,14 +74,7 @@ pub fn add_ours(
             fields.push(("matcher", string("*")));
         }
         fields.push(("hooks", node(Value::Array(vec![handler]))));
-        let group = object(fields);
-        match events.iter_mut().rev().find(|(k, _)| *k == event) {
-            Some((_, list)) => match &mut list.value {
-                Value::Array(list) => list.push(group),
-                _ => return Err(ShapeError::EventNotAList { event, found: None }),
-            },
-            None => events.push((event, node(Value::Array(vec![group])))),
-        }
+        push_group(events, event, object(fields))?;
     }
     set_enabled(doc, Some(&serde_json::Value::Bool(true)))
 }

@@ -458,6 +458,15 @@ pub(crate) fn remove_ours_keeping(doc: &mut SettingsDoc, keep_hooks: bool) -> us
 /// after the user's own.
 pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), ShapeError> {
     remove_ours_keeping(doc, true);
+    let events = hooks_mut(doc)?;
+    for (event, group) in hook.groups() {
+        push_group(events, event, group)?;
+    }
+    Ok(())
+}
+
+/// The `hooks` object of `doc` (added last when missing) as its members.
+pub(crate) fn hooks_mut(doc: &mut SettingsDoc) -> Result<&mut Vec<(String, Node)>, ShapeError> {
     let members = doc.members_mut();
     let at = match members.iter().rposition(|(k, _)| k == "hooks") {
         Some(at) => at,
@@ -466,28 +475,35 @@ pub fn add_ours(doc: &mut SettingsDoc, hook: &InstalledHook) -> Result<(), Shape
             members.len() - 1
         }
     };
-    let Value::Object(events) = &mut members[at].1.value else {
-        return Err(ShapeError::HooksNotAnObject);
-    };
-    for (event, group) in hook.groups() {
-        match events.iter_mut().rev().find(|(k, _)| *k == event) {
-            Some((_, groups)) => match &mut groups.value {
-                Value::Array(list) => list.push(group),
-                other => {
-                    let found = Node {
-                        value: other.clone(),
-                        line: 0,
-                        column: 0,
-                    }
-                    .type_name();
-                    return Err(ShapeError::EventNotAList {
-                        event,
-                        found: Some(found),
-                    });
+    match &mut members[at].1.value {
+        Value::Object(events) => Ok(events),
+        _ => Err(ShapeError::HooksNotAnObject),
+    }
+}
+
+/// `group` added after the groups of `event` in `events` (a list made for it when missing).
+pub(crate) fn push_group(
+    events: &mut Vec<(String, Node)>,
+    event: String,
+    group: Node,
+) -> Result<(), ShapeError> {
+    match events.iter_mut().rev().find(|(k, _)| *k == event) {
+        Some((_, groups)) => match &mut groups.value {
+            Value::Array(list) => list.push(group),
+            other => {
+                let found = Node {
+                    value: other.clone(),
+                    line: 0,
+                    column: 0,
                 }
-            },
-            None => events.push((event, node(Value::Array(vec![group])))),
-        }
+                .type_name();
+                return Err(ShapeError::EventNotAList {
+                    event,
+                    found: Some(found),
+                });
+            }
+        },
+        None => events.push((event, node(Value::Array(vec![group])))),
     }
     Ok(())
 }
