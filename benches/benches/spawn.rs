@@ -30,7 +30,7 @@ fn main() {
     std::fs::create_dir_all(work.join("project")).unwrap();
 
     let full = hook_binary(&repo);
-    let hook = compiler::inject::lean_emit_binary(full.clone());
+    let hook = integrations::inject::lean_emit_binary(full.clone());
     assert_ne!(
         hook,
         full,

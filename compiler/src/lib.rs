@@ -34,8 +34,6 @@ pub mod compile;
 pub mod diagnostic;
 pub mod diff;
 pub mod events;
-pub mod import;
-pub mod inject;
 pub mod jsonc;
 pub mod lint;
 pub mod lower;

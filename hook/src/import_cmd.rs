@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use compiler::import::{
+use integrations::import::{
     SettingsFile, import_claude_settings, meaning_comment, render_json, render_yaml,
 };
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::stdout::outln;
-use compiler::inject::{InjectRequest, Injection, inject_harness_hooks};
+use integrations::inject::{InjectRequest, Injection, inject_harness_hooks};
 
 pub struct InjectArgs {
     pub provider: String,
@@ -70,7 +70,7 @@ pub fn run(args: InjectArgs) -> ExitCode {
     };
     match &injection {
         Injection::Disabled { .. } => {
-            let name = compiler::inject::KILL_SWITCH_ENV;
+            let name = integrations::inject::KILL_SWITCH_ENV;
             eprintln!(
                 "animus-hook inject: {name} is set: harness hooks disabled, arguments unchanged"
             );

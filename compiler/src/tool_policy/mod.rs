@@ -171,8 +171,8 @@ fn split_entry(entry: &str) -> Result<(&str, Option<&str>), EntryError> {
 
 /// A path entry anchored at its settings' root, `/x` (`Read(/src/**)`): its tool and the glob
 /// below that root (`src/**`). `None` for any other entry (`//x`, `~/x`, `./x`, not a file
-/// tool). Claude's root differs by where the entry is written ([`crate::import`],
-/// [`crate::inject`]); in a profile it is the project root.
+/// tool). Claude's root differs by where the entry is written (the `integrations` crate's `import`
+/// and `inject`); in a profile it is the project root.
 pub fn root_relative_path_entry(entry: &str) -> Option<(&str, &str)> {
     let (tool, argument) = split_entry(entry).ok()?;
     let relative = argument?

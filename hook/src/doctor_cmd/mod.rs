@@ -23,8 +23,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use compiler::inject::install::{self, MANIFEST_FILE, Scope};
-use compiler::inject::settings_doc::SettingsDoc;
+use integrations::inject::install::{self, MANIFEST_FILE, Scope};
+use integrations::inject::settings_doc::SettingsDoc;
 use serde_json::{Value, json};
 
 use crate::install_cmd;
@@ -170,7 +170,7 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         .as_ref()
         .and_then(|scope| install::settings_path(scope, &env).ok())
         .and_then(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
-        .filter(|(_, text)| text.starts_with(compiler::inject::opencode::INSTALLED_HEADER));
+        .filter(|(_, text)| text.starts_with(integrations::inject::opencode::INSTALLED_HEADER));
     let gemini = install::gemini_home(&env)
         .ok()
         .map(|home| Scope::Gemini { home });
@@ -235,7 +235,7 @@ fn diagnose(args: &DoctorArgs, report: &mut Report) {
         diagnose_install(scope, &name, &doc, &ours, report);
     }
     if let (Some(scope), Some((path, text))) = (&opencode, &opencode_plugin) {
-        match compiler::inject::opencode::plugin_gate(text) {
+        match integrations::inject::opencode::plugin_gate(text) {
             Some((binary, args)) => {
                 report.pass("opencode plugin", path.display().to_string());
                 diagnose_gate(scope, &binary, &args, report);
@@ -451,7 +451,7 @@ fn diagnose_install(
             }
         }
     }
-    let observers_missing: Vec<&str> = compiler::inject::KERNEL_OBSERVER_EVENTS
+    let observers_missing: Vec<&str> = integrations::inject::KERNEL_OBSERVER_EVENTS
         .into_iter()
         .filter(|event| !ours.iter().any(|(e, _)| e == event))
         .collect();
@@ -497,16 +497,19 @@ fn diagnose_install(
     let set = doc
         .to_json()
         .get("env")
-        .and_then(|e| e.get(compiler::inject::KILL_SWITCH_ENV))
+        .and_then(|e| e.get(integrations::inject::KILL_SWITCH_ENV))
         .is_some_and(|v| v.as_str().is_none_or(|s| !s.is_empty()));
     report.check(
         &format!("kill switch in settings env ({scope_name})"),
         if set {
             Err((
-                format!("{name} sets {} in `env`", compiler::inject::KILL_SWITCH_ENV),
+                format!(
+                    "{name} sets {} in `env`",
+                    integrations::inject::KILL_SWITCH_ENV
+                ),
                 format!(
                     "remove `env.{}` from {name}",
-                    compiler::inject::KILL_SWITCH_ENV
+                    integrations::inject::KILL_SWITCH_ENV
                 ),
             ))
         } else {
@@ -523,7 +526,7 @@ fn diagnose_gate(scope: &Scope, binary: &str, args: &[String], report: &mut Repo
     // 3. The binary.
     let binary_ok = report.check(
         &format!("hook binary ({scope_name})"),
-        compiler::inject::verify_hook_binary(Path::new(binary))
+        integrations::inject::verify_hook_binary(Path::new(binary))
             .map(|()| format!("{binary} is animus-hook {}", env!("CARGO_PKG_VERSION")))
             .map_err(|e| (e.to_string(), format!("reinstall the binary, then `{fix}`"))),
     );
@@ -607,7 +610,7 @@ fn drift(scope: &Scope, policy: &Path, fix: &str) -> Result<String, (String, Str
 }
 
 fn kill_switch(report: &mut Report) {
-    let name = compiler::inject::KILL_SWITCH_ENV;
+    let name = integrations::inject::KILL_SWITCH_ENV;
     match std::env::var_os(name).filter(|v| !v.is_empty()) {
         Some(value) => report.fail(
             "kill switch in environment",

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 
 use compiler::Errors;
-use compiler::inject::SessionDirError;
-use compiler::inject::install::{
+use gate::record::RecordError;
+use integrations::inject::SessionDirError;
+use integrations::inject::install::{
     GenerateError, PlaceError, SandboxBlockError, ShapeError, WriteError, codex::ConfigError,
 };
-use compiler::inject::settings_doc::SettingsDocError;
-use gate::record::RecordError;
+use integrations::inject::settings_doc::SettingsDocError;
 
 /// The harness, scope and flags asked for do not make a target.
 #[derive(Debug, thiserror::Error)]

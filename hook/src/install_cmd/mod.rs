@@ -1,6 +1,6 @@
 //! `animus-hook install` and `animus-hook uninstall`: the guard wired into the user's own
 //! Claude Code settings, so every `claude` the user starts is guarded
-//! ([`compiler::inject::install`] says what is written, and how).
+//! ([`integrations::inject::install`] says what is written, and how).
 //!
 //! Install checks everything before writing anything: the settings file parses (no comments),
 //! its directory takes a new file, the hook binary is this version's `animus-hook`, and the
@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::stdout::{out, outln};
-use compiler::inject::install::{
+use integrations::inject::install::{
     self, INSTALL_AGENT, MANIFEST_FILE, PROFILE_FILE, Scope, WriteError,
 };
-use compiler::inject::settings_doc::SettingsDoc;
+use integrations::inject::settings_doc::SettingsDoc;
 
 mod error;
 mod parse;
@@ -226,7 +226,7 @@ fn harness_scope(args: &InstallArgs) -> Result<Scope, ScopeError> {
 
 /// Is `text` a plugin `install --harness opencode` wrote?
 fn our_opencode_plugin(text: &str) -> bool {
-    text.starts_with(compiler::inject::opencode::INSTALLED_HEADER)
+    text.starts_with(integrations::inject::opencode::INSTALLED_HEADER)
 }
 
 /// The policy's pin in a dry run that would write it.
@@ -402,15 +402,15 @@ fn checked_settings(
 /// The hook binary the hooks run (`--hook-binary`, else this one), checked to be this
 /// version's; with a warning when the kill switch is set in this shell.
 fn hook_binary(args: &InstallArgs) -> Result<PathBuf, InstallError> {
-    let binary = compiler::inject::resolve_hook_binary(args.hook_binary.as_deref(), &env)
-        .map(compiler::inject::lean_emit_binary)
+    let binary = integrations::inject::resolve_hook_binary(args.hook_binary.as_deref(), &env)
+        .map(integrations::inject::lean_emit_binary)
         .map_err(InstallError::HookBinary)?;
-    compiler::inject::verify_hook_binary(&binary).map_err(InstallError::HookBinary)?;
-    if env(compiler::inject::KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
+    integrations::inject::verify_hook_binary(&binary).map_err(InstallError::HookBinary)?;
+    if env(integrations::inject::KILL_SWITCH_ENV).is_some_and(|v| !v.is_empty()) {
         eprintln!(
             "animus-hook install: warning: {} is set in this shell; installed hooks still run, \
              but `inject` launches from here run unguarded (`animus-hook doctor` flags it)",
-            compiler::inject::KILL_SWITCH_ENV
+            integrations::inject::KILL_SWITCH_ENV
         );
     }
     Ok(binary)
@@ -445,7 +445,7 @@ fn installed_hook(
         binary: utf8(binary)?,
         policy: utf8(&policy)?,
         policy_digest,
-        observers: compiler::inject::claude_observer_events(&source.profile)
+        observers: integrations::inject::claude_observer_events(&source.profile)
             .map_err(InstallError::Observers)?,
     })
 }
@@ -466,9 +466,9 @@ fn install_policy(
     // The state root and the install dir: this user's, writable by nobody else.
     if !dry_run {
         let state = gate::record::state_root()?;
-        compiler::inject::prepare_session_dir(&state)?;
+        integrations::inject::prepare_session_dir(&state)?;
         private_state_root(&state)?;
-        compiler::inject::prepare_session_dir(dir)?;
+        integrations::inject::prepare_session_dir(dir)?;
     }
     let policy = dir.join(compiler::artifact::POLICY_FILE_NAME);
     let guarded = install::guarded_places(scope);
@@ -516,7 +516,7 @@ fn settings_text(
     name: &str,
 ) -> Result<String, InstallError> {
     match scope {
-        Scope::Opencode { .. } => Ok(compiler::inject::opencode::installed_plugin(
+        Scope::Opencode { .. } => Ok(integrations::inject::opencode::installed_plugin(
             &hook.binary,
             &hook.policy,
             &hook.policy_digest,

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use compiler::inject::install::{self, MANIFEST_FILE, PROFILE_FILE, Scope};
-use compiler::inject::settings_doc::SettingsDoc;
+use integrations::inject::install::{self, MANIFEST_FILE, PROFILE_FILE, Scope};
+use integrations::inject::settings_doc::SettingsDoc;
 
 use super::{
     CodexConfigFile, InstallArgs, UninstallError, backup_stamp, check_harness, env, harness_scope,

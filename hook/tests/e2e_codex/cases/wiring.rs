@@ -121,7 +121,7 @@ pub fn wrong_trust_hash_makes_codex_skip_the_gate_silently() {
     assert_eq!(records(&log, "SessionStart").len(), 1, "{log:#?}");
 }
 
-/// The hash Codex trusts a one-handler command hook by (see compiler/src/inject/codex.rs).
+/// The hash Codex trusts a one-handler command hook by (see integrations/src/inject/codex.rs).
 fn trust_hash(event: &str, matcher: &str, command: &str, timeout: u64) -> String {
     let identity = serde_json::json!({
         "event_name": event,

@@ -6,9 +6,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{GATE_TIMEOUT_SECS, KERNEL_OBSERVER_EVENTS, OBSERVER_TIMEOUT_SECS, TOOL_EVENTS};
-use crate::diagnostic::{Diagnostic, Errors};
-use crate::events::CLAUDE_HOOK_EVENTS;
-use crate::profile::{AgentProfile, ObserverAction};
+use compiler::diagnostic::{Diagnostic, Errors};
+use compiler::events::CLAUDE_HOOK_EVENTS;
+use compiler::profile::{AgentProfile, ObserverAction};
 
 /// The `hooks` settings block for claude; every gate carries the policy's pin
 /// (`--policy-digest`, see `engine::sidecar::stamp`).
@@ -130,10 +130,10 @@ pub fn claude_observer_events(profile: &AgentProfile) -> Result<Vec<String>, Err
 /// entries only ever narrow what Claude runs; they are exported whole (a `*` among them
 /// included: Claude ignores it, the hook does not).
 pub fn claude_permissions(
-    tool_policy: &crate::profile::ToolPolicy,
+    tool_policy: &compiler::profile::ToolPolicy,
     project_root: Option<&Path>,
 ) -> Value {
-    let entries = |list: &[crate::profile::Located<String>]| -> Vec<String> {
+    let entries = |list: &[compiler::profile::Located<String>]| -> Vec<String> {
         list.iter()
             .map(|l| anchored_at_project(&l.value, project_root))
             .collect()
@@ -172,10 +172,10 @@ fn anchored_at_project(entry: &str, project_root: Option<&Path>) -> String {
     let Some(root) = project_root.and_then(Path::to_str) else {
         return entry.to_string();
     };
-    match crate::tool_policy::root_relative_path_entry(entry) {
+    match compiler::tool_policy::root_relative_path_entry(entry) {
         Some((tool, relative)) => format!("{tool}(/{}/{relative})", root.trim_end_matches('/')),
         None => entry.to_string(),
     }
 }
 
-use crate::tool_policy::claude_accepts_allow_glob;
+use compiler::tool_policy::claude_accepts_allow_glob;

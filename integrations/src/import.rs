@@ -30,10 +30,10 @@ use std::sync::Arc;
 
 use engine::Decision;
 
-use crate::diagnostic::{Diagnostic, Location};
-use crate::jsonc::{self, Node, Value};
-use crate::profile::Meaning;
-use crate::tool_policy::lower_entry;
+use compiler::diagnostic::{Diagnostic, Location};
+use compiler::jsonc::{self, Node, Value};
+use compiler::profile::Meaning;
+use compiler::tool_policy::lower_entry;
 
 /// One settings file: its name as the user gave it, and its text.
 #[derive(Clone, Debug)]
@@ -69,7 +69,7 @@ impl SettingsFile {
 /// In the user's settings, claude anchors `/x` at `~/.claude` (the settings file's directory):
 /// `Read(/secrets/**)` there is `Read(~/.claude/secrets/**)`. `None` for any other entry.
 fn user_anchored(entry: &str) -> Option<String> {
-    let (tool, relative) = crate::tool_policy::root_relative_path_entry(entry)?;
+    let (tool, relative) = compiler::tool_policy::root_relative_path_entry(entry)?;
     Some(format!("{tool}(~/.claude/{relative})"))
 }
 
@@ -107,7 +107,7 @@ impl Import {
     pub fn left_out(&self) -> usize {
         self.reports
             .iter()
-            .filter(|d| d.severity == crate::Severity::Error)
+            .filter(|d| d.severity == compiler::Severity::Error)
             .count()
     }
 }
@@ -311,14 +311,14 @@ fn import_entry(
         return;
     }
     let tool = entry.split_once('(').map_or(entry, |(tool, _)| tool);
-    if let Some(meant) = crate::tool_policy::misspelt_tool(tool) {
+    if let Some(meant) = compiler::tool_policy::misspelt_tool(tool) {
         reports.push(Diagnostic::warning(
             Some(place),
             format!(
                 "`permissions.{key}` entry `{entry}` is left out: it names {} — \
                  in claude it never fires either, so the list means the same without \
                  it (write `{meant}` for the rule it looks meant to be)",
-                crate::tool_policy::never_fires(tool, meant)
+                compiler::tool_policy::never_fires(tool, meant)
             ),
         ));
         return;
@@ -519,14 +519,14 @@ mod tests {
             "{text:?}"
         );
         let yaml = render_yaml(&import, "me");
-        let profile = crate::load_profile_str(&yaml, "imported.yaml".into(), "me").unwrap();
-        crate::compile_profile(&profile).unwrap();
+        let profile = compiler::load_profile_str(&yaml, "imported.yaml".into(), "me").unwrap();
+        compiler::compile_profile(&profile).unwrap();
         assert!(
             yaml.contains("\"Read(./.env)\"  # project.json:4:12"),
             "{yaml}"
         );
         let json = render_json(&import, "me");
-        crate::load_profile_str(&json, "imported.json".into(), "me").unwrap();
+        compiler::load_profile_str(&json, "imported.json".into(), "me").unwrap();
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::{HOOK_BINARY_ENV, KILL_SWITCH_ENV};
-use crate::diagnostic::{Diagnostic, Errors};
+use compiler::diagnostic::{Diagnostic, Errors};
 
 /// Run `binary --version` once and accept only this project's hook of this version: its first
 /// line is `animus-hook <version>` or `animus-hook-emit <version>`. A binary that answers

@@ -12,13 +12,13 @@
 //! Gemini registers hooks only in a folder the user trusts: in a folder it does not trust, the
 //! guard does not run (the README's residual risks; `doctor` cannot see per-folder trust).
 
-use crate::jsonc::{Node, Value};
+use compiler::jsonc::{Node, Value};
 
 use super::super::gemini::{GATE_TIMEOUT_MS, KERNEL_OBSERVERS, OBSERVER_TIMEOUT_MS, TOOL_EVENTS};
 use super::super::settings_doc::{node, object, string};
 use super::super::{HookCommand, gemini::unpredictable_suffix};
 use super::{SettingsDoc, ShapeError, hooks_mut, push_group, remove_ours_keeping};
-use crate::Errors;
+use compiler::Errors;
 
 /// The name our handlers carry in `doc`, if an earlier install left one.
 pub fn existing_name(doc: &SettingsDoc) -> Option<String> {
@@ -98,7 +98,7 @@ pub fn set_enabled(
         }
         return Ok(());
     };
-    let value: Node = crate::jsonc::parse(&value.to_string()).expect("JSON");
+    let value: Node = compiler::jsonc::parse(&value.to_string()).expect("JSON");
     match at {
         Some(at) => match &mut members[at].1.value {
             Value::Object(config) => match config.iter_mut().rev().find(|(k, _)| k == "enabled") {

@@ -36,7 +36,7 @@ pub enum GenerateError {
     },
     /// The settings' permission lists cannot be imported (one line each).
     #[error("{0}")]
-    Import(crate::Errors),
+    Import(compiler::Errors),
 }
 
 /// The settings file's `hooks` (or `hooksConfig`) has a shape our entries cannot go into.

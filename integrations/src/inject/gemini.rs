@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::{HookCommand, Wiring, observer_events};
-use crate::diagnostic::{Diagnostic, Errors};
-use crate::profile::AgentProfile;
+use compiler::diagnostic::{Diagnostic, Errors};
+use compiler::profile::AgentProfile;
 
 /// Gemini CLI's hook events (0.61.0).
 pub const GEMINI_HOOK_EVENTS: &[&str] = &[
@@ -193,7 +193,7 @@ fn user_settings(home: &Path) -> Result<Value, Errors> {
             )));
         }
     };
-    let node = crate::jsonc::parse(&text).map_err(|e| {
+    let node = compiler::jsonc::parse(&text).map_err(|e| {
         error(format!(
             "{}:{}:{}: the user's Gemini settings are not valid JSON: {}",
             source.display(),

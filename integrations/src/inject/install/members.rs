@@ -43,7 +43,7 @@ pub fn sandbox_block(
 
 /// Set the top-level `key` to `value` (in its place when present, else last).
 pub fn set_member(doc: &mut SettingsDoc, key: &str, value: &serde_json::Value) {
-    let node = crate::jsonc::parse(&value.to_string()).expect("serde_json writes JSON");
+    let node = compiler::jsonc::parse(&value.to_string()).expect("serde_json writes JSON");
     let members = doc.members_mut();
     match members.iter_mut().rev().find(|(k, _)| k == key) {
         Some((_, existing)) => *existing = node,

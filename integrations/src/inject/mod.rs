@@ -37,10 +37,10 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Errors};
-use crate::profile::AgentProfile;
-use crate::providers::{HookConfigVector, harness_hook_config_vector};
-use crate::session::validate_session_id;
+use compiler::diagnostic::{Diagnostic, Errors};
+use compiler::profile::AgentProfile;
+use compiler::providers::{HookConfigVector, harness_hook_config_vector};
+use compiler::session::validate_session_id;
 use engine::harness::Harness;
 
 /// The settings file's name inside the session directory.
@@ -184,9 +184,9 @@ pub fn inject_harness_hooks_with_env(
     let session_dir =
         std::path::absolute(request.session_dir).map_err(|e| error(format!("session dir: {e}")))?;
 
-    let compiled = crate::compile_profile(request.profile)?;
+    let compiled = compiler::compile_profile(request.profile)?;
     let policy_path =
-        crate::write_policy_artifacts_protecting(&session_dir, &compiled, &[&hook_binary])?;
+        compiler::write_policy_artifacts_protecting(&session_dir, &compiled, &[&hook_binary])?;
     let utf8 = |p: &Path, what: &str| {
         p.to_str()
             .map(str::to_string)
@@ -245,7 +245,7 @@ pub fn inject_harness_hooks_with_env(
             std::fs::create_dir_all(dir)
                 .map_err(|e| error(format!("cannot create `{}`: {e}", dir.display())))?;
         }
-        crate::artifact::write_atomic(path, bytes)
+        compiler::artifact::write_atomic(path, bytes)
             .map_err(|e| error(format!("cannot write `{}`: {e}", path.display())))?;
     }
     for (link, target) in &wiring.links {

@@ -1,15 +1,17 @@
 //! Every real permission list in `../shared/corpus-real/permission-lists/` is imported as a
-//! Claude settings file (`compiler::import`, what `animus-hook import --claude-settings` runs)
+//! Claude settings file (`integrations::import`, what `animus-hook import --claude-settings` runs)
 //! and the profile it prints compiles whole: no entry of `allow`, `ask` or `deny` is rejected
 //! or dropped, each entry is a rule (or one rule per file tool it reaches), and every entry
 //! is accounted for in the printed profile with its `file:line:column`.
 
+// The compiler suites' helpers (repository root, schema check, located entries).
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use compiler::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
+use integrations::import::{SettingsFile, import_claude_settings, render_json, render_yaml};
 use serde_json::Value;
 use test_support::shared::shared_dir;
 

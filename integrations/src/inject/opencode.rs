@@ -8,8 +8,8 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::{HookCommand, Wiring};
-use crate::diagnostic::{Diagnostic, Errors};
-use crate::profile::AgentProfile;
+use compiler::diagnostic::{Diagnostic, Errors};
+use compiler::profile::AgentProfile;
 
 /// The variable naming an extra opencode config directory (its `plugins/` load).
 pub const CONFIG_DIR_ENV: &str = "OPENCODE_CONFIG_DIR";

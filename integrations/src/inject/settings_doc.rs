@@ -14,7 +14,7 @@
 //!
 //! An empty (or all-blank) file reads as `{}`, as a missing one does.
 
-use crate::jsonc::{self, Node, SyntaxError, Value};
+use compiler::jsonc::{self, Node, SyntaxError, Value};
 
 /// Why a settings file cannot be rewritten; each names the file (and the place, `line:column`).
 #[derive(Debug, thiserror::Error)]

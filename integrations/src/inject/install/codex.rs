@@ -33,7 +33,7 @@ use super::super::settings_doc::{node, object, string};
 use super::{
     PlaceError, SettingsDoc, ShapeError, hooks_mut, is_ours, push_group, remove_ours_keeping,
 };
-use crate::jsonc::{Node, Value};
+use compiler::jsonc::{Node, Value};
 
 /// The variable that moves Codex's whole configuration home.
 pub const HOME_ENV: &str = "CODEX_HOME";
@@ -480,7 +480,8 @@ mod tests {
             panic!()
         };
         list.push(
-            crate::jsonc::parse(r#"{"hooks": [{"type": "command", "command": "later"}]}"#).unwrap(),
+            compiler::jsonc::parse(r#"{"hooks": [{"type": "command", "command": "later"}]}"#)
+                .unwrap(),
         );
         let with_later = after.clone();
         let later_key = format!("{HOOKS_PATH}:pre_tool_use:2:0");

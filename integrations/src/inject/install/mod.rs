@@ -46,7 +46,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::jsonc::{Node, Value};
+use compiler::jsonc::{Node, Value};
 
 use super::settings_doc::{SettingsDoc, SettingsDocError, node, object, string};
 use super::{GATE_TIMEOUT_SECS, OBSERVER_TIMEOUT_SECS, TOOL_EVENTS};
@@ -197,37 +197,37 @@ pub fn plugin_manifest() -> String {
 /// The places of `scope`'s wiring that the built-in self-protection rules do not already
 /// cover: a plugin's whole directory (its `hooks.json` wires the guard for every session that
 /// loads it). Claude's settings files are covered already.
-pub fn guarded_places(scope: &Scope) -> Vec<crate::self_protection::Protected> {
+pub fn guarded_places(scope: &Scope) -> Vec<compiler::self_protection::Protected> {
     match scope {
         Scope::Plugin { dir } => {
             let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-            vec![crate::self_protection::Protected {
+            vec![compiler::self_protection::Protected {
                 what: "the guard's claude plugin, which wires its hooks into every session that \
                        loads it",
-                glob: format!("{}/**", crate::self_protection::absolute_glob(&dir)),
+                glob: format!("{}/**", compiler::self_protection::absolute_glob(&dir)),
             }]
         }
         Scope::Opencode { config_dir } => {
             let dir = std::fs::canonicalize(config_dir).unwrap_or_else(|_| config_dir.clone());
-            vec![crate::self_protection::Protected {
+            vec![compiler::self_protection::Protected {
                 what: "opencode's config directory, where the guard's plugin is loaded from",
-                glob: format!("{}/**", crate::self_protection::absolute_glob(&dir)),
+                glob: format!("{}/**", compiler::self_protection::absolute_glob(&dir)),
             }]
         }
         Scope::Gemini { home } => {
             let file = home.join(".gemini/settings.json");
-            vec![crate::self_protection::Protected {
+            vec![compiler::self_protection::Protected {
                 what: "Gemini CLI's settings, which wire the guard's hooks",
-                glob: crate::self_protection::absolute_glob(
+                glob: compiler::self_protection::absolute_glob(
                     &std::fs::canonicalize(&file).unwrap_or(file),
                 ),
             }]
         }
         Scope::Codex { home } => [codex::HOOKS_FILE, codex::CONFIG_FILE]
             .into_iter()
-            .map(|file| crate::self_protection::Protected {
+            .map(|file| compiler::self_protection::Protected {
                 what: "Codex's hooks and their trust, which wire the guard's hooks",
-                glob: crate::self_protection::absolute_glob(&home.join(file)),
+                glob: compiler::self_protection::absolute_glob(&home.join(file)),
             })
             .collect(),
         _ => Vec::new(),
@@ -269,7 +269,7 @@ pub fn generated_profile(
             source,
         })?;
         let name: std::sync::Arc<str> = std::sync::Arc::from(path.display().to_string());
-        if let Ok(doc) = crate::jsonc::parse(&text)
+        if let Ok(doc) = compiler::jsonc::parse(&text)
             && let Some(Value::Array(items)) = doc
                 .get("permissions")
                 .and_then(|p| p.get("allow"))
@@ -286,8 +286,8 @@ pub fn generated_profile(
         });
     }
     let mut import = crate::import::import_claude_settings(&files)
-        .map_err(|errors| GenerateError::Import(crate::Errors(errors)))?;
-    import.meaning = crate::profile::Meaning::Claude;
+        .map_err(|errors| GenerateError::Import(compiler::Errors(errors)))?;
+    import.meaning = compiler::profile::Meaning::Claude;
     let reports = import
         .reports
         .iter()
@@ -572,7 +572,7 @@ pub fn plan_uninstall(
             continue;
         };
         // A backup with comments is compared through the comment-tolerant reader.
-        let Ok(parsed) = crate::jsonc::parse(&text) else {
+        let Ok(parsed) = compiler::jsonc::parse(&text) else {
             continue;
         };
         let holds_ours = match SettingsDoc::parse(&name, &text) {

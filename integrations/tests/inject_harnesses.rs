@@ -1,10 +1,12 @@
 //! `inject_harness_hooks` for Codex CLI, Gemini CLI and opencode: the wiring each harness gets
 //! (flags, environment, files), read back as the harness would read it.
 
+// The compiler suites' helpers (repository root, schema check, located entries).
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 mod inject_common;
 
-use compiler::inject::inject_harness_hooks_with_env;
+use integrations::inject::inject_harness_hooks_with_env;
 
 use inject_common::*;
 use test_support::assert_has;

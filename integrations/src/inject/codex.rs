@@ -12,8 +12,8 @@
 use std::path::Path;
 
 use super::{HookCommand, Wiring, observer_events};
-use crate::diagnostic::{Diagnostic, Errors};
-use crate::profile::AgentProfile;
+use compiler::diagnostic::{Diagnostic, Errors};
+use compiler::profile::AgentProfile;
 
 /// Codex's hook events (0.169.0's embedded schemas).
 pub const CODEX_HOOK_EVENTS: &[&str] = &[

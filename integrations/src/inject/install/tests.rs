@@ -125,7 +125,7 @@ fn removing_ours_gives_back_the_users_file() {
 
 #[test]
 fn a_handler_is_ours_only_when_it_runs_emit_from_payload() {
-    let parse = |text: &str| crate::jsonc::parse(text).unwrap();
+    let parse = |text: &str| compiler::jsonc::parse(text).unwrap();
     assert!(is_ours(&parse(
         r#"{"command": "x", "args": ["emit", "--from-payload"]}"#
     )));

@@ -1,6 +1,8 @@
 //! `inject_harness_hooks`: the generated settings (snapshot), argument insertion, the kill
 //! switch, providers, hook-binary resolution, hostile names.
 
+// The compiler suites' helpers (repository root, schema check, located entries).
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 mod inject_common;
 
@@ -9,8 +11,8 @@ use inject_common::*;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 
-use compiler::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
 use compiler::providers::HookConfigVector;
+use integrations::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
 use test_support::assert_has;
 
 #[test]
@@ -38,7 +40,7 @@ fn trader_settings_snapshot() {
     while let Some(at) = normalized.find("sha256:") {
         normalized.replace_range(at..at + 7 + 64, "<POLICY PIN>");
     }
-    let snapshot = common::repo_root().join("compiler/tests/snapshots/trader.settings.json");
+    let snapshot = common::repo_root().join("integrations/tests/snapshots/trader.settings.json");
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&snapshot, &normalized).unwrap();
     }
@@ -351,7 +353,8 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
         ask: located(&["Bash(git push:*)", "Edit(/src/**)", "Bash(/bin/x:*)"]),
         ..ToolPolicy::default()
     };
-    let p = compiler::inject::claude_permissions(&policy, Some(std::path::Path::new("/work/p")));
+    let p =
+        integrations::inject::claude_permissions(&policy, Some(std::path::Path::new("/work/p")));
     let allow: Vec<&str> = p["allow"]
         .as_array()
         .unwrap()
@@ -423,6 +426,6 @@ fn a_hook_binary_that_is_not_animus_hook_is_refused() {
     // The real binary passes the same check.
     let real = common::repo_root().join("target/debug/animus-hook");
     if real.is_file() {
-        compiler::inject::verify_hook_binary(&real).unwrap();
+        integrations::inject::verify_hook_binary(&real).unwrap();
     }
 }

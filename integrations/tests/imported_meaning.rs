@@ -1,5 +1,5 @@
 //! Issue 25 item 2 measured on real material: every permission list in
-//! `../shared/corpus-real/permission-lists/` is imported (`compiler::import`, what `animus-hook
+//! `../shared/corpus-real/permission-lists/` is imported (`integrations::import`, what `animus-hook
 //! import --claude-settings` runs) and a sample of the real commands of
 //! `../shared/corpus-real/commands/*.jsonl` is decided under the policy it compiles to.
 //!
@@ -9,14 +9,16 @@
 //! `--meaning allowlist` the same import denies what its allow entries do not cover. The rates
 //! are printed (run with `--nocapture`).
 
+// The compiler suites' helpers (repository root, schema check, located entries).
+#[path = "../../compiler/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
 
 use compiler::Meaning;
-use compiler::import::{SettingsFile, import_claude_settings, render_yaml};
 use engine::Decision;
 use engine::reference::ReferenceEvaluator;
+use integrations::import::{SettingsFile, import_claude_settings, render_yaml};
 use serde_json::Value;
 use test_support::shared::shared_dir;
 
@@ -117,7 +119,7 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
                         .and_then(|r| r.split("Rule `").nth(1))
                         .and_then(|r| r.split('`').next())
                         .unwrap_or("");
-                    let own = |list: &str, entries: &[compiler::import::ImportedEntry]| {
+                    let own = |list: &str, entries: &[integrations::import::ImportedEntry]| {
                         governing
                             .strip_prefix(&format!("tool_policy.{list}:"))
                             .map(|e| e.split(" #").next().unwrap_or(e))

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use compiler::inject::{InjectRequest, Injection};
+use integrations::inject::{InjectRequest, Injection};
 
 use super::common;
 
