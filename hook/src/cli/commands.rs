@@ -29,7 +29,7 @@ pub enum Command {
     /// not a gate (recorded all the same).
     #[command(verbatim_doc_comment)]
     Emit(EmitDoc),
-    /// Guard every claude (opencode, gemini) session you start
+    /// Guard every claude (codex, gemini, opencode) session you start
     ///
     /// Compile the policy (the built-in packs plus the deny and ask entries of your claude
     /// settings, or --config/--agent) into ~/.animus/installed/ and add the gate and observer
