@@ -1,9 +1,13 @@
 //! JSON with comments (JSONC), as Claude's settings files are written, with the place of every
-//! value: a small recursive-descent reader whose only job is to say `file:line:column` for each
-//! entry it hands on.
+//! value, so that each entry handed on can be named by `file:line:column`.
 //!
 //! Accepted beyond strict JSON: `//` and `/* */` comments and a trailing comma before `]` or
-//! `}`. Everything else is strict JSON: a syntax error names its line and column.
+//! `}`. Everything else is strict JSON: a syntax error names its line and column. The reading
+//! is dprint's `jsonc-parser` (the parser of a formatter millions of files go through), with
+//! every extension it offers beyond those two switched off; this module turns its syntax tree
+//! into [`Node`]s (1-based line and column in characters, members in the order written, a
+//! repeated key kept, numbers as written) and holds the two rules the parser does not: a
+//! number is a JSON number, and nesting stops at [`MAX_DEPTH`] levels.
 //!
 //! ```
 //! use compiler::jsonc::{parse, Value};
@@ -90,7 +94,7 @@ pub struct SyntaxError {
 }
 
 /// How deep arrays and objects may nest (a settings file nests about four levels).
-const MAX_DEPTH: usize = 128;
+pub const MAX_DEPTH: usize = 128;
 
 /// Where a document first leaves strict JSON (a comment or a trailing comma), and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,135 +114,184 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
 
 /// Read one JSONC document, and say where it first uses what strict JSON does not allow.
 pub fn parse_noting(text: &str) -> Result<(Node, Option<Extension>), SyntaxError> {
-    let mut reader = Reader {
-        chars: text.chars().collect(),
-        at: 0,
-        line: 1,
-        column: 1,
-        extension: None,
+    use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
+    // A byte-order mark is not part of the document (it still takes a column).
+    let (body, bom) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (rest, 1),
+        None => (text, 0),
     };
-    // A byte-order mark is not part of the document.
-    if reader.peek() == Some('\u{feff}') {
-        reader.bump();
-    }
-    let node = reader.value(0)?;
-    reader.skip_space()?;
-    match reader.peek() {
-        None => Ok((node, reader.extension)),
-        Some(c) => Err(reader.error(format!(
-            "unexpected `{}` after the document's value",
-            c.escape_debug()
-        ))),
-    }
-}
-
-struct Reader {
-    chars: Vec<char>,
-    at: usize,
-    line: u32,
-    column: u32,
-    extension: Option<Extension>,
-}
-
-impl Reader {
-    fn peek(&self) -> Option<char> {
-        self.chars.get(self.at).copied()
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
-        self.at += 1;
-        if c == '\n' {
-            self.line += 1;
-            self.column = 1;
-        } else {
-            self.column += 1;
-        }
-        Some(c)
-    }
-
-    fn note(&mut self, what: &'static str) {
-        if self.extension.is_none() {
-            self.extension = Some(Extension {
-                line: self.line,
-                column: self.column,
-                what,
-            });
-        }
-    }
-
-    fn error(&self, message: String) -> SyntaxError {
+    let places = Places::new(body, bom);
+    let options = ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let collect = CollectOptions {
+        comments: CommentCollectionStrategy::AsTokens,
+        tokens: true,
+    };
+    let parsed = jsonc_parser::parse_to_ast(body, &collect, &options).map_err(|e| {
+        let (line, column) = places.at(e.range().start);
         SyntaxError {
-            line: self.line,
-            column: self.column,
+            line,
+            column,
+            message: lowercase_first(&e.kind().to_string()),
+        }
+    })?;
+    let Some(value) = parsed.value else {
+        let (line, column) = places.at(body.len());
+        return Err(SyntaxError {
+            line,
+            column,
+            message: "the document holds no value".into(),
+        });
+    };
+    let node = places.node(body, &value, 0)?;
+    let extension = parsed
+        .tokens
+        .as_deref()
+        .and_then(|tokens| first_extension(tokens, &places));
+    Ok((node, extension))
+}
+
+/// `Expected comma` as `expected comma`, as every other message here reads.
+fn lowercase_first(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The first comment or trailing comma among `tokens` (comments included, in order).
+fn first_extension(
+    tokens: &[jsonc_parser::tokens::TokenAndRange<'_>],
+    places: &Places,
+) -> Option<Extension> {
+    use jsonc_parser::tokens::Token;
+    let significant = |t: &&jsonc_parser::tokens::TokenAndRange<'_>| {
+        !matches!(t.token, Token::CommentLine(_) | Token::CommentBlock(_))
+    };
+    for (i, token) in tokens.iter().enumerate() {
+        let what = match token.token {
+            Token::CommentLine(_) | Token::CommentBlock(_) => "a comment",
+            Token::Comma
+                if tokens[i + 1..]
+                    .iter()
+                    .find(significant)
+                    .is_some_and(|next| {
+                        matches!(next.token, Token::CloseBrace | Token::CloseBracket)
+                    }) =>
+            {
+                "a trailing comma"
+            }
+            _ => continue,
+        };
+        let (line, column) = places.at(token.range.start);
+        return Some(Extension { line, column, what });
+    }
+    None
+}
+
+/// Byte offsets of the text as 1-based lines and columns (in characters).
+struct Places {
+    /// The byte offset where each line starts.
+    starts: Vec<usize>,
+    text: String,
+    /// Columns taken before the first line's text (a byte-order mark).
+    first_line_shift: u32,
+}
+
+impl Places {
+    fn new(text: &str, first_line_shift: u32) -> Places {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Places {
+            starts,
+            text: text.to_string(),
+            first_line_shift,
+        }
+    }
+
+    fn at(&self, offset: usize) -> (u32, u32) {
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.starts[line];
+        let column = self.text[start..offset.min(self.text.len())]
+            .chars()
+            .count() as u32
+            + 1;
+        let shift = if line == 0 { self.first_line_shift } else { 0 };
+        (line as u32 + 1, column + shift)
+    }
+
+    fn error(&self, offset: usize, message: String) -> SyntaxError {
+        let (line, column) = self.at(offset);
+        SyntaxError {
+            line,
+            column,
             message,
         }
     }
 
-    fn skip_space(&mut self) -> Result<(), SyntaxError> {
-        loop {
-            match self.peek() {
-                Some(' ' | '\t' | '\n' | '\r') => {
-                    self.bump();
+    /// `value` (of `text`) as a [`Node`], `depth` levels down.
+    fn node(
+        &self,
+        text: &str,
+        value: &jsonc_parser::ast::Value<'_>,
+        depth: usize,
+    ) -> Result<Node, SyntaxError> {
+        use jsonc_parser::ast::Value as Ast;
+        use jsonc_parser::common::Ranged;
+        let start = value.range().start;
+        let value = match value {
+            Ast::NullKeyword(_) => Value::Null,
+            Ast::BooleanLit(b) => Value::Bool(b.value),
+            Ast::NumberLit(n) => {
+                if serde_json::from_str::<serde_json::Number>(n.value).is_err() {
+                    return Err(self.error(start, format!("`{}` is not a JSON number", n.value)));
                 }
-                Some('/') => match self.chars.get(self.at + 1) {
-                    Some('/') => {
-                        self.note("a comment");
-                        while self.peek().is_some_and(|c| c != '\n') {
-                            self.bump();
-                        }
-                    }
-                    Some('*') => {
-                        self.note("a comment");
-                        let (line, column) = (self.line, self.column);
-                        self.bump();
-                        self.bump();
-                        loop {
-                            match self.bump() {
-                                Some('*') if self.peek() == Some('/') => {
-                                    self.bump();
-                                    break;
-                                }
-                                Some(_) => {}
-                                None => {
-                                    return Err(SyntaxError {
-                                        line,
-                                        column,
-                                        message: "this `/*` comment is never closed".into(),
-                                    });
-                                }
+                Value::Number(n.value.to_string())
+            }
+            Ast::StringLit(s) => Value::String(self.string(text, s)?),
+            Ast::Array(_) | Ast::Object(_) if depth >= MAX_DEPTH => {
+                return Err(self.error(start, format!("nesting deeper than {MAX_DEPTH} levels")));
+            }
+            Ast::Array(array) => Value::Array(
+                array
+                    .elements
+                    .iter()
+                    .map(|item| self.node(text, item, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Ast::Object(object) => Value::Object(
+                object
+                    .properties
+                    .iter()
+                    .map(|member| {
+                        let key = match &member.name {
+                            jsonc_parser::ast::ObjectPropName::String(key) => {
+                                self.string(text, key)?
                             }
-                        }
-                    }
-                    _ => return Ok(()),
-                },
-                _ => return Ok(()),
-            }
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        self.skip_space()?;
-        let (line, column) = (self.line, self.column);
-        let value = match self.peek() {
-            None => return Err(self.error("the document ends where a value was expected".into())),
-            Some('{') | Some('[') if depth >= MAX_DEPTH => {
-                return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
-            }
-            Some('{') => self.object(depth)?,
-            Some('[') => self.array(depth)?,
-            Some('"') => Value::String(self.string()?),
-            Some('t') => self.word("true", Value::Bool(true))?,
-            Some('f') => self.word("false", Value::Bool(false))?,
-            Some('n') => self.word("null", Value::Null)?,
-            Some(c) if c == '-' || c.is_ascii_digit() => self.number()?,
-            Some(c) => {
-                return Err(self.error(format!(
-                    "unexpected `{}` where a value was expected",
-                    c.escape_debug()
-                )));
-            }
+                            jsonc_parser::ast::ObjectPropName::Word(word) => {
+                                return Err(
+                                    self.error(word.range.start, "expected a quoted key".into())
+                                );
+                            }
+                        };
+                        Ok((key, self.node(text, &member.value, depth + 1)?))
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
         };
+        let (line, column) = self.at(start);
         Ok(Node {
             value,
             line,
@@ -246,167 +299,24 @@ impl Reader {
         })
     }
 
-    fn word(&mut self, word: &str, value: Value) -> Result<Value, SyntaxError> {
-        for expected in word.chars() {
-            if self.peek() != Some(expected) {
-                return Err(self.error(format!("expected `{word}`")));
-            }
-            self.bump();
+    /// A string literal's value, refused when it holds a raw control character (JSON wants
+    /// them escaped).
+    fn string(
+        &self,
+        text: &str,
+        literal: &jsonc_parser::ast::StringLit<'_>,
+    ) -> Result<String, SyntaxError> {
+        let raw = &text[literal.range.start..literal.range.end];
+        if let Some((at, c)) = raw.char_indices().find(|(_, c)| (*c as u32) < 0x20) {
+            return Err(self.error(
+                literal.range.start + at,
+                format!(
+                    "the control character {} must be escaped in a string",
+                    c.escape_unicode()
+                ),
+            ));
         }
-        Ok(value)
-    }
-
-    fn number(&mut self) -> Result<Value, SyntaxError> {
-        let start = self.at;
-        while self
-            .peek()
-            .is_some_and(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
-        {
-            self.bump();
-        }
-        let text: String = self.chars[start..self.at].iter().collect();
-        if serde_json::from_str::<serde_json::Number>(&text).is_err() {
-            return Err(self.error(format!("`{text}` is not a JSON number")));
-        }
-        Ok(Value::Number(text))
-    }
-
-    fn string(&mut self) -> Result<String, SyntaxError> {
-        self.bump(); // the opening quote
-        let mut out = String::new();
-        loop {
-            let Some(c) = self.bump() else {
-                return Err(self.error("the document ends inside a string".into()));
-            };
-            match c {
-                '"' => return Ok(out),
-                '\\' => {
-                    let Some(e) = self.bump() else {
-                        return Err(self.error("the document ends inside a string".into()));
-                    };
-                    match e {
-                        '"' | '\\' | '/' => out.push(e),
-                        'b' => out.push('\u{8}'),
-                        'f' => out.push('\u{c}'),
-                        'n' => out.push('\n'),
-                        'r' => out.push('\r'),
-                        't' => out.push('\t'),
-                        'u' => {
-                            let high = self.hex4()?;
-                            let code = if (0xd800..0xdc00).contains(&high)
-                                && self.peek() == Some('\\')
-                                && self.chars.get(self.at + 1) == Some(&'u')
-                            {
-                                self.bump();
-                                self.bump();
-                                let low = self.hex4()?;
-                                if !(0xdc00..0xe000).contains(&low) {
-                                    return Err(self.error("an unpaired surrogate escape".into()));
-                                }
-                                0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
-                            } else {
-                                high
-                            };
-                            match char::from_u32(code) {
-                                Some(c) => out.push(c),
-                                None => {
-                                    return Err(self.error("an unpaired surrogate escape".into()));
-                                }
-                            }
-                        }
-                        other => {
-                            return Err(self.error(format!(
-                                "`\\{}` is not a JSON escape",
-                                other.escape_debug()
-                            )));
-                        }
-                    }
-                }
-                c if (c as u32) < 0x20 => {
-                    return Err(self.error(format!(
-                        "the control character {} must be escaped in a string",
-                        c.escape_unicode()
-                    )));
-                }
-                c => out.push(c),
-            }
-        }
-    }
-
-    fn hex4(&mut self) -> Result<u32, SyntaxError> {
-        let mut code = 0;
-        for _ in 0..4 {
-            let digit = self
-                .peek()
-                .and_then(|c| c.to_digit(16))
-                .ok_or_else(|| self.error("`\\u` needs four hex digits".into()))?;
-            self.bump();
-            code = code * 16 + digit;
-        }
-        Ok(code)
-    }
-
-    fn array(&mut self, depth: usize) -> Result<Value, SyntaxError> {
-        self.bump();
-        let mut items = Vec::new();
-        let mut after_comma = false;
-        loop {
-            self.skip_space()?;
-            if self.peek() == Some(']') {
-                if after_comma {
-                    self.note("a trailing comma");
-                }
-                self.bump();
-                return Ok(Value::Array(items));
-            }
-            items.push(self.value(depth + 1)?);
-            self.skip_space()?;
-            match self.peek() {
-                Some(',') => {
-                    self.bump();
-                    after_comma = true;
-                }
-                Some(']') => after_comma = false,
-                _ => return Err(self.error("expected `,` or `]` after an array item".into())),
-            }
-        }
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Value, SyntaxError> {
-        self.bump();
-        let mut members = Vec::new();
-        let mut after_comma = false;
-        loop {
-            self.skip_space()?;
-            match self.peek() {
-                Some('}') => {
-                    if after_comma {
-                        self.note("a trailing comma");
-                    }
-                    self.bump();
-                    return Ok(Value::Object(members));
-                }
-                Some('"') => {}
-                _ => return Err(self.error("expected a quoted key or `}`".into())),
-            }
-            let key = self.string()?;
-            self.skip_space()?;
-            if self.peek() != Some(':') {
-                return Err(self.error(format!("expected `:` after the key \"{key}\"")));
-            }
-            self.bump();
-            let value = self.value(depth + 1)?;
-            members.push((key, value));
-            self.skip_space()?;
-            match self.peek() {
-                Some(',') => {
-                    self.bump();
-                    after_comma = true;
-                }
-                Some('}') => after_comma = false,
-                _ => return Err(self.error("expected `,` or `}` after an object member".into())),
-            }
-        }
+        Ok(literal.value.to_string())
     }
 }
 
@@ -438,13 +348,22 @@ mod tests {
 
     #[test]
     fn errors_name_the_place() {
+        // A missing comma is named right after the value it should follow.
         let e = parse("{\n  \"k\": [1 2]\n}").unwrap_err();
-        assert_eq!((e.line, e.column), (2, 11));
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (2, 10, "expected comma")
+        );
+        let e = parse("[\"a\tb\"]").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 4), "{e}");
+        assert!(parse("[01]").is_err() && parse("[1.]").is_err() && parse("[0x1]").is_err());
+        assert!(parse("{a: 1}").is_err() && parse("['a']").is_err() && parse("[NaN]").is_err());
+        assert!(parse("").is_err() && parse("[1,,2]").is_err() && parse("[\"\\ud800\"]").is_err());
         assert!(parse("{\"a\": 1} x").is_err());
         assert!(parse("/* open").is_err());
         assert!(parse("[\"\\x\"]").is_err());
         assert!(
-            parse(&"[".repeat(200))
+            parse(&format!("{}{}", "[".repeat(200), "]".repeat(200)))
                 .unwrap_err()
                 .message
                 .contains("nesting")
