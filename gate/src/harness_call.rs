@@ -32,6 +32,18 @@ pub enum CallError<E> {
     Decide(E),
 }
 
+impl<E> CallError<E> {
+    /// The canonical gate event `event` is for `harness`, or why there is none.
+    pub fn gate_event(harness: Harness, event: &str) -> Result<&'static str, Self> {
+        harness
+            .canonical_event(event)
+            .ok_or_else(|| CallError::NotAGateEvent {
+                event: event.to_string(),
+                harness: harness.as_str(),
+            })
+    }
+}
+
 /// The harness a call comes from: `provider` when given; else the harness whose gate event
 /// `event` names (`BeforeTool`: Gemini CLI; `tool.execute.before`: opencode); else Codex when
 /// the payload carries Codex's `turn_id` (Codex shares Claude's event names and deny shape,
@@ -69,13 +81,7 @@ pub fn decide<E>(
     let tool_name = crate::payload::tool_name(payload)?;
     let null = Value::Null;
     let tool_input = payload.get("tool_input").unwrap_or(&null);
-    let canonical_event =
-        harness
-            .canonical_event(event)
-            .ok_or_else(|| CallError::NotAGateEvent {
-                event: event.to_string(),
-                harness: harness.as_str(),
-            })?;
+    let canonical_event = CallError::gate_event(harness, event)?;
     // Gemini names the MCP server beside the call, which settles how `mcp_a_b_c` splits.
     let mcp_server = payload
         .get("mcp_context")

@@ -552,12 +552,7 @@ fn evaluate(
         }
         // A payload without a usable tool is reported before the policy is read.
         crate::payload::tool_name(payload)?;
-        harness
-            .canonical_event(event)
-            .ok_or_else(|| CallError::NotAGateEvent {
-                event: event.to_string(),
-                harness: harness.as_str(),
-            })?;
+        CallError::<HookPolicyError>::gate_event(harness, event)?;
         let policy_path = args.policy.as_deref().ok_or(EvaluateError::MissingPolicy)?;
         let pin = args
             .policy_digest

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use super::{HookCommand, Wiring, observer_events};
+use super::{HookCommand, Wiring, session_events};
 use compiler::diagnostic::{Diagnostic, Errors};
 use compiler::profile::AgentProfile;
 
@@ -52,22 +52,11 @@ pub(crate) fn wiring(
     profile: &AgentProfile,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Wiring, Errors> {
-    let mut events: Vec<(String, bool)> = hook
-        .harness
-        .gate_events()
-        .iter()
-        .map(|(event, _)| (event.to_string(), true))
-        .collect();
-    events.extend(
-        observer_events(
-            hook.harness,
-            profile,
-            CODEX_HOOK_EVENTS,
-            KERNEL_OBSERVERS,
-            warnings,
-        )
-        .into_iter()
-        .map(|e| (e, false)),
+    let events = session_events(
+        hook.harness,
+        profile,
+        (CODEX_HOOK_EVENTS, KERNEL_OBSERVERS),
+        warnings,
     );
     let mut entries: Vec<(String, String)> = Vec::new();
     let mut trust: Vec<String> = Vec::new();

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use super::{HookCommand, Wiring, observer_events};
+use super::{HookCommand, Wiring, session_events};
 use compiler::diagnostic::{Diagnostic, Errors};
 use compiler::profile::AgentProfile;
 
@@ -64,22 +64,11 @@ pub(crate) fn wiring(
     // `hooksConfig.disabled` list of hook names, so a project or user setting naming a fixed
     // name would switch the guard off, and no system setting can undo it (measured on 0.61.0).
     let name = format!("animus-hook-{}", unpredictable_suffix()?);
-    let mut events: Vec<(String, bool)> = hook
-        .harness
-        .gate_events()
-        .iter()
-        .map(|(event, _)| (event.to_string(), true))
-        .collect();
-    events.extend(
-        observer_events(
-            hook.harness,
-            profile,
-            GEMINI_HOOK_EVENTS,
-            KERNEL_OBSERVERS,
-            warnings,
-        )
-        .into_iter()
-        .map(|e| (e, false)),
+    let events = session_events(
+        hook.harness,
+        profile,
+        (GEMINI_HOOK_EVENTS, KERNEL_OBSERVERS),
+        warnings,
     );
     let object = settings.as_object_mut().expect("checked to be an object");
     let hooks = object

@@ -506,6 +506,23 @@ pub mod settings_doc;
 pub use binary::{LEAN_EMIT_BINARY, lean_emit_binary, resolve_hook_binary, verify_hook_binary};
 pub use claude::{claude_observer_events, claude_permissions, claude_settings, exported_as_grant};
 
+/// Every event a harness's session hooks: its gates (`true`), then [`observer_events`].
+pub(crate) fn session_events(
+    harness: Harness,
+    profile: &AgentProfile,
+    (native, kernel): (&[&str], &[&str]),
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<(String, bool)> {
+    let gates = harness
+        .gate_events()
+        .iter()
+        .map(|(e, _)| (e.to_string(), true));
+    let observers = observer_events(harness, profile, native, kernel, warnings);
+    gates
+        .chain(observers.into_iter().map(|e| (e, false)))
+        .collect()
+}
+
 /// The events a harness records without deciding: `kernel` (always) and every event the
 /// profile's observers name that the harness has (`native`). An observer event the harness
 /// does not have is a warning, not an error: the profile may be written for another harness.
