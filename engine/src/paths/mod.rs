@@ -30,9 +30,10 @@ mod resolve;
 mod tests;
 mod texts;
 
+pub use ::shell::normalise;
 pub use command::{command_path_texts, each_command_path_text};
 pub use glob::{MAX_GLOB_EXPANSION, PathGlob, expand_glob};
-pub use resolve::{FsMemo, normalise, resolve, resolve_from};
+pub use resolve::{FsMemo, resolve, resolve_from};
 pub use texts::{Bases, path_texts, spellings};
 
 /// The tag before a path written relative to the filesystem root (`//` rules).
@@ -44,17 +45,8 @@ pub const PROJECT_TAG: char = '\u{4}';
 /// The tag before a path written relative to the call's working directory (`./` and bare rules).
 pub const CWD_TAG: char = '\u{5}';
 
-/// Where a call happens: the directories path rules are anchored to. Any may be unknown; a
-/// base that is unknown anchors nothing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Places<'a> {
-    /// The call's working directory (the payload's `cwd`).
-    pub cwd: Option<&'a str>,
-    /// The user's home directory.
-    pub home: Option<&'a str>,
-    /// The project root (where the project's `.claude/settings.json` lives).
-    pub project_root: Option<&'a str>,
-}
+/// Where a call happens ([`shell::Places`]: the shell's deletion targets are resolved there).
+pub use ::shell::Places;
 
 /// Which spellings of a path a matcher looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,32 +1,11 @@
-//! Spelling a path on the file system: `.` and `..` collapsed ([`normalise`]), symlinks
+//! Spelling a path on the file system: `.` and `..` collapsed ([`normalise`](super::normalise)), symlinks
 //! resolved ([`resolve`]), each question asked once a call ([`FsMemo`]).
 
 use std::borrow::Cow;
+
+pub(super) use super::normalise;
 use std::cell::RefCell;
 use std::collections::HashMap;
-
-/// Collapse `.` and `..` in a path, lexically, as an absolute path (`/a/b/../c` → `/a/c`; `..`
-/// at the root stays at the root; a relative path is read from the root).
-pub fn normalise(path: &str) -> String {
-    let mut out = String::with_capacity(path.len() + 1);
-    for component in path.split('/') {
-        match component {
-            "" | "." => {}
-            ".." => {
-                let parent = out.rfind('/').unwrap_or(0);
-                out.truncate(parent);
-            }
-            name => {
-                out.push('/');
-                out.push_str(name);
-            }
-        }
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    out
-}
 
 /// Is `path` already what [`normalise`] makes of it (absolute, no empty, `.` or `..`
 /// component, no trailing `/`)?

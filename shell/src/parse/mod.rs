@@ -129,8 +129,8 @@ fn resolve_feeds(
     base: usize,
     out: &mut Vec<SimpleCommand<'_>>,
 ) -> Result<(), ParseError> {
-    use crate::shell::segment::code::{Language, shell_texts};
-    use crate::shell::segment::{StdinProgram, literal_output, stdin_program, string_literals};
+    use crate::segment::code::{Language, shell_texts};
+    use crate::segment::{StdinProgram, literal_output, stdin_program, string_literals};
     let end = out.len();
     for i in first..end {
         let Some(producer) = out[i].fed_by.take() else {
@@ -160,7 +160,7 @@ fn resolve_feeds(
                 true
             }
             (Some(text), StdinProgram::Sql) => {
-                if let Some(sql) = crate::shell::segment::sql_segment(&out[i], text) {
+                if let Some(sql) = crate::segment::sql_segment(&out[i], text) {
                     out.push(sql);
                 }
                 true

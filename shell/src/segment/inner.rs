@@ -255,7 +255,7 @@ pub fn process_substitution_output(word: &str) -> Option<String> {
     if inner.contains("<(") || inner.contains(">(") || inner.contains("$(") || inner.contains('`') {
         return None;
     }
-    let commands = crate::shell::parse::simple_commands(inner).ok()?;
+    let commands = crate::parse::simple_commands(inner).ok()?;
     match commands.as_slice() {
         [only] => literal_output(only),
         _ => None,

@@ -1,7 +1,7 @@
 //! Why a command is unparseable: a syntax error at a byte of the command, or a cap reached.
 //! The message is a phrase (`analyse` shows it after "it did not parse: ").
 
-use crate::shell::{MAX_COMMAND_BYTES, MAX_DEPTH, MAX_SEGMENTS};
+use crate::{MAX_COMMAND_BYTES, MAX_DEPTH, MAX_SEGMENTS};
 
 /// Why [`simple_commands`](super::simple_commands) refused a command.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

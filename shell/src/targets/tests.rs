@@ -1,5 +1,5 @@
 use super::*;
-use crate::shell::analyse_in;
+use crate::analyse_in;
 
 const PLACES: Places<'static> = Places {
     cwd: Some("/home/user/project"),

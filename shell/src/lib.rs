@@ -29,10 +29,12 @@
 //! denied command either.
 
 mod parse;
+mod places;
 pub mod segment;
 pub mod targets;
 
 pub use parse::ParseError;
+pub use places::{Places, normalise};
 pub use segment::Segment;
 
 /// Longest command parsed, in bytes. Longer ones are unparseable (never covered).
@@ -61,7 +63,7 @@ impl Analysis {
     /// Why the command runs text the guard cannot read (`curl … | sh`, `eval "$X"`,
     /// `$CMD -rf /`), if it does: the first such segment's reason. Under a rule that governs
     /// the shell, such a command is at least an ask
-    /// ([`semantics::at_least_ask`](crate::semantics::at_least_ask)).
+    /// (the engine's `semantics::at_least_ask`).
     pub fn unresolvable(&self) -> Option<&str> {
         self.segments.iter().find_map(|s| s.opaque.as_deref())
     }
@@ -122,12 +124,12 @@ pub fn terminal_interpreters(command: &str) -> Vec<String> {
 /// Parse `command` and list its segments, its deletion targets read in no known place
 /// ([`analyse_in`]).
 pub fn analyse(command: &str) -> Analysis {
-    analyse_in(command, crate::paths::Places::default())
+    analyse_in(command, crate::Places::default())
 }
 
 /// Parse `command` and list its segments; each `rm` and deleting `find` also gets its
 /// targets resolved in `places` ([`targets`]: `@rm-target …` texts).
-pub fn analyse_in(command: &str, places: crate::paths::Places) -> Analysis {
+pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
     let mut analysis = match parse::simple_commands(command) {
         Ok(commands) => {
             let mut segments: Vec<Segment> = commands.iter().map(segment::segment_of).collect();
@@ -231,72 +233,6 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
             Some(segment)
         })
         .collect()
-}
-
-/// Analyses of the texts of one call, each computed once (a command field is looked at by
-/// deny, author and allow matchers alike).
-#[derive(Default)]
-pub struct AnalysisCache<'p> {
-    /// Where the call happens: deletion targets are resolved there.
-    places: crate::paths::Places<'p>,
-    entries: Vec<(String, Analysis)>,
-    /// Texts of the path and domain views, per view and field text.
-    views: Vec<(crate::policy::MatchOn, String, Vec<String>)>,
-}
-
-impl<'p> AnalysisCache<'p> {
-    /// A cache for one call made in `places`.
-    pub fn new(places: crate::paths::Places<'p>) -> Self {
-        AnalysisCache {
-            places,
-            ..AnalysisCache::default()
-        }
-    }
-
-    /// The texts a path or domain view offers for `text` ([`crate::paths::path_texts`],
-    /// [`crate::paths::command_path_texts`], [`crate::web::host_texts`]), made once per call:
-    /// they cost system calls (symlinks are resolved). Other views offer none.
-    pub fn view_texts(
-        &mut self,
-        view: crate::policy::MatchOn,
-        text: &str,
-        places: crate::paths::Places<'_>,
-    ) -> &[String] {
-        use crate::paths::{self, Spellings};
-        use crate::policy::MatchOn;
-        if let Some(i) = self
-            .views
-            .iter()
-            .position(|(v, t, _)| *v == view && t == text)
-        {
-            return &self.views[i].2;
-        }
-        let texts = match view {
-            MatchOn::Path => paths::path_texts(text, places, Spellings::All),
-            MatchOn::ResolvedPath => paths::path_texts(text, places, Spellings::Resolved),
-            MatchOn::CommandPath => {
-                paths::command_path_texts(self.get(text).generous_texts(), places)
-            }
-            MatchOn::Domain | MatchOn::ExactDomain => crate::web::host_texts(text),
-            MatchOn::Name => crate::semantics::name_texts(text),
-            _ => Vec::new(),
-        };
-        self.views.push((view, text.to_string(), texts));
-        &self.views[self.views.len() - 1].2
-    }
-
-    /// The analysis of `text`.
-    pub fn get(&mut self, text: &str) -> &Analysis {
-        let index = match self.entries.iter().position(|(t, _)| t == text) {
-            Some(i) => i,
-            None => {
-                self.entries
-                    .push((text.to_string(), analyse_in(text, self.places)));
-                self.entries.len() - 1
-            }
-        };
-        &self.entries[index].1
-    }
 }
 
 #[cfg(test)]

@@ -140,26 +140,26 @@ impl<'s> Parser<'s, '_> {
             command.heredoc_bodies.push((body.clone(), literal));
         }
         if let Some(command) = owner.and_then(|i| self.out.get_mut(i))
-            && crate::shell::segment::reads_script_from_stdin(command)
+            && crate::segment::reads_script_from_stdin(command)
         {
             // `bash <<EOF`: the body is a script the shell runs.
             parse_detached(&body, self.depth + 1, self.listed(), self.out)?;
         } else if let Some(command) = owner.and_then(|i| self.out.get(i))
             && heredoc_literal(&body, heredoc.expands)
-            && let Some(sql) = crate::shell::segment::sql_segment(command, &body)
+            && let Some(sql) = crate::segment::sql_segment(command, &body)
         {
             // `psql <<EOF`: the client given the SQL as an argument, for deny and ask.
-            if self.listed() >= crate::shell::MAX_SEGMENTS {
+            if self.listed() >= crate::MAX_SEGMENTS {
                 return Err(ParseError::TooManyCommands);
             }
             self.out.push(sql);
         } else if let Some(command) = owner.and_then(|i| self.out.get(i))
-            && let Some((crate::shell::segment::StdinProgram::Interpreter, program)) =
-                crate::shell::segment::stdin_program(command)
-            && let Some(language) = crate::shell::segment::code::Language::of(program)
+            && let Some((crate::segment::StdinProgram::Interpreter, program)) =
+                crate::segment::stdin_program(command)
+            && let Some(language) = crate::segment::code::Language::of(program)
         {
             // `python3 <<EOF`: the body is code; what it runs and deletes, for deny and ask.
-            for text in crate::shell::segment::code::shell_texts(language, &body) {
+            for text in crate::segment::code::shell_texts(language, &body) {
                 let first = self.out.len();
                 let _ = parse_detached(&text, self.depth + 1, self.listed(), self.out);
                 self.out[first..]

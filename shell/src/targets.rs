@@ -41,7 +41,7 @@
 //! outside the project and the temporary directories), or a resolved system directory.
 
 use super::segment::{self, SimpleCommand};
-use crate::paths::Places;
+use crate::Places;
 
 /// The first word of a target text: no program is named so.
 pub const TARGET_MARK: &str = "@rm-target";
@@ -97,7 +97,7 @@ enum Value {
 /// The target texts of `commands` (one list per command, in order), read in `places`.
 pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<String>> {
     let mut directories = vec![match places.cwd {
-        Some(cwd) => Directory::At(crate::paths::normalise(cwd)),
+        Some(cwd) => Directory::At(crate::normalise(cwd)),
         None => Directory::Unnamed,
     }];
     let mut current = directories[0].clone();
@@ -147,7 +147,7 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                 "cd" | "pushd" | "popd" => {
                     let to = match (program, stage.get(1)) {
                         ("popd", _) | (_, Some(&"-")) => None,
-                        (_, None) => places.home.map(crate::paths::normalise),
+                        (_, None) => places.home.map(crate::normalise),
                         (_, Some(dir)) => match resolve(dir, &current, places, &variables) {
                             Resolved::Path(p) => Some(p),
                             _ => None,
@@ -332,7 +332,7 @@ fn place_of(path: &str, places: Places) -> &'static str {
     if roots
         .iter()
         .flatten()
-        .any(|root| strictly_in(&crate::paths::normalise(root)))
+        .any(|root| strictly_in(&crate::normalise(root)))
     {
         "cwd"
     } else if TEMP_DIRECTORIES.iter().any(|t| strictly_in(t)) {
@@ -344,7 +344,7 @@ fn place_of(path: &str, places: Places) -> &'static str {
 
 /// `path` as `~/…` when it lies in the home directory (`~` for the home itself).
 fn home_relative(path: &str, places: Places) -> String {
-    if let Some(home) = places.home.map(crate::paths::normalise)
+    if let Some(home) = places.home.map(crate::normalise)
         && home != "/"
     {
         if path == home {
@@ -412,16 +412,16 @@ fn resolve(
             _ => None,
         };
         return match base {
-            Some(base) => Resolved::Path(crate::paths::normalise(&format!("{base}{tail}"))),
+            Some(base) => Resolved::Path(crate::normalise(&format!("{base}{tail}"))),
             None => Resolved::Unknown,
         };
     }
     if text.starts_with('/') {
-        return Resolved::Path(crate::paths::normalise(&text));
+        return Resolved::Path(crate::normalise(&text));
     }
     match directory {
         Directory::At(directory) => {
-            Resolved::Path(crate::paths::normalise(&format!("{directory}/{text}")))
+            Resolved::Path(crate::normalise(&format!("{directory}/{text}")))
         }
         Directory::Lost => Resolved::Unknown,
         // Relative to a directory nobody named: known only while it stays inside.

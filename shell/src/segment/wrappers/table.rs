@@ -2,7 +2,7 @@
 
 use super::Wrapper;
 
-pub(in crate::shell::segment) const WRAPPERS: &[Wrapper] = &[
+pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "flock",
         short_with_value: "wEc",
@@ -624,7 +624,7 @@ const PARALLEL_LONG_WITH_VALUE: &[&str] = &[
 
 /// The names of [`WRAPPERS`], sorted: a binary search answers "is this a wrapper" in a few
 /// comparisons (asked for every command; a test keeps the two lists equal).
-pub(in crate::shell::segment) const WRAPPER_NAMES: &[&str] = &[
+pub(in crate::segment) const WRAPPER_NAMES: &[&str] = &[
     "builtin",
     "busybox",
     "caffeinate",
