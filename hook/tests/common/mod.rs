@@ -209,9 +209,20 @@ pub fn run_bin<S: AsRef<str> + std::fmt::Debug>(
             None
         }
     };
-    let output = loop {
-        if child.try_wait().unwrap().is_some() {
-            break child.wait_with_output().unwrap();
+    // Both outputs are drained while the child runs: one larger than a pipe's buffer (64 KiB)
+    // would otherwise block it, and the run would look hung.
+    let drain = |mut from: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = from.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
         }
         if started.elapsed() > HANG {
             let _ = child.kill();
@@ -223,9 +234,9 @@ pub fn run_bin<S: AsRef<str> + std::fmt::Debug>(
         let _ = w.join();
     }
     Run {
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        code: output.status.code(),
+        stdout: String::from_utf8(stdout.join().unwrap()).unwrap(),
+        stderr: String::from_utf8_lossy(&stderr.join().unwrap()).into_owned(),
+        code: status.code(),
         elapsed: started.elapsed(),
     }
 }
