@@ -85,18 +85,22 @@ pub(super) fn command_path_texts_with<'t>(
         }
     }
     // Each candidate once, and whether it was resolved.
-    let mut seen: HashMap<&str, bool, FnvBuild> = HashMap::default();
+    let mut seen: HashMap<&str, bool, FnvBuild> =
+        HashMap::with_capacity_and_hasher(64, FnvBuild::default());
     let mut scratch = String::new();
     let mut joined = String::new();
+    let mut words: Vec<&str> = Vec::new();
     for text in segment_texts {
-        let program = text
-            .split_whitespace()
+        words.clear();
+        words.extend(text.split_whitespace());
+        let program = words
+            .iter()
             .position(|w| !crate::shell::segment::is_assignment(w) && !is_redirection(w));
         let prints_only = program
-            .and_then(|i| text.split_whitespace().nth(i))
+            .map(|i| words[i])
             .is_some_and(|p| matches!(crate::shell::segment::basename(p), "echo" | "printf"));
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
-        for (i, word) in text.split_whitespace().enumerate() {
+        for (i, &word) in words.iter().enumerate() {
             let unredirected = word.trim_start_matches(|c: char| {
                 c.is_ascii_digit() || matches!(c, '<' | '>' | '&' | '|')
             });
