@@ -387,3 +387,47 @@ fn tag_sets_read_back_and_hold_their_tags() {
         assert!(TagSet::ALL.holds(tag));
     }
 }
+
+/// The memo's `lstat` (asked as `readlink`) answers as `lstat(2)` does: whether a path exists
+/// without following a final link, and whether it is one.
+#[test]
+fn lstat_by_readlink_answers_as_lstat() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    std::fs::write(dir.join("file"), "x").unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink(dir.join("file"), dir.join("link")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("dirlink")).unwrap();
+    std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(dir.join("loop"), dir.join("loop")).unwrap();
+    let long = format!("{}/{}", dir.display(), "n".repeat(300));
+    let cases = [
+        "file",
+        "sub",
+        "link",
+        "dirlink",
+        "dangling",
+        "loop",
+        "missing",
+        "file/under-a-file",
+        "loop/x",
+        "dirlink/x",
+        "sub/..",
+        "",
+    ];
+    let lstat_of = |path: &str| {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| m.file_type().is_symlink())
+    };
+    for case in cases {
+        let path = format!("{}/{case}", dir.display());
+        assert_eq!(super::resolve::lstat(&path), lstat_of(&path), "{case}");
+    }
+    assert_eq!(super::resolve::lstat(&long), lstat_of(&long));
+    assert_eq!(super::resolve::lstat("/"), Some(false));
+    assert_eq!(
+        super::resolve::lstat(&format!("{}/link", dir.display())),
+        Some(true)
+    );
+}
