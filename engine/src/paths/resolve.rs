@@ -205,6 +205,25 @@ impl FsMemo {
         }
     }
 
+    /// `std::fs::canonicalize(path).ok()`, exactly, with the `lstat`s of [`walk`] memoised:
+    /// a normal path with no link on the way is its own real path and one with a missing (or
+    /// unreadable) component before any link has none, as `realpath` finds; a path through a
+    /// link, or not normal, is asked of `realpath` itself. (Through this memo, the guard's
+    /// twenty-odd places and a command's paths share one `lstat` per directory instead of a
+    /// `realpath`, a `readlink` per component, each.)
+    pub fn real_path(&self, path: &std::path::Path) -> Option<std::path::PathBuf> {
+        if let Some(text) = path.to_str()
+            && is_normal(text)
+        {
+            match walk(text, 0, self) {
+                Walk::NoLink => return Some(std::path::PathBuf::from(text)),
+                Walk::Missing => return None,
+                Walk::Link => {}
+            }
+        }
+        std::fs::canonicalize(path).ok()
+    }
+
     fn canonicalize(&self, path: &str) -> Option<String> {
         if let Some(known) = self.canonical.borrow().get(path) {
             return known.clone();

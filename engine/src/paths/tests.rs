@@ -431,3 +431,50 @@ fn lstat_by_readlink_answers_as_lstat() {
         Some(true)
     );
 }
+
+/// The memo's `real_path` is `std::fs::canonicalize(…).ok()`, exactly.
+#[test]
+fn real_path_is_canonicalize() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    std::fs::create_dir_all(dir.join("sub/deeper")).unwrap();
+    std::fs::write(dir.join("sub/file"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("dirlink")).unwrap();
+    std::os::unix::fs::symlink("sub/file", dir.join("rel-link")).unwrap();
+    std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(dir.join("loop"), dir.join("loop")).unwrap();
+    let memo = FsMemo::default();
+    let cases = [
+        "",
+        "/sub",
+        "/sub/deeper",
+        "/sub/file",
+        "/sub/file/x",
+        "/sub/missing",
+        "/sub/missing/x",
+        "/dirlink",
+        "/dirlink/file",
+        "/dirlink/deeper/../file",
+        "/rel-link",
+        "/dangling",
+        "/dangling/x",
+        "/loop",
+        "/loop/x",
+        "/sub/./file",
+        "/sub//file",
+        "/sub/deeper/..",
+        "/sub/",
+    ];
+    for _ in 0..2 {
+        // Twice: the second time from the memo.
+        for case in cases {
+            let path = std::path::PathBuf::from(format!("{}{case}", dir.display()));
+            assert_eq!(
+                memo.real_path(&path),
+                std::fs::canonicalize(&path).ok(),
+                "{case}"
+            );
+        }
+    }
+    assert_eq!(memo.real_path(std::path::Path::new("/")), Some("/".into()));
+}
