@@ -88,16 +88,28 @@ fn main() {
     let mut packs_args = emit_args.clone();
     *packs_args.last_mut().unwrap() = packs_policy.display().to_string();
 
+    // Issue 27's command, every pack, the same Bash payload around it: each round spawns it
+    // once against the empty binary spawned with the same bytes.
+    let build_command =
+        "git status && cargo build --release 2>&1 | tail -n 20 && rm -rf ./target/tmp";
+    let mut build_payload: serde_json::Value = serde_json::from_slice(&payloads[0]).unwrap();
+    build_payload["tool_input"]["command"] = serde_json::Value::from(build_command);
+    let build_payload = serde_json::to_vec(&build_payload).unwrap();
+
     let mut hook_times = Vec::with_capacity(rounds);
     let mut full_times = Vec::with_capacity(rounds);
     let mut packs_times = Vec::with_capacity(rounds);
     let mut empty_times = Vec::with_capacity(rounds);
+    let mut build_times = Vec::with_capacity(rounds);
+    let mut build_empty_times = Vec::with_capacity(rounds);
     for i in 0..rounds {
         let payload = &payloads[i % payloads.len()];
         empty_times.push(spawn(&empty, &[], payload, &state).0);
         hook_times.push(spawn(&hook, &emit_args, payload, &state).0);
         full_times.push(spawn(&full, &emit_args, payload, &state).0);
         packs_times.push(spawn(&hook, &packs_args, payload, &state).0);
+        build_empty_times.push(spawn(&empty, &[], &build_payload, &state).0);
+        build_times.push(spawn(&hook, &packs_args, &build_payload, &state).0);
     }
     let (h, f, p, e) = (
         median(&mut hook_times),
@@ -105,6 +117,7 @@ fn main() {
         median(&mut packs_times),
         median(&mut empty_times),
     );
+    let (b, be) = (median(&mut build_times), median(&mut build_empty_times));
     let mode = if smoke { ", smoke mode" } else { "" };
     println!(
         "spawn/emit_10k_rules  median {:>8.1} µs   spawn/empty_static median {:>8.1} µs   ratio {:.3} ({rounds} rounds{mode}; animus-hook-emit, as inject wires it)",
@@ -121,6 +134,12 @@ fn main() {
         "spawn/emit_all_packs  median {:>8.1} µs   ratio {:.3} (animus-hook-emit, every built-in pack, same rounds)",
         micros(p),
         p.as_secs_f64() / e.as_secs_f64(),
+    );
+    println!(
+        "spawn/emit_all_packs_build_command  median {:>8.1} µs   empty {:>8.1} µs   ratio {:.3} (animus-hook-emit, every built-in pack, `{build_command}`)",
+        micros(b),
+        micros(be),
+        b.as_secs_f64() / be.as_secs_f64(),
     );
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -204,6 +204,7 @@ pub fn lower_policy_located(
         &mut automata,
     )
     .map_err(pattern_error)?;
+    let field_images = with_path_tags(field_images, &interned);
     let tools = tool_tables(&interned.globs, budgets, &mut automata).map_err(
         |PatternFailure { target, failure }| {
             let rule = interned.glob_rules[target as usize];
@@ -229,6 +230,39 @@ pub fn lower_policy_located(
         tool_prefixes: tools.prefixes,
         automata,
     })
+}
+
+/// Each path field's bases: the tags of its matchers' globs ([`engine::paths::TagSet`]), so
+/// that the engine makes no text behind another base's tag (none could match). A pattern
+/// that does not read as a glob (never, in a validated policy) leaves the set unknown: every
+/// base.
+fn with_path_tags(mut fields: Vec<FieldImage>, interned: &Interned<'_>) -> Vec<FieldImage> {
+    use engine::paths::{PathGlob, TagSet};
+    let mut sets: Vec<Option<TagSet>> = vec![None; fields.len()];
+    let mut unknown = vec![false; fields.len()];
+    for m in &interned.pending {
+        let field = m.field as usize;
+        if !matches!(
+            fields[field].view,
+            MatchOn::Path | MatchOn::ResolvedPath | MatchOn::CommandPath
+        ) {
+            continue;
+        }
+        match PathGlob::parse(m.pattern) {
+            Ok(glob) => {
+                let tag = TagSet::of(glob.anchor);
+                sets[field] = Some(sets[field].map_or(tag, |set| set.union(tag)));
+            }
+            Err(_) => unknown[field] = true,
+        }
+    }
+    for (field, image) in fields.iter_mut().enumerate() {
+        image.path_tags = match sets[field] {
+            Some(set) if !unknown[field] => set.bits(),
+            _ => 0,
+        };
+    }
+    fields
 }
 
 /// Why an automaton could not be built, completing "regex `…` …" or "tool glob `…` …".
@@ -457,6 +491,7 @@ fn field_automata(
         field_images.push(FieldImage {
             path: path.to_string(),
             view,
+            path_tags: 0,
             scan_automata,
         });
     }

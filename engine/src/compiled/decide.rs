@@ -122,8 +122,8 @@ impl CompiledPolicy {
         for field_id in 0..self.field_count {
             let field = self.record::<FieldRecord>(field_id)?;
             let path = self.str(field.path_offset, field.path_len)?;
-            let view =
-                view_of_code(field.view).ok_or(Inconsistent("a field's view is not a view"))?;
+            let view = view_of_code(field.view_code())
+                .ok_or(Inconsistent("a field's view is not a view"))?;
             let Some(value) = semantics::lookup(call.tool_input, path) else {
                 continue;
             };
@@ -152,9 +152,12 @@ impl CompiledPolicy {
                     MatchOn::CommandPath => {
                         let mut failed = None;
                         let analysis = analyses.get(text);
-                        let _ = paths::each_command_path_text(
+                        // Only the texts behind the tags of the field's matchers: a text
+                        // behind another tag matches none of them (`paths::TagSet`).
+                        let _ = paths::each_command_path_text_for(
                             analysis.generous_texts(),
                             call.places,
+                            field.path_tags(),
                             &mut |t| match self.match_field(id, &field, t, matchers) {
                                 Ok(()) => ControlFlow::Continue(()),
                                 Err(e) => {
@@ -292,8 +295,8 @@ impl CompiledPolicy {
         let mut unreadable: Vec<(u32, &str, String)> = Vec::new();
         for field_id in 0..self.field_count {
             let field = self.record::<FieldRecord>(field_id)?;
-            let view =
-                view_of_code(field.view).ok_or(Inconsistent("a field's view is not a view"))?;
+            let view = view_of_code(field.view_code())
+                .ok_or(Inconsistent("a field's view is not a view"))?;
             if !semantics::governs_the_shell(view) {
                 continue;
             }

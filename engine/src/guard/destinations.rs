@@ -17,6 +17,8 @@
 
 use std::path::PathBuf;
 
+use crate::paths::FsMemo;
+
 use super::Guard;
 use crate::paths::{Places, normalise};
 use crate::shell::Analysis;
@@ -63,25 +65,31 @@ struct PlaceList {
 }
 
 impl PlaceList {
-    fn new(guard: &Guard, places: Places<'_>) -> PlaceList {
+    fn new(guard: &Guard, places: Places<'_>, memo: &FsMemo) -> PlaceList {
         let mut list = PlaceList { places: Vec::new() };
         for dir in &guard.policy_dirs {
-            list.push(dir, Kind::Whole, POLICY);
+            list.push(memo, dir, Kind::Whole, POLICY);
         }
         for dir in &guard.state_dirs {
-            list.push(dir, Kind::Whole, STATE);
+            list.push(memo, dir, Kind::Whole, STATE);
         }
         if let Some(home) = places.home {
-            list.push(&format!("{home}/.animus"), Kind::Whole, STATE);
-            list.push(&format!("{home}/.config/opencode"), Kind::Whole, HARNESS);
+            list.push(memo, &format!("{home}/.animus"), Kind::Whole, STATE);
+            list.push(
+                memo,
+                &format!("{home}/.config/opencode"),
+                Kind::Whole,
+                HARNESS,
+            );
             for name in HOLDER_NAMES {
-                list.push(&format!("{home}/{name}"), Kind::Holder, SETTINGS);
+                list.push(memo, &format!("{home}/{name}"), Kind::Holder, SETTINGS);
             }
         }
         for binary in &guard.binaries {
-            list.push(binary, Kind::File, BINARY);
+            list.push(memo, binary, Kind::File, BINARY);
             if let Some((dir, _)) = binary.rsplit_once('/') {
                 list.push(
+                    memo,
                     if dir.is_empty() { "/" } else { dir },
                     Kind::Holder,
                     BINARIES,
@@ -90,19 +98,19 @@ impl PlaceList {
         }
         if let Some(root) = places.project_root {
             for name in HOLDER_NAMES {
-                list.push(&format!("{root}/{name}"), Kind::Holder, SETTINGS);
+                list.push(memo, &format!("{root}/{name}"), Kind::Holder, SETTINGS);
             }
-            list.push(&format!("{root}/.opencode"), Kind::Whole, HARNESS);
-            list.push(&format!("{root}/opencode.json"), Kind::File, HARNESS);
-            list.push(&format!("{root}/opencode.jsonc"), Kind::File, HARNESS);
+            list.push(memo, &format!("{root}/.opencode"), Kind::Whole, HARNESS);
+            list.push(memo, &format!("{root}/opencode.json"), Kind::File, HARNESS);
+            list.push(memo, &format!("{root}/opencode.jsonc"), Kind::File, HARNESS);
         }
         list
     }
 
     /// `path` normalised, and with symlinks resolved when that differs.
-    fn push(&mut self, path: &str, kind: Kind, what: &'static str) {
+    fn push(&mut self, memo: &FsMemo, path: &str, kind: Kind, what: &'static str) {
         let normal = normalise(path);
-        for p in [Some(normal.clone()), resolved(&normal)]
+        for p in [Some(normal.clone()), resolved(&normal, memo)]
             .into_iter()
             .flatten()
         {
@@ -166,11 +174,12 @@ fn parent(path: &str) -> &str {
 
 /// `path` (absolute, normalised) with symlinks resolved in its longest existing prefix;
 /// `None` when that changes nothing or cannot be read.
-fn resolved(path: &str) -> Option<String> {
+fn resolved(path: &str, memo: &FsMemo) -> Option<String> {
     let mut prefix = PathBuf::from(path);
     let mut tail = Vec::new();
     loop {
-        if let Ok(real) = std::fs::canonicalize(&prefix) {
+        // `canonicalize`, its `lstat`s shared by the call's places and paths.
+        if let Some(real) = memo.real_path(&prefix) {
             let mut out = real;
             for name in tail.iter().rev() {
                 out.push(name);
@@ -216,14 +225,16 @@ pub(super) fn refusal(
         return None;
     }
     let (variables, directories) = assignments_and_directories(&texts, places);
-    let list = PlaceList::new(guard, places);
+    // What the file system answers, asked once for the places and the command's paths.
+    let memo = FsMemo::default();
+    let list = PlaceList::new(guard, places, &memo);
     let paths = |word: &str| -> Vec<String> {
         let Some(word) = expand_word(word, &variables, places) else {
             return Vec::new();
         };
         let mut out = Vec::new();
         for p in absolute(&word, &directories, places) {
-            if let Some(r) = resolved(&p) {
+            if let Some(r) = resolved(&p, &memo) {
                 out.push(r);
             }
             out.push(p);

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use super::glob::expand_glob;
 use super::resolve::FnvBuild;
 use super::texts::{Bases, spellings};
-use super::{Places, Spellings};
+use super::{Places, Spellings, TagSet};
 
 /// The texts a deny or ask path rule searches in a shell command ([`each_command_path_text`]),
 /// sorted, each once.
@@ -43,8 +43,20 @@ pub fn each_command_path_text<'t>(
     places: Places<'_>,
     each: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
+    each_command_path_text_for(segment_texts, places, TagSet::ALL, each)
+}
+
+/// [`each_command_path_text`], making only the texts behind `tags`: those a field whose
+/// matchers are anchored to these bases can match ([`TagSet`]); the texts left out match
+/// none of them.
+pub fn each_command_path_text_for<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    tags: TagSet,
+    each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let programs_from_cwd = path_searches_relative_directories();
-    command_path_texts_with(segment_texts, places, programs_from_cwd, each)
+    command_path_texts_with(segment_texts, places, programs_from_cwd, tags, each)
 }
 
 /// [`each_command_path_text`], told whether a program name may be a file in the working
@@ -53,9 +65,10 @@ pub(super) fn command_path_texts_with<'t>(
     segment_texts: impl Iterator<Item = &'t str> + Clone,
     places: Places<'_>,
     programs_from_cwd: bool,
+    tags: TagSet,
     each: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    let bases = Bases::new(places, Spellings::All);
+    let bases = Bases::new(places, Spellings::All).only(tags);
     // The directories a `cd` in the command moves to: a relative word is also read from each
     // (`cd src && cat ../.env` reads the project's `.env`).
     let mut directories: Vec<String> = places.cwd.map(String::from).into_iter().collect();
@@ -72,18 +85,22 @@ pub(super) fn command_path_texts_with<'t>(
         }
     }
     // Each candidate once, and whether it was resolved.
-    let mut seen: HashMap<&str, bool, FnvBuild> = HashMap::default();
+    let mut seen: HashMap<&str, bool, FnvBuild> =
+        HashMap::with_capacity_and_hasher(64, FnvBuild::default());
     let mut scratch = String::new();
     let mut joined = String::new();
+    let mut words: Vec<&str> = Vec::new();
     for text in segment_texts {
-        let program = text
-            .split_whitespace()
+        words.clear();
+        words.extend(text.split_whitespace());
+        let program = words
+            .iter()
             .position(|w| !crate::shell::segment::is_assignment(w) && !is_redirection(w));
         let prints_only = program
-            .and_then(|i| text.split_whitespace().nth(i))
+            .map(|i| words[i])
             .is_some_and(|p| matches!(crate::shell::segment::basename(p), "echo" | "printf"));
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
-        for (i, word) in text.split_whitespace().enumerate() {
+        for (i, &word) in words.iter().enumerate() {
             let unredirected = word.trim_start_matches(|c: char| {
                 c.is_ascii_digit() || matches!(c, '<' | '>' | '&' | '|')
             });

@@ -31,7 +31,7 @@ mod tests;
 mod texts;
 
 pub use ::shell::normalise;
-pub use command::{command_path_texts, each_command_path_text};
+pub use command::{command_path_texts, each_command_path_text, each_command_path_text_for};
 pub use glob::{MAX_GLOB_EXPANSION, PathGlob, expand_glob};
 pub use resolve::{FsMemo, resolve, resolve_from};
 pub use texts::{Bases, path_texts, spellings};
@@ -78,6 +78,62 @@ impl Anchor {
             Anchor::Home => HOME_TAG,
             Anchor::Project => PROJECT_TAG,
             Anchor::Cwd => CWD_TAG,
+        }
+    }
+}
+
+/// The bases a field's path matchers are anchored to: which tags ([`Anchor::tag`]) the texts
+/// that can match them carry. A glob's regex starts with its base's tag ([`PathGlob::regex`])
+/// and a text holds a tag only as its first character (control characters in a path are
+/// written `?`), so a text behind any other tag matches none of them, and need not be made.
+/// The compiler records each path field's set in the sidecar; an empty set means unknown
+/// (every tag), which is also what the reference evaluator makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TagSet(u8);
+
+impl TagSet {
+    /// Every tag: all texts are made.
+    pub const ALL: TagSet = TagSet(0b1111);
+
+    /// The set holding one anchor's tag.
+    pub fn of(anchor: Anchor) -> TagSet {
+        TagSet(match anchor {
+            Anchor::Root => 0b0001,
+            Anchor::Home => 0b0010,
+            Anchor::Project => 0b0100,
+            Anchor::Cwd => 0b1000,
+        })
+    }
+
+    /// Both sets' tags.
+    pub fn union(self, other: TagSet) -> TagSet {
+        TagSet(self.0 | other.0)
+    }
+
+    /// The set as the sidecar stores it (0: unknown, read as every tag).
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The set the sidecar stored as `bits`; 0 (unknown) and any bit beyond the four tags
+    /// read as every tag, so an unknown or forged value only makes more texts.
+    pub fn from_bits(bits: u8) -> TagSet {
+        if bits == 0 || bits & !Self::ALL.0 != 0 {
+            Self::ALL
+        } else {
+            TagSet(bits)
+        }
+    }
+
+    /// Does the set hold `tag` (one of [`ROOT_TAG`], [`HOME_TAG`], [`PROJECT_TAG`],
+    /// [`CWD_TAG`]; any other character is held, to be safe)?
+    pub fn holds(self, tag: char) -> bool {
+        match tag {
+            ROOT_TAG => self.0 & 0b0001 != 0,
+            HOME_TAG => self.0 & 0b0010 != 0,
+            PROJECT_TAG => self.0 & 0b0100 != 0,
+            CWD_TAG => self.0 & 0b1000 != 0,
+            _ => true,
         }
     }
 }

@@ -12,8 +12,9 @@ use std::collections::HashMap;
 pub(super) fn is_normal(path: &str) -> bool {
     path == "/"
         || path.strip_prefix('/').is_some_and(|rest| {
-            rest.split('/')
-                .all(|component| !matches!(component, "" | "." | ".."))
+            rest.as_bytes()
+                .split(|&b| b == b'/')
+                .all(|component| !matches!(component, b"" | b"." | b".."))
         })
 }
 
@@ -67,7 +68,7 @@ enum Walk {
 /// component) at all.
 fn walk(normalised: &str, from: usize, memo: &FsMemo) -> Walk {
     let mut end = from;
-    for component in normalised[from..].split('/') {
+    for component in normalised.as_bytes()[from..].split(|&b| b == b'/') {
         end += component.len();
         if !component.is_empty() {
             match memo.lstat(&normalised[..end]) {
@@ -108,7 +109,7 @@ fn through_links(normalised: &str, memo: &FsMemo) -> String {
 /// every word), and a call's files are read as they are at one moment anyway. (Reading a
 /// directory whole instead measured 12 µs against 0.8 µs an `lstat`: not worth it below
 /// fifteen names.)
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct FsMemo {
     /// `lstat`: `None` when it failed, else whether the path is a symbolic link.
     lstat: RefCell<HashMap<String, Option<bool>, FnvBuild>>,
@@ -142,6 +143,16 @@ impl std::hash::Hasher for Fnv {
 
 pub(super) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
+impl Default for FsMemo {
+    /// An empty memo, sized for a command's few dozen paths (no rehash on the way).
+    fn default() -> FsMemo {
+        FsMemo {
+            lstat: RefCell::new(HashMap::with_capacity_and_hasher(32, FnvBuild::default())),
+            canonical: RefCell::new(HashMap::with_capacity_and_hasher(4, FnvBuild::default())),
+        }
+    }
+}
+
 impl FsMemo {
     /// `lstat(path)`: `None` when it fails, else whether `path` is a symbolic link.
     fn lstat(&self, path: &str) -> Option<bool> {
@@ -173,6 +184,25 @@ impl FsMemo {
         }
     }
 
+    /// `std::fs::canonicalize(path).ok()`, exactly, with the `lstat`s of [`walk`] memoised:
+    /// a normal path with no link on the way is its own real path and one with a missing (or
+    /// unreadable) component before any link has none, as `realpath` finds; a path through a
+    /// link, or not normal, is asked of `realpath` itself. (Through this memo, the guard's
+    /// twenty-odd places and a command's paths share one `lstat` per directory instead of a
+    /// `realpath`, a `readlink` per component, each.)
+    pub fn real_path(&self, path: &std::path::Path) -> Option<std::path::PathBuf> {
+        if let Some(text) = path.to_str()
+            && is_normal(text)
+        {
+            match walk(text, 0, self) {
+                Walk::NoLink => return Some(std::path::PathBuf::from(text)),
+                Walk::Missing => return None,
+                Walk::Link => {}
+            }
+        }
+        std::fs::canonicalize(path).ok()
+    }
+
     fn canonicalize(&self, path: &str) -> Option<String> {
         if let Some(known) = self.canonical.borrow().get(path) {
             return known.clone();
@@ -188,11 +218,18 @@ impl FsMemo {
 }
 
 /// `lstat(path)`, asked of the file system: `None` when it fails, else whether `path` is a
-/// symbolic link.
-fn lstat(path: &str) -> Option<bool> {
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| m.file_type().is_symlink())
+/// symbolic link. Asked as `readlink(path)`, which answers the same question for about half
+/// the cost of a `statx` of an existing file (measured 340 against 620 ns on ext4; it fills no
+/// metadata): it succeeds on a link (dangling or looping ones too, as `lstat` does), fails
+/// with `EINVAL` on anything else that exists, and fails otherwise exactly where `lstat`
+/// fails (a missing component, one that is not a directory, no search permission, a loop or
+/// a name too long on the way).
+pub(super) fn lstat(path: &str) -> Option<bool> {
+    match std::fs::read_link(path) {
+        Ok(_) => Some(true),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Some(false),
+        Err(_) => None,
+    }
 }
 
 /// [`resolve`], walking down only below the deepest of `real_bases` (the call's directories,

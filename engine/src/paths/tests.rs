@@ -190,6 +190,7 @@ fn words_a_command_cannot_open_are_not_resolved() {
             analysis.generous_texts(),
             places,
             programs_from_cwd,
+            TagSet::ALL,
             &mut |t| {
                 found |= re.is_match(t);
                 ControlFlow::Continue(())
@@ -278,4 +279,202 @@ fn command_words_are_read_as_the_shell_would() {
     assert!(denied("cd src && cat ../.env"), "relative to the cd target");
     assert!(!denied("cat .envrc README"));
     assert!(!denied("cat src/*"));
+}
+
+/// Texts left out for a field's [`TagSet`] are exactly those behind other tags: a glob's
+/// matches among the texts made for its own tag are its matches among all texts, a symlinked
+/// word (`notes -> ~/.ssh/id_rsa`) included.
+#[test]
+fn a_tag_set_leaves_out_only_texts_no_glob_of_it_can_match() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(temp.path()).unwrap();
+    let home = dir.join("home");
+    let project = dir.join("p");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "k").unwrap();
+    std::fs::write(project.join(".env"), "x").unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), project.join("notes")).unwrap();
+    std::os::unix::fs::symlink(project.join(".env"), project.join("src/innocent")).unwrap();
+    let places = Places {
+        cwd: project.to_str(),
+        home: home.to_str(),
+        project_root: project.to_str(),
+    };
+    let root_glob = format!("/{}/.ssh/id_rsa", home.display());
+    let globs = [
+        "~/.ssh/id_rsa",
+        "~/.ssh/**",
+        "**/.env",
+        "./.env",
+        "/.env",
+        "/src/**",
+        root_glob.as_str(),
+    ];
+    let commands = [
+        "cat notes",
+        "cd src && cat innocent",
+        "cat src/innocent",
+        "cat ~/.ssh/id_rsa",
+        "cp notes /tmp/x; cat ../p/.env",
+        "tee -a notes < src/innocent",
+        "git status && cd /tmp/build && make -j4 2>&1 | tee build.log",
+    ];
+    for command in commands {
+        let analysis = crate::shell::analyse(command);
+        let texts_for = |tags: TagSet| {
+            let mut texts = Vec::new();
+            let _ =
+                command_path_texts_with(analysis.generous_texts(), places, false, tags, &mut |t| {
+                    texts.push(t.to_string());
+                    ControlFlow::Continue(())
+                });
+            texts
+        };
+        let all = texts_for(TagSet::ALL);
+        for glob in globs {
+            let parsed = PathGlob::parse(glob).unwrap();
+            let re = regex::Regex::new(&parsed.regex(true)).unwrap();
+            let only = texts_for(TagSet::of(parsed.anchor));
+            assert!(only.len() <= all.len());
+            let matches = |texts: &[String]| -> Vec<String> {
+                let mut m: Vec<String> = texts.iter().filter(|t| re.is_match(t)).cloned().collect();
+                m.sort();
+                m.dedup();
+                m
+            };
+            assert_eq!(matches(&only), matches(&all), "{glob} on {command}");
+        }
+    }
+    // The symlinked words are still read as what they reach, behind their glob's tag alone.
+    let denied = |command: &str, glob: &str| {
+        let parsed = PathGlob::parse(glob).unwrap();
+        let re = regex::Regex::new(&parsed.regex(true)).unwrap();
+        let analysis = crate::shell::analyse(command);
+        let mut found = false;
+        let _ = command_path_texts_with(
+            analysis.generous_texts(),
+            places,
+            false,
+            TagSet::of(parsed.anchor),
+            &mut |t| {
+                found |= re.is_match(t);
+                ControlFlow::Continue(())
+            },
+        );
+        found
+    };
+    assert!(denied("cat notes", "~/.ssh/id_rsa"));
+    assert!(denied("cat notes", &root_glob));
+    assert!(denied("cd src && cat innocent", "**/.env"));
+    assert!(denied("cat src/innocent", "/.env"));
+    assert!(!denied("cat src/main.rs", "**/.env"));
+}
+
+#[test]
+fn tag_sets_read_back_and_hold_their_tags() {
+    let home_and_cwd = TagSet::of(Anchor::Home).union(TagSet::of(Anchor::Cwd));
+    assert!(home_and_cwd.holds(HOME_TAG) && home_and_cwd.holds(CWD_TAG));
+    assert!(!home_and_cwd.holds(ROOT_TAG) && !home_and_cwd.holds(PROJECT_TAG));
+    assert_eq!(TagSet::from_bits(home_and_cwd.bits()), home_and_cwd);
+    assert_eq!(TagSet::from_bits(0), TagSet::ALL, "unknown: every tag");
+    assert_eq!(
+        TagSet::from_bits(0x10 | 1),
+        TagSet::ALL,
+        "a forged bit: every tag"
+    );
+    for tag in [ROOT_TAG, HOME_TAG, PROJECT_TAG, CWD_TAG, 'x'] {
+        assert!(TagSet::ALL.holds(tag));
+    }
+}
+
+/// The memo's `lstat` (asked as `readlink`) answers as `lstat(2)` does: whether a path exists
+/// without following a final link, and whether it is one.
+#[test]
+fn lstat_by_readlink_answers_as_lstat() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    std::fs::write(dir.join("file"), "x").unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink(dir.join("file"), dir.join("link")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("dirlink")).unwrap();
+    std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(dir.join("loop"), dir.join("loop")).unwrap();
+    let long = format!("{}/{}", dir.display(), "n".repeat(300));
+    let cases = [
+        "file",
+        "sub",
+        "link",
+        "dirlink",
+        "dangling",
+        "loop",
+        "missing",
+        "file/under-a-file",
+        "loop/x",
+        "dirlink/x",
+        "sub/..",
+        "",
+    ];
+    let lstat_of = |path: &str| {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| m.file_type().is_symlink())
+    };
+    for case in cases {
+        let path = format!("{}/{case}", dir.display());
+        assert_eq!(super::resolve::lstat(&path), lstat_of(&path), "{case}");
+    }
+    assert_eq!(super::resolve::lstat(&long), lstat_of(&long));
+    assert_eq!(super::resolve::lstat("/"), Some(false));
+    assert_eq!(
+        super::resolve::lstat(&format!("{}/link", dir.display())),
+        Some(true)
+    );
+}
+
+/// The memo's `real_path` is `std::fs::canonicalize(…).ok()`, exactly.
+#[test]
+fn real_path_is_canonicalize() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    std::fs::create_dir_all(dir.join("sub/deeper")).unwrap();
+    std::fs::write(dir.join("sub/file"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("dirlink")).unwrap();
+    std::os::unix::fs::symlink("sub/file", dir.join("rel-link")).unwrap();
+    std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(dir.join("loop"), dir.join("loop")).unwrap();
+    let memo = FsMemo::default();
+    let cases = [
+        "",
+        "/sub",
+        "/sub/deeper",
+        "/sub/file",
+        "/sub/file/x",
+        "/sub/missing",
+        "/sub/missing/x",
+        "/dirlink",
+        "/dirlink/file",
+        "/dirlink/deeper/../file",
+        "/rel-link",
+        "/dangling",
+        "/dangling/x",
+        "/loop",
+        "/loop/x",
+        "/sub/./file",
+        "/sub//file",
+        "/sub/deeper/..",
+        "/sub/",
+    ];
+    for _ in 0..2 {
+        // Twice: the second time from the memo.
+        for case in cases {
+            let path = std::path::PathBuf::from(format!("{}{case}", dir.display()));
+            assert_eq!(
+                memo.real_path(&path),
+                std::fs::canonicalize(&path).ok(),
+                "{case}"
+            );
+        }
+    }
+    assert_eq!(memo.real_path(std::path::Path::new("/")), Some("/".into()));
 }

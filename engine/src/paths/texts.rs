@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::ops::ControlFlow;
 
 use super::resolve::{FsMemo, is_normal, join, normalise, relative_to, resolve_from};
-use super::{CWD_TAG, HOME_TAG, PROJECT_TAG, Places, ROOT_TAG, Spellings};
+use super::{CWD_TAG, HOME_TAG, PROJECT_TAG, Places, ROOT_TAG, Spellings, TagSet};
 
 /// The path as given with `~` expanded (when it starts with one and the home is known), and
 /// the path made absolute against the working directory (or project root): `None` for a
@@ -114,6 +114,8 @@ pub struct Bases<'a> {
     pub(super) real: Vec<String>,
     /// What this call asked the file system.
     pub(super) memo: FsMemo,
+    /// The tags whose texts are made (the others can match no matcher of the field).
+    tags: TagSet,
 }
 
 impl<'a> Bases<'a> {
@@ -176,7 +178,15 @@ impl<'a> Bases<'a> {
             places,
             list,
             memo,
+            tags: TagSet::ALL,
         }
+    }
+
+    /// The same bases, making only the texts behind `tags` (the others match none of the
+    /// field's matchers, [`TagSet`]).
+    pub fn only(mut self, tags: TagSet) -> Bases<'a> {
+        self.tags = tags;
+        self
     }
 
     /// Add the texts of one path value to `texts` (without duplicates). For
@@ -240,12 +250,20 @@ impl<'a> Bases<'a> {
         let fold = self.which == Spellings::All;
         let Some(rooted) = spelling.strip_prefix('/') else {
             // A relative path whose working directory is unknown: relative to the cwd.
+            if !self.tags.holds(CWD_TAG) {
+                return ControlFlow::Continue(());
+            }
             tagged_text(scratch, CWD_TAG, spelling, fold);
             return each(scratch);
         };
-        tagged_text(scratch, ROOT_TAG, rooted, fold);
-        each(scratch)?;
+        if self.tags.holds(ROOT_TAG) {
+            tagged_text(scratch, ROOT_TAG, rooted, fold);
+            each(scratch)?;
+        }
         for (tag, base) in &self.list {
+            if !self.tags.holds(*tag) {
+                continue;
+            }
             if let Some(rel) = relative_to(spelling, base) {
                 tagged_text(scratch, *tag, rel, fold);
                 each(scratch)?;
@@ -261,7 +279,13 @@ fn tagged_text(text: &mut String, tag: char, rel: &str, fold: bool) {
     text.clear();
     text.push(tag);
     text.push('/');
-    if rel.is_ascii() {
+    if rel.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        // The common case, printable ASCII: copied whole, folded in place.
+        text.push_str(rel);
+        if fold {
+            text.make_ascii_lowercase();
+        }
+    } else if rel.is_ascii() {
         for byte in rel.bytes() {
             text.push(match byte {
                 0..0x20 | 0x7f => '?',

@@ -479,7 +479,7 @@ impl SidecarImage {
                 scan_count: field.scan_automata.len() as u32,
                 always_first,
                 always_count: always.len() as u32,
-                view: view_code(field.view),
+                view_and_tags: FieldRecord::pack_view(view_code(field.view), field.path_tags),
             });
         }
         let tool_first = automaton_lists.len();

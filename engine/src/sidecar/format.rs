@@ -11,7 +11,7 @@ use super::records::{
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";

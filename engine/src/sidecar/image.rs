@@ -72,6 +72,9 @@ pub struct FieldImage {
     pub path: String,
     /// Which texts of the field its matchers search.
     pub view: crate::policy::MatchOn,
+    /// For a path view, the bases its matchers are anchored to
+    /// ([`crate::paths::TagSet::bits`]; 0: unknown, every base).
+    pub path_tags: u8,
     /// Automata run over every text of the field; their targets are matcher ids.
     pub scan_automata: Vec<u32>,
 }

@@ -117,8 +117,11 @@ records! {
         always_first,
         /// How many.
         always_count,
-        /// Which texts of the field its matchers search ([`super::format::view_code`]).
-        view,
+        /// Which texts of the field its matchers search ([`super::format::view_code`], low
+        /// byte) and, for a path view, the bases its matchers are anchored to
+        /// ([`crate::paths::TagSet::bits`], second byte; 0: every base):
+        /// [`FieldRecord::view_code`], [`FieldRecord::path_tags`].
+        view_and_tags,
     }
 
     /// A group of literals sharing `(field, key length, key)` ([`Section::LiteralGroups`]).
@@ -258,6 +261,22 @@ impl MatcherRecord {
     }
 }
 
+impl FieldRecord {
+    /// Pack a view code and a path field's tag set into [`FieldRecord::view_and_tags`].
+    pub fn pack_view(view_code: u32, path_tags: u8) -> u32 {
+        view_code | (u32::from(path_tags) << 8)
+    }
+    /// The view's code ([`super::format::view_of_code`] reads it). A code beyond the third
+    /// byte's reach stays unknown: the high bytes are kept in it.
+    pub fn view_code(&self) -> u32 {
+        self.view_and_tags & !0xff00
+    }
+    /// The bases a path field's matchers are anchored to ([`crate::paths::TagSet::from_bits`]).
+    pub fn path_tags(&self) -> crate::paths::TagSet {
+        crate::paths::TagSet::from_bits((self.view_and_tags >> 8) as u8)
+    }
+}
+
 impl LiteralGroupRecord {
     /// The group's key as one `u64`.
     pub fn key(&self) -> u64 {
@@ -320,5 +339,16 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(group.key(), 1 | 2 << 32);
+        let field = FieldRecord {
+            view_and_tags: FieldRecord::pack_view(7, 0b0110),
+            ..Default::default()
+        };
+        assert_eq!(field.view_code(), 7);
+        assert_eq!(field.path_tags().bits(), 0b0110);
+        let unknown = FieldRecord {
+            view_and_tags: FieldRecord::pack_view(7, 0),
+            ..Default::default()
+        };
+        assert_eq!(unknown.path_tags(), crate::paths::TagSet::ALL);
     }
 }
