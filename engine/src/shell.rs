@@ -45,7 +45,7 @@ impl<'p> AnalysisCache<'p> {
             MatchOn::Path => paths::path_texts(text, places, Spellings::All),
             MatchOn::ResolvedPath => paths::path_texts(text, places, Spellings::Resolved),
             MatchOn::CommandPath => {
-                paths::command_path_texts(self.get(text).generous_texts(), places)
+                paths::command_path_texts(self.get(text).path_read_texts(text), places)
             }
             MatchOn::Domain | MatchOn::ExactDomain => crate::web::host_texts(text),
             MatchOn::Name => crate::semantics::name_texts(text),

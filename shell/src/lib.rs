@@ -87,6 +87,29 @@ impl Analysis {
             .iter()
             .flat_map(|s| s.generous.iter().map(String::as_str))
     }
+
+    /// The generous texts path rules read in `command` (the text this analysis is of): every
+    /// segment's, but that of a command that only prints (`echo`, `printf`) when nothing in
+    /// `command` can take what it prints as input or as a file — no pipe, no redirection, no
+    /// command or process substitution. A printed path opens nothing: `echo "cat
+    /// ~/.ssh/id_rsa"` reads no key, while `echo ~/.ssh/id_rsa | xargs cat` still gives the
+    /// path to the rules.
+    pub fn path_read_texts<'a>(&'a self, command: &str) -> impl Iterator<Item = &'a str> + Clone {
+        let output_flows = self.unparseable.is_some()
+            || command.contains(['|', '>', '<', '`'])
+            || command.contains("$(");
+        self.segments
+            .iter()
+            .filter(move |s| output_flows || !s.generous.iter().any(|t| prints_only(t)))
+            .flat_map(|s| s.generous.iter().map(String::as_str))
+    }
+}
+
+/// Does this segment text run `echo` or `printf` (after any `NAME=value` assignments)?
+fn prints_only(text: &str) -> bool {
+    text.split_whitespace()
+        .find(|w| !segment::is_assignment(w))
+        .is_some_and(|program| matches!(segment::basename(program), "echo" | "printf"))
 }
 
 /// `text` with [`SEGMENT_START`] in front: what segment-anchored automata search.

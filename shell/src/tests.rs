@@ -410,3 +410,30 @@ fn sentinel_never_inside_a_segment() {
     assert!(!a.coverable());
     assert!(a.generous_texts().all(|t| !t.contains(SEGMENT_START)));
 }
+
+/// A command that only prints gives path rules nothing, unless its output can flow on.
+#[test]
+fn printed_paths_are_read_only_when_the_output_flows_on() {
+    let texts = |command: &str| -> Vec<String> {
+        analyse(command)
+            .path_read_texts(command)
+            .map(String::from)
+            .collect()
+    };
+    assert!(texts("echo \"cat ~/.ssh/id_rsa\"").is_empty());
+    assert!(texts("FOO=1 printf '%s' ~/.ssh/id_rsa").is_empty());
+    assert_eq!(texts("echo a; cat b"), ["cat b"]);
+    for flowing in [
+        "echo ~/.ssh/id_rsa | xargs cat",
+        "echo x > ~/.ssh/id_rsa",
+        "cat $(echo ~/.ssh/id_rsa)",
+        "cat `echo ~/.ssh/id_rsa`",
+        "diff <(echo a) b",
+    ] {
+        assert!(
+            texts(flowing).iter().any(|t| t.starts_with("echo")),
+            "{flowing}: {:?}",
+            texts(flowing)
+        );
+    }
+}

@@ -155,7 +155,7 @@ impl CompiledPolicy {
                         // Only the texts behind the tags of the field's matchers: a text
                         // behind another tag matches none of them (`paths::TagSet`).
                         let _ = paths::each_command_path_text_for(
-                            analysis.generous_texts(),
+                            analysis.path_read_texts(text),
                             call.places,
                             field.path_tags(),
                             &mut |t| match self.match_field(id, &field, t, matchers) {
