@@ -72,6 +72,7 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     pack!("payment.square"),
     pack!("platform.github"),
     pack!("platform.gitlab"),
+    pack!("platform.paas"),
     pack!("remote.rsync"),
     pack!("remote.scp"),
     pack!("remote.ssh"),
