@@ -256,11 +256,10 @@ fn every_pack_and_default_on_dcg_labelled_commands() {
     let default = Guard::new(&default_policy);
     // (file, every pack: least caught, most flagged; default: least caught, most flagged)
     // Every pack's misses are cwd-scoped deletes (`rm -rf ./build`, `rm -rf src`), which the
-    // fixtures label destructive and `core.filesystem` leaves alone by its documented choice,
-    // and `echo yes | rm -rf` (rm with no operand). dcg's corpus is core commands, so default
-    // scores as every pack does.
+    // fixtures label destructive and `core.filesystem` leaves alone by its documented choice.
+    // dcg's corpus is core commands, so default scores as every pack does.
     let bars: &[(&str, f64, f64, f64, f64)] = &[
-        ("dcg-corpus.jsonl", 97.0, 1.0, 97.0, 1.0),
+        ("dcg-corpus.jsonl", 98.5, 1.0, 98.5, 1.0),
         ("dcg-e2e-fixtures.jsonl", 95.0, 1.0, 95.0, 1.0),
     ];
     let mut failures = Vec::new();
@@ -300,8 +299,10 @@ fn default_on_real_commands_and_tool_calls() {
         // 1.32% under `core` alone: default adds rsync --delete, chmod/chown of system
         // paths and the cloud, storage and database deletes these one-liners demonstrate;
         // the engine's feeders and resolved rm targets (`find /dir -exec rm {} \;`,
-        // `rm -rf "$(pwd -P)"/*`, `rm -fR "${TMP}/"`) add ten more (1.59%).
-        ("commands/nl2bash.jsonl", 1.65),
+        // `rm -rf "$(pwd -P)"/*`, `rm -fR "${TMP}/"`) add ten more (1.59%); asking before a
+        // recursive delete whose targets come from its input (`find … | xargs rm -rf`, 36
+        // one-liners, cc-safety-net's rule too) brings it to 2.01%.
+        ("commands/nl2bash.jsonl", 2.05),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands.
         ("commands/tldr-examples.jsonl", 1.4),
         // Every stop here comes from the core packs.

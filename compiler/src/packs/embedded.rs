@@ -83,6 +83,7 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     pack!("secrets.doppler"),
     pack!("secrets.onepassword"),
     pack!("secrets.vault"),
+    pack!("shell.feeders"),
     pack!("storage.azure"),
     pack!("storage.gcs"),
     pack!("storage.minio"),
