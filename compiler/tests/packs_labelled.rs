@@ -300,9 +300,10 @@ fn default_on_real_commands_and_tool_calls() {
         // paths and the cloud, storage and database deletes these one-liners demonstrate;
         // the engine's feeders and resolved rm targets (`find /dir -exec rm {} \;`,
         // `rm -rf "$(pwd -P)"/*`, `rm -fR "${TMP}/"`) add ten more (1.59%); asking before a
-        // recursive delete whose targets come from its input (`find … | xargs rm -rf`, 36
-        // one-liners, cc-safety-net's rule too) brings it to 2.01%.
-        ("commands/nl2bash.jsonl", 2.05),
+        // recursive delete whose targets come from its input or a search (`find … | xargs rm
+        // -rf`, `find … -exec rm -rf {} \;`: 69 one-liners, each a deletion nobody listed
+        // first; cc-safety-net blocks them too) brings it to 2.40%.
+        ("commands/nl2bash.jsonl", 2.45),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands.
         ("commands/tldr-examples.jsonl", 1.4),
         // Every stop here comes from the core packs.
