@@ -3,13 +3,45 @@
 
 pub use ::shell::*;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+thread_local! {
+    /// The last analysis made ([`analyse_shared`]): the policy's rules and the guard read the
+    /// same command of one call, and the parse is a third of a decide.
+    static LAST: RefCell<Option<(String, [Option<String>; 3], Rc<Analysis>)>> =
+        const { RefCell::new(None) };
+}
+
+/// [`analyse_in`] of `text` in `places`, remembered for the next call with the same text and
+/// places on this thread (one entry: an analysis depends on nothing else, so a repeated one is
+/// the same value).
+pub fn analyse_shared(text: &str, places: crate::paths::Places<'_>) -> Rc<Analysis> {
+    let key = [places.cwd, places.home, places.project_root];
+    LAST.with(|last| {
+        if let Some((t, k, analysis)) = &*last.borrow()
+            && t == text
+            && k.iter().map(Option::as_deref).eq(key)
+        {
+            return Rc::clone(analysis);
+        }
+        let analysis = Rc::new(analyse_in(text, places));
+        *last.borrow_mut() = Some((
+            text.to_string(),
+            key.map(|k| k.map(String::from)),
+            Rc::clone(&analysis),
+        ));
+        analysis
+    })
+}
+
 /// Analyses of the texts of one call, each computed once (a command field is looked at by
 /// deny, author and allow matchers alike).
 #[derive(Default)]
 pub struct AnalysisCache<'p> {
     /// Where the call happens: deletion targets are resolved there.
     places: crate::paths::Places<'p>,
-    entries: Vec<(String, Analysis)>,
+    entries: Vec<(String, Rc<Analysis>)>,
     /// Texts of the path and domain views, per view and field text.
     views: Vec<(crate::policy::MatchOn, String, Vec<String>)>,
 }
@@ -61,7 +93,7 @@ impl<'p> AnalysisCache<'p> {
             Some(i) => i,
             None => {
                 self.entries
-                    .push((text.to_string(), analyse_in(text, self.places)));
+                    .push((text.to_string(), analyse_shared(text, self.places)));
                 self.entries.len() - 1
             }
         };

@@ -57,7 +57,8 @@ pub const DESTINATION_RULE: &str = "animus.guard:destination";
 
 /// Why the shell `command`, run with `places`, would reach the guard, if it would.
 pub fn shell_refusal(command: &str, places: Places<'_>, guard: &Guard) -> Option<Refusal> {
-    let analysis = crate::shell::analyse(command);
+    // The analysis the policy's rules made of the same command in the same places.
+    let analysis = crate::shell::analyse_shared(command, places);
     if let Some(reason) = agents::nested_agent_refusal(command, analysis.generous_texts()) {
         return Some(Refusal {
             rule: NESTED_AGENT_RULE,
