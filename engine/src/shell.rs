@@ -6,11 +6,13 @@ pub use ::shell::*;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// A remembered analysis: its text, its places (cwd, home, project root) and the analysis.
+type Remembered = Option<(String, [Option<String>; 3], Rc<Analysis>)>;
+
 thread_local! {
     /// The last analysis made ([`analyse_shared`]): the policy's rules and the guard read the
     /// same command of one call, and the parse is a third of a decide.
-    static LAST: RefCell<Option<(String, [Option<String>; 3], Rc<Analysis>)>> =
-        const { RefCell::new(None) };
+    static LAST: RefCell<Remembered> = const { RefCell::new(None) };
 }
 
 /// [`analyse_in`] of `text` in `places`, remembered for the next call with the same text and
