@@ -303,15 +303,17 @@ fn default_on_real_commands_and_tool_calls() {
         // recursive delete whose targets come from its input or a search (`find … | xargs rm
         // -rf`, `find … -exec rm -rf {} \;`: 69 one-liners, each a deletion nobody listed
         // first; cc-safety-net blocks them too) brings it to 2.40%. Asking before `find …
-        // -delete` / `-exec rm` from a directory outside the cwd, the project and /tmp (26
-        // one-liners: `find /home/backups … -delete`, `find $DIR -exec rm {} \;`, the `rm -rf`
-        // of the same place asks already), before `xargs`/`parallel` running `sh -c` (3) and
-        // before `shred` (1) brings it to 3.44%.
-        ("commands/nl2bash.jsonl", 3.45),
+        // -delete` / `-exec rm` from a directory outside the cwd, the project and /tmp
+        // (`find /home/backups … -delete`, `find $DIR -exec rm {} \;`: the `rm -rf` of the same
+        // place asks already) and before `shred` adds 61, 3.11%.
+        ("commands/nl2bash.jsonl", 3.12),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
-        // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%.
-        ("commands/tldr-examples.jsonl", 1.45),
+        // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
+        // with `terraform taint`/`workspace delete`, `kubectl cordon`/`taint`/`scale
+        // --replicas=0`, `helm upgrade --force`, btrfs/LVM/mdadm surgery and `umount -f`
+        // (dcg's catalogue), 1.50%.
+        ("commands/tldr-examples.jsonl", 1.5),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {

@@ -37,6 +37,7 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     pack!("cloud.gcp"),
     pack!("containers.docker"),
     pack!("containers.podman"),
+    pack!("containers.force-remove"),
     pack!("database.clickhouse"),
     pack!("database.mongodb"),
     pack!("database.mysql"),
