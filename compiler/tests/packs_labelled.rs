@@ -305,8 +305,9 @@ fn default_on_real_commands_and_tool_calls() {
         // first; cc-safety-net blocks them too) brings it to 2.40%. Asking before `find …
         // -delete` / `-exec rm` from a directory outside the cwd, the project and /tmp
         // (`find /home/backups … -delete`, `find $DIR -exec rm {} \;`: the `rm -rf` of the same
-        // place asks already) and before `shred` adds 61, 3.11%.
-        ("commands/nl2bash.jsonl", 3.12),
+        // place asks already) and before `shred` adds 61, 3.11%; `chmod 777`/`666` of a
+        // single file (world-writable, dcg's catalogue) 2 more, 3.13%.
+        ("commands/nl2bash.jsonl", 3.14),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
