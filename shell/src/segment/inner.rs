@@ -8,7 +8,9 @@ use super::wrappers::{WRAPPERS, is_parallel_separator, peel_stages};
 use super::{SimpleCommand, Word, basename};
 
 /// Shells whose `-c` string, here-document or here-string is a script they run.
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
+];
 
 #[derive(Debug, Default)]
 pub struct Inner {
@@ -312,9 +314,10 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
 /// Programs that run a script, inline code or another command given as arguments.
 const RUNNERS: &[&str] = &[
     "psql", "mysql", "mariadb", "sqlite3", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
-    "fish", "su", "script", "runuser", "eval", "find", "python", "python2", "python3", "perl",
-    "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk", "nawk", "trap", "flock",
-    "tar", "rsync", "git", "make", "gmake", "fd", "fdfind", "source", ".", "sg",
+    "fish", "csh", "tcsh", "su", "script", "runuser", "eval", "find", "python", "python2",
+    "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk",
+    "nawk", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd", "fdfind", "source", ".",
+    "sg",
 ];
 
 /// Variables naming a file of commands a shell reads at start.
