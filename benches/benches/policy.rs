@@ -48,6 +48,8 @@ fn decide_and_load(c: &mut Criterion) {
             let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
             decide.bench_with_input(BenchmarkId::from_parameter(n), &compiled, |b, compiled| {
                 b.iter(|| {
+                    // A fresh call each time: no parse remembered from the last one.
+                    engine::shell::forget_shared();
                     compiled.decide(black_box(Call {
                         event: "PreToolUse",
                         tool_name: "Bash",

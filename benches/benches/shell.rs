@@ -132,6 +132,8 @@ fn bench_decide(
     let input = serde_json::json!({ "command": command });
     group.bench_function(name, |b| {
         b.iter(|| {
+            // A fresh call each time: no parse remembered from the last one.
+            engine::shell::forget_shared();
             compiled.decide(black_box(Call {
                 event: "PreToolUse",
                 tool_name: "Bash",

@@ -37,6 +37,13 @@ pub fn analyse_shared(text: &str, places: crate::paths::Places<'_>) -> Rc<Analys
     })
 }
 
+/// Forget the analysis [`analyse_shared`] remembers on this thread: a benchmark deciding one
+/// command again and again calls this each time, so it measures a fresh call's parse (an emit
+/// parses its command once) rather than the memo.
+pub fn forget_shared() {
+    LAST.with(|last| last.borrow_mut().take());
+}
+
 /// Analyses of the texts of one call, each computed once (a command field is looked at by
 /// deny, author and allow matchers alike).
 #[derive(Default)]
