@@ -394,7 +394,9 @@ impl<'s> Parser<'s, '_> {
 
     /// Is the next token the reserved word `word` (followed by a metacharacter or the end)?
     fn at_word(&self, word: &str) -> bool {
-        self.starts_with(word)
+        // The first byte first: most words are not the reserved word asked about.
+        self.src.get(self.pos) == word.as_bytes().first()
+            && self.starts_with(word)
             && self
                 .src
                 .get(self.pos + word.len())

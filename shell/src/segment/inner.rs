@@ -343,7 +343,7 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
     // Most commands run nothing but themselves: decide that without allocating.
     let runs_something = command.words.first().is_some_and(|w| {
         let name = basename(&w.text);
-        RUNNERS.contains(&name) || WRAPPERS.iter().any(|wrapper| wrapper.name == name)
+        RUNNERS.contains(&name) || super::is_wrapper(name)
     });
     if !runs_something && command.here_strings.is_empty() && command.assignments.is_empty() {
         return Inner::default();

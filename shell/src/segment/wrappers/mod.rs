@@ -103,6 +103,10 @@ pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
     let mut rest = words;
     while let Some(first) = rest.first() {
         let name = basename(first);
+        // Most programs are no wrapper: a binary search says so without a scan of the table.
+        if WRAPPER_NAMES.binary_search(&name).is_err() {
+            break;
+        }
         let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
             break;
         };
