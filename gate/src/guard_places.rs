@@ -31,7 +31,11 @@ pub fn of(policy_path: &Path) -> Guard {
         push_both(&mut guard.state_dirs, &dir, &memo);
     }
     if let Some(home) = crate::places::home_dir() {
-        push_both(&mut guard.state_dirs, &Path::new(&home).join(".animus"), &memo);
+        push_both(
+            &mut guard.state_dirs,
+            &Path::new(&home).join(".animus"),
+            &memo,
+        );
     }
     // The twins first, in one order, so both binaries answer alike; then the running one.
     if let Ok(exe) = std::env::current_exe() {
