@@ -307,7 +307,7 @@ fn default_on_real_commands_and_tool_calls() {
         // (`find /home/backups … -delete`, `find $DIR -exec rm {} \;`: the `rm -rf` of the same
         // place asks already) and before `shred` adds 61, 3.11%; `chmod 777`/`666` of a
         // single file (world-writable, dcg's catalogue) 2 more, 3.13%.
-        ("commands/nl2bash.jsonl", 3.14),
+        ("commands/nl2bash.jsonl", 3.15),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;

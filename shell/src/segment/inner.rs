@@ -4,7 +4,7 @@
 use super::code::{Language, shell_texts};
 pub use super::feeders::sql_segment;
 use super::feeders::{inline_code, parallel_scripts, parallel_template, sql_reads_stdin};
-use super::wrappers::{WRAPPERS, is_parallel_separator, peel_stages};
+use super::wrappers::{is_parallel_separator, peel_stages};
 use super::{SimpleCommand, Word, basename};
 
 /// Shells whose `-c` string, here-document or here-string is a script they run.
