@@ -23,6 +23,42 @@ pub(super) struct Wrapper {
     pub(super) claude_peels: bool,
 }
 
+/// A wrapper reading its options as given, that Claude does not peel and that takes no
+/// assignments ([`Wrapper::with_assignments`], [`Wrapper::peeled_by_claude`] say otherwise).
+pub(super) const fn wrapper(
+    name: &'static str,
+    short_with_value: &'static str,
+    long_with_value: &'static [&'static str],
+    positional: usize,
+) -> Wrapper {
+    Wrapper {
+        name,
+        short_with_value,
+        long_with_value,
+        positional,
+        assignments: false,
+        claude_peels: false,
+    }
+}
+
+impl Wrapper {
+    /// `NAME=value` words after the options are skipped too (`env`).
+    pub(super) const fn with_assignments(self) -> Wrapper {
+        Wrapper {
+            assignments: true,
+            ..self
+        }
+    }
+
+    /// Claude peels this wrapper itself when matching allow rules.
+    pub(super) const fn peeled_by_claude(self) -> Wrapper {
+        Wrapper {
+            claude_peels: true,
+            ..self
+        }
+    }
+}
+
 /// Short options whose value may only be attached (`xargs -i{}`, `xargs -l2`, `xargs -eEND`):
 /// written alone, they take none, and the next word is the command.
 const SHORT_OPTIONAL_VALUE: &[(&str, &str)] = &[("xargs", "eil"), ("parallel", "ie")];
