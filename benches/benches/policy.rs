@@ -11,7 +11,7 @@ use animus_benches::{
     adversarial_policy, author_policy, command_of_len, compile, real_list_policy, word_pair_policy,
 };
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use engine::{Call, CompiledPolicy, HookPolicy};
+use engine::{CompiledPolicy, HookPolicy};
 
 const SIZES: [usize; 4] = [100, 1_000, 10_000, 100_000];
 
@@ -48,14 +48,11 @@ fn decide_and_load(c: &mut Criterion) {
             let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
             decide.bench_with_input(BenchmarkId::from_parameter(n), &compiled, |b, compiled| {
                 b.iter(|| {
-                    // A fresh call each time: no parse remembered from the last one.
-                    engine::shell::forget_shared();
-                    compiled.decide(black_box(Call {
-                        event: "PreToolUse",
-                        tool_name: "Bash",
-                        tool_input: &input,
-                        places: Default::default(),
-                    }))
+                    animus_benches::decide_bash_fresh(
+                        compiled,
+                        black_box(&input),
+                        Default::default(),
+                    )
                 })
             });
             compiled_at.push((n, policy));

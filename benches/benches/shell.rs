@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use animus_benches::{compile, real_list_policy};
 use criterion::{Criterion, criterion_group, criterion_main};
-use engine::{Call, CompiledPolicy};
+use engine::CompiledPolicy;
 
 /// The ~200-byte command the parser comparison used (`BENCHMARKS.md`).
 pub const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
@@ -131,16 +131,7 @@ fn bench_decide(
 ) {
     let input = serde_json::json!({ "command": command });
     group.bench_function(name, |b| {
-        b.iter(|| {
-            // A fresh call each time: no parse remembered from the last one.
-            engine::shell::forget_shared();
-            compiled.decide(black_box(Call {
-                event: "PreToolUse",
-                tool_name: "Bash",
-                tool_input: &input,
-                places,
-            }))
-        })
+        b.iter(|| animus_benches::decide_bash_fresh(compiled, black_box(&input), places))
     });
 }
 

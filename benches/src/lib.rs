@@ -331,3 +331,20 @@ pub fn compile(policy: &HookPolicy) -> (String, Vec<u8>) {
         compiler::lower::build_sidecar(policy, json.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     (json, sidecar)
 }
+
+/// Decide a `PreToolUse` Bash call of the command in `input` made in `places`, as a fresh call:
+/// the parse the last call remembered is forgotten first ([`engine::shell::forget_shared`]),
+/// so a benchmark deciding one command again and again measures what an emit does once.
+pub fn decide_bash_fresh(
+    compiled: &engine::CompiledPolicy,
+    input: &serde_json::Value,
+    places: engine::Places<'_>,
+) -> engine::Outcome {
+    engine::shell::forget_shared();
+    compiled.decide(engine::Call {
+        event: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: input,
+        places,
+    })
+}

@@ -310,17 +310,26 @@ pub trait RuleView {
     fn reason(&self) -> &str;
 }
 
-impl RuleView for HookPolicyRule {
-    fn decision(&self) -> Decision {
-        self.decision
-    }
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn reason(&self) -> &str {
-        &self.reason
-    }
+/// `RuleView` for a type with `decision`, `id` and `reason` fields (the policy's rules, the
+/// compiled evaluator's fired ones).
+macro_rules! rule_view {
+    ($rule:ty) => {
+        impl $crate::semantics::RuleView for $rule {
+            fn decision(&self) -> $crate::policy::Decision {
+                self.decision
+            }
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn reason(&self) -> &str {
+                &self.reason
+            }
+        }
+    };
 }
+pub(crate) use rule_view;
+
+rule_view!(HookPolicyRule);
 
 impl<T: RuleView + ?Sized> RuleView for &T {
     fn decision(&self) -> Decision {

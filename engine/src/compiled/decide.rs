@@ -11,17 +11,7 @@ pub(super) struct FiredRule<'a> {
     reason: Cow<'a, str>,
 }
 
-impl RuleView for FiredRule<'_> {
-    fn decision(&self) -> Decision {
-        self.decision
-    }
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn reason(&self) -> &str {
-        &self.reason
-    }
-}
+crate::semantics::rule_view!(FiredRule<'_>);
 
 impl CompiledPolicy {
     /// Decide `call`. Never panics: a table inconsistency (possible only in a forged sidecar
@@ -208,12 +198,7 @@ impl CompiledPolicy {
         let mut candidates = Vec::new();
         for &matcher in matchers {
             let record = self.record::<MatcherRecord>(matcher as usize)?;
-            self.extend_from(
-                Section::Postings,
-                record.posting_first,
-                record.posting_count,
-                &mut candidates,
-            )?;
+            self.postings(record.posting_first, record.posting_count, &mut candidates)?;
         }
         candidates.sort_unstable();
         let mut fired = Vec::new();
@@ -229,16 +214,10 @@ impl CompiledPolicy {
         let mut matcherless = Vec::new();
         for &glob in globs {
             let record = self.record::<GlobRecord>(glob as usize)?;
-            self.extend_from(
-                Section::Postings,
-                record.posting_first,
-                record.posting_count,
-                &mut matcherless,
-            )?;
+            self.postings(record.posting_first, record.posting_count, &mut matcherless)?;
         }
         let (universal_first, universal_count) = self.universal_rules;
-        self.extend_from(
-            Section::Postings,
+        self.postings(
             universal_first as u32,
             universal_count as u32,
             &mut matcherless,
@@ -320,12 +299,7 @@ impl CompiledPolicy {
                 continue;
             };
             rules.clear();
-            self.extend_from(
-                Section::Postings,
-                record.posting_first,
-                record.posting_count,
-                &mut rules,
-            )?;
+            self.postings(record.posting_first, record.posting_count, &mut rules)?;
             for &index in &rules {
                 if best.is_some_and(|(b, p, _)| (b, p) <= (index, *path)) {
                     continue;
@@ -422,12 +396,7 @@ impl CompiledPolicy {
             rules.clear();
             for &matcher in &matched {
                 let record = self.record::<MatcherRecord>(matcher as usize)?;
-                self.extend_from(
-                    Section::Postings,
-                    record.posting_first,
-                    record.posting_count,
-                    &mut rules,
-                )?;
+                self.postings(record.posting_first, record.posting_count, &mut rules)?;
             }
             let before = used.len();
             for &index in &rules {

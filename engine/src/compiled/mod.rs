@@ -75,7 +75,7 @@ use regex_automata::{Anchored, Input, PatternSet};
 
 use crate::json::json_string;
 use crate::policy::{Decision, MatchOn};
-use crate::semantics::{self, Call, Outcome, RuleView};
+use crate::semantics::{self, Call, Outcome};
 use crate::sidecar::format::{
     DfaForm, MAX_KEY_LEN, MatcherKind, PIECE_ENTRY, PIECE_NOT_INDEXED, PREFILTER_BYTES,
     PREFILTER_SINGLE_BYTES, PREFILTER_TRIGRAM_SET, SearchKind, Section, literal_slot_hash,

@@ -26,6 +26,11 @@ impl CompiledPolicy {
         read_record(self.section(R::SECTION), index)
     }
 
+    /// The rules a matcher's or glob's postings list, appended to `out`.
+    pub(super) fn postings(&self, first: u32, count: u32, out: &mut Vec<u32>) -> Checked<()> {
+        self.extend_from(Section::Postings, first, count, out)
+    }
+
     pub(super) fn extend_from(
         &self,
         section: Section,
