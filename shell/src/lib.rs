@@ -112,6 +112,20 @@ fn prints_only(text: &str) -> bool {
         .is_some_and(|program| matches!(segment::basename(program), "echo" | "printf"))
 }
 
+/// `word` as one shell word: as is when it holds only characters with no meaning to the
+/// shell, else in single quotes (`it's` → `'it'\''s'`).
+pub fn quote_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,~".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// `text` with [`SEGMENT_START`] in front: what segment-anchored automata search.
 pub fn anchored(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 1);

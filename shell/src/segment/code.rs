@@ -15,6 +15,8 @@
 //! `getattr`, `__import__`, awk's `|` pipes) — every string literal holding a space is
 //! returned instead, as the engine did before it read calls: never less than that.
 
+use crate::quote_word;
+
 /// The language of an interpreter's inline code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
@@ -268,9 +270,9 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
                 continue;
             };
             if after.starts_with(".unlink(") {
-                out.push(format!("rm {}", quoted(&path)));
+                out.push(format!("rm {}", quote_word(&path)));
             } else if after.starts_with(".rmdir(") {
-                out.push(format!("rmdir {}", quoted(&path)));
+                out.push(format!("rmdir {}", quote_word(&path)));
             }
         }
     }
@@ -343,15 +345,15 @@ fn read_call(language: Language, rest: &str, effect: Effect) -> Option<String> {
             }
             words.join(" ")
         }
-        Effect::Delete => format!("rm {}", quoted(&first)),
-        Effect::Rmdir => format!("rmdir {}", quoted(&first)),
-        Effect::DeleteTree => format!("rm -rf {}", quoted(&first)),
+        Effect::Delete => format!("rm {}", quote_word(&first)),
+        Effect::Rmdir => format!("rmdir {}", quote_word(&first)),
+        Effect::DeleteTree => format!("rm -rf {}", quote_word(&first)),
         Effect::DeleteTreeIfRecursive => {
             let options = after.split(')').next().unwrap_or("");
             if options.contains("recursive") && options.contains("true") {
-                format!("rm -rf {}", quoted(&first))
+                format!("rm -rf {}", quote_word(&first))
             } else {
-                format!("rm {}", quoted(&first))
+                format!("rm {}", quote_word(&first))
             }
         }
     };
@@ -370,7 +372,7 @@ fn argument(language: Language, args: &str) -> Option<(String, &str)> {
                 return ends_argument(after).then(|| (words.join(" "), after));
             }
             let (word, after) = literal(language, rest)?;
-            words.push(quoted(&word));
+            words.push(quote_word(&word));
             rest = after.trim_start();
             rest = rest.strip_prefix(',').unwrap_or(rest);
         }
@@ -467,20 +469,6 @@ fn backquoted(language: Language, code: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// `word` as one shell word (quoted unless it holds only characters with no meaning to the
-/// shell).
-fn quoted(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,~".contains(&b))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 #[cfg(test)]

@@ -208,7 +208,7 @@ pub(super) fn parallel_scripts(stage: &[&str], literal: &[bool], inner: &mut Inn
             }
             let template = stage[start..end].join(" ");
             for argument in &arguments {
-                let quoted = shell_quoted(argument);
+                let quoted = crate::quote_word(argument);
                 let script = if template.contains("{}") {
                     template.replace("{}", &quoted)
                 } else {
@@ -234,19 +234,5 @@ pub(super) fn parallel_scripts(stage: &[&str], literal: &[bool], inner: &mut Inn
             unreadable(inner, "commands from a file")
         }
         None => {}
-    }
-}
-
-/// `word` as one shell word: as is when it holds only characters with no meaning to the
-/// shell, else in single quotes.
-fn shell_quoted(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@%+,~".contains(&b))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
