@@ -87,22 +87,20 @@ mod tests {
             harness_line(Harness::Claude, "PreToolUse", Decision::Deny, "no").unwrap(),
             "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\"}}\n"
         );
-        assert_eq!(
-            harness_line(Harness::Claude, "PreToolUse", Decision::Defer, "x"),
-            None
-        );
-        assert_eq!(
-            harness_line(Harness::Claude, "PermissionRequest", Decision::Ask, "x"),
-            None
-        );
-        assert_eq!(
-            harness_line(Harness::Claude, "PreToolUse", Decision::Allow, "x"),
-            None
-        );
-        assert_eq!(
-            harness_line(Harness::Claude, "PermissionRequest", Decision::Allow, "x"),
-            None
-        );
+        // The hook never answers allow, and defers by saying nothing; a PermissionRequest
+        // gets no answer but a deny.
+        for (event, decision) in [
+            ("PreToolUse", Decision::Defer),
+            ("PermissionRequest", Decision::Ask),
+            ("PreToolUse", Decision::Allow),
+            ("PermissionRequest", Decision::Allow),
+        ] {
+            assert_eq!(
+                harness_line(Harness::Claude, event, decision, "x"),
+                None,
+                "{event} {decision:?}"
+            );
+        }
         assert_eq!(
             harness_line(Harness::Claude, "PermissionRequest", Decision::Deny, "no").unwrap(),
             "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"deny\",\"message\":\"no\"}}}\n"
