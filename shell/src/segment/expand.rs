@@ -240,43 +240,25 @@ mod tests {
             let words: Vec<Word> = words.iter().map(|(t, l)| word(t, *l)).collect();
             expanded_words(&words).unwrap().map(|w| w.join(" "))
         };
-        assert_eq!(expand(&[("{rm,-rf,X}", false)]).unwrap(), "rm -rf X");
-        assert_eq!(
-            expand(&[("rm", true), ("-{r,f}", false), ("X", true)]).unwrap(),
-            "rm -r -f X"
-        );
-        assert_eq!(
-            expand(&[("ls", true), ("/tmp/{a,b}", false)]).unwrap(),
-            "ls /tmp/a /tmp/b"
-        );
-        assert_eq!(
-            expand(&[("echo", true), ("{1..3}", false)]).unwrap(),
-            "echo 1 2 3"
-        );
-        assert_eq!(
-            expand(&[("echo", true), ("{c..a}", false)]).unwrap(),
-            "echo c b a"
-        );
-        assert_eq!(
-            expand(&[("echo", true), ("x{a,{b,c}}", false)]).unwrap(),
-            "echo xa xb xc"
-        );
-        assert_eq!(
-            expand(&[("rm$IFS-rf$IFS", false), ("X", true)]).unwrap(),
-            "rm -rf X"
-        );
-        assert_eq!(
-            expand(&[("rm${IFS}-rf${IFS}X", false)]).unwrap(),
-            "rm -rf X"
-        );
-        assert_eq!(
-            expand(&[("echo", true), ("$IFSX", false)]).unwrap(),
-            "echo $IFSX"
-        );
-        assert_eq!(
-            expand(&[("echo", true), ("${x}", false)]).unwrap(),
-            "echo ${x}"
-        );
+        // (words with whether each is literal, the words the shell runs)
+        let cases: &[(&[(&str, bool)], &str)] = &[
+            (&[("{rm,-rf,X}", false)], "rm -rf X"),
+            (
+                &[("rm", true), ("-{r,f}", false), ("X", true)],
+                "rm -r -f X",
+            ),
+            (&[("ls", true), ("/tmp/{a,b}", false)], "ls /tmp/a /tmp/b"),
+            (&[("echo", true), ("{1..3}", false)], "echo 1 2 3"),
+            (&[("echo", true), ("{c..a}", false)], "echo c b a"),
+            (&[("echo", true), ("x{a,{b,c}}", false)], "echo xa xb xc"),
+            (&[("rm$IFS-rf$IFS", false), ("X", true)], "rm -rf X"),
+            (&[("rm${IFS}-rf${IFS}X", false)], "rm -rf X"),
+            (&[("echo", true), ("$IFSX", false)], "echo $IFSX"),
+            (&[("echo", true), ("${x}", false)], "echo ${x}"),
+        ];
+        for (words, runs) in cases {
+            assert_eq!(expand(words).as_deref(), Some(*runs), "{words:?}");
+        }
         assert_eq!(expand(&[("ls", true), ("{a,b}", true)]), None);
         assert_eq!(expand(&[("ls", true), ("$x", false)]), None);
         let wide: Vec<Word> = vec![word(&"{a,b}".repeat(20), false)];
