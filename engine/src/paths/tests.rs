@@ -133,16 +133,24 @@ fn allow_sees_only_the_resolved_path() {
     assert!(!covers("src/../lib/x"));
 }
 
-#[test]
-fn symlinks_resolve() {
+/// A scratch directory holding a project `p` (with `src/` and a `.env` file): the directory
+/// (kept while the first value lives), its path, and the project's real path.
+fn project_with_env() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("p/src")).unwrap();
     std::fs::write(dir.join("p/.env"), "x").unwrap();
+    let root = std::fs::canonicalize(dir.join("p")).unwrap();
+    let root = root.to_str().unwrap().to_string();
+    (temp, dir, root)
+}
+
+#[test]
+fn symlinks_resolve() {
+    let (_temp, dir, root) = project_with_env();
+    let root = root.as_str();
     std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/src/innocent")).unwrap();
     std::os::unix::fs::symlink(dir.join("p"), dir.join("p/src/up")).unwrap();
-    let root = std::fs::canonicalize(dir.join("p")).unwrap();
-    let root = root.to_str().unwrap();
     let places = Places {
         cwd: Some(root),
         home: None,
@@ -170,13 +178,9 @@ fn symlinks_resolve() {
 
 #[test]
 fn words_a_command_cannot_open_are_not_resolved() {
-    let temp = tempfile::tempdir().unwrap();
-    let dir = temp.path().to_path_buf();
-    std::fs::create_dir_all(dir.join("p")).unwrap();
-    std::fs::write(dir.join("p/.env"), "x").unwrap();
+    let (_temp, dir, root) = project_with_env();
+    let root = root.as_str();
     std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/innocent")).unwrap();
-    let root = std::fs::canonicalize(dir.join("p")).unwrap();
-    let root = root.to_str().unwrap();
     let places = Places {
         cwd: Some(root),
         home: Some("/nonexistent-home"),
@@ -251,12 +255,8 @@ fn words_a_command_cannot_open_are_not_resolved() {
 
 #[test]
 fn command_words_are_read_as_the_shell_would() {
-    let temp = tempfile::tempdir().unwrap();
-    let dir = temp.path().to_path_buf();
-    std::fs::create_dir_all(dir.join("p/src")).unwrap();
-    std::fs::write(dir.join("p/.env"), "x").unwrap();
-    let root = std::fs::canonicalize(dir.join("p")).unwrap();
-    let root = root.to_str().unwrap();
+    let (_temp, _, root) = project_with_env();
+    let root = root.as_str();
     let places = Places {
         cwd: Some(root),
         home: Some("/nonexistent-home"),
