@@ -131,78 +131,39 @@ mod tests {
 
     #[test]
     fn shapes_of_other_harnesses() {
-        let parse = |line: Option<String>| -> serde_json::Value {
-            serde_json::from_str(&line.expect("a line")).unwrap()
+        use Decision::{Allow, Ask, Defer, Deny};
+        use Harness::{Codex, Gemini, Opencode};
+        // The answer's JSON, or None when the hook says nothing.
+        let answer = |harness, event, decision, reason| {
+            harness_line(harness, event, decision, reason)
+                .map(|line| serde_json::from_str::<serde_json::Value>(&line).unwrap())
         };
         // Codex: Claude's deny shape; an ask is a deny naming the human.
-        let codex = parse(harness_line(
-            Harness::Codex,
-            "PreToolUse",
-            Decision::Ask,
-            "why",
-        ));
+        let codex = answer(Codex, "PreToolUse", Ask, "why").unwrap();
         let out = &codex["hookSpecificOutput"];
         assert_eq!(out["permissionDecision"], "deny");
         let reason = out["permissionDecisionReason"].as_str().unwrap();
         assert!(reason.starts_with("why (") && reason.contains("a human must run it"));
-        assert_eq!(
-            harness_line(Harness::Codex, "PermissionRequest", Decision::Ask, "x"),
-            None
-        );
+        assert_eq!(answer(Codex, "PermissionRequest", Ask, "x"), None);
         // Codex rejects a deny with an empty reason (a failed hook: it runs the call).
-        let empty = parse(harness_line(
-            Harness::Codex,
-            "PreToolUse",
-            Decision::Deny,
-            " ",
-        ));
+        let empty = answer(Codex, "PreToolUse", Deny, " ").unwrap();
         assert_eq!(
             empty["hookSpecificOutput"]["permissionDecisionReason"],
             "denied by the animus-hook policy"
         );
         // Gemini: {decision, reason}; its ask hangs a headless run, so an ask is a deny.
-        let gemini = parse(harness_line(
-            Harness::Gemini,
-            "BeforeTool",
-            Decision::Ask,
-            "r",
-        ));
+        let gemini = answer(Gemini, "BeforeTool", Ask, "r").unwrap();
         assert_eq!(gemini["decision"], "deny");
-        assert!(
-            gemini["reason"]
-                .as_str()
-                .unwrap()
-                .contains("a human must run it")
-        );
+        let reason = gemini["reason"].as_str().unwrap();
+        assert!(reason.contains("a human must run it"), "{reason}");
         assert_eq!(
-            parse(harness_line(
-                Harness::Gemini,
-                "BeforeTool",
-                Decision::Deny,
-                "r"
-            )),
-            serde_json::json!({"decision": "deny", "reason": "r"})
+            answer(Gemini, "BeforeTool", Deny, "r"),
+            Some(serde_json::json!({"decision": "deny", "reason": "r"}))
         );
-        assert_eq!(
-            harness_line(Harness::Gemini, "BeforeTool", Decision::Allow, "r"),
-            None
-        );
+        assert_eq!(answer(Gemini, "BeforeTool", Allow, "r"), None);
         // opencode: the plugin's shape; no ask.
-        let opencode = parse(harness_line(
-            Harness::Opencode,
-            "tool.execute.before",
-            Decision::Ask,
-            "r",
-        ));
+        let opencode = answer(Opencode, "tool.execute.before", Ask, "r").unwrap();
         assert_eq!(opencode["decision"], "deny");
-        assert_eq!(
-            harness_line(
-                Harness::Opencode,
-                "tool.execute.before",
-                Decision::Defer,
-                "r"
-            ),
-            None
-        );
+        assert_eq!(answer(Opencode, "tool.execute.before", Defer, "r"), None);
     }
 }
