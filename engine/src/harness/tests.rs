@@ -43,20 +43,19 @@ fn claude_is_canonical() {
 
 #[test]
 fn shells_are_bash_with_their_directory() {
-    let gemini = canonical_calls(
+    let calls = |harness, tool, input| canonical_calls(harness, tool, &input, None);
+    let gemini = calls(
         Harness::Gemini,
         "run_shell_command",
-        &json!({"command": "rm -rf /", "dir_path": "sub"}),
-        None,
+        json!({"command": "rm -rf /", "dir_path": "sub"}),
     );
     assert_eq!(names(&gemini), ["Bash"]);
     assert_eq!(gemini[0].tool_input["command"], "rm -rf /");
     assert_eq!(gemini[0].cwd.as_deref(), Some("sub"));
-    let opencode = canonical_calls(
+    let opencode = calls(
         Harness::Opencode,
         "bash",
-        &json!({"command": "ls", "workdir": "/abs"}),
-        None,
+        json!({"command": "ls", "workdir": "/abs"}),
     );
     assert_eq!(names(&opencode), ["Bash"]);
     assert_eq!(opencode[0].cwd.as_deref(), Some("/abs"));

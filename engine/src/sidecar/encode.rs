@@ -214,25 +214,22 @@ impl SidecarImage {
                     rule.id
                 ))
             };
+            // The rule posted once in each list of `lists` named by `ids`.
+            let post = |lists: &mut Vec<Vec<u32>>, ids: &[u32], what| {
+                ids.iter().try_for_each(|&id| {
+                    lists
+                        .get_mut(id as usize)
+                        .ok_or_else(|| out_of_range(what, id))
+                        .map(|list| list.push(index))
+                })
+            };
             if !rule.matchers.is_empty() {
                 // Every distinct matcher of the rule posts the rule once.
-                for &matcher in &rule.matchers {
-                    tables
-                        .matcher_rules
-                        .get_mut(matcher as usize)
-                        .ok_or_else(|| out_of_range("matcher", matcher))?
-                        .push(index);
-                }
+                post(&mut tables.matcher_rules, &rule.matchers, "matcher")?;
             } else if rule.globs.is_empty() {
                 tables.universal_rules.push(index);
             } else {
-                for &glob in &rule.globs {
-                    tables
-                        .glob_rules
-                        .get_mut(glob as usize)
-                        .ok_or_else(|| out_of_range("glob", glob))?
-                        .push(index);
-                }
+                post(&mut tables.glob_rules, &rule.globs, "glob")?;
             }
         }
         Ok(tables)
