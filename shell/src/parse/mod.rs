@@ -299,6 +299,15 @@ impl<'s> Parser<'s, '_> {
         self.base + self.out.len()
     }
 
+    /// The commands listed from `first` on run inside a deny-only command: they are too.
+    fn inherit_deny_only(&mut self, first: usize, deny_only: bool) {
+        if deny_only {
+            self.out[first..]
+                .iter_mut()
+                .for_each(|c| c.deny_only = true);
+        }
+    }
+
     fn push(&mut self, mut command: SimpleCommand<'s>) -> Result<(), ParseError> {
         if self.listed() >= MAX_SEGMENTS {
             return Err(ParseError::TooManyCommands);
@@ -316,11 +325,7 @@ impl<'s> Parser<'s, '_> {
         for script in inner.scripts {
             let first = self.out.len();
             parse_detached(&script, self.depth + 1, self.listed(), self.out)?;
-            if deny_only {
-                self.out[first..]
-                    .iter_mut()
-                    .for_each(|c| c.deny_only = true);
-            }
+            self.inherit_deny_only(first, deny_only);
         }
         for text in inner.lenient_scripts {
             let first = self.out.len();
@@ -329,19 +334,13 @@ impl<'s> Parser<'s, '_> {
                     "it runs text that does not parse as shell commands".to_string()
                 });
             }
-            if deny_only {
-                self.out[first..]
-                    .iter_mut()
-                    .for_each(|c| c.deny_only = true);
-            }
+            self.inherit_deny_only(first, deny_only);
         }
         for code in inner.code_strings {
             // A string of inline code that does not parse as shell is just data.
             let first = self.out.len();
             let _ = parse_detached(&code, self.depth + 1, self.listed(), self.out);
-            self.out[first..]
-                .iter_mut()
-                .for_each(|c| c.deny_only = true);
+            self.inherit_deny_only(first, true);
         }
         for mut executed in inner.commands {
             executed.deny_only |= deny_only;
