@@ -54,6 +54,11 @@ impl Rng {
     pub fn pick<'a>(&mut self, items: &'a [String]) -> &'a str {
         &items[self.below(items.len())]
     }
+
+    /// One of `items`, escaped for a regex.
+    pub fn pick_escaped(&mut self, items: &[String]) -> String {
+        regex_escape(self.pick(items))
+    }
 }
 
 /// Real command lines (`nl2bash`), or synthetic ones.
@@ -263,10 +268,7 @@ pub fn author_policy(n: usize) -> HookPolicy {
     let mut rng = Rng::new(0x5eed_0003);
     let rules = (0..n)
         .map(|i| {
-            let (a, b) = (
-                regex_escape(rng.pick(&words)),
-                regex_escape(rng.pick(&words)),
-            );
+            let (a, b) = (rng.pick_escaped(&words), rng.pick_escaped(&words));
             let regexes = match i % 5 {
                 0 => vec![format!(r"(?-u:\b){a}\s+(-[a-z]*f|--force)")],
                 1 => vec![format!(r"^(sudo\s+)?{a}(?:\s|$)")],
@@ -292,9 +294,9 @@ pub fn adversarial_policy(n: usize) -> HookPolicy {
     let rules = (0..n)
         .map(|i| {
             let (a, b, c) = (
-                regex_escape(rng.pick(&words)),
-                regex_escape(rng.pick(&words)),
-                regex_escape(rng.pick(&words)),
+                rng.pick_escaped(&words),
+                rng.pick_escaped(&words),
+                rng.pick_escaped(&words),
             );
             let regex = if i % 2 == 0 {
                 format!("{a}.*{b}.*{c}")
