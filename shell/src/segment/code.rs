@@ -208,13 +208,7 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
     }
     // zx's and Bun's shell: $`rm -rf x`.
     if language == Language::JavaScript {
-        let mut rest = code;
-        while let Some(open) = rest.find("$`") {
-            let body = &rest[open + 2..];
-            let Some(close) = body.find('`') else { break };
-            out.push(body[..close].to_string());
-            rest = &body[close + 1..];
-        }
+        out.extend(between(code, "$`", '`'));
     }
     let mut unreadable = dynamic(language).iter().any(|name| {
         if name.ends_with(['(', '.']) || *name == "|" {
@@ -435,16 +429,22 @@ fn literal(language: Language, code: &str) -> Option<(String, &str)> {
     None
 }
 
-/// Backquoted text, `%x(…)` (Ruby) and `qx{…}`/`qx(…)` (Perl): commands run through a shell.
-fn backquoted(language: Language, code: &str) -> Vec<String> {
+/// Each text in `code` between an `open` and the next `close` after it.
+fn between(code: &str, open: &str, close: char) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = code;
-    while let Some(open) = rest.find('`') {
-        let body = &rest[open + 1..];
-        let Some(close) = body.find('`') else { break };
-        out.push(body[..close].to_string());
-        rest = &body[close + 1..];
+    while let Some(at) = rest.find(open) {
+        let body = &rest[at + open.len()..];
+        let Some(end) = body.find(close) else { break };
+        out.push(body[..end].to_string());
+        rest = &body[end + close.len_utf8()..];
     }
+    out
+}
+
+/// Backquoted text, `%x(…)` (Ruby) and `qx{…}`/`qx(…)` (Perl): commands run through a shell.
+fn backquoted(language: Language, code: &str) -> Vec<String> {
+    let mut out = between(code, "`", '`');
     let openers: &[&str] = match language {
         Language::Ruby => &["%x(", "%x{", "%x[", "%x|"],
         Language::Perl => &["qx(", "qx{", "qx[", "qx|", "qx/", "qx'"],

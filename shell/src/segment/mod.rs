@@ -200,12 +200,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 
     // Generous: the assignments as written, then every peel stage.
     if !command.assignments.is_empty() {
-        let all: Vec<&str> = command
-            .assignments
-            .iter()
-            .map(String::as_str)
-            .chain(words.iter().copied())
-            .collect();
+        let all = with_assignments(command, &words);
         push_generous(&mut segment.generous, &all, &redirects);
     }
     for stage in peel_stages(&words) {
@@ -276,6 +271,16 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     segment
 }
 
+/// The command's leading assignments, then its `words`: the command as written.
+fn with_assignments<'w>(command: &'w SimpleCommand, words: &[&'w str]) -> Vec<&'w str> {
+    command
+        .assignments
+        .iter()
+        .map(String::as_str)
+        .chain(words.iter().copied())
+        .collect()
+}
+
 /// Add the texts a deny sees for `words` (with the command's `redirects`) to `texts`: as
 /// written, with the program's basename, short options merged, the option normal form.
 fn push_generous(texts: &mut Vec<String>, words: &[&str], redirects: &[&str]) {
@@ -334,13 +339,7 @@ fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String
         && command.words.first().is_some_and(|w| w.literal)
         && command.redirects.iter().all(|r| r.harmless);
     if coverable && !command.assignments.is_empty() {
-        let written: Vec<&str> = command
-            .assignments
-            .iter()
-            .map(String::as_str)
-            .chain(words.iter().copied())
-            .collect();
-        strict.push(written.join(" "));
+        strict.push(with_assignments(command, words).join(" "));
     }
     let safe_assignments = command.assignments.iter().all(|a| {
         let name = a.split(['=', '[', '+']).next().unwrap_or(a);
