@@ -55,12 +55,11 @@ fn main() {
     // What the `decide` benchmark's call (a 200-byte command) matches.
     let compiled = engine::CompiledPolicy::from_bytes(&bytes, json.as_bytes()).unwrap();
     let input = serde_json::json!({ "command": animus_benches::command_of_len(200, 7) });
-    let outcome = compiled.decide(engine::Call {
-        event: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: &input,
-        places: Default::default(),
-    });
+    let outcome = compiled.decide(engine::Call::pre_tool_use(
+        "Bash",
+        &input,
+        Default::default(),
+    ));
     println!(
         "the decide benchmark's call: {} ({} rules matched)",
         outcome.decision,
@@ -93,12 +92,11 @@ fn main() {
             .map(|_| {
                 let started = std::time::Instant::now();
                 for _ in 0..per_round {
-                    std::hint::black_box(compiled.decide(engine::Call {
-                        event: "PreToolUse",
-                        tool_name: "Bash",
-                        tool_input: &input,
-                        places: Default::default(),
-                    }));
+                    std::hint::black_box(compiled.decide(engine::Call::pre_tool_use(
+                        "Bash",
+                        &input,
+                        Default::default(),
+                    )));
                 }
                 started.elapsed() / per_round
             })

@@ -343,10 +343,5 @@ pub fn decide_bash_fresh(
     places: engine::Places<'_>,
 ) -> engine::Outcome {
     engine::shell::forget_shared();
-    compiled.decide(engine::Call {
-        event: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: input,
-        places,
-    })
+    compiled.decide(engine::Call::pre_tool_use("Bash", input, places))
 }

@@ -43,12 +43,7 @@ fn assert_agree(policy: &HookPolicy) {
     let mut matched_calls = 0;
     for command in &inputs {
         let input = json!({ "command": command });
-        let call = Call {
-            event: "PreToolUse",
-            tool_name: "Bash",
-            tool_input: &input,
-            places: Default::default(),
-        };
+        let call = Call::pre_tool_use("Bash", &input, Default::default());
         let expected = reference.decide(call);
         assert_eq!(compiled.decide(call), expected, "command {command:?}");
         matched_calls += usize::from(!expected.matched.is_empty());

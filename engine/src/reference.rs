@@ -10,7 +10,7 @@
 //!    "decision":"deny","reason":"live trading needs a human"}]}"#).unwrap();
 //! let eval = ReferenceEvaluator::new(&policy).unwrap();
 //! let input = serde_json::json!({"command": "trade --live"});
-//! let out = eval.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input, places: Default::default() });
+//! let out = eval.decide(Call::pre_tool_use("Bash", &input, Default::default()));
 //! assert_eq!(out.decision, Decision::Deny);
 //! assert_eq!(out.matched, ["no-live"]);
 //! ```

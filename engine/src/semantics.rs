@@ -23,6 +23,22 @@ pub struct Call<'a> {
     pub places: crate::paths::Places<'a>,
 }
 
+impl<'a> Call<'a> {
+    /// A `PreToolUse` call of `tool_name` with `tool_input`, made in `places`.
+    pub fn pre_tool_use(
+        tool_name: &'a str,
+        tool_input: &'a Value,
+        places: crate::paths::Places<'a>,
+    ) -> Call<'a> {
+        Call {
+            event: "PreToolUse",
+            tool_name,
+            tool_input,
+            places,
+        }
+    }
+}
+
 /// The result of deciding one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {

@@ -17,7 +17,7 @@
 //! use engine::{Call, CompiledPolicy, Decision};
 //! let policy = CompiledPolicy::load(&policy_path)?;
 //! let input = serde_json::json!({"command": "ls"});
-//! let outcome = policy.decide(Call { event: "PreToolUse", tool_name: "Bash", tool_input: &input, places: Default::default() });
+//! let outcome = policy.decide(Call::pre_tool_use("Bash", &input, Default::default()));
 //! assert_eq!(outcome.decision, Decision::Defer);
 //! # Ok(()) }
 //! ```
