@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::write_file;
 
 use common::{compile_profile, lean_bin, payload, repo, run_bin, temp_dir};
 use test_support::assert_has;
@@ -339,12 +340,11 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     // pack's reason and the safer way; an unknown pack name is an error at its place, and
     // nothing is written.
     let dir = temp_dir("packs-cli");
-    let config = dir.join("p.yaml");
-    std::fs::write(
-        &config,
+    let config = write_file(
+        &dir,
+        "p.yaml",
         "agents:\n  a:\n    packs: [default]\n  b:\n    packs:\n      - core\n      - cor\n",
-    )
-    .unwrap();
+    );
     let out = dir.join("a");
     let compiled = compile(&config, "a", &out);
     assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
@@ -361,12 +361,11 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     assert_has(&decided.stdout, "Instead: git stash");
     // Under an allowlist (default deny) a pack's ask denies: an ask would have turned the
     // unlisted `git branch -D` from the default deny into a prompt.
-    let allowlist = dir.join("allowlist.yaml");
-    std::fs::write(
-        &allowlist,
+    let allowlist = write_file(
+        &dir,
+        "allowlist.yaml",
         "agents:\n  r:\n    packs: [core]\n    tool_policy:\n      allow: [\"Bash(git branch:*)\"]\n  o:\n    packs: [core]\n",
-    )
-    .unwrap();
+    );
     for (agent, expected) in [("r", "decision: deny"), ("o", "decision: ask")] {
         let out = dir.join(agent);
         let compiled = compile(&allowlist, agent, &out);
@@ -388,13 +387,11 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     }
     let bad = compile(&config, "b", &dir.join("b"));
     assert_eq!(bad.code, Some(1), "{}", bad.stderr);
-    assert!(
-        bad.stderr
-            .contains("p.yaml:7:9: error[AH109]: no pack or category `cor`"),
-        "{}",
-        bad.stderr
+    assert_has(
+        &bad.stderr,
+        "p.yaml:7:9: error[AH109]: no pack or category `cor`",
     );
-    assert!(bad.stderr.contains("animus-hook packs"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "animus-hook packs");
     assert!(!dir.join("b").exists(), "nothing is written");
 }
 

@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use test_support::write_file;
 
 use common::{compile_config, run_hook, temp_dir};
 use test_support::assert_has;
@@ -85,12 +86,11 @@ fn changes_are_listed_each_with_a_witness() {
     // The changed regex: its own witnesses (`deploy --env prod`) are denied by both; the
     // difference is only found among real calls.
     assert_has(out, "  no-prod: none found");
-    let calls = dir.join("calls.jsonl");
-    std::fs::write(
-        &calls,
+    let calls = write_file(
+        &dir,
+        "calls.jsonl",
         "{\"command\": \"ls -la\"}\n{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"deploy web --env staging\"}}\n",
-    )
-    .unwrap();
+    );
     let run = diff(&[
         a,
         b,
@@ -150,8 +150,7 @@ fn trouble_exits_2() {
     );
     assert_has(&run.stderr, "invalid policy");
     assert_has(&run.stderr, "other.json");
-    let calls = dir.join("calls.jsonl");
-    std::fs::write(&calls, "{\"command\": \"ls\"}\n[1]\n").unwrap();
+    let calls = write_file(&dir, "calls.jsonl", "{\"command\": \"ls\"}\n[1]\n");
     let run = diff(&[a, a, "--calls", calls.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
     assert_has(&run.stderr, "calls.jsonl:2:");

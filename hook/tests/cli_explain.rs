@@ -213,11 +213,9 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
 fn explain_has_its_own_help() {
     let run = run_hook(&["explain", "--help"], Some(b""), &[]);
     assert_eq!(run.code, Some(0));
-    assert!(
-        run.stdout
-            .contains("Usage: animus-hook explain [OPTIONS] --policy <FILE>"),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.stdout,
+        "Usage: animus-hook explain [OPTIONS] --policy <FILE>",
     );
     assert!(
         !run.stdout.contains("animus-hook compile"),

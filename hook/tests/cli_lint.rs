@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::write_file;
 
 use common::{Run, repo, run_hook, temp_dir};
 use test_support::assert_has;
@@ -97,8 +98,7 @@ fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)
 #[test]
 fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     let dir = temp_dir("lint-never-fires");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, NEVER_FIRE).unwrap();
+    let config = write_file(&dir, "p.yaml", NEVER_FIRE);
     let c = config.to_str().unwrap();
     let out = dir.join("out");
     let lint = assert_lint_and_compile_fail(
@@ -136,8 +136,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
 #[test]
 fn every_mistake_is_named_at_its_place() {
     let dir = temp_dir("lint-mistakes");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, MISTAKES).unwrap();
+    let config = write_file(&dir, "p.yaml", MISTAKES);
     let c = config.to_str().unwrap();
     let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(0), "warnings exit 0: {}", run.stdout);
@@ -249,12 +248,11 @@ fn bad_input() {
     assert_eq!(run.code, Some(2), "{}", run.stderr);
 
     let dir = temp_dir("lint-bad");
-    let config = dir.join("p.yaml");
-    std::fs::write(
-        &config,
+    let config = write_file(
+        &dir,
+        "p.yaml",
         "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n",
-    )
-    .unwrap();
+    );
     let c = config.to_str().unwrap();
     let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(1));
@@ -282,8 +280,7 @@ fn bad_input() {
 #[test]
 fn findings_have_codes_in_text_and_json() {
     let dir = temp_dir("lint-json");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, MISTAKES).unwrap();
+    let config = write_file(&dir, "p.yaml", MISTAKES);
     let c = config.to_str().unwrap();
     let text = lint_a(c, &[]);
     for expected in [
@@ -341,23 +338,18 @@ fn findings_have_codes_in_text_and_json() {
     );
     let run = lint_a(c, &["--ignore", "AH999"]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("`AH999` is no diagnostic code"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "`AH999` is no diagnostic code");
 }
 
 /// A profile that does not compile: its errors, with codes, in the same JSON document.
 #[test]
 fn errors_in_json_when_the_profile_does_not_compile() {
     let dir = temp_dir("lint-json-errors");
-    let config = dir.join("p.yaml");
-    std::fs::write(
-        &config,
+    let config = write_file(
+        &dir,
+        "p.yaml",
         "agents:\n  a:\n    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n",
-    )
-    .unwrap();
+    );
     let c = config.to_str().unwrap();
     let run = lint_a(c, &["--json"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
@@ -368,12 +360,7 @@ fn errors_in_json_when_the_profile_does_not_compile() {
     assert_eq!(first["name"], "unknown-key");
     assert_eq!(first["severity"], "error");
     let text = lint_a(c, &[]);
-    assert!(
-        text.stderr
-            .contains("error[AH101]: unknown key `toolPolicy`"),
-        "{}",
-        text.stderr
-    );
+    assert_has(&text.stderr, "error[AH101]: unknown key `toolPolicy`");
 
     // compile --json: the same diagnostics, and `ok: false`.
     let out = dir.join("out");

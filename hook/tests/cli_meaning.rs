@@ -6,6 +6,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::write_file;
 
 use common::{gate_args, repo, run_emit_both, run_hook, temp_dir};
 use serde_json::{Value, json};
@@ -24,8 +25,7 @@ const SETTINGS: &str = r#"{
 /// Import `SETTINGS` (with `extra` options), write the profile and compile it; returns the
 /// policy path and import's stderr.
 fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String) {
-    let settings = dir.join("settings.json");
-    std::fs::write(&settings, SETTINGS).unwrap();
+    let settings = write_file(&dir, "settings.json", SETTINGS);
     let mut args = vec![
         "import",
         "--claude-settings",
@@ -36,8 +36,7 @@ fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String
     args.extend_from_slice(extra);
     let import = run_hook(&args, Some(b""), &[]);
     assert_eq!(import.code, Some(0), "{}", import.stderr);
-    let profile = dir.join("profile.yaml");
-    std::fs::write(&profile, &import.stdout).unwrap();
+    let profile = write_file(&dir, "profile.yaml", &import.stdout);
     let out = dir.join("out");
     let compile = run_hook(
         &[
@@ -229,8 +228,7 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
 #[test]
 fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
     let dir = temp_dir("meaning-typos");
-    let cases = dir.join("cases.yaml");
-    std::fs::write(&cases, "- command: rm -rf x\n  expect: deny\n").unwrap();
+    let cases = write_file(&dir, "cases.yaml", "- command: rm -rf x\n  expect: deny\n");
     for (body, at, says) in [
         (
             "    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n",
@@ -263,8 +261,11 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
             "rule `x`: tool `bash`, no tool any harness calls: did you mean `Bash`?",
         ),
     ] {
-        let config = dir.join("p.yaml");
-        std::fs::write(&config, format!("agents:\n  a:\n    model: x\n{body}")).unwrap();
+        let config = write_file(
+            &dir,
+            "p.yaml",
+            format!("agents:\n  a:\n    model: x\n{body}"),
+        );
         let c = config.to_str().unwrap();
         let out = dir.join("out");
         let session = dir.join("session");
@@ -328,12 +329,11 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         assert!(!out.exists(), "compile wrote nothing");
     }
     // Other tools' keys of the profile and another harness's own tool names still compile.
-    let config = dir.join("ok.yaml");
-    std::fs::write(
-        &config,
+    let config = write_file(
+        &dir,
+        "ok.yaml",
         "agents:\n  a:\n    model: x\n    tools: [a]\n    tool_policy:\n      deny: [\"todowrite\", \"my_custom_tool\", \"Bash(rm:*)\"]\n",
-    )
-    .unwrap();
+    );
     let run = run_hook(
         &["lint", "--config", config.to_str().unwrap(), "--agent", "a"],
         Some(b""),

@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::write_file;
 
 use common::{repo, temp_dir};
 use test_support::assert_has;
@@ -63,14 +64,13 @@ fn the_bundled_cases_pass_and_nothing_is_written() {
 #[test]
 fn a_failing_case_is_one_line_at_its_place_and_exits_1() {
     let dir = temp_dir("test-cmd-fail");
-    let cases = dir.join("cases.yaml");
-    std::fs::write(
-        &cases,
+    let cases = write_file(
+        &dir,
+        "cases.yaml",
         "- command: trade --live\n  expect: deny\n\
          - name: wrong on purpose\n  command: git status\n  expect: deny\n\
          - command: git reset --hard\n  expect: allow\n",
-    )
-    .unwrap();
+    );
     let run = test_in(&dir, &strs(&trader_args(cases.to_str().unwrap())));
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
@@ -97,12 +97,11 @@ fn a_failing_case_is_one_line_at_its_place_and_exits_1() {
 fn a_malformed_case_file_runs_nothing_and_says_where() {
     let dir = temp_dir("test-cmd-bad");
     let good = repo().join("corpus/cases/trader.cases.yaml");
-    let bad = dir.join("bad.yaml");
-    std::fs::write(
-        &bad,
+    let bad = write_file(
+        &dir,
+        "bad.yaml",
         "- command: ls\n  expect: perhaps\n- call: {tool: Read}\n  command: ls\n  expect: deny\n",
-    )
-    .unwrap();
+    );
     let mut args = trader_args(good.to_str().unwrap());
     args.push(bad.display().to_string());
     let run = test_in(&dir, &strs(&args));
@@ -122,8 +121,7 @@ fn a_malformed_case_file_runs_nothing_and_says_where() {
     assert_eq!(run.code, Some(1));
     assert_has(&run.stderr, "nowhere.yaml");
 
-    let empty = dir.join("empty.yaml");
-    std::fs::write(&empty, "[]\n").unwrap();
+    let empty = write_file(&dir, "empty.yaml", "[]\n");
     let run = test_in(&dir, &strs(&trader_args(empty.to_str().unwrap())));
     assert_eq!(run.code, Some(1));
     assert_has(&run.stderr, "no case");
@@ -134,7 +132,7 @@ fn usage_and_profile_errors() {
     let dir = temp_dir("test-cmd-usage");
     let run = test_in(&dir, &["--config", "x.yaml", "--agent", "a"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(run.stderr.contains("<CASES_YAML>"), "{}", run.stderr);
+    assert_has(&run.stderr, "<CASES_YAML>");
     let run = test_in(&dir, &["--agent", "a", "c.yaml"]);
     assert_eq!(run.code, Some(2));
     assert_has(&run.stderr, "--config");
@@ -152,13 +150,12 @@ fn usage_and_profile_errors() {
 #[test]
 fn json_reports_counts_and_failures() {
     let dir = temp_dir("test-cmd-json");
-    let cases = dir.join("c.yaml");
-    std::fs::write(
-        &cases,
+    let cases = write_file(
+        &dir,
+        "c.yaml",
         "- command: \"git reset --hard HEAD~1\"\n  expect: deny\n\
          - name: wrongly allowed\n  command: \"git reset --hard HEAD~1\"\n  expect: allow\n",
-    )
-    .unwrap();
+    );
     let mut args = trader_args(cases.to_str().unwrap());
     args.insert(4, "--json".into());
     let run = test_in(&dir, &strs(&args));

@@ -9,6 +9,7 @@ use common::*;
 use serde_json::{Value, json};
 use test_support::assert_has;
 use test_support::process::succeed;
+use test_support::write_file;
 
 const HOME: &str = "/home/tester";
 
@@ -485,12 +486,11 @@ fn check_decides_a_harness_payload_as_emit_does() {
 /// A gate over a profile written in the test (`yaml`: the `tool_policy` block's entries).
 fn gate_over(name: &str, tool_policy: &str) -> Gate {
     let dir = temp_dir(name);
-    let profile = dir.join("p.yaml");
-    std::fs::write(
-        &profile,
+    let profile = write_file(
+        &dir,
+        "p.yaml",
         format!("agent_profiles:\n  a:\n    tool_policy:\n{tool_policy}"),
-    )
-    .unwrap();
+    );
     succeed(
         std::process::Command::new(bin())
             .args(["compile", "--config"])

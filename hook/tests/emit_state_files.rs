@@ -8,6 +8,7 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use test_support::write_file;
 
 use common::*;
 use test_support::assert_has;
@@ -32,8 +33,7 @@ fn setup(name: &str) -> Setup {
     let state = dir.join("state");
     let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
     let scope = state.join(animus_hook::record::repo_scope(&project).unwrap());
-    let victim = dir.join("bashrc");
-    std::fs::write(&victim, "# my shell rc\n").unwrap();
+    let victim = write_file(&dir, "bashrc", "# my shell rc\n");
     Setup {
         project,
         state,

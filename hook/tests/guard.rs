@@ -9,6 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use test_support::write_file;
 
 use common::*;
 use test_support::assert_has;
@@ -63,12 +64,11 @@ fn setup(name: &str) -> Setup {
         std::path::Path::new(lean_bin()),
         &bin_dir.join("animus-hook-emit"),
     );
-    let profile = dir.join("everything.yaml");
-    std::fs::write(
-        &profile,
+    let profile = write_file(
+        &dir,
+        "everything.yaml",
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write]\n",
-    )
-    .unwrap();
+    );
     let env = [
         ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
         ("HOME", home.to_str().unwrap()),

@@ -7,6 +7,7 @@ mod install_support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+use test_support::write_file;
 
 use serde_json::{Value, json};
 
@@ -288,11 +289,8 @@ fn uninstall_restores_the_users_settings_byte_identical() {
     assert_ok(&home.run(&["install"]));
     let dry = home.run(&["uninstall", "--dry-run"]);
     assert_ok(&dry);
-    assert!(
-        dry.stdout.contains("-") && dry.stdout.contains("--from-payload"),
-        "{}",
-        dry.stdout
-    );
+    assert_has(&dry.stdout, "-");
+    assert_has(&dry.stdout, "--from-payload");
     assert_ne!(
         home.read_settings(),
         USER_SETTINGS,
@@ -387,11 +385,8 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     home.write_settings(USER_SETTINGS);
     let run = home.run(&["install", "--dry-run"]);
     assert_ok(&run);
-    assert!(
-        run.stdout.contains("+") && run.stdout.contains("\"onFailure\": \"block\""),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "+");
+    assert_has(&run.stdout, "\"onFailure\": \"block\"");
     assert!(run.stdout.contains("nothing was written"));
     assert_eq!(home.read_settings(), USER_SETTINGS);
     assert!(home.backups().is_empty());
@@ -472,8 +467,7 @@ fn a_settings_file_that_is_a_symlink_is_written_through_its_link() {
     let home = Home::new("install-symlink");
     let dotfiles = home.dir.join("dotfiles");
     std::fs::create_dir_all(&dotfiles).unwrap();
-    let real = dotfiles.join("claude-settings.json");
-    std::fs::write(&real, USER_SETTINGS).unwrap();
+    let real = write_file(&dotfiles, "claude-settings.json", USER_SETTINGS);
     std::os::unix::fs::symlink(&real, home.settings()).unwrap();
     assert_ok(&home.run(&["install"]));
     let link = std::fs::symlink_metadata(home.settings()).unwrap();

@@ -22,16 +22,11 @@ fn log_shows_each_decision_with_its_rule_newest_last() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 10, "{}", run.stdout);
-    assert!(
-        lines[1].contains("  s-proof  claude  Bash  trade --live  DENY  tool_policy.deny:Bash(* --live*)  Denied by"),
-        "{}",
-        lines[1]
+    assert_has(
+        &lines[1],
+        "  s-proof  claude  Bash  trade --live  DENY  tool_policy.deny:Bash(* --live*)  Denied by",
     );
-    assert!(
-        lines[0].contains("git status  DEFER  (default)"),
-        "{}",
-        lines[0]
-    );
+    assert_has(&lines[0], "git status  DEFER  (default)");
     let ts: Vec<&str> = lines.iter().map(|l| &l[..20]).collect();
     assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
     // Filters.
@@ -127,12 +122,7 @@ fn verify_replay_and_log_answer_help_and_complete() {
     for command in ["verify", "replay", "log"] {
         let run = run_hook(&[command, "--help"], Some(b""), &[]);
         assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
-        assert!(
-            run.stdout
-                .contains(&format!("\nUsage: animus-hook {command} ")),
-            "{}",
-            run.stdout
-        );
+        assert_has(&run.stdout, &format!("\nUsage: animus-hook {command} "));
         assert_eq!(
             run.stdout.matches("Usage: animus-hook").count(),
             1,

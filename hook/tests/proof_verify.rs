@@ -8,6 +8,7 @@ mod proof_common;
 use common::*;
 use proof_common::*;
 use test_support::assert_has;
+use test_support::write_file;
 
 #[test]
 fn a_recorded_session_verifies_and_says_so() {
@@ -213,7 +214,7 @@ fn the_deadline_record_is_chained_too() {
     s.call(1);
     s.end();
     let lines = s.lines();
-    assert!(lines[2].contains("did not finish deciding"), "{}", lines[2]);
+    assert_has(&lines[2], "did not finish deciding");
     let run = s.hook(&["verify", s.log().to_str().unwrap()]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
 }
@@ -236,8 +237,7 @@ fn a_link_planted_at_the_anchor_is_refused() {
     let mut s = Session::new("verify-anchor-link");
     s.call(0);
     let sessions = s.log().parent().unwrap().to_path_buf();
-    let victim = s.dir.join("victim");
-    std::fs::write(&victim, "mine\n").unwrap();
+    let victim = write_file(&s.dir, "victim", "mine\n");
     s.id = "planted".into();
     let anchor = sessions.join("planted.anchor");
     std::os::unix::fs::symlink(&victim, &anchor).unwrap();

@@ -7,6 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use test_support::write_file;
 
 use common::*;
 use test_support::assert_has;
@@ -36,12 +37,11 @@ fn setup(name: &str) -> Setup {
     ] {
         std::fs::create_dir_all(d).unwrap();
     }
-    let profile = dir.join("everything.yaml");
-    std::fs::write(
-        &profile,
+    let profile = write_file(
+        &dir,
+        "everything.yaml",
         "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write, MultiEdit, NotebookEdit]\n",
-    )
-    .unwrap();
+    );
     let env = [
         ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
         ("HOME", home.to_str().unwrap()),
@@ -224,12 +224,11 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
 #[test]
 fn no_profile_can_name_a_rule_as_built_in() {
     let dir = temp_dir("self-protection-id");
-    let profile = dir.join("p.yaml");
-    std::fs::write(
-        &profile,
+    let profile = write_file(
+        &dir,
+        "p.yaml",
         "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n",
-    )
-    .unwrap();
+    );
     let out = Command::new(bin())
         .args(["compile", "--config"])
         .arg(&profile)

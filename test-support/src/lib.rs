@@ -49,3 +49,11 @@ pub fn under_ci() -> bool {
 pub fn assert_has(text: &str, part: &str) {
     assert!(text.contains(part), "expected {part:?} in:\n{text}");
 }
+
+/// Writes `contents` to `dir/name` (which must succeed) and returns that path.
+#[track_caller]
+pub fn write_file(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    path
+}
