@@ -33,3 +33,12 @@ pub fn one_record<'a>(
 pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a Value {
     one_record(log, event, tool_use_id, |r| r["tool_use_id"] == tool_use_id)
 }
+
+/// Fails the test unless `record[field]` is `value` for each `(record, field, value)`; the
+/// failure names the field and shows the record.
+#[track_caller]
+pub fn assert_fields(expected: &[(&Value, &str, &str)]) {
+    for &(record, field, value) in expected {
+        assert_eq!(record[field], value, "{field} of {record:#}");
+    }
+}

@@ -3,6 +3,7 @@
 //! (updated, deleted, moved to)). A patch is refused whole if any file in it is.
 
 use std::fs;
+use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -102,14 +103,18 @@ pub fn edit_deny_blocks_the_patch_in_a_deferring_profile() {
         "free\n"
     );
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_update")["deciding_rule"],
-        "tool_policy.deny:Edit(secret/**)"
-    );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_free")["decision"],
-        "defer"
-    );
+    assert_fields(&[
+        (
+            gate_record(&log, "PreToolUse", "call_update"),
+            "deciding_rule",
+            "tool_policy.deny:Edit(secret/**)",
+        ),
+        (
+            gate_record(&log, "PreToolUse", "call_free"),
+            "decision",
+            "defer",
+        ),
+    ]);
 }
 
 /// The reason of the defer profile's `Edit(secret/**)` deny.

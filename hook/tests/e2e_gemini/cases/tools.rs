@@ -3,6 +3,7 @@
 //! name and input.
 
 use std::fs;
+use test_support::records::assert_fields;
 
 use serde_json::json;
 
@@ -66,14 +67,18 @@ pub fn edit_outside_the_allowed_path_is_blocked() {
         "the file outside src/ was edited"
     );
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "file_path", "notes.txt")["decision"],
-        "deny"
-    );
-    assert_eq!(
-        gate_record(&log, "file_path", "src/inside.txt")["decision"],
-        "allow"
-    );
+    assert_fields(&[
+        (
+            gate_record(&log, "file_path", "notes.txt"),
+            "decision",
+            "deny",
+        ),
+        (
+            gate_record(&log, "file_path", "src/inside.txt"),
+            "decision",
+            "allow",
+        ),
+    ]);
 }
 
 /// The suite's own binary is the MCP server (`--mcp-echo-server`), named `e2e` in the user
