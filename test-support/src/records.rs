@@ -34,11 +34,12 @@ pub fn gate_record<'a>(log: &'a [Value], event: &str, tool_use_id: &str) -> &'a 
     one_record(log, event, tool_use_id, |r| r["tool_use_id"] == tool_use_id)
 }
 
-/// Fails the test unless `record[field]` is `value` for each `(record, field, value)`; the
-/// failure names the field and shows the record.
+/// Fails the test unless the one record of `event` for the call `tool_use_id` has `decision`.
 #[track_caller]
-pub fn assert_fields(expected: &[(&Value, &str, &str)]) {
-    for &(record, field, value) in expected {
-        assert_eq!(record[field], value, "{field} of {record:#}");
-    }
+pub fn assert_decision(log: &[Value], event: &str, tool_use_id: &str, decision: &str) {
+    let record = gate_record(log, event, tool_use_id);
+    assert_eq!(
+        record["decision"], decision,
+        "the decision on {tool_use_id}: {record:#}"
+    );
 }

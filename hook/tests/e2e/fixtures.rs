@@ -106,7 +106,7 @@ pub fn run(sandbox: &Sandbox, args: &[String], script: Script) -> (MockApi, Outc
     (mock, outcome)
 }
 
-pub use test_support::records::{gate_record, records};
+pub use test_support::records::{assert_decision, gate_record, records};
 
 pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str, reason: &str) {
     outcome.completed();

@@ -126,7 +126,7 @@ pub fn assert_not_blocked(mock: &MockApi, call_id: &str) -> String {
     output.text
 }
 
-pub use test_support::records::{gate_record, records};
+pub use test_support::records::{assert_decision, gate_record, records};
 
 /// The `-c` flags that start the suite's MCP server `e2e` (this test binary, run with
 /// `--mcp-echo-server <calls>`). With `approved`, its tools are approved in advance: `exec`

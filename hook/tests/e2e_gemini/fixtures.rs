@@ -100,3 +100,14 @@ pub fn gate_record<'a>(log: &'a [Value], field: &str, value: &str) -> &'a Value 
         r["payload"]["tool_input"][field] == value
     })
 }
+
+/// Fails the test unless the one gate record whose tool input has `field` = `value` has
+/// `decision`.
+#[track_caller]
+pub fn assert_decision(log: &[Value], field: &str, value: &str, decision: &str) {
+    let record = gate_record(log, field, value);
+    assert_eq!(
+        record["decision"], decision,
+        "the decision on {value}: {record:#}"
+    );
+}

@@ -83,10 +83,7 @@ pub fn records_every_gate_and_observer_event() {
             .is_some_and(|s| s.starts_with("ses_")),
         "the payload carries opencode's own session id: {paper:#}"
     );
-    assert_eq!(
-        record(&log, "tool.execute.before", "call_live")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "tool.execute.before", "call_live", "deny");
     // The observer after a call that ran (a blocked call has none), with its arguments and
     // result.
     let after = record(&log, "tool.execute.after", "call_paper");

@@ -67,7 +67,7 @@ pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
     }
 }
 
-pub use test_support::records::{gate_record as record, records};
+pub use test_support::records::{assert_decision, gate_record as record, records};
 
 /// The gate's record of `call_id`: `(decision, deciding rule, reason)`.
 pub fn decided(sandbox: &Sandbox, call_id: &str) -> (String, String, String) {

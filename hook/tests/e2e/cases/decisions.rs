@@ -118,9 +118,11 @@ pub fn defer_leaves_the_decision_to_the_cli() {
     outcome.completed();
     assert!(!mock.tool_result("toolu_paper").is_error);
     assert_eq!(trades(&permitted), ["--paper"]);
-    assert_eq!(
-        gate_record(&permitted.session_log(), "PreToolUse", "toolu_paper")["decision"],
-        "defer"
+    assert_decision(
+        &permitted.session_log(),
+        "PreToolUse",
+        "toolu_paper",
+        "defer",
     );
 
     let refused = Sandbox::new("defer-refused");
@@ -135,10 +137,7 @@ pub fn defer_leaves_the_decision_to_the_cli() {
     );
     assert!(trades(&refused).is_empty());
     let log = refused.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_paper")["decision"],
-        "defer"
-    );
+    assert_decision(&log, "PreToolUse", "toolu_paper", "defer");
     let asked = records(&log, "PermissionRequest");
     assert_eq!(
         asked.len(),
@@ -169,10 +168,7 @@ pub fn ask_blocks_in_print_mode_with_the_reason() {
         "Big orders need a human to confirm (e2e ask).",
     );
     assert_eq!(trades(&sandbox), ["--size small"]);
-    assert_eq!(
-        gate_record(&sandbox.session_log(), "PreToolUse", "toolu_big")["decision"],
-        "ask"
-    );
+    assert_decision(&sandbox.session_log(), "PreToolUse", "toolu_big", "ask");
 }
 
 pub fn permission_request_deny_is_obeyed() {
@@ -195,10 +191,7 @@ pub fn permission_request_deny_is_obeyed() {
     );
     assert!(trades(&sandbox).is_empty());
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_order")["decision"],
-        "defer"
-    );
+    assert_decision(&log, "PreToolUse", "toolu_order", "defer");
     let asked = records(&log, "PermissionRequest");
     assert_eq!(asked.len(), 1, "{log:#?}");
     assert_eq!(asked[0]["decision"], "deny");

@@ -75,10 +75,7 @@ pub fn compound_command_with_an_uncovered_part_does_not_run() {
     );
     for id in ["toolu_and", "toolu_semi", "toolu_sub", "toolu_redirect"] {
         assert_blocked_with(&outcome, &mock, id, DEFAULT_DENY);
-        assert_eq!(
-            gate_record(&sandbox.session_log(), "PreToolUse", id)["decision"],
-            "deny"
-        );
+        assert_decision(&sandbox.session_log(), "PreToolUse", id, "deny");
     }
     assert!(!mock.tool_result("toolu_paper").is_error);
     assert_eq!(trades(&sandbox), ["--paper"], "only the covered call ran");
@@ -208,10 +205,7 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
             "{id}: the hook abstained"
         );
     }
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_exec")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "toolu_exec", "deny");
     // Observed: for each call its own checks refused, the CLI then asked the PermissionRequest
     // hook. The policy covers them all (decision allow), and the hook printed nothing: an
     // answer of allow here would have run them past the CLI's checks.

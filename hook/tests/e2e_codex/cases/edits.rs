@@ -3,7 +3,6 @@
 //! (updated, deleted, moved to)). A patch is refused whole if any file in it is.
 
 use std::fs;
-use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -70,10 +69,7 @@ pub fn edit_outside_the_allowed_path_is_blocked() {
     assert_eq!(inside["tool_name"], "apply_patch");
     assert_eq!(inside["decision"], "allow");
     assert_eq!(inside["left_to_harness"], true);
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_outside")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "call_outside", "deny");
     assert_eq!(records(&log, "PostToolUse").len(), 1, "{log:#?}");
 }
 
@@ -103,18 +99,11 @@ pub fn edit_deny_blocks_the_patch_in_a_deferring_profile() {
         "free\n"
     );
     let log = sandbox.session_log();
-    assert_fields(&[
-        (
-            gate_record(&log, "PreToolUse", "call_update"),
-            "deciding_rule",
-            "tool_policy.deny:Edit(secret/**)",
-        ),
-        (
-            gate_record(&log, "PreToolUse", "call_free"),
-            "decision",
-            "defer",
-        ),
-    ]);
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_update")["deciding_rule"],
+        "tool_policy.deny:Edit(secret/**)"
+    );
+    assert_decision(&log, "PreToolUse", "call_free", "defer");
 }
 
 /// The reason of the defer profile's `Edit(secret/**)` deny.

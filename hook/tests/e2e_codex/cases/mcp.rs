@@ -2,7 +2,6 @@
 //! The server is this test binary (`--mcp-echo-server`), which logs every call it runs.
 
 use serde_json::json;
-use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -48,18 +47,11 @@ pub fn mcp_call_is_gated() {
     let hi = gate_record(&log, "PreToolUse", "call_hi");
     assert_eq!(hi["tool_name"], "mcp__e2e__echo");
     assert_eq!(hi["decision"], "allow");
-    assert_fields(&[
-        (
-            gate_record(&log, "PreToolUse", "call_forbidden"),
-            "deciding_rule",
-            "e2e-codex-no-forbidden-echo",
-        ),
-        (
-            gate_record(&log, "PreToolUse", "call_shout"),
-            "decision",
-            "deny",
-        ),
-    ]);
+    assert_eq!(
+        gate_record(&log, "PreToolUse", "call_forbidden")["deciding_rule"],
+        "e2e-codex-no-forbidden-echo"
+    );
+    assert_decision(&log, "PreToolUse", "call_shout", "deny");
 }
 
 /// Without advance approval, Codex asks the PermissionRequest hooks (after PreToolUse let the

@@ -2,7 +2,6 @@
 //! line tagged with the harness.
 
 use serde_json::Value;
-use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -83,18 +82,8 @@ pub fn records_two_parallel_calls_intact() {
     assert!(assert_not_blocked(&mock, "call_paper").contains("traded: --paper"));
     assert_eq!(trades(&sandbox), ["--paper"]);
     let log = sandbox.session_log();
-    assert_fields(&[
-        (
-            gate_record(&log, "PreToolUse", "call_live"),
-            "decision",
-            "deny",
-        ),
-        (
-            gate_record(&log, "PreToolUse", "call_paper"),
-            "decision",
-            "allow",
-        ),
-    ]);
+    assert_decision(&log, "PreToolUse", "call_live", "deny");
+    assert_decision(&log, "PreToolUse", "call_paper", "allow");
     gate_record(&log, "PostToolUse", "call_paper");
     assert_eq!(records(&log, "PostToolUse").len(), 1, "{log:#?}");
 }

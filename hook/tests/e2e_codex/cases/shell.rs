@@ -3,7 +3,6 @@
 //! names the human (Codex has no ask).
 
 use serde_json::json;
-use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -57,10 +56,7 @@ pub fn denied_command_does_not_run_and_allowed_one_does() {
         paper["deciding_rule"],
         "tool_policy.allow:Bash(./trade --paper:*)"
     );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_rm")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "call_rm", "deny");
     // PostToolUse fires for the call that ran, and only for it.
     let post: Vec<_> = records(&log, "PostToolUse")
         .iter()
@@ -101,18 +97,8 @@ pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
     let log = sandbox.session_log();
     let paper = gate_record(&log, "PreToolUse", "call_paper");
     assert_eq!(paper["decision"], "defer");
-    assert_fields(&[
-        (
-            gate_record(&log, "PreToolUse", "call_big"),
-            "decision",
-            "ask",
-        ),
-        (
-            gate_record(&log, "PreToolUse", "call_live"),
-            "decision",
-            "deny",
-        ),
-    ]);
+    assert_decision(&log, "PreToolUse", "call_big", "ask");
+    assert_decision(&log, "PreToolUse", "call_live", "deny");
 }
 
 /// Codex 0.169.0's `write_stdin` fires no PreToolUse, so input typed into a command started

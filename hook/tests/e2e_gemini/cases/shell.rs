@@ -4,7 +4,6 @@
 use crate::e2e_gemini::driver::Sandbox;
 use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::Script;
-use test_support::records::assert_fields;
 
 /// The spec's trader profile (deny-list, default defer): a paper order is deferred to the
 /// CLI, which runs it; a live order is denied by the kernel guardrail.
@@ -93,16 +92,6 @@ pub fn parallel_calls_in_one_turn_are_gated_each() {
     assert_ran_with(&mock, 1, "traded: --paper --size 5");
     assert_eq!(trades(&sandbox), ["--paper --size 5"]);
     let log = sandbox.session_log();
-    assert_fields(&[
-        (
-            gate_record(&log, "command", "./trade --live --size 9"),
-            "decision",
-            "deny",
-        ),
-        (
-            gate_record(&log, "command", "./trade --paper --size 5"),
-            "decision",
-            "defer",
-        ),
-    ]);
+    assert_decision(&log, "command", "./trade --live --size 9", "deny");
+    assert_decision(&log, "command", "./trade --paper --size 5", "defer");
 }

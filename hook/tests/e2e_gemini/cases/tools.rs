@@ -3,7 +3,6 @@
 //! name and input.
 
 use std::fs;
-use test_support::records::assert_fields;
 
 use serde_json::json;
 
@@ -67,18 +66,8 @@ pub fn edit_outside_the_allowed_path_is_blocked() {
         "the file outside src/ was edited"
     );
     let log = sandbox.session_log();
-    assert_fields(&[
-        (
-            gate_record(&log, "file_path", "notes.txt"),
-            "decision",
-            "deny",
-        ),
-        (
-            gate_record(&log, "file_path", "src/inside.txt"),
-            "decision",
-            "allow",
-        ),
-    ]);
+    assert_decision(&log, "file_path", "notes.txt", "deny");
+    assert_decision(&log, "file_path", "src/inside.txt", "allow");
 }
 
 /// The suite's own binary is the MCP server (`--mcp-echo-server`), named `e2e` in the user
