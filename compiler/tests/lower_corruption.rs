@@ -3,6 +3,7 @@
 //! loader never panics and never decides with bytes it could not vouch for.
 
 use std::path::PathBuf;
+use test_support::make_dir;
 
 use engine::sidecar::{LoadError, sidecar_path_for};
 use engine::{Call, CompiledPolicy, Decision};
@@ -203,8 +204,7 @@ fn writes_the_fuzz_seed() {
     });
     assert_eq!(outcome.matched, ["no-force-push"]);
     if std::env::var_os("ANIMUS_WRITE_FUZZ_SEED").is_some() {
-        let dir = root.join("corpus/load_sidecar");
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = make_dir(&root, "corpus/load_sidecar");
         std::fs::write(dir.join("seed.sidecar"), &sidecar).unwrap();
     }
 }

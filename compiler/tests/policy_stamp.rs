@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+use test_support::make_dir;
 
 use engine::sidecar::{
     FileIdentity, LoadError, Stamp, Verification, sidecar_path_for, stamp_path_for,
@@ -105,8 +106,7 @@ fn a_touched_copied_or_unstamped_pair_with_the_same_bytes_loads_by_digest() {
     drop(file);
     assert_eq!(loads_by(&c.json), Verification::Digest);
 
-    let copy = c.dir.join("copy");
-    std::fs::create_dir_all(&copy).unwrap();
+    let copy = make_dir(&c.dir, "copy");
     let copied = copy.join("animus-policy.json");
     for path in [
         c.json.clone(),

@@ -18,6 +18,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::make_dir;
 use test_support::write_file;
 
 use common::{compile_config, run_hook, temp_dir};
@@ -216,8 +217,7 @@ fn every_probe_is_stopped_and_every_probe_is_real() {
         "agent_profiles:\n  guarded:\n    tool_policy:\n      deny: [\"Bash(rm -rf:*)\"]\n",
     );
     let policy = compile_config(&profile, "guarded", &dir.join("policy"));
-    let scratch = dir.join("scratch");
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = make_dir(&dir, "scratch");
 
     let mut failures = Vec::new();
     let (mut real, mut decision_only) = (0, Vec::new());

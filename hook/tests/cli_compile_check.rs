@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::make_dir;
 use test_support::write_file;
 
 use common::{compile_profile, lean_bin, payload, repo, run_bin, temp_dir};
@@ -188,8 +189,7 @@ fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_em
 
     let out = temp_dir("lean-args");
     let policy = compile_profile("trader.yaml", "trader", &out);
-    let project = out.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&out, "project");
     let state = out.join("state");
     let args = [
         "--event",

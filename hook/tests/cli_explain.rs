@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
 
 use common::{compile_profile, payload, run_hook, temp_dir};
 use test_support::assert_has;
@@ -107,8 +108,7 @@ fn near_misses_show_what_did_not_match() {
 fn a_path_rule_shows_the_path_text_with_its_base_named() {
     let dir = temp_dir("explain-path");
     let policy = trader(&dir);
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let env = project.join(".env");
     let input = serde_json::json!({ "file_path": env }).to_string();
     let run = explain(
@@ -185,8 +185,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     assert_has(&run.stderr, "no `tool_name`");
 
     // A policy of another version.
-    let other = dir.join("other");
-    std::fs::create_dir_all(&other).unwrap();
+    let other = make_dir(&dir, "other");
     let text = std::fs::read_to_string(&policy).unwrap();
     std::fs::write(
         other.join("animus-policy.json"),

@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::make_dir;
 
 use common::*;
 use test_support::assert_has;
@@ -328,8 +329,7 @@ fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
 #[test]
 fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
     let dir = temp_dir("sessions");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let state = dir.join("deep/state");
     let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
     let long = "a".repeat(10 * 1024);

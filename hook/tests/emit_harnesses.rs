@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 use test_support::assert_has;
+use test_support::make_dir;
 use test_support::process::succeed;
 use test_support::write_file;
 
@@ -33,8 +34,7 @@ impl Gate {
     fn new(name: &str) -> Gate {
         let dir = temp_dir(name);
         let policy = compile_profile("harnesses.yaml", "guarded", &dir.join("policy"));
-        let project = dir.join("project");
-        std::fs::create_dir_all(&project).unwrap();
+        let project = make_dir(&dir, "project");
         Gate {
             state: dir.join("state"),
             policy,
@@ -498,8 +498,7 @@ fn gate_over(name: &str, tool_policy: &str) -> Gate {
             .args(["--agent", "a", "--out-dir"])
             .arg(dir.join("policy")),
     );
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     Gate {
         state: dir.join("state"),
         policy: dir.join("policy/animus-policy.json"),

@@ -7,6 +7,7 @@ mod install_support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+use test_support::make_dir;
 use test_support::write_file;
 
 use serde_json::{Value, json};
@@ -312,8 +313,7 @@ fn uninstall_restores_the_users_settings_byte_identical() {
 fn install_creates_settings_when_there_are_none_and_uninstall_leaves_no_hooks() {
     let home = Home::new("install-fresh");
     // A state dir that others may read (records hold payloads) is made private.
-    let state = home.dir.join(".animus");
-    std::fs::create_dir_all(&state).unwrap();
+    let state = make_dir(&home.dir, ".animus");
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_ok(&home.run(&["install"]));
     let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
@@ -432,8 +432,7 @@ fn hooks_written_before_permissions_do_not_make_the_policy_drift() {
 #[test]
 fn claude_config_dir_names_the_settings_install_writes() {
     let home = Home::new("install-config-dir");
-    let config = home.dir.join("elsewhere");
-    std::fs::create_dir_all(&config).unwrap();
+    let config = make_dir(&home.dir, "elsewhere");
     succeed(
         Command::new(common::bin())
             .arg("install")
@@ -465,8 +464,7 @@ fn claude_config_dir_names_the_settings_install_writes() {
 fn a_settings_file_that_is_a_symlink_is_written_through_its_link() {
     // A dotfiles checkout links ~/.claude/settings.json to a file it keeps elsewhere.
     let home = Home::new("install-symlink");
-    let dotfiles = home.dir.join("dotfiles");
-    std::fs::create_dir_all(&dotfiles).unwrap();
+    let dotfiles = make_dir(&home.dir, "dotfiles");
     let real = write_file(&dotfiles, "claude-settings.json", USER_SETTINGS);
     std::os::unix::fs::symlink(&real, home.settings()).unwrap();
     assert_ok(&home.run(&["install"]));

@@ -7,6 +7,7 @@ mod common;
 mod inject_common;
 
 use inject_common::*;
+use test_support::make_dir;
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
@@ -260,8 +261,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
     let profile = trader();
     let launch = args(&["-p", "hi"]);
     let session_dir = tricky.join("session dir");
-    let project = tricky.join("my project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&tricky, "my project");
     let session = "id with 'quotes' and \"doubles\"";
     let request = InjectRequest {
         provider: "claude",

@@ -1,6 +1,7 @@
 //! The stub shell and one session of scripted Bash calls run through it.
 
 use super::*;
+use test_support::make_dir;
 
 /// What the stub prints for every command it is handed: only the stub can put it in a
 /// `tool_result`, so its presence there is the proof the command reached the shell.
@@ -22,8 +23,7 @@ pub(super) struct StubShell {
 
 impl StubShell {
     pub fn install(root: &Path) -> StubShell {
-        let dir = root.join("stub-shell");
-        fs::create_dir_all(&dir).unwrap();
+        let dir = make_dir(&root, "stub-shell");
         // Named `bash`: Claude uses `$SHELL` only when it is a bash or zsh.
         let path = dir.join("bash");
         let log = dir.join("commands.log");

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::make_dir;
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -88,8 +89,7 @@ pub struct TraderDir {
 
 pub fn trader_dir(name: &str) -> TraderDir {
     let dir = temp_dir(name);
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     TraderDir {
         state: dir.join("state"),
         policy: compile_profile("trader.yaml", "trader", &dir.join("run")),

@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use test_support::make_dir;
 
 use serde_json::Value;
 
@@ -85,8 +86,7 @@ pub fn inject(
 /// test can break it. (Named `animus-hook` with no `animus-hook-emit` beside it, so inject
 /// wires the copy itself.)
 pub fn private_hook_copy(dirs: &SessionDirs) -> PathBuf {
-    let bin = dirs.scratch.root.join("bin");
-    fs::create_dir_all(&bin).unwrap();
+    let bin = make_dir(&dirs.scratch.root, "bin");
     let copy = bin.join("animus-hook");
     test_support::process::copy_executable(&animus_hook(), &copy);
     copy

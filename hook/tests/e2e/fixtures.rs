@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
 
 use serde_json::Value;
 
@@ -133,8 +134,7 @@ pub struct HookTee {
 impl HookTee {
     pub fn install(sandbox: &Sandbox) -> HookTee {
         let dir = sandbox.scratch.root.join("tee");
-        let calls = dir.join("calls");
-        fs::create_dir_all(&calls).unwrap();
+        let calls = make_dir(&dir, "calls");
         let binary = dir.join("animus-hook-tee");
         test_support::process::write_executable(
             &binary,

@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
 
 use integrations::inject::{InjectRequest, Injection};
 
@@ -63,8 +64,7 @@ impl Setup {
     pub fn new(name: &str) -> Setup {
         let temp = temp_dir(name);
         let dir = temp.path().to_path_buf();
-        let project = dir.join("project");
-        std::fs::create_dir_all(&project).unwrap();
+        let project = make_dir(&dir, "project");
         Setup {
             _temp: temp,
             hook: fake_hook(&dir),

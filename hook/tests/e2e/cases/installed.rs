@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::path::Path;
+use test_support::make_dir;
 
 use crate::e2e::common::animus_as_user;
 use serde_json::{Value, json};
@@ -25,8 +26,7 @@ fn animus(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
 
 pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     let sandbox = Sandbox::new("installed");
-    let claude_dir = sandbox.home.join(".claude");
-    fs::create_dir_all(&claude_dir).unwrap();
+    let claude_dir = make_dir(&sandbox.home, ".claude");
     // The user's own hook: it logs every Bash call it sees.
     let user_log = sandbox.scratch.root.join("user-hook.log");
     let user_hook = sandbox.scratch.root.join("user-hook.sh");

@@ -4,6 +4,7 @@
 //! however it is spelled.
 
 use std::fs;
+use test_support::make_dir;
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
@@ -127,8 +128,7 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
     install_trade_script(&sandbox);
     // Files a `find … -delete` the policy covers would remove, one outside the project (beside
     // it, in the test's scratch dir) and one inside: their survival shows the calls did not run.
-    let outside_dir = sandbox.scratch.root.join("outside");
-    fs::create_dir_all(&outside_dir).unwrap();
+    let outside_dir = make_dir(&sandbox.scratch.root, "outside");
     fs::write(outside_dir.join("victim.txt"), "keep me").unwrap();
     fs::write(sandbox.project.join("victim.txt"), "keep me").unwrap();
     let delete_outside = format!("find {} -name victim.txt -delete", outside_dir.display());

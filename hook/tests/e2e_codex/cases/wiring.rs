@@ -2,6 +2,7 @@
 //! stale one without a word, so only a measured trust status or a deny proves they run).
 
 use std::fs;
+use test_support::make_dir;
 
 use serde_json::Value;
 
@@ -162,8 +163,7 @@ pub fn user_hooks_still_run_and_project_config_cannot_unhook_the_gate() {
         ),
     )
     .unwrap();
-    let dot_codex = sandbox.project.join(".codex");
-    fs::create_dir_all(&dot_codex).unwrap();
+    let dot_codex = make_dir(&sandbox.project, ".codex");
     fs::write(
         dot_codex.join("config.toml"),
         "[features]\nhooks = false\n\n[hooks]\nPreToolUse = []\n",
