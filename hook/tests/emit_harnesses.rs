@@ -74,6 +74,16 @@ impl Gate {
         run.stdout
     }
 
+    /// The records, which must all name `harness`.
+    fn records_all_of(&self, harness: &str) -> Vec<Value> {
+        let records = self.records();
+        assert!(
+            records.iter().all(|r| r["harness"] == harness),
+            "{records:?}"
+        );
+        records
+    }
+
     fn records(&self) -> Vec<Value> {
         let mut out = Vec::new();
         for entry in walk(&self.state) {
@@ -222,11 +232,7 @@ fn codex() {
         ),
         claude_deny(&human_must_run("codex"))
     );
-    let records = gate.records();
-    assert!(
-        records.iter().all(|r| r["harness"] == "codex"),
-        "{records:?}"
-    );
+    gate.records_all_of("codex");
 }
 
 #[test]
@@ -318,11 +324,7 @@ fn gemini() {
         ),
         plain_deny(&denied_by("Bash(rm -rf *)"))
     );
-    let records = gate.records();
-    assert!(
-        records.iter().all(|r| r["harness"] == "gemini"),
-        "{records:?}"
-    );
+    gate.records_all_of("gemini");
 }
 
 #[test]
@@ -392,11 +394,7 @@ fn opencode() {
         plain_deny(&denied_by("mcp__echo"))
     );
     assert_eq!(call("task.json", None), "");
-    let records = gate.records();
-    assert!(
-        records.iter().all(|r| r["harness"] == "opencode"),
-        "{records:?}"
-    );
+    let records = gate.records_all_of("opencode");
     assert_eq!(records.len(), 2 * 13, "every run recorded (both binaries)");
 }
 

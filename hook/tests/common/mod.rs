@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use test_support::make_dir;
+use test_support::{make_dir, write_file};
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -244,4 +244,57 @@ pub fn run_bin<S: AsRef<str> + std::fmt::Debug>(
 /// A corpus payload's bytes.
 pub fn payload(name: &str) -> Vec<u8> {
     std::fs::read(repo().join("corpus/payloads").join(name)).unwrap()
+}
+
+/// A scratch `project/` and `home/`, each with `.claude/` in it, beside the places `state/`
+/// (the state root, which the hook makes) and `run/` (the session directory).
+pub struct AgentHome {
+    pub dir: TempDir,
+    pub project: PathBuf,
+    pub home: PathBuf,
+    pub state: PathBuf,
+    pub run: PathBuf,
+}
+
+impl AgentHome {
+    pub fn new(name: &str) -> AgentHome {
+        let dir = temp_dir(name);
+        let (project, home) = (dir.join("project"), dir.join("home"));
+        for d in [&project, &home] {
+            std::fs::create_dir_all(d.join(".claude")).unwrap();
+        }
+        AgentHome {
+            state: dir.join("state"),
+            run: dir.join("run"),
+            project,
+            home,
+            dir,
+        }
+    }
+
+    /// The test's `ANIMUS_CONFIG_DIR` (the state root) and `HOME`.
+    pub fn env(&self) -> [(&'static str, &str); 2] {
+        [
+            ("ANIMUS_CONFIG_DIR", self.state.to_str().unwrap()),
+            ("HOME", self.home.to_str().unwrap()),
+        ]
+    }
+
+    /// Agent `yolo`, allowing `tools` (`Bash, Read, …`), compiled by `hook` into `run/` under
+    /// [`AgentHome::env`]: the run, which must succeed.
+    pub fn compile_yolo(&self, hook: &str, tools: &str) -> Run {
+        let profile = write_file(
+            &self.dir,
+            "everything.yaml",
+            format!("agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [{tools}]\n"),
+        );
+        let compiled = compile_run(hook, &profile, "yolo", &self.run, &self.env());
+        assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
+        compiled
+    }
+
+    /// The compiled policy in `run/`.
+    pub fn policy(&self) -> PathBuf {
+        self.run.join("animus-policy.json")
+    }
 }
