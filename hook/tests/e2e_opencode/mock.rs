@@ -116,25 +116,17 @@ pub fn is_completion(request: &LoggedRequest) -> bool {
     request.is("POST", "/v1/chat/completions")
 }
 
-pub struct MockApi {
-    server: MockServer,
-}
+test_support::mock_api!(MockApi);
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let server = MockServer::start("mock-openai", move |out, request| {
-            respond(out, request, &script)
-        })?;
+        let server = MockServer::start("mock-openai", move |out, req| respond(out, req, &script))?;
         Ok(MockApi { server })
     }
 
     /// The provider's `baseURL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.server.addr())
-    }
-
-    pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.server.requests()
+        self.url("/v1")
     }
 
     pub fn agent_turns(&self) -> Vec<Value> {
