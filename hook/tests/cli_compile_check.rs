@@ -277,6 +277,9 @@ fn compile_limits_are_errors_at_the_place_quoting_only_the_start() {
     }
 }
 
+const PACK_AGENTS: &str =
+    "agents:\n  a:\n    packs: [default]\n  b:\n    packs:\n      - core\n      - cor\n";
+
 #[test]
 fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     let listed = hook(&["packs"], b"");
@@ -340,11 +343,7 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     // pack's reason and the safer way; an unknown pack name is an error at its place, and
     // nothing is written.
     let dir = temp_dir("packs-cli");
-    let config = write_file(
-        &dir,
-        "p.yaml",
-        "agents:\n  a:\n    packs: [default]\n  b:\n    packs:\n      - core\n      - cor\n",
-    );
+    let config = write_file(&dir, "p.yaml", PACK_AGENTS);
     let out = dir.join("a");
     let compiled = compile(&config, "a", &out);
     assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);

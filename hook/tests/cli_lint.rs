@@ -234,6 +234,8 @@ fn warnings_pass_unless_denied() {
     );
 }
 
+const UNCLOSED_LIST: &str = "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n";
+
 #[test]
 fn bad_input() {
     let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
@@ -248,11 +250,7 @@ fn bad_input() {
     assert_eq!(run.code, Some(2), "{}", run.stderr);
 
     let dir = temp_dir("lint-bad");
-    let config = write_file(
-        &dir,
-        "p.yaml",
-        "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n",
-    );
+    let config = write_file(&dir, "p.yaml", UNCLOSED_LIST);
     let c = config.to_str().unwrap();
     let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(1));
@@ -341,15 +339,13 @@ fn findings_have_codes_in_text_and_json() {
     assert_has(&run.stderr, "`AH999` is no diagnostic code");
 }
 
+const MISSPELT_KEY: &str = "agents:\n  a:\n    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n";
+
 /// A profile that does not compile: its errors, with codes, in the same JSON document.
 #[test]
 fn errors_in_json_when_the_profile_does_not_compile() {
     let dir = temp_dir("lint-json-errors");
-    let config = write_file(
-        &dir,
-        "p.yaml",
-        "agents:\n  a:\n    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n",
-    );
+    let config = write_file(&dir, "p.yaml", MISSPELT_KEY);
     let c = config.to_str().unwrap();
     let run = lint_a(c, &["--json"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);

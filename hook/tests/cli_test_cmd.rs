@@ -61,16 +61,14 @@ fn the_bundled_cases_pass_and_nothing_is_written() {
     );
 }
 
+const FAILING_CASES: &str = "- command: trade --live\n  expect: deny\n\
+         - name: wrong on purpose\n  command: git status\n  expect: deny\n\
+         - command: git reset --hard\n  expect: allow\n";
+
 #[test]
 fn a_failing_case_is_one_line_at_its_place_and_exits_1() {
     let dir = temp_dir("test-cmd-fail");
-    let cases = write_file(
-        &dir,
-        "cases.yaml",
-        "- command: trade --live\n  expect: deny\n\
-         - name: wrong on purpose\n  command: git status\n  expect: deny\n\
-         - command: git reset --hard\n  expect: allow\n",
-    );
+    let cases = write_file(&dir, "cases.yaml", FAILING_CASES);
     let run = test_in(&dir, &strs(&trader_args(cases.to_str().unwrap())));
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
@@ -93,15 +91,14 @@ fn a_failing_case_is_one_line_at_its_place_and_exits_1() {
     assert!(lines[2].starts_with("1 passed, 2 failed"), "{}", lines[2]);
 }
 
+const BAD_CASES: &str =
+    "- command: ls\n  expect: perhaps\n- call: {tool: Read}\n  command: ls\n  expect: deny\n";
+
 #[test]
 fn a_malformed_case_file_runs_nothing_and_says_where() {
     let dir = temp_dir("test-cmd-bad");
     let good = repo().join("corpus/cases/trader.cases.yaml");
-    let bad = write_file(
-        &dir,
-        "bad.yaml",
-        "- command: ls\n  expect: perhaps\n- call: {tool: Read}\n  command: ls\n  expect: deny\n",
-    );
+    let bad = write_file(&dir, "bad.yaml", BAD_CASES);
     let mut args = trader_args(good.to_str().unwrap());
     args.push(bad.display().to_string());
     let run = test_in(&dir, &strs(&args));
@@ -146,16 +143,14 @@ fn usage_and_profile_errors() {
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
+const JSON_CASES: &str = "- command: \"git reset --hard HEAD~1\"\n  expect: deny\n\
+         - name: wrongly allowed\n  command: \"git reset --hard HEAD~1\"\n  expect: allow\n";
+
 /// `test --json`: one JSON document with the counts and each failure at its place.
 #[test]
 fn json_reports_counts_and_failures() {
     let dir = temp_dir("test-cmd-json");
-    let cases = write_file(
-        &dir,
-        "c.yaml",
-        "- command: \"git reset --hard HEAD~1\"\n  expect: deny\n\
-         - name: wrongly allowed\n  command: \"git reset --hard HEAD~1\"\n  expect: allow\n",
-    );
+    let cases = write_file(&dir, "c.yaml", JSON_CASES);
     let mut args = trader_args(cases.to_str().unwrap());
     args.insert(4, "--json".into());
     let run = test_in(&dir, &strs(&args));

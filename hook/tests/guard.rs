@@ -111,17 +111,7 @@ impl Setup {
             full.stderr,
             lean.stderr
         );
-        if full.stdout.is_empty() {
-            return None;
-        }
-        let v: serde_json::Value = serde_json::from_str(&full.stdout).unwrap();
-        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-        Some(
-            v["hookSpecificOutput"]["permissionDecisionReason"]
-                .as_str()
-                .unwrap()
-                .to_string(),
-        )
+        deny_reason(&full.stdout)
     }
 
     fn must_deny(&self, command: &str) -> String {

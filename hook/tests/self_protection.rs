@@ -39,17 +39,7 @@ fn decide(s: &AgentHome, tool: &str, input: serde_json::Value) -> Option<String>
         &s.env(),
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    if run.stdout.is_empty() {
-        return None;
-    }
-    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-    Some(
-        v["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    )
+    deny_reason(&run.stdout)
 }
 
 fn write(path: &Path) -> serde_json::Value {
@@ -179,14 +169,12 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
     }
 }
 
+const CLAIMS_BUILT_IN: &str = "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n";
+
 #[test]
 fn no_profile_can_name_a_rule_as_built_in() {
     let dir = temp_dir("self-protection-id");
-    let profile = write_file(
-        &dir,
-        "p.yaml",
-        "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n",
-    );
+    let profile = write_file(&dir, "p.yaml", CLAIMS_BUILT_IN);
     let out = Command::new(bin())
         .args(["compile", "--config"])
         .arg(&profile)

@@ -298,3 +298,19 @@ impl AgentHome {
         self.run.join("animus-policy.json")
     }
 }
+
+/// A Claude gate's answer: `None` for no output (left to claude), else the reason of the deny
+/// it must be.
+pub fn deny_reason(stdout: &str) -> Option<String> {
+    if stdout.is_empty() {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    Some(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
