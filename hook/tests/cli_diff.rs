@@ -5,7 +5,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use test_support::write_file;
 
-use common::{compile_config, run_hook, temp_dir};
+use common::{compile_config, run_cli, temp_dir};
 use test_support::assert_has;
 
 fn compile(dir: &Path, name: &str, yaml: &str) -> PathBuf {
@@ -42,7 +42,7 @@ const V2: &str = r#"agents:
 fn diff(args: &[&str]) -> common::Run {
     let mut full = vec!["diff"];
     full.extend_from_slice(args);
-    run_hook(&full, Some(b""), &[])
+    run_cli(&full)
 }
 
 #[test]

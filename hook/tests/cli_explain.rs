@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use test_support::make_dir;
 
-use common::{compile_profile, payload, run_hook, temp_dir};
+use common::{compile_profile, payload, run_cli, run_hook, temp_dir};
 use test_support::assert_has;
 
 fn explain(policy: &Path, extra: &[&str], stdin: &[u8]) -> common::Run {
@@ -163,7 +163,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
         assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
     }
-    let run = run_hook(&["explain", "--command", "ls"], Some(b""), &[]);
+    let run = run_cli(&["explain", "--command", "ls"]);
     assert_eq!(run.code, Some(2));
     assert!(
         run.stderr.contains("required arguments were not provided")
@@ -210,7 +210,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
 
 #[test]
 fn explain_has_its_own_help() {
-    let run = run_hook(&["explain", "--help"], Some(b""), &[]);
+    let run = run_cli(&["explain", "--help"]);
     assert_eq!(run.code, Some(0));
     assert_has(
         &run.stdout,

@@ -5,14 +5,14 @@ mod common;
 use std::path::Path;
 use test_support::write_file;
 
-use common::{Run, repo, run_hook, temp_dir};
+use common::{Run, repo, run_cli, temp_dir};
 use test_support::assert_has;
 
 /// `animus-hook lint --config <config> --agent a`, then `extra`.
 fn lint_a(config: &str, extra: &[&str]) -> Run {
     let mut args = vec!["lint", "--config", config, "--agent", "a"];
     args.extend_from_slice(extra);
-    run_hook(&args, Some(b""), &[])
+    run_cli(&args)
 }
 
 /// A profile with one of each mistake `lint` warns about.
@@ -64,11 +64,7 @@ const NEVER_FIRE: &str = r#"agents:
 /// `lint` and `compile` (into `out`) of agent `a` in `config`: both fail with exit 1 and say
 /// each `(at, says)` on one line of stderr. Returns lint's run.
 fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)]) -> Run {
-    let lint = run_hook(
-        &["lint", "--config", config, "--agent", "a"],
-        Some(b""),
-        &[],
-    );
+    let lint = run_cli(&["lint", "--config", config, "--agent", "a"]);
     let out = out.to_str().unwrap();
     let compile_args = [
         "compile",
@@ -79,7 +75,7 @@ fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)
         "--out-dir",
         out,
     ];
-    let compile = run_hook(&compile_args, Some(b""), &[]);
+    let compile = run_cli(&compile_args);
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
         for (at, says) in errors {
@@ -174,11 +170,7 @@ fn every_mistake_is_named_at_its_place() {
             .ends_with(&format!("0 errors, 6 warnings (agent `a` of {c})")),
         "{out}"
     );
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--deny-warnings"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", c, "--agent", "a", "--deny-warnings"]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
@@ -191,41 +183,29 @@ fn every_mistake_is_named_at_its_place() {
 fn warnings_pass_unless_denied() {
     let config = repo().join("corpus/profiles/allowlist.yaml");
     let c = config.to_str().unwrap();
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "reviewer"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", c, "--agent", "reviewer"]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
     assert_has(&run.stdout, "0 errors, 2 warnings");
     assert_has(&run.stdout, "decision `ask` dropped");
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            c,
-            "--agent",
-            "reviewer",
-            "--deny-warnings",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "lint",
+        "--config",
+        c,
+        "--agent",
+        "reviewer",
+        "--deny-warnings",
+    ]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
 
     let trader = repo().join("corpus/profiles/trader.yaml");
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            trader.to_str().unwrap(),
-            "--agent",
-            "trader",
-            "--deny-warnings",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "lint",
+        "--config",
+        trader.to_str().unwrap(),
+        "--agent",
+        "trader",
+        "--deny-warnings",
+    ]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
     assert!(
         run.stdout.starts_with("0 errors, 0 warnings"),
@@ -238,15 +218,11 @@ const UNCLOSED_LIST: &str = "agents:\n  a:\n    tool_policy:\n      deny: [Bash\
 
 #[test]
 fn bad_input() {
-    let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
+    let run = run_cli(&["lint", "--agent", "a"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_has(&run.stderr, "required arguments were not provided");
     assert_has(&run.stderr, "--config <FILE>");
-    let run = run_hook(
-        &["lint", "--config", "x", "--agent", "a", "--fix"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", "x", "--agent", "a", "--fix"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
 
     let dir = temp_dir("lint-bad");
@@ -258,17 +234,13 @@ fn bad_input() {
     assert_has(&run.stderr, "does not compile");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     let missing = dir.join("missing.yaml");
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            missing.to_str().unwrap(),
-            "--agent",
-            "a",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "lint",
+        "--config",
+        missing.to_str().unwrap(),
+        "--agent",
+        "a",
+    ]);
     assert_eq!(run.code, Some(1));
     assert_has(&run.stderr, "missing.yaml");
 }
@@ -360,20 +332,16 @@ fn errors_in_json_when_the_profile_does_not_compile() {
 
     // compile --json: the same diagnostics, and `ok: false`.
     let out = dir.join("out");
-    let run = run_hook(
-        &[
-            "compile",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-            "--json",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "compile",
+        "--config",
+        c,
+        "--agent",
+        "a",
+        "--out-dir",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(run.code, Some(1));
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["ok"], false);

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use test_support::write_file;
 
-use common::{gate_args, repo, run_emit_both, run_hook, temp_dir};
+use common::{compile_config, gate_args, repo, run_cli, run_emit_both, temp_dir};
 use serde_json::{Value, json};
 use test_support::assert_has;
 
@@ -34,25 +34,11 @@ fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String
         "me",
     ];
     args.extend_from_slice(extra);
-    let import = run_hook(&args, Some(b""), &[]);
+    let import = run_cli(&args);
     assert_eq!(import.code, Some(0), "{}", import.stderr);
     let profile = write_file(&dir, "profile.yaml", &import.stdout);
-    let out = dir.join("out");
-    let compile = run_hook(
-        &[
-            "compile",
-            "--config",
-            profile.to_str().unwrap(),
-            "--agent",
-            "me",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    assert_eq!(compile.code, Some(0), "{}", compile.stderr);
-    (out.join("animus-policy.json"), import.stderr)
+    let policy = compile_config(&profile, "me", &dir.join("out"));
+    (policy, import.stderr)
 }
 
 /// The real bypassPermissions payload with `tool_name` and `tool_input` replaced, in `mode`,
@@ -202,19 +188,15 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
         assert_gate_decides(&policy, &state, project, mode, cases);
     }
     // The bare `*` Claude ignores did not widen the allowlist.
-    let run = run_hook(
-        &[
-            "import",
-            "--claude-settings",
-            "x",
-            "--agent",
-            "a",
-            "--meaning",
-            "loose",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "import",
+        "--claude-settings",
+        "x",
+        "--agent",
+        "a",
+        "--meaning",
+        "loose",
+    ]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
         run.stderr
@@ -318,7 +300,7 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
             ),
         ];
         for (command, args) in runs {
-            let run = run_hook(&args, Some(b""), &[]);
+            let run = run_cli(&args);
             let all = format!("{}{}", run.stdout, run.stderr);
             assert_eq!(run.code, Some(1), "{command} {body}: {all}");
             assert!(
@@ -334,11 +316,7 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         "ok.yaml",
         "agents:\n  a:\n    model: x\n    tools: [a]\n    tool_policy:\n      deny: [\"todowrite\", \"my_custom_tool\", \"Bash(rm:*)\"]\n",
     );
-    let run = run_hook(
-        &["lint", "--config", config.to_str().unwrap(), "--agent", "a"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", config.to_str().unwrap(), "--agent", "a"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     assert_has(&run.stdout, "0 errors, 2 warnings");
 }

@@ -227,11 +227,7 @@ fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
     assert_eq!(ids.len(), TOTAL, "every event recorded exactly once");
     // One chain: no two hooks linked to the same record (the tip is read under the lock).
     let log = session_log(&state, "shared");
-    let verified = run_hook(
-        &["verify", "--open", "--json", log.to_str().unwrap()],
-        Some(b""),
-        &[],
-    );
+    let verified = run_cli(&["verify", "--open", "--json", log.to_str().unwrap()]);
     assert_eq!(verified.code, Some(0), "{}", verified.stdout);
     let report: serde_json::Value = serde_json::from_str(verified.stdout.trim()).unwrap();
     assert_eq!(report["last_seq"], TOTAL);

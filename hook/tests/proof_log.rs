@@ -120,7 +120,7 @@ fn log_follow_prints_new_decisions_as_they_are_recorded() {
 #[test]
 fn verify_replay_and_log_answer_help_and_complete() {
     for command in ["verify", "replay", "log"] {
-        let run = run_hook(&[command, "--help"], Some(b""), &[]);
+        let run = run_cli(&[command, "--help"]);
         assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
         assert_has(&run.stdout, &format!("\nUsage: animus-hook {command} "));
         assert_eq!(
@@ -130,7 +130,7 @@ fn verify_replay_and_log_answer_help_and_complete() {
             run.stdout
         );
     }
-    let bash = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
+    let bash = run_cli(&["completions", "bash"]).stdout;
     for expected in [
         "opts=\"-h --session --project-root --open --json --help\"",
         "opts=\"-h --policy --config --agent --baseline --provider --json --stats --help\"",
@@ -145,7 +145,7 @@ fn verify_replay_and_log_answer_help_and_complete() {
         &["log", "--stats", "--follow"],
         &["verify", "--project-root", "/tmp"],
     ] {
-        let run = run_hook(args, Some(b""), &[]);
+        let run = run_cli(args);
         assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
     }
 }

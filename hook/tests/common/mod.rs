@@ -314,3 +314,8 @@ pub fn deny_reason(stdout: &str) -> Option<String> {
             .to_string(),
     )
 }
+
+/// `animus-hook <args>` with an empty stdin and no extra environment.
+pub fn run_cli(args: &[&str]) -> Run {
+    run_hook(args, Some(b""), &[])
+}
