@@ -124,12 +124,8 @@ fn trouble_exits_2() {
     let a = a.to_str().unwrap();
     let run = diff(&[a]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("required arguments were not provided")
-            && run.stderr.contains("<AFTER>"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "required arguments were not provided");
+    assert_has(&run.stderr, "<AFTER>");
     let missing = dir.join("nowhere.json");
     let run = diff(&[a, missing.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));

@@ -165,12 +165,8 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     }
     let run = run_cli(&["explain", "--command", "ls"]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("required arguments were not provided")
-            && run.stderr.contains("--policy <FILE>"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "required arguments were not provided");
+    assert_has(&run.stderr, "--policy <FILE>");
 
     // Errors about the input: exit 1, naming the file or the payload's fault.
     let missing = dir.join("nowhere/animus-policy.json");

@@ -288,12 +288,7 @@ fn findings_have_codes_in_text_and_json() {
         (Some(5), Some(11))
     );
     assert!(broad["message"].as_str().unwrap().contains("`Bash`"));
-    assert!(
-        broad["help"]
-            .as_str()
-            .unwrap()
-            .contains("list the commands")
-    );
+    assert_has(broad["help"].as_str().unwrap(), "list the commands");
 
     // --ignore by code and by name, repeated or as a comma list.
     let run = lint_a(c, &["--json", "--ignore", "AH203,duplicate-rule"]);

@@ -190,13 +190,11 @@ fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
         "loose",
     ]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("invalid value 'loose' for '--meaning <MEANING>'")
-            && run.stderr.contains("[possible values: claude, allowlist]"),
-        "{}",
-        run.stderr
+    assert_has(
+        &run.stderr,
+        "invalid value 'loose' for '--meaning <MEANING>'",
     );
+    assert_has(&run.stderr, "[possible values: claude, allowlist]");
 }
 
 #[test]

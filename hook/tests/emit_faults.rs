@@ -434,10 +434,5 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
         .path();
     let log = std::fs::read_to_string(scope.join("sessions/misspelled.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 6, "{log}");
-    assert!(
-        log.lines()
-            .last()
-            .unwrap()
-            .contains("\"event\":\"PostToolUse\"")
-    );
+    assert_has(log.lines().last().unwrap(), "\"event\":\"PostToolUse\"");
 }

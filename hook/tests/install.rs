@@ -470,11 +470,7 @@ fn a_settings_file_that_is_a_symlink_is_written_through_its_link() {
     assert_ok(&home.run(&["install"]));
     let link = std::fs::symlink_metadata(home.settings()).unwrap();
     assert!(link.file_type().is_symlink(), "the link is kept");
-    assert!(
-        std::fs::read_to_string(&real)
-            .unwrap()
-            .contains("--from-payload")
-    );
+    assert_has(&std::fs::read_to_string(&real).unwrap(), "--from-payload");
     assert_eq!(home.backups().len(), 1);
     assert_ok(&home.run(&["uninstall"]));
     assert!(

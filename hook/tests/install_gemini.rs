@@ -41,12 +41,7 @@ fn gemini_install_doctor_and_uninstall() {
         name.starts_with("animus-hook-") && name.len() == 28,
         "{name}"
     );
-    assert!(
-        gate["command"]
-            .as_str()
-            .unwrap()
-            .contains("'--from-payload'")
-    );
+    assert_has(gate["command"].as_str().unwrap(), "'--from-payload'");
     // A second install keeps the name and the bytes.
     let again = home.run(&["install", "--harness", "gemini"]);
     assert_has(&again.stdout, "nothing changed");

@@ -121,11 +121,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     // and both it and Claude's own transcript of the session replay under the installed
     // policy with nothing changed.
     let verified = animus(&sandbox, &["verify", log.to_str().unwrap()]);
-    assert!(
-        String::from_utf8_lossy(&verified.stdout).contains("sealed"),
-        "{}",
-        String::from_utf8_lossy(&verified.stdout)
-    );
+    assert_has(&String::from_utf8_lossy(&verified.stdout), "sealed");
     let policy = sandbox
         .state_dir
         .join("installed/claude-user/animus-policy.json");

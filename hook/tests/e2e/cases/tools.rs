@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::Path;
+use test_support::assert_has;
 
 use serde_json::json;
 
@@ -105,10 +106,9 @@ pub fn read_deny_keeps_the_content_from_the_model() {
         .tool_call("toolu_read_secret", "Read", json!({"file_path": secret}));
     let mock = tools_run(&sandbox, &["--allowedTools", "Read"], script);
 
-    assert!(
-        mock.tool_result("toolu_read_public")
-            .text
-            .contains("public-e2e-content")
+    assert_has(
+        &mock.tool_result("toolu_read_public").text,
+        "public-e2e-content",
     );
     let result = mock.tool_result("toolu_read_secret");
     assert!(
@@ -165,11 +165,7 @@ pub fn mcp_tool_deny_blocks_the_call() {
         r#"{"text":"hello"}"#,
         "only the allowed call reached the server"
     );
-    assert!(
-        mock.tool_result("toolu_echo_ok")
-            .text
-            .contains("echo: hello")
-    );
+    assert_has(&mock.tool_result("toolu_echo_ok").text, "echo: hello");
     let result = mock.tool_result("toolu_echo_blocked");
     assert!(
         result.is_error
