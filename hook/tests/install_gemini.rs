@@ -46,15 +46,11 @@ fn gemini_install_doctor_and_uninstall() {
     let again = home.run(&["install", "--harness", "gemini"]);
     assert_has(&again.stdout, "nothing changed");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
-    let doctor = home.run(&["doctor"]);
-    assert_ok(&doctor);
-    for check in [
+    home.assert_doctor_passes(&[
         "✓ gates (gemini)",
         "✓ policy (gemini)",
         "✓ live gate (gemini)",
-    ] {
-        assert!(doctor.stdout.contains(check), "{check}:\n{}", doctor.stdout);
-    }
+    ]);
     assert_ok(&home.run(&["uninstall", "--harness", "gemini"]));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), GEMINI_SETTINGS);
 }

@@ -32,17 +32,13 @@ fn opencode_install_writes_the_guard_plugin_doctor_checks_it_and_uninstall_remov
     assert_has(&again.stdout, "nothing changed");
     assert_eq!(std::fs::read_to_string(&plugin).unwrap(), text);
 
-    let doctor = home.run(&["doctor"]);
-    assert_ok(&doctor);
-    for check in [
+    home.assert_doctor_passes(&[
         "✓ opencode plugin",
         "✓ hook binary (opencode)",
         "✓ policy (opencode)",
         "✓ policy sources (opencode)",
         "✓ live gate (opencode)",
-    ] {
-        assert!(doctor.stdout.contains(check), "{check}:\n{}", doctor.stdout);
-    }
+    ]);
     // A corrupted policy is named.
     let policy = home
         .dir
