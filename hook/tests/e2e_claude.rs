@@ -42,20 +42,14 @@
 
 mod e2e;
 
-use std::process::ExitCode;
-
 use e2e::cases::{
     decisions::*, fail_closed::*, installed::*, mock_wire::*, os_boundary::*, packs::*,
     permissions::*, recording::*, shell::*, tools::*, transport::*, wiring::*,
 };
 use e2e::driver::CLAUDE;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || CLAUDE.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    CLAUDE;
     cli:
     // The slowest first (it waits out the gate's 30 s timeout), so the rest overlap with it.
     fail_closed_hook_timeout, deny_trader_live_order_does_not_run,
@@ -80,4 +74,4 @@ const TESTS: &[Test] = test_support::tests![
     offline:
     mock_streams_the_script_turn_by_turn,
     mock_answers_without_streaming_and_breaks_a_stream_once, mock_answers_auxiliary_requests,
-];
+}

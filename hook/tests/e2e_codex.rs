@@ -46,19 +46,13 @@ mod fixtures;
 #[path = "e2e_codex/mock_responses.rs"]
 mod mock_responses;
 
-use std::process::ExitCode;
-
 use cases::{
     edits::*, faults::*, installed::*, mcp::*, mock_wire::*, recording::*, shell::*, wiring::*,
 };
 use driver::CODEX;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || CODEX.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    CODEX;
     cli:
     // The slowest first (they wait out a hook's timeout), so the rest overlap with them.
     fail_closed_hung_hook, fail_closed_when_deciding_hangs,
@@ -76,4 +70,4 @@ const TESTS: &[Test] = test_support::tests![
     path_regex_sees_the_patch_path_absolute;
     offline:
     mock_answers_turn_by_turn_and_refuses_strays,
-];
+}

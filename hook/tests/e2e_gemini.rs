@@ -38,19 +38,13 @@ mod common;
 #[path = "e2e_gemini/mod.rs"]
 mod e2e_gemini;
 
-use std::process::ExitCode;
-
 use e2e_gemini::cases::{
     fail_closed::*, installed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
 };
 use e2e_gemini::driver::GEMINI;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || GEMINI.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    GEMINI;
     cli:
     installed_hooks_stop_git_reset_in_a_normally_started_session,
     // The slowest first (it waits out the wrapper's 25 s kill), so the rest overlap with it.
@@ -65,4 +59,4 @@ const TESTS: &[Test] = test_support::tests![
     user_settings_written_after_inject_are_not_read;
     offline:
     mock_plays_the_script_turn_by_turn,
-];
+}

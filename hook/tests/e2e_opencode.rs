@@ -45,20 +45,14 @@
 #[path = "e2e_opencode/mod.rs"]
 mod oc;
 
-use std::process::ExitCode;
-
 use oc::cases::*;
 use oc::driver::OPENCODE;
 use oc::fail_closed::*;
 use oc::installed::*;
 use oc::mock::selftest::*;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || OPENCODE.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    OPENCODE;
     cli:
     // The slowest first (it waits out the plugin's 30 s gate timeout), so the rest overlap.
     fail_closed_hung_hook_is_killed_at_the_gate_timeout,
@@ -72,4 +66,4 @@ const TESTS: &[Test] = test_support::tests![
     project_config_does_not_unload_the_guard, pure_mode_runs_without_the_guard;
     offline:
     mock_scripts_turns_by_assistant_count_and_skips_the_title,
-];
+}

@@ -108,6 +108,12 @@ pub fn install_trade_script(dirs: &SessionDirs) {
     );
 }
 
+/// `sandbox` with `./trade` installed in its project (see [`install_trade_script`]).
+pub fn with_trade_script<S: std::ops::Deref<Target = SessionDirs>>(sandbox: S) -> S {
+    install_trade_script(&sandbox);
+    sandbox
+}
+
 /// The arguments of every `./trade` that ran in the session's project, in order.
 pub fn trades(dirs: &SessionDirs) -> Vec<String> {
     fs::read_to_string(dirs.project.join("trades.log"))

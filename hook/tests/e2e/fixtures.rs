@@ -32,7 +32,7 @@ pub fn launch<'a>(extra: &[&'a str]) -> Vec<&'a str> {
 /// A shell call's arguments, as the model sends them.
 pub use super::common::shell_call as bash;
 
-pub use super::common::{install_trade_script, trades};
+pub use super::common::{install_trade_script, trades, with_trade_script};
 
 /// Inject for `profile`/`agent`, start a mock with `script`, run the CLI once.
 pub fn guarded_run(

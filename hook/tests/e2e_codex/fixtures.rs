@@ -55,7 +55,7 @@ pub fn launch_args(mock: &MockApi, extra: &[String]) -> Vec<String> {
     args
 }
 
-pub use crate::common::{install_trade_script, trades};
+pub use crate::common::{install_trade_script, trades, with_trade_script};
 
 /// Start a mock with `script`, inject for `agent` of the suite's profile (with `extra` launch
 /// arguments and `hook_bin`), let `plant` break something, run Codex once (with `env` on top)

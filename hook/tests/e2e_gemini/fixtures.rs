@@ -28,7 +28,7 @@ pub fn gemini_profile() -> PathBuf {
 /// A shell call's arguments, as the model sends them.
 pub use crate::common::shell_call as shell;
 
-pub use crate::common::{install_trade_script, trades};
+pub use crate::common::{install_trade_script, trades, with_trade_script};
 
 /// Inject for `profile`/`agent` (`hook_bin` overrides the hook binary), then `prepare` (plant a
 /// fault, write settings), then run the CLI once against a mock playing `script`.

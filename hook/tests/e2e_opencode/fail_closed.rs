@@ -185,8 +185,7 @@ pub fn hung_decision_is_denied_by_emits_deadline() {
         );
         return;
     }
-    let sandbox = Sandbox::new("hung-decision");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("hung-decision"));
     let launch = sandbox.inject(&profile(), "guard", &[], None);
     let script = Script::new()
         .call("call_order", "bash", bash("./trade --paper"))

@@ -18,7 +18,7 @@ pub fn opencode() -> PathBuf {
 /// A shell call's arguments, as the model sends them.
 pub use super::common::shell_call as bash;
 
-pub use super::common::{install_trade_script, trades};
+pub use super::common::{install_trade_script, trades, with_trade_script};
 
 /// Inject `agent` of the suite's profile, start a mock with `script`, run the CLI once, and
 /// check the run completed (the model's last turn reached) and stayed offline.

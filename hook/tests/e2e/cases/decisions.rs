@@ -148,8 +148,7 @@ pub fn defer_leaves_the_decision_to_the_cli() {
 }
 
 pub fn ask_blocks_in_print_mode_with_the_reason() {
-    let sandbox = Sandbox::new("ask");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("ask"));
     let script = Script::new()
         .tool_call("toolu_small", "Bash", bash("./trade --size small"))
         .tool_call("toolu_big", "Bash", bash("./trade --size big"));
@@ -172,8 +171,7 @@ pub fn ask_blocks_in_print_mode_with_the_reason() {
 }
 
 pub fn permission_request_deny_is_obeyed() {
-    let sandbox = Sandbox::new("permission-deny");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("permission-deny"));
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
     let (mock, outcome) = guarded_run(
         &sandbox,
@@ -202,8 +200,7 @@ pub fn permission_request_deny_is_obeyed() {
 }
 
 pub fn permission_request_never_grants_past_a_user_ask_rule() {
-    let sandbox = Sandbox::new("permission-allow");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("permission-allow"));
     // The profile allows `./trade …`, and the user has an `ask` rule for it. The hook never
     // answers allow — not at PreToolUse, not at PermissionRequest — so the user's ask rule
     // stands: the CLI asks, nobody can answer in `-p`, and the call is refused. (When the hook

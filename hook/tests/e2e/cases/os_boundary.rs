@@ -145,8 +145,7 @@ pub fn sandbox_keeps_every_guard_file_byte_identical() {
 }
 
 pub fn swapped_policy_stops_the_session() {
-    let sandbox = Sandbox::new("pin-swap");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("pin-swap"));
     let args = sandbox.inject(
         &profile("cautious.yaml"),
         "cautious",

@@ -14,8 +14,7 @@ const DEFAULT_DENY: &str =
     "Not allowed by this agent's tool policy (allowlist: unlisted tools are denied).";
 
 pub fn covered_command_runs_through_claudes_own_permissions() {
-    let sandbox = Sandbox::new("covered");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("covered"));
     // No `--allowedTools`: `./trade` is no read-only command the CLI runs unasked, and `-p`
     // cannot prompt. It runs only because the CLI's own permissions (written by inject from
     // the profile's allow list) grant it; the hook answers nothing.
@@ -51,8 +50,7 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
 }
 
 pub fn compound_command_with_an_uncovered_part_does_not_run() {
-    let sandbox = Sandbox::new("compound");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("compound"));
     let script = Script::new()
         .tool_call("toolu_paper", "Bash", bash("./trade --paper"))
         .tool_call(
@@ -89,8 +87,7 @@ pub fn compound_command_with_an_uncovered_part_does_not_run() {
 }
 
 pub fn quoted_deny_does_not_run() {
-    let sandbox = Sandbox::new("quoted-deny");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("quoted-deny"));
     let spellings = [
         "./tr'a'de --li\"\"ve",
         "(./trade --live)",
@@ -124,8 +121,7 @@ pub fn quoted_deny_does_not_run() {
 }
 
 pub fn find_outside_project_is_refused_as_claude_refuses() {
-    let sandbox = Sandbox::new("find");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("find"));
     // Files a `find … -delete` the policy covers would remove, one outside the project (beside
     // it, in the test's scratch dir) and one inside: their survival shows the calls did not run.
     let outside_dir = make_dir(&sandbox.scratch.root, "outside");

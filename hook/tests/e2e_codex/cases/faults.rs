@@ -188,8 +188,7 @@ pub fn fail_closed_deleted_policy() {
 /// runs). The gate's shell line passes on only nothing or a JSON object, so each of these is a
 /// block; so is the same garbage with a failing exit.
 pub fn fail_closed_garbage_on_exit_0() {
-    let sandbox = Sandbox::new("garbage-hook");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("garbage-hook"));
     let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     let script = Script::new()

@@ -58,8 +58,7 @@ pub fn mcp_call_is_gated() {
 /// call through). Our gate denies there when a rule says so; otherwise it abstains (it never
 /// answers allow) and Codex refuses the call itself, as `exec` has nobody to ask.
 pub fn mcp_permission_request_reaches_the_gate() {
-    let sandbox = Sandbox::new("mcp-permission");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("mcp-permission"));
     let calls = sandbox.scratch.root.join("mcp-calls.jsonl");
     let script = Script::new()
         .mcp(

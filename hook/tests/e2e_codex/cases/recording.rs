@@ -8,8 +8,7 @@ use crate::fixtures::*;
 use crate::mock_responses::{Item, Script};
 
 pub fn records_every_event_of_a_run() {
-    let sandbox = Sandbox::new("recording");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("recording"));
     let script = Script::new()
         .exec("call_paper", "./trade --paper")
         .exec("call_live", "./trade --live");
@@ -64,8 +63,7 @@ pub fn records_every_event_of_a_run() {
 /// Two calls in one model turn (Codex runs them in parallel, and so their hooks): each gets
 /// its own decision and its own whole record.
 pub fn records_two_parallel_calls_intact() {
-    let sandbox = Sandbox::new("parallel");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("parallel"));
     let exec = |call_id: &str, command: &str| Item::Call {
         call_id: call_id.to_owned(),
         name: "exec_command".to_owned(),

@@ -10,8 +10,7 @@ use crate::mock_responses::{LAST_SESSION_ID, Script};
 use test_support::assert_has;
 
 pub fn denied_command_does_not_run_and_allowed_one_does() {
-    let sandbox = Sandbox::new("shell-allowlist");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("shell-allowlist"));
     let script = Script::new()
         .exec("call_live", "./trade --live --size 1")
         .exec("call_paper", "./trade --paper --size 1")
@@ -66,8 +65,7 @@ pub fn denied_command_does_not_run_and_allowed_one_does() {
 }
 
 pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
-    let sandbox = Sandbox::new("shell-defer");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("shell-defer"));
     let script = Script::new()
         .exec("call_paper", "./trade --paper")
         .exec("call_big", "./trade --paper --size big")
@@ -110,8 +108,7 @@ pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
 /// The shell would run under `-s danger-full-access` (in this container, under
 /// `workspace-write`, Codex cannot start a tty command at all).
 pub fn write_stdin_has_no_terminal_to_feed() {
-    let sandbox = Sandbox::new("write-stdin");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("write-stdin"));
     let script = Script::new()
         // The control: the same order, run directly, is denied in this session.
         .exec("call_direct", "./trade --live")

@@ -6,8 +6,7 @@ use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::Script;
 
 pub fn records_every_event_of_a_run() {
-    let sandbox = Sandbox::new("records");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("records"));
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper --size 7"))
         .call("run_shell_command", shell("./trade --live --size 7"));

@@ -8,8 +8,7 @@ use crate::e2e_gemini::mock_gemini::Script;
 /// The spec's trader profile (deny-list, default defer): a paper order is deferred to the
 /// CLI, which runs it; a live order is denied by the kernel guardrail.
 pub fn shell_deny_does_not_run_and_the_model_sees_the_reason() {
-    let sandbox = Sandbox::new("shell-deny");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("shell-deny"));
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper"))
         .call("run_shell_command", shell("./trade --live --size 1"));
@@ -38,8 +37,7 @@ pub fn shell_deny_does_not_run_and_the_model_sees_the_reason() {
 /// and a compound command with an uncovered part, get the default deny and do not run; the
 /// explicit deny keeps its reason.
 pub fn allowlist_runs_covered_commands_only() {
-    let sandbox = Sandbox::new("allowlist");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("allowlist"));
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper --size 1"))
         .call("run_shell_command", shell("./trade --size 2"))
@@ -77,8 +75,7 @@ pub fn allowlist_runs_covered_commands_only() {
 /// Two calls in one model turn (Gemini runs them as a batch): each is gated on its own, the
 /// denied one does not run, the other does, and both records are whole lines.
 pub fn parallel_calls_in_one_turn_are_gated_each() {
-    let sandbox = Sandbox::new("parallel");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("parallel"));
     let script = Script::new().parallel(&[
         ("run_shell_command", shell("./trade --live --size 9")),
         ("run_shell_command", shell("./trade --paper --size 5")),
