@@ -2,6 +2,9 @@
 //! it, and every change to either file — even in the same clock tick as the compile — still
 //! makes the loader hash, and so reject, anything that is not exactly the compiled pair.
 
+mod common;
+
+use common::pre_tool_use;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 use test_support::make_dir;
@@ -9,7 +12,7 @@ use test_support::make_dir;
 use engine::sidecar::{
     FileIdentity, LoadError, Stamp, Verification, sidecar_path_for, stamp_path_for,
 };
-use engine::{Call, CompiledPolicy, Decision};
+use engine::{CompiledPolicy, Decision};
 
 const PROFILE: &str = "agents:\n  t:\n    tool_policy:\n      deny: [\"Bash(* --live*)\"]\n";
 
@@ -39,12 +42,7 @@ fn compiled(name: &str) -> Compiled {
 
 fn decides_live_deny(policy: &CompiledPolicy) -> bool {
     let input = serde_json::json!({"command": "trade --live"});
-    let outcome = policy.decide(Call {
-        event: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: &input,
-        places: Default::default(),
-    });
+    let outcome = policy.decide(pre_tool_use("Bash", &input));
     outcome.decision == Decision::Deny
         && outcome.matched == ["tool_policy.deny:Bash(* --live*)"]
         && outcome.reason.contains("Bash(* --live*)")
