@@ -152,9 +152,7 @@ fn kill_switch_is_a_complete_no_op() {
 fn unknown_providers_are_a_no_op() {
     let setup = Setup::new("providers");
     let launch = args(&["exec", "hi"]);
-    let mut request = setup.request("s", &launch, Some(1));
-    request.provider = "aider";
-    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    let injection = setup.inject_for("aider", &launch);
     assert_eq!(
         injection,
         Injection::NotGenerated {
@@ -283,12 +281,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
         serde_json::from_str(&std::fs::read_to_string(settings_path).unwrap()).unwrap();
     let handler = &v["hooks"]["PreToolUse"][0]["hooks"][0];
     assert_eq!(handler["command"], hook.to_str().unwrap());
-    let a: Vec<&str> = handler["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap())
-        .collect();
+    let a: Vec<&str> = strs(&handler["args"]);
     assert_eq!(
         a[..7],
         [
@@ -355,12 +348,7 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
     };
     let p =
         integrations::inject::claude_permissions(&policy, Some(std::path::Path::new("/work/p")));
-    let allow: Vec<&str> = p["allow"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let allow: Vec<&str> = strs(&p["allow"]);
     assert!(allow.contains(&"Bash(git status:*)"));
     // A bare `*` is never a grant in Claude: not exported, nor turned into Claude's tools
     // (Claude alone ignores it; exported as `Bash`, `Read`, … it made the session looser).

@@ -15,9 +15,7 @@ use test_support::assert_has;
 fn codex_hooks_are_session_flags_with_their_own_trust() {
     let setup = Setup::new("codex");
     let launch = args(&["exec", "hi"]);
-    let mut request = setup.request("s", &launch, Some(1));
-    request.provider = "codex";
-    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    let injection = setup.inject_for("codex", &launch);
     let (args, env, toml) = injected(&injection);
     assert!(env.is_empty());
     assert_eq!(args.first().map(String::as_str), Some("exec"));

@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use test_support::make_dir;
 
-use integrations::inject::{InjectRequest, Injection};
+use integrations::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
 
 use super::common;
 
@@ -44,6 +44,12 @@ pub fn trader() -> compiler::AgentProfile {
 
 pub fn no_env(_: &str) -> Option<OsString> {
     None
+}
+
+/// The strings of the JSON array `v`.
+pub fn strs(v: &serde_json::Value) -> Vec<&str> {
+    let items = v.as_array().unwrap_or_else(|| panic!("not an array: {v}"));
+    items.iter().map(|x| x.as_str().unwrap()).collect()
 }
 
 pub fn args(list: &[&str]) -> Vec<String> {
@@ -92,6 +98,14 @@ impl Setup {
             hook_binary: Some(&self.hook),
             sandbox: false,
         }
+    }
+
+    /// Injects for `provider` (session `s`, the prompt at index 1 of `launch`) with no
+    /// environment; the injection must succeed.
+    pub fn inject_for(&self, provider: &str, launch: &[String]) -> Injection {
+        let mut request = self.request("s", launch, Some(1));
+        request.provider = provider;
+        inject_harness_hooks_with_env(&request, &no_env).unwrap()
     }
 }
 
