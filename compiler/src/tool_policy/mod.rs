@@ -285,17 +285,19 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryErro
             }],
         }]
     };
+    // How an argument matches: the generous way, or the strict one.
+    let matched_on = |generous_way, strict_way| if generous { generous_way } else { strict_way };
     let mut parts = match form {
         Argument::Command(field) => {
             if ClaudePattern::parse(argument)?.matches_everything() {
                 return Ok(bare(tools, note));
             }
-            let on = if generous {
-                MatchOn::Segment
-            } else {
-                MatchOn::Cover
-            };
-            one(tools, field, on, argument)
+            one(
+                tools,
+                field,
+                matched_on(MatchOn::Segment, MatchOn::Cover),
+                argument,
+            )
         }
         Argument::Path(family) => {
             engine::paths::PathGlob::parse(argument)?;
@@ -308,12 +310,12 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryErro
                 });
             };
             engine::web::DomainPattern::parse(domain)?;
-            let on = if generous {
-                MatchOn::Domain
-            } else {
-                MatchOn::ExactDomain
-            };
-            one(tools, field, on, domain)
+            one(
+                tools,
+                field,
+                matched_on(MatchOn::Domain, MatchOn::ExactDomain),
+                domain,
+            )
         }
         Argument::Name(field) => {
             // `Task` and `Agent` are the same tool under its two names.
