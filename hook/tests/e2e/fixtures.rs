@@ -87,16 +87,21 @@ pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {
     )
 }
 
-/// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed.
+/// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed (no
+/// extra launch arguments), for agent `agent` of the corpus profile `profile_name`.
 pub fn guarded_run_teed(
     sandbox: &Sandbox,
-    profile: &Path,
+    profile_name: &str,
     agent: &str,
-    extra: &[&str],
     script: Script,
 ) -> (MockApi, Outcome, HookTee) {
     let tee = HookTee::install(sandbox);
-    let args = sandbox.inject(profile, agent, &launch(extra), Some(&tee.binary));
+    let args = sandbox.inject(
+        &profile(profile_name),
+        agent,
+        &launch(&[]),
+        Some(&tee.binary),
+    );
     let (mock, outcome) = run(sandbox, &args, script);
     (mock, outcome, tee)
 }

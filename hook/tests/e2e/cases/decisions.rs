@@ -59,13 +59,7 @@ pub fn allow_allowlisted_command_runs_without_allowed_tools() {
     let script = Script::new()
         .tool_call("toolu_status", "Bash", bash("git status"))
         .tool_call("toolu_redirect", "Bash", bash("git status > status.txt"));
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("allowlist.yaml"),
-        "reviewer",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) = guarded_run_teed(&sandbox, "allowlist.yaml", "reviewer", script);
 
     outcome.completed();
     let result = mock.tool_result("toolu_status");
@@ -212,13 +206,8 @@ pub fn permission_request_never_grants_past_a_user_ask_rule() {
     )
     .unwrap();
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "permission-allower",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) =
+        guarded_run_teed(&sandbox, "e2e/gates.yaml", "permission-allower", script);
 
     outcome.completed();
     let result = mock.tool_result("toolu_order");

@@ -19,13 +19,8 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
     // cannot prompt. It runs only because the CLI's own permissions (written by inject from
     // the profile's allow list) grant it; the hook answers nothing.
     let script = Script::new().tool_call("toolu_paper", "Bash", bash("./trade --paper"));
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "shell-allowlist",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) =
+        guarded_run_teed(&sandbox, "e2e/gates.yaml", "shell-allowlist", script);
     outcome.completed();
     assert_eq!(
         tee.printed("PreToolUse", "toolu_paper"),
@@ -142,13 +137,8 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
             "Bash",
             bash("find . -name trade -exec touch pwned \\;"),
         );
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "shell-allowlist",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) =
+        guarded_run_teed(&sandbox, "e2e/gates.yaml", "shell-allowlist", script);
     outcome.completed();
     let inside = mock.tool_result("toolu_inside");
     assert!(!inside.is_error, "{inside:#?}");
