@@ -74,6 +74,25 @@ pub fn plant_target_list(project: &Path, targets: &[PathBuf]) -> Vec<Vec<u8>> {
     targets.iter().map(|t| fs::read(t).unwrap()).collect()
 }
 
+/// `attack.py` in the project: for each target of `targets.txt` it appends, truncates, then
+/// deletes, and writes what happened into `result` in the project (which stays writable):
+/// proof that it ran.
+pub fn plant_python_attack(project: &Path, result: &str) {
+    let script = format!(
+        "out = open('{result}', 'w')\n\
+         import os\n\
+         for t in open('targets.txt').read().split():\n\
+         \x20   for what, act in [('append', lambda: open(t, 'ab').write(b'x')),\n\
+         \x20                     ('truncate', lambda: open(t, 'w').close()),\n\
+         \x20                     ('unlink', lambda: os.remove(t))]:\n\
+         \x20       try:\n\
+         \x20           act(); out.write(f'{{what}} {{t}}: done\\n')\n\
+         \x20       except OSError as e:\n\
+         \x20           out.write(f'{{what}} {{t}}: {{e.strerror}}\\n')\n"
+    );
+    fs::write(project.join("attack.py"), script).unwrap();
+}
+
 /// The trader profile's run of `script` with `--allowedTools Bash` (which would let every
 /// call run: only the hook stands in the way), `./trade` installed in the project.
 pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {

@@ -249,19 +249,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
         .join("installed/claude-user/animus-policy.json");
     let targets = [policy, settings.clone(), hook];
     let before = plant_target_list(&sandbox.project, &targets);
-    fs::write(
-        sandbox.project.join("attack.py"),
-        "out = open('result.txt', 'w')\n\
-         import os\n\
-         for t in open('targets.txt').read().split():\n\
-         \x20   for what, act in [('append', lambda: open(t, 'ab').write(b'x')),\n\
-         \x20                     ('unlink', lambda: os.remove(t))]:\n\
-         \x20       try:\n\
-         \x20           act(); out.write(f'{what} {t}: done\\n')\n\
-         \x20       except OSError as e:\n\
-         \x20           out.write(f'{what} {t}: {e.strerror}\\n')\n",
-    )
-    .unwrap();
+    plant_python_attack(&sandbox.project, "result.txt");
     let script = Script::new().tool_call("toolu_py", "Bash", bash("python3 attack.py"));
     let args: Vec<String> = owned_launch(&["--allowedTools", "Bash"]);
     let (mock, outcome) = run(&sandbox, &args, script);
