@@ -157,13 +157,6 @@ fn every_spelling_that_reaches_the_guard_is_denied() {
         "find ~/.animus -name '*.jsonl' -delete",
         "cat ~/.claude/settings.json",
     ];
-    for command in guard {
-        let reason = s.must_deny(command);
-        assert!(
-            reason.contains("protects its own guard"),
-            "{command}: {reason}"
-        );
-    }
     let nested = [
         "claude -p 'fix it' --dangerously-skip-permissions",
         "claude -p x --allow-dangerously-skip-permissions",
@@ -178,12 +171,15 @@ fn every_spelling_that_reaches_the_guard_is_denied() {
         "env ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject --provider claude -- -p x",
         "export ANIMUS_DISABLE_HARNESS_HOOKS=1; claude -p x",
     ];
-    for command in nested {
-        let reason = s.must_deny(command);
-        assert!(
-            reason.contains("start a coding agent with its guard or permissions switched off"),
-            "{command}: {reason}"
-        );
+    let says_off = "start a coding agent with its guard or permissions switched off";
+    for (commands, says) in [
+        (&guard[..], "protects its own guard"),
+        (&nested[..], says_off),
+    ] {
+        for command in commands {
+            let reason = s.must_deny(command);
+            assert!(reason.contains(says), "{command}: {reason}");
+        }
     }
 }
 
