@@ -6,7 +6,7 @@ use std::path::Path;
 use test_support::make_dir;
 use test_support::write_file;
 
-use common::{compile_profile, lean_bin, payload, repo, run_bin, temp_dir};
+use common::{compile_profile, gate_args, lean_bin, payload, repo, run_bin, temp_dir};
 use test_support::assert_has;
 
 /// Run the binary; stdout as text, stderr as text, the exit code.
@@ -191,25 +191,20 @@ fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_em
     let policy = compile_profile("trader.yaml", "trader", &out);
     let project = make_dir(&out, "project");
     let state = out.join("state");
-    let args = [
-        "--event",
-        "PreToolUse",
-        "--session",
-        "lean",
-        "--project-root",
-        project.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
-    ];
+    let gate = gate_args("lean", &project, &policy);
+    // The lean binary takes `emit`'s arguments with or without the word `emit` first.
+    let args: Vec<&str> = gate[1..].iter().map(String::as_str).collect();
     let payload = payload("PreToolUse.Bash.trade-live.json");
     let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
     let without = run_bin(lean_bin(), &args, Some(&payload), &env);
-    let with: Vec<&str> = std::iter::once("emit").chain(args).collect();
+    let with: Vec<&str> = std::iter::once("emit")
+        .chain(args.iter().copied())
+        .collect();
     let with = run_bin(lean_bin(), &with, Some(&payload), &env);
     assert!(without.stdout.contains("\"permissionDecision\":\"deny\""));
     assert_eq!(without.stdout, with.stdout);
     // `--help` among emit's arguments is an argument emit refuses: the gate denies.
-    let mut refused: Vec<&str> = args.to_vec();
+    let mut refused = args.clone();
     refused.push("--help");
     let refused = run_bin(lean_bin(), &refused, Some(&payload), &env);
     assert_has(&refused.stdout, "\"permissionDecision\":\"deny\"");
