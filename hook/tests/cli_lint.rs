@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 use test_support::write_file;
 
-use common::{Run, repo, run_cli, temp_dir};
+use common::{Run, compile_argv, repo, run_cli, temp_dir};
 use test_support::assert_has;
 
 /// `animus-hook lint --config <config> --agent a`, then `extra`.
@@ -327,16 +327,7 @@ fn errors_in_json_when_the_profile_does_not_compile() {
 
     // compile --json: the same diagnostics, and `ok: false`.
     let out = dir.join("out");
-    let run = run_cli(&[
-        "compile",
-        "--config",
-        c,
-        "--agent",
-        "a",
-        "--out-dir",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
+    let run = run_cli(&[&compile_argv(c, "a", &out)[..], &["--json"]].concat());
     assert_eq!(run.code, Some(1));
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["ok"], false);

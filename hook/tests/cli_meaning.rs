@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use test_support::{make_dir, write_file};
 
-use common::{compile_config, gate_args, repo, run_cli, run_emit_both, temp_dir};
+use common::{compile_argv, compile_config, gate_args, repo, run_cli, run_emit_both, temp_dir};
 use serde_json::{Value, json};
 use test_support::assert_has;
 
@@ -242,18 +242,7 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         let out = dir.join("out");
         let session = dir.join("session");
         let runs = [
-            (
-                "compile",
-                vec![
-                    "compile",
-                    "--config",
-                    c,
-                    "--agent",
-                    "a",
-                    "--out-dir",
-                    out.to_str().unwrap(),
-                ],
-            ),
+            ("compile", compile_argv(c, "a", &out).to_vec()),
             ("lint", vec!["lint", "--config", c, "--agent", "a"]),
             (
                 "test",

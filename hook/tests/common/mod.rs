@@ -54,16 +54,22 @@ pub fn compile_run(
     out: &Path,
     env: &[(&str, &str)],
 ) -> Run {
-    let args = [
+    let args = compile_argv(config.to_str().unwrap(), agent, out);
+    run_bin(hook, &args, Some(b""), env)
+}
+
+/// `compile --config <config> --agent <agent> --out-dir <out>`.
+pub fn compile_argv<'a>(config: &'a str, agent: &'a str, out: &'a Path) -> [&'a str; 7] {
+    let out = out.to_str().unwrap();
+    [
         "compile",
         "--config",
-        config.to_str().unwrap(),
+        config,
         "--agent",
         agent,
         "--out-dir",
-        out.to_str().unwrap(),
-    ];
-    run_bin(hook, &args, Some(b""), env)
+        out,
+    ]
 }
 
 /// Compile agent `agent` of `config` into `out`, which must succeed; returns the policy path.
