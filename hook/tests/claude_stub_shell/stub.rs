@@ -182,33 +182,5 @@ where
     R: Send + 'static,
     F: Fn(usize, T) -> R + Send + Sync + 'static,
 {
-    let work = Arc::new(work);
-    let count = jobs.len();
-    let queue = Arc::new(Mutex::new(
-        jobs.into_iter().enumerate().collect::<VecDeque<_>>(),
-    ));
-    let done = Arc::new(Mutex::new(Vec::new()));
-    let workers: Vec<_> = (0..JOBS)
-        .map(|_| {
-            let (queue, done, work) = (Arc::clone(&queue), Arc::clone(&done), Arc::clone(&work));
-            thread::spawn(move || {
-                loop {
-                    let Some((index, job)) = queue.lock().unwrap().pop_front() else {
-                        break;
-                    };
-                    let result = work(index, job);
-                    done.lock().unwrap().push((index, result));
-                }
-            })
-        })
-        .collect();
-    let mut failed = false;
-    for worker in workers {
-        failed |= worker.join().is_err();
-    }
-    assert!(!failed, "a session failed");
-    let mut done = std::mem::take(&mut *done.lock().unwrap());
-    assert_eq!(done.len(), count);
-    done.sort_by_key(|(index, _)| *index);
-    done.into_iter().map(|(_, r)| r).collect()
+    test_support::process::parallel(JOBS, jobs, "a session failed", work)
 }
