@@ -50,34 +50,21 @@ fn bash_completes_commands_and_their_options() {
 #[test]
 fn bash_completes_option_values() {
     let providers = "claude codex gemini opencode";
-    assert_eq!(
-        complete(&["animus-hook", "check", "--provider", ""]),
-        providers
-    );
-    assert_eq!(
-        complete(&["animus-hook", "replay", "--provider", ""]),
-        providers
-    );
-    assert_eq!(
-        complete(&["animus-hook", "inject", "--provider", "co"]),
-        "codex"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "install", "--harness", ""]),
-        "claude opencode gemini codex"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "log", "--decision", ""]),
-        "deny ask allow defer"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "install", "--scope", ""]),
-        "user project"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "import", "--meaning", ""]),
-        "claude allowlist"
-    );
+    // Each command line (the word being completed last) and what it completes to.
+    for (line, completes) in [
+        ("check --provider ", providers),
+        ("replay --provider ", providers),
+        ("inject --provider co", "codex"),
+        ("install --harness ", "claude opencode gemini codex"),
+        ("log --decision ", "deny ask allow defer"),
+        ("install --scope ", "user project"),
+        ("import --meaning ", "claude allowlist"),
+    ] {
+        let words: Vec<&str> = std::iter::once("animus-hook")
+            .chain(line.split(' '))
+            .collect();
+        assert_eq!(complete(&words), completes, "{line:?}");
+    }
     assert!(complete(&["animus-hook", "completions", ""]).contains("bash"));
 }
 
