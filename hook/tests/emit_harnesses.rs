@@ -180,27 +180,20 @@ fn codex() {
         ),
         ""
     );
+    // Each patch writes under /etc: an update, a move's destination (an edit too), a deletion;
+    // and a patch given to the shell tool, applied as a patch (its files are edits).
+    let etc_deny = claude_deny(&denied_by("Edit(//etc/**)"));
+    for text in [
+        "*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: /etc/cron.d/x\n*** End Patch\n",
+        "*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n",
+    ] {
+        assert_eq!(patch(text), etc_deny, "{text}");
+    }
+    let add = "*** Begin Patch\n*** Add File: /etc/cron.d/x\n+* * * * * x\n*** End Patch";
     assert_eq!(
-        patch("*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\n"),
-        claude_deny(&denied_by("Edit(//etc/**)"))
-    );
-    // A move's destination is an edit too; so is a deletion.
-    assert_eq!(
-        patch(
-            "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: /etc/cron.d/x\n*** End Patch\n"
-        ),
-        claude_deny(&denied_by("Edit(//etc/**)"))
-    );
-    assert_eq!(
-        patch("*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n"),
-        claude_deny(&denied_by("Edit(//etc/**)"))
-    );
-    // A patch given to the shell tool is applied as a patch: its files are edits.
-    assert_eq!(
-        bash(
-            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: /etc/cron.d/x\n+* * * * * x\n*** End Patch\nEOF\n"
-        ),
-        claude_deny(&denied_by("Edit(//etc/**)"))
+        bash(&format!("apply_patch <<'EOF'\n{add}\nEOF\n")),
+        etc_deny
     );
     assert_eq!(
         gate.emit(
