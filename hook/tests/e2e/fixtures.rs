@@ -34,15 +34,16 @@ pub use super::common::shell_call as bash;
 
 pub use super::common::{install_trade_script, trades, with_trade_script};
 
-/// Inject for `profile`/`agent`, start a mock with `script`, run the CLI once.
+/// Inject for agent `agent` of the corpus profile `profile_name`, start a mock with `script`,
+/// run the CLI once.
 pub fn guarded_run(
     sandbox: &Sandbox,
-    profile: &Path,
+    profile_name: &str,
     agent: &str,
     extra: &[&str],
     script: Script,
 ) -> (MockApi, Outcome) {
-    let args = sandbox.inject(profile, agent, &launch(extra), None);
+    let args = sandbox.inject(&profile(profile_name), agent, &launch(extra), None);
     run(sandbox, &args, script)
 }
 
@@ -99,7 +100,7 @@ pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {
     install_trade_script(sandbox);
     guarded_run(
         sandbox,
-        &profile("trader.yaml"),
+        "trader.yaml",
         "trader",
         &["--allowedTools", "Bash"],
         script,

@@ -104,7 +104,7 @@ pub fn defer_leaves_the_decision_to_the_cli() {
     install_trade_script(&permitted);
     let (mock, outcome) = guarded_run(
         &permitted,
-        &profile("trader.yaml"),
+        "trader.yaml",
         "trader",
         &["--allowedTools", "Bash(./trade *)"],
         script(),
@@ -121,7 +121,7 @@ pub fn defer_leaves_the_decision_to_the_cli() {
 
     let refused = Sandbox::new("defer-refused");
     install_trade_script(&refused);
-    let (mock, outcome) = guarded_run(&refused, &profile("trader.yaml"), "trader", &[], script());
+    let (mock, outcome) = guarded_run(&refused, "trader.yaml", "trader", &[], script());
     outcome.completed();
     let result = mock.tool_result("toolu_paper");
     assert!(result.is_error, "{result:#?}");
@@ -148,7 +148,7 @@ pub fn ask_blocks_in_print_mode_with_the_reason() {
         .tool_call("toolu_big", "Bash", bash("./trade --size big"));
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "asker",
         &["--allowedTools", "Bash"],
         script,
@@ -167,13 +167,7 @@ pub fn ask_blocks_in_print_mode_with_the_reason() {
 pub fn permission_request_deny_is_obeyed() {
     let sandbox = with_trade_script(Sandbox::new("permission-deny"));
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "permission-denier",
-        &[],
-        script,
-    );
+    let (mock, outcome) = guarded_run(&sandbox, "e2e/gates.yaml", "permission-denier", &[], script);
 
     assert_blocked_with(
         &outcome,

@@ -60,13 +60,7 @@ pub fn compound_command_with_an_uncovered_part_does_not_run() {
             "Bash",
             bash("./trade --paper > orders.txt"),
         );
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "shell-allowlist",
-        &[],
-        script,
-    );
+    let (mock, outcome) = guarded_run(&sandbox, "e2e/gates.yaml", "shell-allowlist", &[], script);
     for id in ["toolu_and", "toolu_semi", "toolu_sub", "toolu_redirect"] {
         assert_blocked_with(&outcome, &mock, id, DEFAULT_DENY);
         assert_decision(&sandbox.session_log(), "PreToolUse", id, "deny");
@@ -98,7 +92,7 @@ pub fn quoted_deny_does_not_run() {
     // `--allowedTools Bash` would run them all: only the hook stands in the way.
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "shell-denier",
         &["--allowedTools", "Bash"],
         script,

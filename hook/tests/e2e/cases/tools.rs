@@ -12,7 +12,7 @@ use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::{Block, MockApi, Script};
 
 fn tools_run(sandbox: &Sandbox, extra: &[&str], script: Script) -> MockApi {
-    let (mock, outcome) = guarded_run(sandbox, &profile("e2e/gates.yaml"), "tools", extra, script);
+    let (mock, outcome) = guarded_run(sandbox, "e2e/gates.yaml", "tools", extra, script);
     outcome.completed();
     mock
 }

@@ -27,7 +27,7 @@ pub fn settings_file_is_loaded_beside_user_project_hooks() {
         .tool_call("toolu_canary", "Bash", bash("./trade --note animus-canary"));
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "canary",
         &["--allowedTools", "Bash"],
         script,
