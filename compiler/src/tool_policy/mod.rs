@@ -292,12 +292,8 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryErro
             if ClaudePattern::parse(argument)?.matches_everything() {
                 return Ok(bare(tools, note));
             }
-            one(
-                tools,
-                field,
-                matched_on(MatchOn::Segment, MatchOn::Cover),
-                argument,
-            )
+            let on = matched_on(MatchOn::Segment, MatchOn::Cover);
+            one(tools, field, on, argument)
         }
         Argument::Path(family) => {
             engine::paths::PathGlob::parse(argument)?;
@@ -310,12 +306,8 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryErro
                 });
             };
             engine::web::DomainPattern::parse(domain)?;
-            one(
-                tools,
-                field,
-                matched_on(MatchOn::Domain, MatchOn::ExactDomain),
-                domain,
-            )
+            let on = matched_on(MatchOn::Domain, MatchOn::ExactDomain);
+            one(tools, field, on, domain)
         }
         Argument::Name(field) => {
             // `Task` and `Agent` are the same tool under its two names.
