@@ -2,6 +2,7 @@
 
 use compiler::load_profile_str;
 use test_support::assert_has;
+use test_support::assert_starts;
 
 fn error_of(yaml: &str, agent: &str) -> String {
     let result = load_profile_str(yaml, "cfg.yaml".into(), agent)
@@ -35,9 +36,9 @@ fn unknown_key_inside_hooks_and_tool_policy() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: deny\n          colour: red\n",
         "a",
     );
-    assert!(
-        e.starts_with("cfg.yaml:7:11: error: unknown key `colour` (expected one of id, events"),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:7:11: error: unknown key `colour` (expected one of id, events",
     );
     let e = error_of("agents:\n  a:\n    hooks:\n      pre_tool: []\n", "a");
     assert!(
@@ -81,10 +82,7 @@ fn empty_events_unknown_events_and_actions() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: []\n          decision: deny\n",
         "a",
     );
-    assert!(
-        e.starts_with("cfg.yaml:6:19: error: rule `x`: `events` is empty"),
-        "{e}"
-    );
+    assert_starts(&e, "cfg.yaml:6:19: error: rule `x`: `events` is empty");
     let e = error_of(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: [PostToolUse]\n          decision: deny\n",
         "a",
@@ -115,10 +113,7 @@ fn empty_events_unknown_events_and_actions() {
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: []\n          action: record\n",
         "a",
     );
-    assert!(
-        e.starts_with("cfg.yaml:5:19: error: observer `events` is empty"),
-        "{e}"
-    );
+    assert_starts(&e, "cfg.yaml:5:19: error: observer `events` is empty");
 }
 
 #[test]
@@ -198,9 +193,9 @@ fn an_overlong_reason_is_an_error_at_its_place() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: r\n          decision: deny\n          reason: {long}\n"
     );
     let e = error_of(&yaml, "a");
-    assert!(
-        e.starts_with("cfg.yaml:7:19: error: rule `r`: the reason is 1025 bytes"),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:7:19: error: rule `r`: the reason is 1025 bytes",
     );
     assert!(
         e.len() < 600,

@@ -4,6 +4,7 @@
 //! refused by the YAML parser's node budget.
 
 use std::time::Instant;
+use test_support::assert_starts;
 
 use compiler::diagnostic::MAX_QUOTE_BYTES;
 use compiler::profile::{MAX_CONFIG_BYTES, MAX_ENTRY_BYTES, MAX_REGEX_BYTES};
@@ -86,17 +87,17 @@ fn an_overlong_regex_tool_field_or_id_is_an_error_at_its_place() {
 
     let long_tool = "T".repeat(MAX_ENTRY_BYTES + 1);
     let error = compile_error(&rule("r", &long_tool, "command", "x")).unwrap();
-    assert!(
-        error.starts_with("cfg.yaml:6:19: error: rule `r`: a tool glob is 65537 bytes"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:6:19: error: rule `r`: a tool glob is 65537 bytes",
     );
     assert_short(&error);
 
     let long_field = "f".repeat(MAX_ENTRY_BYTES + 1);
     let error = compile_error(&rule("r", "Bash", &long_field, "x")).unwrap();
-    assert!(
-        error.starts_with("cfg.yaml:9:22: error: rule `r`: a matcher `field` is 65537 bytes"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:9:22: error: rule `r`: a matcher `field` is 65537 bytes",
     );
     assert_short(&error);
 
@@ -121,9 +122,9 @@ fn an_overlong_regex_tool_field_or_id_is_an_error_at_its_place() {
     // An invalid regex under the limit is quoted by its start too.
     let bad = format!("({}", "a".repeat(10_000));
     let error = compile_error(&rule("r", "Bash", "command", &bad)).unwrap();
-    assert!(
-        error.starts_with("cfg.yaml:10:22: error: rule `r`: invalid regex `(aaa"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:10:22: error: rule `r`: invalid regex `(aaa",
     );
     assert_short(&error);
 }
@@ -186,10 +187,7 @@ fn a_dfa_too_large_names_the_rule_and_its_place() {
     let error = compiler::lower::build_sidecar(&policy, json.as_bytes())
         .unwrap_err()
         .to_string();
-    assert!(
-        error.starts_with("error: rule `too-big`, matcher on `command`: regex"),
-        "{error}"
-    );
+    assert_starts(&error, "error: rule `too-big`, matcher on `command`: regex");
 
     // A tool glob: the first rule naming it, and where.
     let glob = "a*".repeat(20_000);
@@ -197,9 +195,9 @@ fn a_dfa_too_large_names_the_rule_and_its_place() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: globs\n          tools: ['{glob}']\n          decision: deny\n"
     );
     let error = compile_error(&yaml).expect("the glob's DFA is over budget");
-    assert!(
-        error.starts_with("cfg.yaml:5:11: error: rule `globs`: tool glob `a*a*a*"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:5:11: error: rule `globs`: tool glob `a*a*a*",
     );
     assert_has(&error, "is too complex");
     assert_short(&error);
@@ -276,9 +274,9 @@ fn an_entry_the_regex_compiler_refuses_is_an_error_at_the_entry() {
         "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - '{entry}'\n"
     );
     let error = compile_error(&yaml).expect("the regex is too large");
-    assert!(
-        error.starts_with("cfg.yaml:6:11: error: rule `tool_policy.deny:Read(/a*a*a*"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:6:11: error: rule `tool_policy.deny:Read(/a*a*a*",
     );
     assert!(
         error.contains(&format!(

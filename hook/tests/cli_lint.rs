@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::assert_starts;
 use test_support::write_file;
 
 use common::{Run, compile_argv, repo, run_cli, temp_dir};
@@ -207,11 +208,7 @@ fn warnings_pass_unless_denied() {
         "--deny-warnings",
     ]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
-    assert!(
-        run.stdout.starts_with("0 errors, 0 warnings"),
-        "{}",
-        run.stdout
-    );
+    assert_starts(&run.stdout, "0 errors, 0 warnings");
 }
 
 const UNCLOSED_LIST: &str = "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n";

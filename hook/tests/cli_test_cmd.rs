@@ -3,6 +3,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::assert_starts;
 use test_support::write_file;
 
 use common::{repo, temp_dir};
@@ -49,11 +50,7 @@ fn the_bundled_cases_pass_and_nothing_is_written() {
     let cases = repo().join("corpus/cases/trader.cases.yaml");
     let run = test_in(&dir, &strs(&trader_args(cases.to_str().unwrap())));
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.starts_with("16 passed, 0 failed"),
-        "{}",
-        run.stdout
-    );
+    assert_starts(&run.stdout, "16 passed, 0 failed");
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         0,

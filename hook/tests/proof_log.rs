@@ -6,6 +6,7 @@ mod proof_common;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::assert_starts;
 
 use common::*;
 use proof_common::*;
@@ -66,11 +67,7 @@ fn log_stats_count_per_session_and_rule() {
     }
     let run = s.hook(&["log", "--stats"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(
-        run.stdout.starts_with("20 decisions in 1 sessions\n"),
-        "{}",
-        run.stdout
-    );
+    assert_starts(&run.stdout, "20 decisions in 1 sessions\n");
     assert_has(&run.stdout, "  s-proof             6     0      0     14");
     assert_has(
         &run.stdout,

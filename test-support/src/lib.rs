@@ -65,3 +65,12 @@ pub fn make_dir(dir: &Path, name: &str) -> PathBuf {
     std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("mkdir {}: {e}", path.display()));
     path
 }
+
+/// Fails the test, showing all of `text`, unless it starts with `start`.
+#[track_caller]
+pub fn assert_starts(text: &str, start: &str) {
+    assert!(
+        text.starts_with(start),
+        "expected {start:?} first in:\n{text}"
+    );
+}
