@@ -155,3 +155,12 @@ pub fn read_repo_json<T: serde::de::DeserializeOwned>(relative: &str) -> T {
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// The gate's refusal when the session's `file` (`animus-policy.sidecar`, `animus-policy.json`)
+/// is not the one it pinned: fail closed, naming the pin and the file's digest.
+pub fn assert_pin_refusal(refusal: &str, file: &str) {
+    let digest = format!("{file}` has SHA-256");
+    for part in ["(fail closed)", "not the one this session pinned", &digest] {
+        test_support::assert_has(refusal, part);
+    }
+}

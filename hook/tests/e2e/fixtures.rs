@@ -136,6 +136,11 @@ pub use test_support::records::{assert_decision, gate_record, records};
 
 pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str, reason: &str) {
     outcome.completed();
+    assert_refused_result(mock, tool_use_id, reason);
+}
+
+/// The `tool_result` for `tool_use_id` is an error carrying `reason`.
+pub fn assert_refused_result(mock: &MockApi, tool_use_id: &str, reason: &str) {
     let result = mock.tool_result(tool_use_id);
     assert!(
         result.is_error,

@@ -35,10 +35,10 @@ pub fn write_deny_blocks_the_write() {
         mock.tool_results()
     );
     assert!(!blocked.exists(), "the denied write did not run");
-    let result = mock.tool_result("toolu_write_blocked");
-    assert!(
-        result.is_error && result.text.contains("Writing blocked.txt is denied (e2e)."),
-        "{result:#?}"
+    assert_refused_result(
+        &mock,
+        "toolu_write_blocked",
+        "Writing blocked.txt is denied (e2e).",
     );
     let log = sandbox.session_log();
     let pre = gate_record(&log, "PreToolUse", "toolu_write_blocked");
@@ -78,10 +78,10 @@ pub fn edit_deny_blocks_the_edit() {
         "alpha\n",
         "the denied edit did not run"
     );
-    let result = mock.tool_result("toolu_edit_blocked");
-    assert!(
-        result.is_error && result.text.contains("Editing guarded.txt is denied (e2e)."),
-        "{result:#?}"
+    assert_refused_result(
+        &mock,
+        "toolu_edit_blocked",
+        "Editing guarded.txt is denied (e2e).",
     );
     let log = sandbox.session_log();
     let pre = gate_record(&log, "PreToolUse", "toolu_edit_blocked");
@@ -110,10 +110,10 @@ pub fn read_deny_keeps_the_content_from_the_model() {
         &mock.tool_result("toolu_read_public").text,
         "public-e2e-content",
     );
-    let result = mock.tool_result("toolu_read_secret");
-    assert!(
-        result.is_error && result.text.contains("Reading secret.txt is denied (e2e)."),
-        "{result:#?}"
+    assert_refused_result(
+        &mock,
+        "toolu_read_secret",
+        "Reading secret.txt is denied (e2e).",
     );
     for request in mock.model_calls() {
         assert!(
