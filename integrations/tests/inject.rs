@@ -171,22 +171,16 @@ fn hook_binary_resolution() {
     let missing = setup.dir.join("nope/animus-hook");
     let mut request = setup.request("s", &launch, Some(1));
     request.hook_binary = Some(&missing);
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(&e, "cannot be used");
     let plain = setup.dir.join("plain");
     std::fs::write(&plain, "x").unwrap();
     request.hook_binary = Some(&plain);
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(&e, "not an executable file");
     // Nothing given, nothing found (the test binary has no animus-hook sibling; PATH is empty).
     request.hook_binary = None;
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(&e, "cannot find the animus-hook binary");
     assert!(
         !setup.dir.join("session").exists(),
@@ -300,9 +294,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
             session_id: bad,
             ..request.clone()
         };
-        let e = inject_harness_hooks_with_env(&request, &no_env)
-            .unwrap_err()
-            .to_string();
+        let e = refusal(&request, &no_env);
         assert_has(&e, "session id");
     }
 }
@@ -315,9 +307,7 @@ fn observer_events_are_validated_at_generation_too() {
     let launch = args(&["-p", "hi"]);
     let mut request = setup.request("s", &launch, Some(1));
     request.profile = &profile;
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(
         &e,
         "observer event `Stop; rm -rf ~` is not a harness hook event",
@@ -402,9 +392,7 @@ fn a_hook_binary_that_is_not_animus_hook_is_refused() {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut request = setup.request("s", &launch, Some(1));
         request.hook_binary = Some(&path);
-        let e = inject_harness_hooks_with_env(&request, &no_env)
-            .unwrap_err()
-            .to_string();
+        let e = refusal(&request, &no_env);
         assert!(e.contains("is not animus-hook"), "{name}: {e}");
         assert!(
             !setup.session_dir.exists(),

@@ -109,6 +109,13 @@ impl Setup {
     }
 }
 
+/// Why injecting `request` (with `env`) is refused; it must be.
+pub fn refusal(request: &InjectRequest, env: &dyn Fn(&str) -> Option<OsString>) -> String {
+    inject_harness_hooks_with_env(request, env)
+        .unwrap_err()
+        .to_string()
+}
+
 /// The pieces of an injection the per-harness tests look at.
 pub fn injected(injection: &Injection) -> (&[String], &[(String, String)], &Path) {
     match injection {
