@@ -15,14 +15,17 @@ fn explain(policy: &Path, extra: &[&str], stdin: &[u8]) -> common::Run {
     run_hook(&args, Some(stdin), &[])
 }
 
-fn trader(dir: &Path) -> PathBuf {
-    compile_profile("trader.yaml", "trader", dir)
+/// A fresh directory `name` with the trader profile compiled in it: the directory and the
+/// policy.
+fn trader_in(name: &str) -> (common::TempDir, PathBuf) {
+    let dir = temp_dir(name);
+    let policy = compile_profile("trader.yaml", "trader", &dir);
+    (dir, policy)
 }
 
 #[test]
 fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
-    let dir = temp_dir("explain-deny");
-    let policy = trader(&dir);
+    let (_dir, policy) = trader_in("explain-deny");
     let run = explain(
         &policy,
         &["--command", "echo start && git reset --hard HEAD~1"],
@@ -46,8 +49,7 @@ fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
 
 #[test]
 fn a_payload_on_stdin_is_explained_as_the_hook_decides_it() {
-    let dir = temp_dir("explain-stdin");
-    let policy = trader(&dir);
+    let (_dir, policy) = trader_in("explain-stdin");
     let run = explain(
         &policy,
         &["--json"],
@@ -80,8 +82,7 @@ fn a_payload_on_stdin_is_explained_as_the_hook_decides_it() {
 
 #[test]
 fn near_misses_show_what_did_not_match() {
-    let dir = temp_dir("explain-near");
-    let policy = trader(&dir);
+    let (_dir, policy) = trader_in("explain-near");
     let run = explain(
         &policy,
         &["--command", "deploy web --env staging", "--near", "--json"],
@@ -106,8 +107,7 @@ fn near_misses_show_what_did_not_match() {
 
 #[test]
 fn a_path_rule_shows_the_path_text_with_its_base_named() {
-    let dir = temp_dir("explain-path");
-    let policy = trader(&dir);
+    let (dir, policy) = trader_in("explain-path");
     let project = make_dir(&dir, "project");
     let env = project.join(".env");
     let input = serde_json::json!({ "file_path": env }).to_string();
@@ -133,8 +133,7 @@ fn a_path_rule_shows_the_path_text_with_its_base_named() {
 
 #[test]
 fn bad_input_is_a_clear_error_and_writes_nothing() {
-    let dir = temp_dir("explain-bad");
-    let policy = trader(&dir);
+    let (dir, policy) = trader_in("explain-bad");
     let before: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
