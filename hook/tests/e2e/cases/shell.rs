@@ -5,6 +5,7 @@
 
 use std::fs;
 use test_support::make_dir;
+use test_support::records::assert_fields;
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
@@ -32,11 +33,10 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
     assert_eq!(trades(&sandbox), ["--paper"]);
     let log = sandbox.session_log();
     let record = gate_record(&log, "PreToolUse", "toolu_paper");
-    assert_eq!(record["decision"], "allow");
-    assert_eq!(record["left_to_harness"], true);
-    assert_eq!(
-        record["deciding_rule"],
-        "tool_policy.allow:Bash(./trade --paper:*)"
+    let rule = "tool_policy.allow:Bash(./trade --paper:*)";
+    assert_fields(
+        record,
+        serde_json::json!({"decision": "allow", "left_to_harness": true, "deciding_rule": rule}),
     );
     assert!(
         records(&log, "PermissionRequest").is_empty(),

@@ -7,6 +7,7 @@
 //! and `uninstall` gives both files back byte for byte.
 
 use std::fs;
+use test_support::records::assert_fields;
 
 use serde_json::{Value, json};
 use test_support::process::{commit_count, git_history};
@@ -91,9 +92,11 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     );
     let records = project_session_log(&sandbox.state_dir);
     let reset = gate_record(&records, "PreToolUse", "call_reset");
-    assert_eq!(reset["decision"], "deny");
-    assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
-    assert_eq!(reset["harness"], "codex");
+    let rule = "pack.core.git:reset-hard";
+    assert_fields(
+        reset,
+        json!({"decision": "deny", "deciding_rule": rule, "harness": "codex"}),
+    );
     assert_eq!(reset["payload"]["session_id"], reset["session"]);
     assert_decision(&records, "PreToolUse", "call_status", "defer");
 

@@ -3,6 +3,7 @@
 //! names the human (Codex has no ask).
 
 use serde_json::json;
+use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -49,11 +50,10 @@ pub fn denied_command_does_not_run_and_allowed_one_does() {
     assert_eq!(live["deciding_rule"], "e2e-codex-no-live-orders");
     assert_eq!(live["tool_name"], "Bash");
     let paper = gate_record(&log, "PreToolUse", "call_paper");
-    assert_eq!(paper["decision"], "allow");
-    assert_eq!(paper["left_to_harness"], true);
-    assert_eq!(
-        paper["deciding_rule"],
-        "tool_policy.allow:Bash(./trade --paper:*)"
+    let rule = "tool_policy.allow:Bash(./trade --paper:*)";
+    assert_fields(
+        paper,
+        json!({"decision": "allow", "left_to_harness": true, "deciding_rule": rule}),
     );
     assert_decision(&log, "PreToolUse", "call_rm", "deny");
     // PostToolUse fires for the call that ran, and only for it.
