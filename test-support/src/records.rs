@@ -53,3 +53,16 @@ pub fn assert_fields(record: &Value, expected: Value) {
         assert_eq!(&record[field], value, "{field} of {record:#}");
     }
 }
+
+/// The `event` of each record, in order.
+pub fn events(log: &[Value]) -> Vec<&str> {
+    log.iter().map(|r| r["event"].as_str().unwrap()).collect()
+}
+
+/// Fails the test, showing the log, unless its events are `expected` (names separated by
+/// spaces), in that order.
+#[track_caller]
+pub fn assert_events(log: &[Value], expected: &str) {
+    let expected: Vec<&str> = expected.split_whitespace().collect();
+    assert_eq!(events(log), expected, "{log:#?}");
+}

@@ -61,7 +61,7 @@ pub fn records_every_gate_and_observer_event() {
     assert_denied(&sandbox, &mock, "call_live");
 
     let log = sandbox.session_log();
-    let events: Vec<&str> = log.iter().map(|r| r["event"].as_str().unwrap()).collect();
+    let events = test_support::records::events(&log);
     for record in &log {
         assert_eq!(record["session"], sandbox.session_id.as_str(), "{record:#}");
         assert_eq!(record["harness"], "opencode", "{record:#}");

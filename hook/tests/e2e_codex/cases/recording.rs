@@ -2,6 +2,7 @@
 //! line tagged with the harness.
 
 use serde_json::Value;
+use test_support::records::assert_events;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -17,19 +18,9 @@ pub fn records_every_event_of_a_run() {
     assert_not_blocked(&mock, "call_paper");
     assert_blocked(&mock, "call_live", "Live orders are denied");
     let log = sandbox.session_log();
-    let events: Vec<&str> = log.iter().map(|r| r["event"].as_str().unwrap()).collect();
-    assert_eq!(
-        events,
-        [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreToolUse",
-            "PostToolUse",
-            "PreToolUse",
-            "Stop",
-            "SessionEnd",
-        ],
-        "{log:#?}"
+    assert_events(
+        &log,
+        "SessionStart UserPromptSubmit PreToolUse PostToolUse PreToolUse Stop SessionEnd",
     );
     for record in &log {
         assert_eq!(record["harness"], "codex", "{record:#}");
