@@ -49,6 +49,11 @@ pub fn run_with(
 }
 
 /// Inject and run once; the run must complete the whole script with nothing but model turns.
+/// [`guarded_run`] under the trader profile.
+pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockGemini, Outcome) {
+    guarded_run(sandbox, &profile("trader.yaml"), "trader", script)
+}
+
 pub fn guarded_run(
     sandbox: &Sandbox,
     profile: &Path,

@@ -20,12 +20,8 @@ pub fn mcp_call_is_gated() {
             json!({"text": "forbidden words"}),
         )
         .mcp("call_shout", "e2e", "shout", json!({"text": "loud"}));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        "codex-allowlist",
-        &mcp_server_flags(&calls, true),
-        script,
-    );
+    let flags = mcp_server_flags(&calls, true);
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &flags, script);
     outcome.completed();
     let hi = assert_not_blocked(&mock, "call_hi");
     assert_has(&hi, "echo: hi");
@@ -69,12 +65,8 @@ pub fn mcp_permission_request_reaches_the_gate() {
         )
         .mcp("call_hi", "e2e", "echo", json!({"text": "hi"}))
         .exec("call_paper", "./trade --paper");
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        "codex-allowlist",
-        &mcp_server_flags(&calls, false),
-        script,
-    );
+    let flags = mcp_server_flags(&calls, false);
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &flags, script);
     outcome.completed();
     let signoff = mock.tool_output("call_signoff").text;
     assert_has(

@@ -11,7 +11,7 @@ pub fn records_every_event_of_a_run() {
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper --size 7"))
         .call("run_shell_command", shell("./trade --live --size 7"));
-    let (_mock, outcome) = guarded_run(&sandbox, &profile("trader.yaml"), "trader", script);
+    let (_mock, outcome) = trader_run(&sandbox, script);
     let log = sandbox.session_log();
     // In order: the start, each call's gate, the tool's after-record for the call that ran,
     // the end. (A denied call has no AfterTool: Gemini fires it only for a tool that ran.)

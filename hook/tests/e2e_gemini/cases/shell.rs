@@ -12,7 +12,7 @@ pub fn shell_deny_does_not_run_and_the_model_sees_the_reason() {
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper"))
         .call("run_shell_command", shell("./trade --live --size 1"));
-    let (mock, _) = guarded_run(&sandbox, &profile("trader.yaml"), "trader", script);
+    let (mock, _) = trader_run(&sandbox, script);
     assert_ran_with(&mock, 0, "traded: --paper");
     assert_blocked_with(
         &mock,
@@ -80,7 +80,7 @@ pub fn parallel_calls_in_one_turn_are_gated_each() {
         ("run_shell_command", shell("./trade --live --size 9")),
         ("run_shell_command", shell("./trade --paper --size 5")),
     ]);
-    let (mock, _) = guarded_run(&sandbox, &profile("trader.yaml"), "trader", script);
+    let (mock, _) = trader_run(&sandbox, script);
     assert_blocked_with(
         &mock,
         0,
