@@ -328,15 +328,11 @@ pub fn project_config_does_not_unload_the_guard() {
         .call("call_paper", "bash", bash("./trade --paper"))
         .call("call_live", "bash", bash("./trade --live --size 1"))
         .final_text("project done");
-    let (mock, _) = run(
-        &sandbox,
-        &launch,
-        script,
-        &[
-            ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
-            ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
-        ],
-    );
+    let env = [
+        ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
+        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+    ];
+    let (mock, _) = run(&sandbox, &launch, script, &env);
     assert_eq!(mock.tool_message("call_paper"), "traded: --paper\n");
     assert_denied(&sandbox, &mock, "call_live");
     assert_eq!(trades(&sandbox), ["--paper"]);
