@@ -25,7 +25,7 @@ const SETTINGS: &str = r#"{
 /// Import `SETTINGS` (with `extra` options), write the profile and compile it; returns the
 /// policy path and import's stderr.
 fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String) {
-    let settings = write_file(&dir, "settings.json", SETTINGS);
+    let settings = write_file(dir, "settings.json", SETTINGS);
     let mut args = vec![
         "import",
         "--claude-settings",
@@ -36,7 +36,7 @@ fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String
     args.extend_from_slice(extra);
     let import = run_cli(&args);
     assert_eq!(import.code, Some(0), "{}", import.stderr);
-    let profile = write_file(&dir, "profile.yaml", &import.stdout);
+    let profile = write_file(dir, "profile.yaml", &import.stdout);
     let policy = compile_config(&profile, "me", &dir.join("out"));
     (policy, import.stderr)
 }

@@ -24,10 +24,10 @@ fn log_shows_each_decision_with_its_rule_newest_last() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 10, "{}", run.stdout);
     assert_has(
-        &lines[1],
+        lines[1],
         "  s-proof  claude  Bash  trade --live  DENY  tool_policy.deny:Bash(* --live*)  Denied by",
     );
-    assert_has(&lines[0], "git status  DEFER  (default)");
+    assert_has(lines[0], "git status  DEFER  (default)");
     let ts: Vec<&str> = lines.iter().map(|l| &l[..20]).collect();
     assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
     // Filters.

@@ -21,8 +21,7 @@ fn stricter_profile(dir: &Path) -> std::path::PathBuf {
         "        - \"Bash(*submit-order*)\"\n        - \"Bash(git status*)\"\n",
     );
     assert_ne!(text, stricter);
-    let file = write_file(&dir, "stricter.yaml", stricter);
-    file
+    write_file(dir, "stricter.yaml", stricter)
 }
 
 fn compile(config: &Path, out: &Path) -> std::path::PathBuf {
@@ -218,9 +217,9 @@ fn a_fail_closed_deny_is_marked_when_it_changes() {
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 1, "{}", run.stdout);
-    assert_has(&listed[0], "toolu_failed  Read");
-    assert_has(&listed[0], "deny -> defer");
-    assert_has(&listed[0], "[recorded deny was fail-closed: ");
+    assert_has(listed[0], "toolu_failed  Read");
+    assert_has(listed[0], "deny -> defer");
+    assert_has(listed[0], "[recorded deny was fail-closed: ");
 }
 
 #[test]

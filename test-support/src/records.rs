@@ -48,7 +48,9 @@ pub fn assert_decision(log: &[Value], event: &str, tool_use_id: &str, decision: 
 /// failure names the field and shows the record.
 #[track_caller]
 pub fn assert_fields(record: &Value, expected: Value) {
-    let expected = expected.as_object().expect("the fields expected, as an object");
+    let expected = expected
+        .as_object()
+        .expect("the fields expected, as an object");
     for (field, value) in expected {
         assert_eq!(&record[field], value, "{field} of {record:#}");
     }

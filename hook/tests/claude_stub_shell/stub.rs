@@ -23,7 +23,7 @@ pub(super) struct StubShell {
 
 impl StubShell {
     pub fn install(root: &Path) -> StubShell {
-        let dir = make_dir(&root, "stub-shell");
+        let dir = make_dir(root, "stub-shell");
         // Named `bash`: Claude uses `$SHELL` only when it is a bash or zsh.
         let path = dir.join("bash");
         let log = dir.join("commands.log");
