@@ -68,11 +68,9 @@ fn invalid_regex_points_at_the_regex() {
         "cfg.yaml:9:22: error: rule `x`: invalid regex `deploy (prod`: unclosed group"
     );
     let e = error_of(&yaml.replace("deploy (prod", r"\brm\b"), "a");
-    assert!(
-        e.starts_with(
-            "cfg.yaml:9:22: error: rule `x`: invalid regex `\\brm\\b`: the Unicode word boundary"
-        ),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:9:22: error: rule `x`: invalid regex `\\brm\\b`: the Unicode word boundary",
     );
 }
 
@@ -95,11 +93,9 @@ fn empty_events_unknown_events_and_actions() {
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: ['Stop; rm -rf ~']\n          action: record\n",
         "a",
     );
-    assert!(
-        e.starts_with(
-            "cfg.yaml:5:20: error: observer event `Stop; rm -rf ~` is not a harness hook event"
-        ),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:5:20: error: observer event `Stop; rm -rf ~` is not a harness hook event",
     );
     let e = error_of(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: [Stop]\n          action: run\n",

@@ -76,12 +76,12 @@ fn an_overlong_regex_tool_field_or_id_is_an_error_at_its_place() {
     };
     let long_regex = format!("deploy {}", "(prod|staging)".repeat(MAX_REGEX_BYTES / 10));
     let error = compile_error(&rule("r", "Bash", "command", &long_regex)).unwrap();
-    assert!(
-        error.starts_with(&format!(
+    assert_starts(
+        &error,
+        &format!(
             "cfg.yaml:10:22: error: rule `r`: a matcher `regex` is {} bytes, over the 65536-byte limit (it starts `deploy (prod|staging)",
             long_regex.len()
-        )),
-        "{error}"
+        ),
     );
     assert_short(&error);
 
@@ -138,12 +138,12 @@ fn a_config_over_the_size_cap_is_refused_before_it_is_parsed() {
     let error = load_profile_str(&text, "big.yaml".into(), "a")
         .unwrap_err()
         .to_string();
-    assert!(
-        error.starts_with(&format!(
+    assert_starts(
+        &error,
+        &format!(
             "big.yaml: error: the config is {} bytes, over the 67108864-byte (64 MiB) limit",
             MAX_CONFIG_BYTES + 1
-        )),
-        "{error}"
+        ),
     );
     assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
 
@@ -172,11 +172,11 @@ fn a_dfa_too_large_names_the_rule_and_its_place() {
         "agents:\n  a:\n    tool_policy:\n      deny: [Read]\n    hooks:\n      policy_rules:\n        - id: fine\n          decision: deny\n          input_matchers: [{{field: command, regex: rm}}]\n        - id: too-big\n          decision: deny\n          input_matchers: [{{field: command, regex: '{EXPONENTIAL}'}}]\n"
     );
     let error = compile_error(&yaml).expect("the DFA is over budget");
-    assert!(
-        error.starts_with(&format!(
+    assert_starts(
+        &error,
+        &format!(
             "cfg.yaml:10:11: error: rule `too-big`, matcher on `command`: regex `{EXPONENTIAL}` is too complex"
-        )),
-        "{error}"
+        ),
     );
 
     // The same policy as JSON (no profile, no locations): the rule is named by id.

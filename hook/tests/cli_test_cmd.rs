@@ -162,11 +162,9 @@ fn json_reports_counts_and_failures() {
     assert_eq!(failure["got"], "deny");
     assert_eq!(failure["line"], 3);
     assert!(failure["file"].as_str().unwrap().ends_with("c.yaml"));
-    assert!(
-        failure["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("expected allow, got deny")
+    assert_starts(
+        failure["message"].as_str().unwrap(),
+        "expected allow, got deny",
     );
 
     let all = repo().join("corpus/cases/trader.cases.yaml");

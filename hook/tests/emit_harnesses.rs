@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 use test_support::assert_has;
+use test_support::assert_starts;
 use test_support::make_dir;
 use test_support::process::succeed;
 use test_support::write_file;
@@ -45,23 +46,10 @@ impl Gate {
 
     /// Run `emit` (`provider` None: not given) for `event`; returns stdout.
     fn emit(&self, provider: Option<&str>, event: &str, stdin: &[u8]) -> String {
-        let mut args = vec!["emit".to_string()];
+        let mut args = emit_args(event, "harnesses", &self.project, Some(&self.policy));
         if let Some(p) = provider {
-            args.extend(["--provider".into(), p.into()]);
+            args.splice(1..1, ["--provider".to_string(), p.to_string()]);
         }
-        args.extend(
-            [
-                "--event",
-                event,
-                "--session",
-                "harnesses",
-                "--project-root",
-                self.project.to_str().unwrap(),
-                "--policy",
-                self.policy.to_str().unwrap(),
-            ]
-            .map(String::from),
-        );
         let run = run_emit_both(
             &args,
             Some(stdin),
@@ -443,11 +431,9 @@ fn check_decides_a_harness_payload_as_emit_does() {
     };
     // The event names the harness; the MCP name is split as emit splits it.
     let out = check(&[], &payload("gemini/BeforeTool-mcp_mock_echo_tool.json"));
-    assert!(
-        out.starts_with(
-            "decision: deny\nreason: Denied by tool_policy.deny entry `mcp__mock__echo_tool`."
-        ),
-        "{out}"
+    assert_starts(
+        &out,
+        "decision: deny\nreason: Denied by tool_policy.deny entry `mcp__mock__echo_tool`.",
     );
     // opencode's payload under --provider: camelCase paths are read.
     let edit = payload_with(

@@ -6,6 +6,7 @@ mod proof_common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use test_support::assert_starts;
 use test_support::write_file;
 
 use common::*;
@@ -352,11 +353,9 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
         file.to_str().unwrap(),
     ]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(
-        run.stdout
-            .starts_with("replayed 10 calls from 1 input: 0 changed; 1 lines were not JSON\n"),
-        "{}",
-        run.stdout
+    assert_starts(
+        &run.stdout,
+        "replayed 10 calls from 1 input: 0 changed; 1 lines were not JSON\n",
     );
     assert_has(&run.stdout, "decide latency over 10 calls: p50 ");
     assert_has(&run.stdout, "calls/s");
