@@ -27,6 +27,12 @@ use forge::forge;
 use odd::{DIRECTORIES, odd_payload};
 use rng::{for_each_iteration, iterations, mutate};
 
+/// A corpus profile's text (`corpus/profiles/<name>`) with the agent to compile from it.
+fn corpus_profile(name: &str, agent: &'static str) -> (String, &'static str) {
+    let text = String::from_utf8(repo_file(&format!("corpus/profiles/{name}"))).unwrap();
+    (text, agent)
+}
+
 fn repo_file(path: &str) -> Vec<u8> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -138,18 +144,9 @@ fn mutated_sidecars_load_or_are_refused() {
 fn odd_payloads_are_decided_alike_by_both_evaluators() {
     let mut policies = Vec::new();
     let profiles = [
-        (
-            String::from_utf8(repo_file("corpus/profiles/trader.yaml")).unwrap(),
-            "trader",
-        ),
-        (
-            String::from_utf8(repo_file("corpus/profiles/allowlist.yaml")).unwrap(),
-            "reviewer",
-        ),
-        (
-            String::from_utf8(repo_file("corpus/profiles/cautious.yaml")).unwrap(),
-            "cautious",
-        ),
+        corpus_profile("trader.yaml", "trader"),
+        corpus_profile("allowlist.yaml", "reviewer"),
+        corpus_profile("cautious.yaml", "cautious"),
         (RICH_PROFILE.to_string(), "a"),
     ];
     for (yaml, agent) in &profiles {
@@ -235,18 +232,9 @@ fn odd_payloads_are_decided_alike_by_both_evaluators() {
 fn mutated_profiles_compile_or_fail_with_located_errors() {
     let seeds: Vec<(String, &str)> = vec![
         (RICH_PROFILE.to_string(), "a"),
-        (
-            String::from_utf8(repo_file("corpus/profiles/trader.yaml")).unwrap(),
-            "trader",
-        ),
-        (
-            String::from_utf8(repo_file("corpus/profiles/allowlist.yaml")).unwrap(),
-            "reviewer",
-        ),
-        (
-            String::from_utf8(repo_file("corpus/profiles/runtime-config.json")).unwrap(),
-            "trader",
-        ),
+        corpus_profile("trader.yaml", "trader"),
+        corpus_profile("allowlist.yaml", "reviewer"),
+        corpus_profile("runtime-config.json", "trader"),
     ];
     let dictionary: &[&[u8]] = &[
         b"deny: ",
