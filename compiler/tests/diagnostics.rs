@@ -4,6 +4,11 @@ use compiler::load_profile_str;
 use test_support::assert_has;
 use test_support::assert_starts;
 
+/// [`error_of`] agent `a`.
+fn error_of_a(yaml: &str) -> String {
+    error_of(yaml, "a")
+}
+
 fn error_of(yaml: &str, agent: &str) -> String {
     let result = load_profile_str(yaml, "cfg.yaml".into(), agent)
         .and_then(|p| compiler::compile_profile(&p));
@@ -15,42 +20,37 @@ fn error_of(yaml: &str, agent: &str) -> String {
 
 #[test]
 fn invalid_yaml() {
-    let e = error_of("agents:\n  a:\n    tool_policy:\n      deny: [Bash\n", "a");
+    let e = error_of_a("agents:\n  a:\n    tool_policy:\n      deny: [Bash\n");
     assert!(e.starts_with("cfg.yaml:4:13: error: "), "{e}");
 }
 
 #[test]
 fn wrong_type() {
-    let e = error_of("agents:\n  a:\n    tool_policy:\n      deny: Bash\n", "a");
+    let e = error_of_a("agents:\n  a:\n    tool_policy:\n      deny: Bash\n");
     assert_eq!(e, "cfg.yaml:4:13: error: wrong type: expected a list here");
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: 3\n",
-        "a",
     );
     assert!(e.starts_with("cfg.yaml:6:21: error: "), "{e}");
 }
 
 #[test]
 fn unknown_key_inside_hooks_and_tool_policy() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: deny\n          colour: red\n",
-        "a",
     );
     assert_starts(
         &e,
         "cfg.yaml:7:11: error: unknown key `colour` (expected one of id, events",
     );
-    let e = error_of("agents:\n  a:\n    hooks:\n      pre_tool: []\n", "a");
+    let e = error_of_a("agents:\n  a:\n    hooks:\n      pre_tool: []\n");
     assert!(
         e.contains(
             "cfg.yaml:4:7: error: unknown key `pre_tool` (expected one of policy_rules, observers"
         ),
         "{e}"
     );
-    let e = error_of(
-        "agents:\n  a:\n    tool_policy:\n      prompt: [Bash]\n",
-        "a",
-    );
+    let e = error_of_a("agents:\n  a:\n    tool_policy:\n      prompt: [Bash]\n");
     assert!(
         e.contains(
             "cfg.yaml:4:7: error: unknown key `prompt` (expected one of meaning, allow, deny, ask"
@@ -76,38 +76,33 @@ fn invalid_regex_points_at_the_regex() {
 
 #[test]
 fn empty_events_unknown_events_and_actions() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: []\n          decision: deny\n",
-        "a",
     );
     assert_starts(&e, "cfg.yaml:6:19: error: rule `x`: `events` is empty");
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: [PostToolUse]\n          decision: deny\n",
-        "a",
     );
     assert_has(
         &e,
         "cfg.yaml:6:20: error: rule `x`: `PostToolUse` is not a gate event",
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: ['Stop; rm -rf ~']\n          action: record\n",
-        "a",
     );
     assert_starts(
         &e,
         "cfg.yaml:5:20: error: observer event `Stop; rm -rf ~` is not a harness hook event",
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: [Stop]\n          action: run\n",
-        "a",
     );
     assert_eq!(
         e,
         "cfg.yaml:6:19: error: unknown value `run` (expected one of record)"
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: []\n          action: record\n",
-        "a",
     );
     assert_starts(&e, "cfg.yaml:5:19: error: observer `events` is empty");
 }
@@ -122,32 +117,29 @@ fn missing_agent_lists_the_ids_that_exist() {
         e,
         "cfg.yaml: error: no agent `delta` in `agents` or `agent_profiles`; the agents defined here are: agents.alpha, agents.beta, agent_profiles.gamma"
     );
-    let e = error_of("name: empty\n", "a");
+    let e = error_of_a("name: empty\n");
     assert_has(&e, "defines no `agents` or `agent_profiles` section");
 }
 
 #[test]
 fn ids_are_unique_and_the_kernel_prefix_is_reserved() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: x, decision: deny}\n        - {id: x, decision: ask}\n",
-        "a",
     );
     assert_eq!(
         e.lines().next().unwrap(),
         "cfg.yaml:6:16: error: duplicate rule id `x` (first defined at cfg.yaml:5:16)"
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: 'tool_policy.deny:Bash', decision: deny}\n",
-        "a",
     );
     assert_has(&e, "reserved prefix");
 }
 
 #[test]
 fn unmodelled_argument_forms_are_errors_naming_the_entry() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - Read(./.env)\n        - WebFetch(https://example.com)\n        - mcp__github__x(repo)\n",
-        "a",
     );
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 2, "{e}");
