@@ -17,14 +17,12 @@
 # Environment:
 #   ANIMUS_CLAUDE_CACHE  install prefix (default: <repo>/.cache/claude-code)
 set -euo pipefail
-# Sets repo_root; defines installed_version and install_npm_cli.
+# Sets repo_root; defines npm_cli_prefix, installed_version and install_npm_cli.
 source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
-readonly CLAUDE_CODE_VERSION="2.1.328"
-readonly PACKAGE="@anthropic-ai/claude-code"
+readonly CLAUDE_CODE_VERSION="2.1.328" PACKAGE="@anthropic-ai/claude-code"
 
-prefix="${ANIMUS_CLAUDE_CACHE:-$repo_root/.cache/claude-code}"
-binary="$prefix/node_modules/$PACKAGE/bin/claude.exe"
+prefix="$(npm_cli_prefix ANIMUS_CLAUDE_CACHE claude-code)"
 
 # `claude --version` prints e.g. "2.1.328 (Claude Code)". It needs no network and no HOME
 # state, but runs in a throwaway HOME anyway so probing never touches the user's ~/.claude.
@@ -36,4 +34,5 @@ parse_version() { printf '%s\n' "${1%% *}"; }
 
 # Scripts must run (the postinstall step links the binary), whatever the user's npm config says.
 install_npm_cli claude "$CLAUDE_CODE_VERSION" "$PACKAGE" "$prefix" \
+    "node_modules/$PACKAGE/bin/claude.exe" \
     --ignore-scripts=false --engine-strict=false

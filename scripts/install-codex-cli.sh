@@ -15,11 +15,10 @@
 # Environment:
 #   ANIMUS_CODEX_CACHE  install prefix (default: <repo>/.cache/codex)
 set -euo pipefail
-# Sets repo_root; defines installed_version and install_npm_cli.
+# Sets repo_root; defines npm_cli_prefix, installed_version and install_npm_cli.
 source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
-readonly CODEX_VERSION="0.169.0"
-readonly PACKAGE="@openai/codex"
+readonly CODEX_VERSION="0.169.0" PACKAGE="@openai/codex"
 
 case "$(uname -s)-$(uname -m)" in
     Linux-x86_64) platform=linux-x64 triple=x86_64-unknown-linux-musl ;;
@@ -29,8 +28,7 @@ case "$(uname -s)-$(uname -m)" in
     *) echo "install-codex-cli: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
 
-prefix="${ANIMUS_CODEX_CACHE:-$repo_root/.cache/codex}"
-binary="$prefix/node_modules/$PACKAGE-$platform/vendor/$triple/bin/codex"
+prefix="$(npm_cli_prefix ANIMUS_CODEX_CACHE codex)"
 
 # `codex --version` prints e.g. "codex-cli 0.169.0". It needs no network, but CODEX_HOME must
 # exist: probe in a throwaway one so it never touches the user's ~/.codex.
@@ -42,4 +40,5 @@ parse_version() { printf '%s\n' "${1##* }"; }
 # Optional dependencies must be installed (they carry the binary), whatever the user's npm
 # config says.
 install_npm_cli codex "$CODEX_VERSION" "$PACKAGE" "$prefix" \
+    "node_modules/$PACKAGE-$platform/vendor/$triple/bin/codex" \
     --include=optional --engine-strict=false

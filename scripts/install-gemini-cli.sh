@@ -13,14 +13,12 @@
 # Environment:
 #   ANIMUS_GEMINI_CACHE  install prefix (default: <repo>/.cache/gemini-cli)
 set -euo pipefail
-# Sets repo_root; defines installed_version and install_npm_cli.
+# Sets repo_root; defines npm_cli_prefix, installed_version and install_npm_cli.
 source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
-readonly GEMINI_CLI_VERSION="0.61.0"
-readonly PACKAGE="@google/gemini-cli"
+readonly GEMINI_CLI_VERSION="0.61.0" PACKAGE="@google/gemini-cli"
 
-prefix="${ANIMUS_GEMINI_CACHE:-$repo_root/.cache/gemini-cli}"
-binary="$prefix/node_modules/.bin/gemini"
+prefix="$(npm_cli_prefix ANIMUS_GEMINI_CACHE gemini-cli)"
 
 # `gemini --version` prints e.g. "0.61.0". It needs no network, but runs in a throwaway HOME
 # with updates and telemetry off anyway, so probing never touches the user's ~/.gemini.
@@ -32,4 +30,5 @@ run_version() {
 }
 parse_version() { printf '%s\n' "$(printf '%s' "$1" | tail -n 1 | tr -d '[:space:]')"; }
 
-install_npm_cli gemini "$GEMINI_CLI_VERSION" "$PACKAGE" "$prefix" --ignore-scripts
+install_npm_cli gemini "$GEMINI_CLI_VERSION" "$PACKAGE" "$prefix" \
+    "node_modules/.bin/gemini" --ignore-scripts

@@ -3,13 +3,20 @@
 # into a global prefix, so the end-to-end suites always run the exact version they were written
 # against. npm is used with its configured registry; nothing here names a host.
 #
-# The sourcing script (which sources this first, for `repo_root`) sets `binary` (the path to print) and defines `run_version HOME`, which
-# runs `"$binary" --version` with HOME a throwaway directory (so probing never touches the
-# user's own settings), and `parse_version OUTPUT`, which prints the version in what it printed.
-# Then it calls `install_npm_cli NAME VERSION PACKAGE PREFIX [npm flags…]`.
+# The sourcing script (which sources this first, for `repo_root` and `npm_cli_prefix`) defines
+# `run_version HOME`, which runs `"$binary" --version` with HOME a throwaway directory (so
+# probing never touches the user's own settings), and `parse_version OUTPUT`, which prints the
+# version in what it printed. Then it calls
+# `install_npm_cli NAME VERSION PACKAGE PREFIX BINARY [npm flags…]`, which sets `binary`.
 
 # The repository (this file is in its scripts/).
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# The install prefix of a CLI: `$CACHE_VAR` when set, else `<repo>/.cache/DIR`.
+npm_cli_prefix() {
+    local cache_var="$1" dir="$2"
+    printf '%s\n' "${!cache_var:-$repo_root/.cache/$dir}"
+}
 
 # The installed version, or a failure when nothing runnable is there.
 installed_version() {
@@ -21,14 +28,16 @@ installed_version() {
     parse_version "$out"
 }
 
-# Install PACKAGE@VERSION into PREFIX with npm (the extra flags after PREFIX), idempotently:
+# Install PACKAGE@VERSION into PREFIX with npm (the extra flags after BINARY, the path of the
+# binary under PREFIX, which is what `binary` holds from then on), idempotently:
 # when the cache already holds a runnable binary of the pinned version it does nothing. On
 # success it prints the absolute path of the binary on stdout, and nothing else (npm's own
 # progress goes to stderr), so callers can do `BIN=$(scripts/install-<name>-cli.sh)`. Fails
 # when npm is missing, fails, or leaves anything but the pinned version behind.
 install_npm_cli() {
     local name="$1" version="$2" package="$3" prefix="$4"
-    shift 4
+    binary="$prefix/$5"
+    shift 5
     if [[ "$(installed_version || true)" == "$version" ]]; then
         printf '%s\n' "$binary"
         return 0

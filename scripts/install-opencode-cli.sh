@@ -15,14 +15,12 @@
 # Environment:
 #   ANIMUS_OPENCODE_CACHE  install prefix (default: <repo>/.cache/opencode)
 set -euo pipefail
-# Sets repo_root; defines installed_version and install_npm_cli.
+# Sets repo_root; defines npm_cli_prefix, installed_version and install_npm_cli.
 source "$(dirname "${BASH_SOURCE[0]}")/install-npm-cli.sh"
 
-readonly OPENCODE_VERSION="1.18.33"
-readonly PACKAGE="opencode-ai"
+readonly OPENCODE_VERSION="1.18.33" PACKAGE="opencode-ai"
 
-prefix="${ANIMUS_OPENCODE_CACHE:-$repo_root/.cache/opencode}"
-binary="$prefix/node_modules/$PACKAGE/bin/opencode.exe"
+prefix="$(npm_cli_prefix ANIMUS_OPENCODE_CACHE opencode)"
 
 # `opencode --version` prints e.g. "1.18.33". Run it in a throwaway HOME, offline, so probing
 # never touches the user's ~/.config/opencode nor the network.
@@ -36,4 +34,5 @@ run_version() {
 parse_version() { printf '%s\n' "${1%% *}"; }
 
 # Scripts must run (the postinstall step links the binary), whatever the user's npm config says.
-install_npm_cli opencode "$OPENCODE_VERSION" "$PACKAGE" "$prefix" --ignore-scripts=false
+install_npm_cli opencode "$OPENCODE_VERSION" "$PACKAGE" "$prefix" \
+    "node_modules/$PACKAGE/bin/opencode.exe" --ignore-scripts=false

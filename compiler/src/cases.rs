@@ -329,31 +329,40 @@ mod tests {
 
     #[test]
     fn mistakes_name_their_place() {
-        let err = |text: &str| load(text).unwrap_err().to_string();
-        let e = err("- command: ls\n  expect: maybe\n");
-        assert!(
-            e.contains("cases.yaml:2:11") && e.contains("not a decision"),
-            "{e}"
-        );
-        let e = err("- expect: deny\n");
-        assert!(
-            e.contains("cases.yaml:1:3") && e.contains("exactly one of"),
-            "{e}"
-        );
-        let e = err("- command: ls\n  call: {tool: Read}\n  expect: deny\n");
-        assert!(e.contains("exactly one of"), "{e}");
-        let e = err("- command: ls\n  expect: deny\n  cwd: relative\n");
-        assert!(
-            e.contains("cases.yaml:3:8") && e.contains("not an absolute path"),
-            "{e}"
-        );
-        let e = err("- command: ls\n  expect: deny\n  event: Stop\n");
-        assert!(e.contains("not a gate event"), "{e}");
-        let e = err("- command: ls\n  expect: deny\n  colour: red\n");
-        assert!(e.contains("cases.yaml:3") && e.contains("colour"), "{e}");
-        let e = err("command: ls\n");
-        assert!(e.contains("cases.yaml:1"), "{e}");
-        let e = err("- call: {tool: Read, input: [1]}\n  expect: deny\n");
-        assert!(e.contains("must be a mapping"), "{e}");
+        // Each case file, and what its error must say.
+        let cases: [(&str, &[&str]); 8] = [
+            (
+                "- command: ls\n  expect: maybe\n",
+                &["cases.yaml:2:11", "not a decision"],
+            ),
+            ("- expect: deny\n", &["cases.yaml:1:3", "exactly one of"]),
+            (
+                "- command: ls\n  call: {tool: Read}\n  expect: deny\n",
+                &["exactly one of"],
+            ),
+            (
+                "- command: ls\n  expect: deny\n  cwd: relative\n",
+                &["cases.yaml:3:8", "not an absolute path"],
+            ),
+            (
+                "- command: ls\n  expect: deny\n  event: Stop\n",
+                &["not a gate event"],
+            ),
+            (
+                "- command: ls\n  expect: deny\n  colour: red\n",
+                &["cases.yaml:3", "colour"],
+            ),
+            ("command: ls\n", &["cases.yaml:1"]),
+            (
+                "- call: {tool: Read, input: [1]}\n  expect: deny\n",
+                &["must be a mapping"],
+            ),
+        ];
+        for (text, says) in cases {
+            let e = load(text).unwrap_err().to_string();
+            for part in says {
+                assert!(e.contains(part), "{text:?}: {part:?} not in {e}");
+            }
+        }
     }
 }

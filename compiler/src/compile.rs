@@ -448,12 +448,5 @@ fn check_author_examples(author: &AuthorRule, errors: &mut Vec<Diagnostic>) {
 /// longest note written in full is a few hundred bytes; anything longer is cut.
 fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
     const MAX_NOTE_BYTES: usize = 1024;
-    if text.len() <= MAX_NOTE_BYTES {
-        return text.into();
-    }
-    let mut cut = MAX_NOTE_BYTES;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}… [{} bytes]", &text[..cut], text.len()).into()
+    crate::diagnostic::clip(text, MAX_NOTE_BYTES)
 }

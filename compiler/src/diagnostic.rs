@@ -276,10 +276,16 @@ pub const MAX_QUOTE_BYTES: usize = 200;
 /// assert_eq!(quote(&long), format!("{}… [70000 bytes]", "x".repeat(200)));
 /// ```
 pub fn quote(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.len() <= MAX_QUOTE_BYTES {
+    clip(text, MAX_QUOTE_BYTES)
+}
+
+/// `text` whole when it is at most `max` bytes long, else its first bytes (cut on a character
+/// boundary), `…`, and how long it is in all.
+pub(crate) fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
         return text.into();
     }
-    let mut cut = MAX_QUOTE_BYTES;
+    let mut cut = max;
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }

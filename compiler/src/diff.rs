@@ -330,12 +330,17 @@ mod tests {
 
     #[test]
     fn paths_sit_at_their_anchor() {
-        assert_eq!(path_witness("~/.ssh/id_rsa"), "/home/user/.ssh/id_rsa");
-        assert_eq!(path_witness("./secrets/**"), "/home/user/project/secrets/x");
-        assert_eq!(path_witness("//etc/passwd"), "/etc/passwd");
-        assert_eq!(
-            path_witness("/.claude/settings*.json"),
-            "/home/user/project/.claude/settingsx.json"
-        );
+        let project = "/home/user/project";
+        for (glob, witness) in [
+            ("~/.ssh/id_rsa", "/home/user/.ssh/id_rsa".to_string()),
+            ("./secrets/**", format!("{project}/secrets/x")),
+            ("//etc/passwd", "/etc/passwd".to_string()),
+            (
+                "/.claude/settings*.json",
+                format!("{project}/.claude/settingsx.json"),
+            ),
+        ] {
+            assert_eq!(path_witness(glob), witness, "{glob}");
+        }
     }
 }

@@ -135,6 +135,14 @@ pub struct PolicyArtifacts {
     pub sidecar: Vec<u8>,
 }
 
+/// `cannot <what> `<path>`: <e>` as the one error.
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> Errors {
+    Errors::one(Diagnostic::error(
+        None,
+        format!("cannot {what} `{}`: {e}", path.display()),
+    ))
+}
+
 /// Write `compiled` with the built-in rules; returns the JSON's path and the policy written.
 fn write_protected(
     out_dir: &Path,
@@ -142,12 +150,6 @@ fn write_protected(
     hook_binaries: &[&Path],
     extra: &[self_protection::Protected],
 ) -> Result<(PathBuf, Compiled), Errors> {
-    let io_error = |what: &str, path: &Path, e: std::io::Error| {
-        Errors::one(Diagnostic::error(
-            None,
-            format!("cannot {what} `{}`: {e}", path.display()),
-        ))
-    };
     let (PolicyArtifacts { json, sidecar }, written) =
         render_protected(out_dir, compiled, hook_binaries, extra)?;
     let path = out_dir.join(artifact::POLICY_FILE_NAME);
@@ -170,12 +172,6 @@ fn render_protected(
     hook_binaries: &[&Path],
     extra: &[self_protection::Protected],
 ) -> Result<(PolicyArtifacts, Compiled), Errors> {
-    let io_error = |what: &str, path: &Path, e: std::io::Error| {
-        Errors::one(Diagnostic::error(
-            None,
-            format!("cannot {what} `{}`: {e}", path.display()),
-        ))
-    };
     // Created first: the protected directory is named by its canonical path.
     std::fs::create_dir_all(out_dir)
         .map_err(|e| io_error("create output directory", out_dir, e))?;

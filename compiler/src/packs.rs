@@ -523,17 +523,19 @@ mod tests {
         assert!(e.contains("`rm -rf / ` is matched"), "{e}");
     }
 
+    /// `value` written at `p.yaml:<line>:<column>`.
+    fn at_place(value: &str, line: u32, column: u32) -> Located<String> {
+        let file = "p.yaml".into();
+        Located {
+            value: value.to_string(),
+            location: Location { file, line, column },
+        }
+    }
+
     #[test]
     fn names_and_categories_resolve_and_unknown_ones_are_errors() {
         let packs = catalogue().unwrap();
-        let at = |v: &str| Located {
-            value: v.to_string(),
-            location: Location {
-                file: "p.yaml".into(),
-                line: 3,
-                column: 7,
-            },
-        };
+        let at = |v: &str| at_place(v, 3, 7);
         let core = resolve(&packs, &[at("core"), at("core.git")]).unwrap();
         assert!(core.len() >= 2 && core.iter().all(|p| category(&p.name) == "core"));
         let e = resolve(&packs, &[at("cor")]).unwrap_err().to_string();
@@ -547,14 +549,7 @@ mod tests {
     #[test]
     fn default_enables_exactly_the_packs_marked_default() {
         let packs = catalogue().unwrap();
-        let at = |v: &str| Located {
-            value: v.to_string(),
-            location: Location {
-                file: "p.yaml".into(),
-                line: 1,
-                column: 1,
-            },
-        };
+        let at = |v: &str| at_place(v, 1, 1);
         let default: Vec<&str> = resolve(&packs, &[at("default")])
             .unwrap()
             .iter()

@@ -66,12 +66,14 @@ pub fn protected(
         "a coding agent's configuration, which can switch its hooks or plugins off";
     let policy_dir = std::fs::canonicalize(policy_dir).unwrap_or_else(|_| policy_dir.into());
     push(POLICY, format!("{}/**", absolute_glob(&policy_dir)));
-    if let Some(root) = env("ANIMUS_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-    {
-        let root = std::fs::canonicalize(&root).unwrap_or(root);
+    // A directory named by the environment counts when it is absolute (canonical where it
+    // exists).
+    let env_dir = |name: &str| {
+        let dir = env(name).filter(|v| !v.is_empty()).map(PathBuf::from)?;
+        dir.is_absolute()
+            .then(|| std::fs::canonicalize(&dir).unwrap_or(dir))
+    };
+    if let Some(root) = env_dir("ANIMUS_CONFIG_DIR") {
         push(STATE, format!("{}/**", absolute_glob(&root)));
     }
     push(STATE, "~/.animus/**".into());
@@ -98,12 +100,7 @@ pub fn protected(
     push(SETTINGS, "~/.claude/settings*.json".into());
     // Claude's user settings live there instead when `CLAUDE_CONFIG_DIR` names a directory
     // (`animus-hook install` writes its hooks into that file then).
-    if let Some(dir) = env("CLAUDE_CONFIG_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-    {
-        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    if let Some(dir) = env_dir("CLAUDE_CONFIG_DIR") {
         push(SETTINGS, format!("{}/settings*.json", absolute_glob(&dir)));
     }
     // The other harnesses' settings, where a hook or a plugin could be switched off or

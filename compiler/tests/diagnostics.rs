@@ -2,6 +2,12 @@
 
 use compiler::load_profile_str;
 use test_support::assert_has;
+use test_support::assert_starts;
+
+/// [`error_of`] agent `a`.
+fn error_of_a(yaml: &str) -> String {
+    error_of(yaml, "a")
+}
 
 fn error_of(yaml: &str, agent: &str) -> String {
     let result = load_profile_str(yaml, "cfg.yaml".into(), agent)
@@ -14,42 +20,37 @@ fn error_of(yaml: &str, agent: &str) -> String {
 
 #[test]
 fn invalid_yaml() {
-    let e = error_of("agents:\n  a:\n    tool_policy:\n      deny: [Bash\n", "a");
+    let e = error_of_a("agents:\n  a:\n    tool_policy:\n      deny: [Bash\n");
     assert!(e.starts_with("cfg.yaml:4:13: error: "), "{e}");
 }
 
 #[test]
 fn wrong_type() {
-    let e = error_of("agents:\n  a:\n    tool_policy:\n      deny: Bash\n", "a");
+    let e = error_of_a("agents:\n  a:\n    tool_policy:\n      deny: Bash\n");
     assert_eq!(e, "cfg.yaml:4:13: error: wrong type: expected a list here");
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: 3\n",
-        "a",
     );
     assert!(e.starts_with("cfg.yaml:6:21: error: "), "{e}");
 }
 
 #[test]
 fn unknown_key_inside_hooks_and_tool_policy() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          decision: deny\n          colour: red\n",
-        "a",
     );
-    assert!(
-        e.starts_with("cfg.yaml:7:11: error: unknown key `colour` (expected one of id, events"),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:7:11: error: unknown key `colour` (expected one of id, events",
     );
-    let e = error_of("agents:\n  a:\n    hooks:\n      pre_tool: []\n", "a");
+    let e = error_of_a("agents:\n  a:\n    hooks:\n      pre_tool: []\n");
     assert!(
         e.contains(
             "cfg.yaml:4:7: error: unknown key `pre_tool` (expected one of policy_rules, observers"
         ),
         "{e}"
     );
-    let e = error_of(
-        "agents:\n  a:\n    tool_policy:\n      prompt: [Bash]\n",
-        "a",
-    );
+    let e = error_of_a("agents:\n  a:\n    tool_policy:\n      prompt: [Bash]\n");
     assert!(
         e.contains(
             "cfg.yaml:4:7: error: unknown key `prompt` (expected one of meaning, allow, deny, ask"
@@ -67,58 +68,43 @@ fn invalid_regex_points_at_the_regex() {
         "cfg.yaml:9:22: error: rule `x`: invalid regex `deploy (prod`: unclosed group"
     );
     let e = error_of(&yaml.replace("deploy (prod", r"\brm\b"), "a");
-    assert!(
-        e.starts_with(
-            "cfg.yaml:9:22: error: rule `x`: invalid regex `\\brm\\b`: the Unicode word boundary"
-        ),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:9:22: error: rule `x`: invalid regex `\\brm\\b`: the Unicode word boundary",
     );
 }
 
 #[test]
 fn empty_events_unknown_events_and_actions() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: []\n          decision: deny\n",
-        "a",
     );
-    assert!(
-        e.starts_with("cfg.yaml:6:19: error: rule `x`: `events` is empty"),
-        "{e}"
-    );
-    let e = error_of(
+    assert_starts(&e, "cfg.yaml:6:19: error: rule `x`: `events` is empty");
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: x\n          events: [PostToolUse]\n          decision: deny\n",
-        "a",
     );
     assert_has(
         &e,
         "cfg.yaml:6:20: error: rule `x`: `PostToolUse` is not a gate event",
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: ['Stop; rm -rf ~']\n          action: record\n",
-        "a",
     );
-    assert!(
-        e.starts_with(
-            "cfg.yaml:5:20: error: observer event `Stop; rm -rf ~` is not a harness hook event"
-        ),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:5:20: error: observer event `Stop; rm -rf ~` is not a harness hook event",
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: [Stop]\n          action: run\n",
-        "a",
     );
     assert_eq!(
         e,
         "cfg.yaml:6:19: error: unknown value `run` (expected one of record)"
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      observers:\n        - events: []\n          action: record\n",
-        "a",
     );
-    assert!(
-        e.starts_with("cfg.yaml:5:19: error: observer `events` is empty"),
-        "{e}"
-    );
+    assert_starts(&e, "cfg.yaml:5:19: error: observer `events` is empty");
 }
 
 #[test]
@@ -131,32 +117,29 @@ fn missing_agent_lists_the_ids_that_exist() {
         e,
         "cfg.yaml: error: no agent `delta` in `agents` or `agent_profiles`; the agents defined here are: agents.alpha, agents.beta, agent_profiles.gamma"
     );
-    let e = error_of("name: empty\n", "a");
+    let e = error_of_a("name: empty\n");
     assert_has(&e, "defines no `agents` or `agent_profiles` section");
 }
 
 #[test]
 fn ids_are_unique_and_the_kernel_prefix_is_reserved() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: x, decision: deny}\n        - {id: x, decision: ask}\n",
-        "a",
     );
     assert_eq!(
         e.lines().next().unwrap(),
         "cfg.yaml:6:16: error: duplicate rule id `x` (first defined at cfg.yaml:5:16)"
     );
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - {id: 'tool_policy.deny:Bash', decision: deny}\n",
-        "a",
     );
     assert_has(&e, "reserved prefix");
 }
 
 #[test]
 fn unmodelled_argument_forms_are_errors_naming_the_entry() {
-    let e = error_of(
+    let e = error_of_a(
         "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - Read(./.env)\n        - WebFetch(https://example.com)\n        - mcp__github__x(repo)\n",
-        "a",
     );
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 2, "{e}");
@@ -198,9 +181,9 @@ fn an_overlong_reason_is_an_error_at_its_place() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: r\n          decision: deny\n          reason: {long}\n"
     );
     let e = error_of(&yaml, "a");
-    assert!(
-        e.starts_with("cfg.yaml:7:19: error: rule `r`: the reason is 1025 bytes"),
-        "{e}"
+    assert_starts(
+        &e,
+        "cfg.yaml:7:19: error: rule `r`: the reason is 1025 bytes",
     );
     assert!(
         e.len() < 600,

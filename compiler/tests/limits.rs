@@ -4,6 +4,7 @@
 //! refused by the YAML parser's node budget.
 
 use std::time::Instant;
+use test_support::assert_starts;
 
 use compiler::diagnostic::MAX_QUOTE_BYTES;
 use compiler::profile::{MAX_CONFIG_BYTES, MAX_ENTRY_BYTES, MAX_REGEX_BYTES};
@@ -75,28 +76,28 @@ fn an_overlong_regex_tool_field_or_id_is_an_error_at_its_place() {
     };
     let long_regex = format!("deploy {}", "(prod|staging)".repeat(MAX_REGEX_BYTES / 10));
     let error = compile_error(&rule("r", "Bash", "command", &long_regex)).unwrap();
-    assert!(
-        error.starts_with(&format!(
+    assert_starts(
+        &error,
+        &format!(
             "cfg.yaml:10:22: error: rule `r`: a matcher `regex` is {} bytes, over the 65536-byte limit (it starts `deploy (prod|staging)",
             long_regex.len()
-        )),
-        "{error}"
+        ),
     );
     assert_short(&error);
 
     let long_tool = "T".repeat(MAX_ENTRY_BYTES + 1);
     let error = compile_error(&rule("r", &long_tool, "command", "x")).unwrap();
-    assert!(
-        error.starts_with("cfg.yaml:6:19: error: rule `r`: a tool glob is 65537 bytes"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:6:19: error: rule `r`: a tool glob is 65537 bytes",
     );
     assert_short(&error);
 
     let long_field = "f".repeat(MAX_ENTRY_BYTES + 1);
     let error = compile_error(&rule("r", "Bash", &long_field, "x")).unwrap();
-    assert!(
-        error.starts_with("cfg.yaml:9:22: error: rule `r`: a matcher `field` is 65537 bytes"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:9:22: error: rule `r`: a matcher `field` is 65537 bytes",
     );
     assert_short(&error);
 
@@ -121,9 +122,9 @@ fn an_overlong_regex_tool_field_or_id_is_an_error_at_its_place() {
     // An invalid regex under the limit is quoted by its start too.
     let bad = format!("({}", "a".repeat(10_000));
     let error = compile_error(&rule("r", "Bash", "command", &bad)).unwrap();
-    assert!(
-        error.starts_with("cfg.yaml:10:22: error: rule `r`: invalid regex `(aaa"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:10:22: error: rule `r`: invalid regex `(aaa",
     );
     assert_short(&error);
 }
@@ -137,12 +138,12 @@ fn a_config_over_the_size_cap_is_refused_before_it_is_parsed() {
     let error = load_profile_str(&text, "big.yaml".into(), "a")
         .unwrap_err()
         .to_string();
-    assert!(
-        error.starts_with(&format!(
+    assert_starts(
+        &error,
+        &format!(
             "big.yaml: error: the config is {} bytes, over the 67108864-byte (64 MiB) limit",
             MAX_CONFIG_BYTES + 1
-        )),
-        "{error}"
+        ),
     );
     assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
 
@@ -171,11 +172,11 @@ fn a_dfa_too_large_names_the_rule_and_its_place() {
         "agents:\n  a:\n    tool_policy:\n      deny: [Read]\n    hooks:\n      policy_rules:\n        - id: fine\n          decision: deny\n          input_matchers: [{{field: command, regex: rm}}]\n        - id: too-big\n          decision: deny\n          input_matchers: [{{field: command, regex: '{EXPONENTIAL}'}}]\n"
     );
     let error = compile_error(&yaml).expect("the DFA is over budget");
-    assert!(
-        error.starts_with(&format!(
+    assert_starts(
+        &error,
+        &format!(
             "cfg.yaml:10:11: error: rule `too-big`, matcher on `command`: regex `{EXPONENTIAL}` is too complex"
-        )),
-        "{error}"
+        ),
     );
 
     // The same policy as JSON (no profile, no locations): the rule is named by id.
@@ -186,10 +187,7 @@ fn a_dfa_too_large_names_the_rule_and_its_place() {
     let error = compiler::lower::build_sidecar(&policy, json.as_bytes())
         .unwrap_err()
         .to_string();
-    assert!(
-        error.starts_with("error: rule `too-big`, matcher on `command`: regex"),
-        "{error}"
-    );
+    assert_starts(&error, "error: rule `too-big`, matcher on `command`: regex");
 
     // A tool glob: the first rule naming it, and where.
     let glob = "a*".repeat(20_000);
@@ -197,9 +195,9 @@ fn a_dfa_too_large_names_the_rule_and_its_place() {
         "agents:\n  a:\n    hooks:\n      policy_rules:\n        - id: globs\n          tools: ['{glob}']\n          decision: deny\n"
     );
     let error = compile_error(&yaml).expect("the glob's DFA is over budget");
-    assert!(
-        error.starts_with("cfg.yaml:5:11: error: rule `globs`: tool glob `a*a*a*"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:5:11: error: rule `globs`: tool glob `a*a*a*",
     );
     assert_has(&error, "is too complex");
     assert_short(&error);
@@ -276,9 +274,9 @@ fn an_entry_the_regex_compiler_refuses_is_an_error_at_the_entry() {
         "agents:\n  a:\n    tool_policy:\n      deny:\n        - Bash\n        - '{entry}'\n"
     );
     let error = compile_error(&yaml).expect("the regex is too large");
-    assert!(
-        error.starts_with("cfg.yaml:6:11: error: rule `tool_policy.deny:Read(/a*a*a*"),
-        "{error}"
+    assert_starts(
+        &error,
+        "cfg.yaml:6:11: error: rule `tool_policy.deny:Read(/a*a*a*",
     );
     assert!(
         error.contains(&format!(

@@ -2,10 +2,14 @@
 //! small sidecar: every byte flipped, every truncation, the JSON edited after compile. The
 //! loader never panics and never decides with bytes it could not vouch for.
 
+mod common;
+
+use common::pre_tool_use;
 use std::path::PathBuf;
+use test_support::make_dir;
 
 use engine::sidecar::{LoadError, sidecar_path_for};
-use engine::{Call, CompiledPolicy, Decision};
+use engine::{CompiledPolicy, Decision};
 
 const PROFILE: &str = r#"
 agent_profiles:
@@ -40,14 +44,7 @@ fn small_pair() -> (Vec<u8>, Vec<u8>) {
 
 fn decide_live(policy: &CompiledPolicy) -> Decision {
     let input = serde_json::json!({ "command": "trade --live now" });
-    policy
-        .decide(Call {
-            event: "PreToolUse",
-            tool_name: "Bash",
-            tool_input: &input,
-            places: Default::default(),
-        })
-        .decision
+    policy.decide(pre_tool_use("Bash", &input)).decision
 }
 
 #[test]
@@ -195,16 +192,10 @@ fn writes_the_fuzz_seed() {
     let sidecar = compiler::lower::build_sidecar(&policy, &json).unwrap();
     let compiled = CompiledPolicy::from_bytes(&sidecar, &json).unwrap();
     let input = serde_json::json!({ "command": "git push origin --force" });
-    let outcome = compiled.decide(Call {
-        event: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: &input,
-        places: Default::default(),
-    });
+    let outcome = compiled.decide(pre_tool_use("Bash", &input));
     assert_eq!(outcome.matched, ["no-force-push"]);
     if std::env::var_os("ANIMUS_WRITE_FUZZ_SEED").is_some() {
-        let dir = root.join("corpus/load_sidecar");
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = make_dir(&root, "corpus/load_sidecar");
         std::fs::write(dir.join("seed.sidecar"), &sidecar).unwrap();
     }
 }

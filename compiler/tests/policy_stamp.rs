@@ -2,13 +2,17 @@
 //! it, and every change to either file — even in the same clock tick as the compile — still
 //! makes the loader hash, and so reject, anything that is not exactly the compiled pair.
 
+mod common;
+
+use common::pre_tool_use;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+use test_support::make_dir;
 
 use engine::sidecar::{
     FileIdentity, LoadError, Stamp, Verification, sidecar_path_for, stamp_path_for,
 };
-use engine::{Call, CompiledPolicy, Decision};
+use engine::{CompiledPolicy, Decision};
 
 const PROFILE: &str = "agents:\n  t:\n    tool_policy:\n      deny: [\"Bash(* --live*)\"]\n";
 
@@ -38,12 +42,7 @@ fn compiled(name: &str) -> Compiled {
 
 fn decides_live_deny(policy: &CompiledPolicy) -> bool {
     let input = serde_json::json!({"command": "trade --live"});
-    let outcome = policy.decide(Call {
-        event: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: &input,
-        places: Default::default(),
-    });
+    let outcome = policy.decide(pre_tool_use("Bash", &input));
     outcome.decision == Decision::Deny
         && outcome.matched == ["tool_policy.deny:Bash(* --live*)"]
         && outcome.reason.contains("Bash(* --live*)")
@@ -105,8 +104,7 @@ fn a_touched_copied_or_unstamped_pair_with_the_same_bytes_loads_by_digest() {
     drop(file);
     assert_eq!(loads_by(&c.json), Verification::Digest);
 
-    let copy = c.dir.join("copy");
-    std::fs::create_dir_all(&copy).unwrap();
+    let copy = make_dir(&c.dir, "copy");
     let copied = copy.join("animus-policy.json");
     for path in [
         c.json.clone(),

@@ -5,19 +5,14 @@
 
 mod common;
 
-use common::{compile_entries, located};
+use common::{compile_entries, located, pre_tool_use};
 use compiler::profile::ToolPolicy;
 use engine::reference::ReferenceEvaluator;
-use engine::{Call, Decision, Outcome};
+use engine::{Decision, Outcome};
 
 fn both(tool_policy: &ToolPolicy, tool: &str, input: serde_json::Value) -> Outcome {
     let (policy, compiled) = compile_entries(tool_policy).unwrap();
-    let call = Call {
-        event: "PreToolUse",
-        tool_name: tool,
-        tool_input: &input,
-        places: Default::default(),
-    };
+    let call = pre_tool_use(tool, &input);
     let reference = ReferenceEvaluator::new(&policy).unwrap().decide(call);
     let automaton = compiled.decide(call);
     assert_eq!(reference, automaton, "{tool} {input}");
@@ -93,12 +88,7 @@ fn only_the_default_is_softened() {
     assert_eq!(bash(&policy, "rm -rf x"), Decision::Deny);
     // A default other than deny is left as it is.
     let input = serde_json::json!({"command": "ls"});
-    let call = Call {
-        event: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: &input,
-        places: Default::default(),
-    };
+    let call = pre_tool_use("Bash", &input);
     for default in [Decision::Ask, Decision::Defer, Decision::Allow] {
         let outcome =
             engine::semantics::fold_rules::<&engine::policy::HookPolicyRule>(default, Vec::new());

@@ -79,23 +79,23 @@ fn profile_fixtures_validate_against_the_profile_schema() {
     }
 }
 
+/// The strings of the `enum` at `pointer` in `schema`.
+fn enum_at(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
+    let listed = schema.pointer(pointer).and_then(|v| v.as_array());
+    let listed = listed.unwrap_or_else(|| panic!("no enum at {pointer}"));
+    listed
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
 fn observer_event_list_matches_the_code() {
-    let s = schema("agent-profile.v1.json");
-    let listed: Vec<&str> = s["$defs"]["observer"]["properties"]["events"]["items"]["enum"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let profile = schema("agent-profile.v1.json");
+    let listed = enum_at(&profile, "/$defs/observer/properties/events/items/enum");
     assert_eq!(listed, compiler::events::CLAUDE_HOOK_EVENTS);
-    let policy_schema = schema("hook-policy.v1.json");
-    let gate: Vec<&str> = policy_schema["$defs"]["rule"]["properties"]["events"]["items"]["enum"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let policy = schema("hook-policy.v1.json");
+    let gate = enum_at(&policy, "/$defs/rule/properties/events/items/enum");
     assert_eq!(gate, engine::GATE_EVENTS);
 }
 

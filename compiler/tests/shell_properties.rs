@@ -12,9 +12,10 @@
 
 mod common;
 
+use common::pre_tool_use;
 use compiler::profile::ToolPolicy;
 use engine::reference::ReferenceEvaluator;
-use engine::{Call, CompiledPolicy, Decision, HookPolicy, Outcome};
+use engine::{CompiledPolicy, Decision, HookPolicy, Outcome};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -38,12 +39,7 @@ impl Both {
     /// The automaton's outcome, checked against the reference's.
     fn decide(&self, command: &str) -> Outcome {
         let input = json!({ "command": command });
-        let call = Call {
-            event: "PreToolUse",
-            tool_name: "Bash",
-            tool_input: &input,
-            places: Default::default(),
-        };
+        let call = pre_tool_use("Bash", &input);
         let outcome = self.compiled.decide(call);
         let reference = ReferenceEvaluator::new(&self.policy).unwrap().decide(call);
         assert_eq!(outcome, reference, "the engines disagree on {command:?}");

@@ -13,17 +13,18 @@ use serde_json::Value;
 /// Every command string of the real corpus, with its source file.
 fn real_commands(shared: &std::path::Path) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    for (file, pointer) in [
-        ("commands/nl2bash.jsonl", "/command"),
-        ("commands/tldr-examples.jsonl", "/command"),
-        ("labelled/dcg-corpus.jsonl", "/command"),
-        ("labelled/dcg-e2e-fixtures.jsonl", "/command"),
-        ("adversarial/bypass-cases.jsonl", "/tool_input/command"),
-        (
-            "tool-calls/pretooluse-hook-inputs.jsonl",
-            "/tool_input/command",
-        ),
-    ] {
+    let commands = [
+        "commands/nl2bash.jsonl",
+        "commands/tldr-examples.jsonl",
+        "labelled/dcg-corpus.jsonl",
+        "labelled/dcg-e2e-fixtures.jsonl",
+    ];
+    let tool_calls = [
+        "adversarial/bypass-cases.jsonl",
+        "tool-calls/pretooluse-hook-inputs.jsonl",
+    ];
+    let files = (commands.map(|f| (f, "/command"))).into_iter();
+    for (file, pointer) in files.chain(tool_calls.map(|f| (f, "/tool_input/command"))) {
         let text = std::fs::read_to_string(shared.join("corpus-real").join(file)).unwrap();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let record: Value = serde_json::from_str(line).unwrap();

@@ -3,8 +3,10 @@
 mod common;
 
 use std::path::Path;
+use test_support::make_dir;
+use test_support::write_file;
 
-use common::{compile_profile, lean_bin, payload, repo, run_bin, temp_dir};
+use common::{compile_profile, gate_args, lean_bin, payload, repo, run_bin, temp_dir};
 use test_support::assert_has;
 
 /// Run the binary; stdout as text, stderr as text, the exit code.
@@ -187,36 +189,26 @@ fn the_lean_emit_binary_answers_help_and_takes_emit_arguments_with_or_without_em
 
     let out = temp_dir("lean-args");
     let policy = compile_profile("trader.yaml", "trader", &out);
-    let project = out.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&out, "project");
     let state = out.join("state");
-    let args = [
-        "--event",
-        "PreToolUse",
-        "--session",
-        "lean",
-        "--project-root",
-        project.to_str().unwrap(),
-        "--policy",
-        policy.to_str().unwrap(),
-    ];
+    let gate = gate_args("lean", &project, &policy);
+    // The lean binary takes `emit`'s arguments with or without the word `emit` first.
+    let args: Vec<&str> = gate[1..].iter().map(String::as_str).collect();
     let payload = payload("PreToolUse.Bash.trade-live.json");
     let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
     let without = run_bin(lean_bin(), &args, Some(&payload), &env);
-    let with: Vec<&str> = std::iter::once("emit").chain(args).collect();
+    let with: Vec<&str> = std::iter::once("emit")
+        .chain(args.iter().copied())
+        .collect();
     let with = run_bin(lean_bin(), &with, Some(&payload), &env);
     assert!(without.stdout.contains("\"permissionDecision\":\"deny\""));
     assert_eq!(without.stdout, with.stdout);
     // `--help` among emit's arguments is an argument emit refuses: the gate denies.
-    let mut refused: Vec<&str> = args.to_vec();
+    let mut refused = args.clone();
     refused.push("--help");
     let refused = run_bin(lean_bin(), &refused, Some(&payload), &env);
-    assert!(
-        refused.stdout.contains("\"permissionDecision\":\"deny\"")
-            && refused.stdout.contains("invalid arguments"),
-        "{}",
-        refused.stdout
-    );
+    assert_has(&refused.stdout, "\"permissionDecision\":\"deny\"");
+    assert_has(&refused.stdout, "invalid arguments");
 }
 
 /// Issue 12, compile limits as the user sees them: an overlong entry and an automaton too
@@ -275,6 +267,9 @@ fn compile_limits_are_errors_at_the_place_quoting_only_the_start() {
         assert!(!fresh.join("animus-policy.json").exists(), "{name}");
     }
 }
+
+const PACK_AGENTS: &str =
+    "agents:\n  a:\n    packs: [default]\n  b:\n    packs:\n      - core\n      - cor\n";
 
 #[test]
 fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
@@ -339,12 +334,7 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     // pack's reason and the safer way; an unknown pack name is an error at its place, and
     // nothing is written.
     let dir = temp_dir("packs-cli");
-    let config = dir.join("p.yaml");
-    std::fs::write(
-        &config,
-        "agents:\n  a:\n    packs: [default]\n  b:\n    packs:\n      - core\n      - cor\n",
-    )
-    .unwrap();
+    let config = write_file(&dir, "p.yaml", PACK_AGENTS);
     let out = dir.join("a");
     let compiled = compile(&config, "a", &out);
     assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
@@ -361,12 +351,11 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     assert_has(&decided.stdout, "Instead: git stash");
     // Under an allowlist (default deny) a pack's ask denies: an ask would have turned the
     // unlisted `git branch -D` from the default deny into a prompt.
-    let allowlist = dir.join("allowlist.yaml");
-    std::fs::write(
-        &allowlist,
+    let allowlist = write_file(
+        &dir,
+        "allowlist.yaml",
         "agents:\n  r:\n    packs: [core]\n    tool_policy:\n      allow: [\"Bash(git branch:*)\"]\n  o:\n    packs: [core]\n",
-    )
-    .unwrap();
+    );
     for (agent, expected) in [("r", "decision: deny"), ("o", "decision: ask")] {
         let out = dir.join(agent);
         let compiled = compile(&allowlist, agent, &out);
@@ -388,13 +377,11 @@ fn packs_lists_every_pack_and_a_profile_enables_them_by_name() {
     }
     let bad = compile(&config, "b", &dir.join("b"));
     assert_eq!(bad.code, Some(1), "{}", bad.stderr);
-    assert!(
-        bad.stderr
-            .contains("p.yaml:7:9: error[AH109]: no pack or category `cor`"),
-        "{}",
-        bad.stderr
+    assert_has(
+        &bad.stderr,
+        "p.yaml:7:9: error[AH109]: no pack or category `cor`",
     );
-    assert!(bad.stderr.contains("animus-hook packs"), "{}", bad.stderr);
+    assert_has(&bad.stderr, "animus-hook packs");
     assert!(!dir.join("b").exists(), "nothing is written");
 }
 
@@ -427,11 +414,5 @@ fn every_command_answers_help() {
         b"",
     );
     assert_eq!(inject.code, Some(2), "{}", inject.stdout);
-    assert!(
-        inject
-            .stderr
-            .contains("required arguments were not provided"),
-        "{}",
-        inject.stderr
-    );
+    assert_has(&inject.stderr, "required arguments were not provided");
 }

@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::run_hook;
+use common::run_cli;
 use test_support::assert_has;
 use test_support::process::succeed;
 
 /// What bash's completion offers for `words` (the last one being completed; "" for a new
 /// word).
 fn complete(words: &[&str]) -> String {
-    let script = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
+    let script = run_cli(&["completions", "bash"]).stdout;
     assert!(
         script.contains("-F _animus__hook"),
         "the completion function's name changed:\n{script}"
@@ -50,34 +50,21 @@ fn bash_completes_commands_and_their_options() {
 #[test]
 fn bash_completes_option_values() {
     let providers = "claude codex gemini opencode";
-    assert_eq!(
-        complete(&["animus-hook", "check", "--provider", ""]),
-        providers
-    );
-    assert_eq!(
-        complete(&["animus-hook", "replay", "--provider", ""]),
-        providers
-    );
-    assert_eq!(
-        complete(&["animus-hook", "inject", "--provider", "co"]),
-        "codex"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "install", "--harness", ""]),
-        "claude opencode gemini codex"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "log", "--decision", ""]),
-        "deny ask allow defer"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "install", "--scope", ""]),
-        "user project"
-    );
-    assert_eq!(
-        complete(&["animus-hook", "import", "--meaning", ""]),
-        "claude allowlist"
-    );
+    // Each command line (the word being completed last) and what it completes to.
+    for (line, completes) in [
+        ("check --provider ", providers),
+        ("replay --provider ", providers),
+        ("inject --provider co", "codex"),
+        ("install --harness ", "claude opencode gemini codex"),
+        ("log --decision ", "deny ask allow defer"),
+        ("install --scope ", "user project"),
+        ("import --meaning ", "claude allowlist"),
+    ] {
+        let words: Vec<&str> = std::iter::once("animus-hook")
+            .chain(line.split(' '))
+            .collect();
+        assert_eq!(complete(&words), completes, "{line:?}");
+    }
     assert!(complete(&["animus-hook", "completions", ""]).contains("bash"));
 }
 
@@ -88,16 +75,16 @@ fn each_shell_gets_a_script_and_an_unknown_one_a_usage_error() {
         ("zsh", "#compdef animus-hook"),
         ("fish", "complete -c animus-hook"),
     ] {
-        let run = run_hook(&["completions", shell], Some(b""), &[]);
+        let run = run_cli(&["completions", shell]);
         assert_eq!(run.code, Some(0), "{shell}: {}", run.stderr);
         assert!(run.stdout.contains(says), "{shell}: {}", run.stdout);
         assert!(run.stdout.contains("explain"), "{shell}: {}", run.stdout);
         assert!(run.stdout.contains("opencode"), "{shell}: {}", run.stdout);
     }
-    let run = run_hook(&["completions", "tcsh"], Some(b""), &[]);
+    let run = run_cli(&["completions", "tcsh"]);
     assert_eq!(run.code, Some(2));
     assert_has(&run.stderr, "invalid value 'tcsh'");
     assert_has(&run.stderr, "bash");
-    let run = run_hook(&["completions"], Some(b""), &[]);
+    let run = run_cli(&["completions"]);
     assert_eq!(run.code, Some(2));
 }

@@ -3,8 +3,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use test_support::write_file;
 
-use common::{compile_config, run_hook, temp_dir};
+use common::{compile_config, run_cli, temp_dir};
 use test_support::assert_has;
 
 fn compile(dir: &Path, name: &str, yaml: &str) -> PathBuf {
@@ -41,7 +42,7 @@ const V2: &str = r#"agents:
 fn diff(args: &[&str]) -> common::Run {
     let mut full = vec!["diff"];
     full.extend_from_slice(args);
-    run_hook(&full, Some(b""), &[])
+    run_cli(&full)
 }
 
 #[test]
@@ -85,12 +86,11 @@ fn changes_are_listed_each_with_a_witness() {
     // The changed regex: its own witnesses (`deploy --env prod`) are denied by both; the
     // difference is only found among real calls.
     assert_has(out, "  no-prod: none found");
-    let calls = dir.join("calls.jsonl");
-    std::fs::write(
-        &calls,
+    let calls = write_file(
+        &dir,
+        "calls.jsonl",
         "{\"command\": \"ls -la\"}\n{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"deploy web --env staging\"}}\n",
-    )
-    .unwrap();
+    );
     let run = diff(&[
         a,
         b,
@@ -124,12 +124,8 @@ fn trouble_exits_2() {
     let a = a.to_str().unwrap();
     let run = diff(&[a]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("required arguments were not provided")
-            && run.stderr.contains("<AFTER>"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "required arguments were not provided");
+    assert_has(&run.stderr, "<AFTER>");
     let missing = dir.join("nowhere.json");
     let run = diff(&[a, missing.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
@@ -150,8 +146,7 @@ fn trouble_exits_2() {
     );
     assert_has(&run.stderr, "invalid policy");
     assert_has(&run.stderr, "other.json");
-    let calls = dir.join("calls.jsonl");
-    std::fs::write(&calls, "{\"command\": \"ls\"}\n[1]\n").unwrap();
+    let calls = write_file(&dir, "calls.jsonl", "{\"command\": \"ls\"}\n[1]\n");
     let run = diff(&[a, a, "--calls", calls.to_str().unwrap()]);
     assert_eq!(run.code, Some(2));
     assert_has(&run.stderr, "calls.jsonl:2:");

@@ -4,8 +4,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
 
-use common::{compile_profile, payload, run_hook, temp_dir};
+use common::{compile_profile, payload, run_cli, run_hook, temp_dir};
 use test_support::assert_has;
 
 fn explain(policy: &Path, extra: &[&str], stdin: &[u8]) -> common::Run {
@@ -14,14 +15,17 @@ fn explain(policy: &Path, extra: &[&str], stdin: &[u8]) -> common::Run {
     run_hook(&args, Some(stdin), &[])
 }
 
-fn trader(dir: &Path) -> PathBuf {
-    compile_profile("trader.yaml", "trader", dir)
+/// A fresh directory `name` with the trader profile compiled in it: the directory and the
+/// policy.
+fn trader_in(name: &str) -> (common::TempDir, PathBuf) {
+    let dir = temp_dir(name);
+    let policy = compile_profile("trader.yaml", "trader", &dir);
+    (dir, policy)
 }
 
 #[test]
 fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
-    let dir = temp_dir("explain-deny");
-    let policy = trader(&dir);
+    let (_dir, policy) = trader_in("explain-deny");
     let run = explain(
         &policy,
         &["--command", "echo start && git reset --hard HEAD~1"],
@@ -45,8 +49,7 @@ fn a_deny_names_its_rule_where_it_matched_and_the_segments() {
 
 #[test]
 fn a_payload_on_stdin_is_explained_as_the_hook_decides_it() {
-    let dir = temp_dir("explain-stdin");
-    let policy = trader(&dir);
+    let (_dir, policy) = trader_in("explain-stdin");
     let run = explain(
         &policy,
         &["--json"],
@@ -79,8 +82,7 @@ fn a_payload_on_stdin_is_explained_as_the_hook_decides_it() {
 
 #[test]
 fn near_misses_show_what_did_not_match() {
-    let dir = temp_dir("explain-near");
-    let policy = trader(&dir);
+    let (_dir, policy) = trader_in("explain-near");
     let run = explain(
         &policy,
         &["--command", "deploy web --env staging", "--near", "--json"],
@@ -105,10 +107,8 @@ fn near_misses_show_what_did_not_match() {
 
 #[test]
 fn a_path_rule_shows_the_path_text_with_its_base_named() {
-    let dir = temp_dir("explain-path");
-    let policy = trader(&dir);
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let (dir, policy) = trader_in("explain-path");
+    let project = make_dir(&dir, "project");
     let env = project.join(".env");
     let input = serde_json::json!({ "file_path": env }).to_string();
     let run = explain(
@@ -133,8 +133,7 @@ fn a_path_rule_shows_the_path_text_with_its_base_named() {
 
 #[test]
 fn bad_input_is_a_clear_error_and_writes_nothing() {
-    let dir = temp_dir("explain-bad");
-    let policy = trader(&dir);
+    let (dir, policy) = trader_in("explain-bad");
     let before: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -163,14 +162,10 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
         assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
     }
-    let run = run_hook(&["explain", "--command", "ls"], Some(b""), &[]);
+    let run = run_cli(&["explain", "--command", "ls"]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("required arguments were not provided")
-            && run.stderr.contains("--policy <FILE>"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "required arguments were not provided");
+    assert_has(&run.stderr, "--policy <FILE>");
 
     // Errors about the input: exit 1, naming the file or the payload's fault.
     let missing = dir.join("nowhere/animus-policy.json");
@@ -185,8 +180,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     assert_has(&run.stderr, "no `tool_name`");
 
     // A policy of another version.
-    let other = dir.join("other");
-    std::fs::create_dir_all(&other).unwrap();
+    let other = make_dir(&dir, "other");
     let text = std::fs::read_to_string(&policy).unwrap();
     std::fs::write(
         other.join("animus-policy.json"),
@@ -211,13 +205,11 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
 
 #[test]
 fn explain_has_its_own_help() {
-    let run = run_hook(&["explain", "--help"], Some(b""), &[]);
+    let run = run_cli(&["explain", "--help"]);
     assert_eq!(run.code, Some(0));
-    assert!(
-        run.stdout
-            .contains("Usage: animus-hook explain [OPTIONS] --policy <FILE>"),
-        "{}",
-        run.stdout
+    assert_has(
+        &run.stdout,
+        "Usage: animus-hook explain [OPTIONS] --policy <FILE>",
     );
     assert!(
         !run.stdout.contains("animus-hook compile"),

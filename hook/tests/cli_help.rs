@@ -6,14 +6,15 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use test_support::assert_has;
 
-use common::{bin, repo, run_hook};
+use common::{bin, repo, run_cli, run_hook};
 
 /// `animus-hook help` lists every command, one line each, without any command's usage.
 #[test]
 fn help_lists_the_commands() {
     for args in [&["help"][..], &["--help"], &["-h"]] {
-        let run = run_hook(args, Some(b""), &[]);
+        let run = run_cli(args);
         assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
         for command in [
             "compile",
@@ -35,7 +36,7 @@ fn help_lists_the_commands() {
         assert!(run.stdout.lines().all(|l| l.chars().count() <= 100));
     }
     // No command at all: the same list, as a usage error.
-    let run = run_hook(&[], Some(b""), &[]);
+    let run = run_cli(&[]);
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("Usage: animus-hook <COMMAND>"));
 }
@@ -44,7 +45,7 @@ fn help_lists_the_commands() {
 #[test]
 fn help_names_one_command() {
     for command in ["compile", "lint", "test", "log", "emit", "install"] {
-        let help = run_hook(&["help", command], Some(b""), &[]);
+        let help = run_cli(&["help", command]);
         assert_eq!(help.code, Some(0), "{command}: {}", help.stderr);
         assert!(
             help.stdout
@@ -58,17 +59,17 @@ fn help_names_one_command() {
             "{command}: a line over 100 columns:\n{}",
             help.stdout
         );
-        let flag = run_hook(&[command, "--help"], Some(b""), &[]);
+        let flag = run_cli(&[command, "--help"]);
         assert_eq!(flag.stdout, help.stdout);
     }
-    let run = run_hook(&["help", "frobnicate"], Some(b""), &[]);
+    let run = run_cli(&["help", "frobnicate"]);
     assert_eq!(run.code, Some(2));
 }
 
 /// Every command's help, as `help` lists them, fits in 100 columns (clap wraps it there).
 #[test]
 fn every_help_fits_in_100_columns() {
-    let list = run_hook(&["help"], Some(b""), &[]).stdout;
+    let list = run_cli(&["help"]).stdout;
     let commands: Vec<&str> = list
         .lines()
         .skip_while(|l| *l != "Commands:")
@@ -80,7 +81,7 @@ fn every_help_fits_in_100_columns() {
     assert!(commands.len() > 15, "{list}");
     for command in commands {
         for flag in ["-h", "--help"] {
-            let run = run_hook(&[command, flag], Some(b""), &[]);
+            let run = run_cli(&[command, flag]);
             assert_eq!(run.code, Some(0), "{command} {flag}: {}", run.stderr);
             for line in run.stdout.lines() {
                 assert!(line.chars().count() <= 100, "{command} {flag}: {line}");
@@ -92,25 +93,12 @@ fn every_help_fits_in_100_columns() {
 /// A misspelt flag: exit 2, the suggestion, and that command's usage line only.
 #[test]
 fn a_misspelt_flag_gets_a_suggestion_and_its_command_usage() {
-    let run = run_hook(&["compile", "--out", "o"], Some(b""), &[]);
+    let run = run_cli(&["compile", "--out", "o"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(run.stdout.is_empty(), "{}", run.stdout);
-    assert!(
-        run.stderr.contains("unexpected argument '--out'"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("a similar argument exists: '--out-dir'"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("Usage: animus-hook compile "),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "unexpected argument '--out'");
+    assert_has(&run.stderr, "a similar argument exists: '--out-dir'");
+    assert_has(&run.stderr, "Usage: animus-hook compile ");
     assert_eq!(
         run.stderr.matches("animus-hook ").count(),
         1,
@@ -119,19 +107,15 @@ fn a_misspelt_flag_gets_a_suggestion_and_its_command_usage() {
     );
     assert!(run.stderr.lines().count() < 10, "{}", run.stderr);
 
-    let run = run_hook(&["lnit"], Some(b""), &[]);
+    let run = run_cli(&["lnit"]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("a similar subcommand exists: 'lint'"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "a similar subcommand exists: 'lint'");
 }
 
 /// A flag given twice: the last one wins, as with the hand-written parser.
 #[test]
 fn a_repeated_flag_overrides_itself() {
-    let run = run_hook(&["packs", "--json", "--json"], Some(b""), &[]);
+    let run = run_cli(&["packs", "--json", "--json"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     serde_json::from_str::<serde_json::Value>(&run.stdout).unwrap();
 }
@@ -254,10 +238,5 @@ fn log_decisions_take_any_case_and_spaces() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let run = run_hook(&["log", "--decision", "deny,maybe"], Some(b""), &env);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr
-            .contains("[possible values: deny, ask, allow, defer]"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "[possible values: deny, ask, allow, defer]");
 }

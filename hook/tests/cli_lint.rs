@@ -3,15 +3,17 @@
 mod common;
 
 use std::path::Path;
+use test_support::assert_starts;
+use test_support::write_file;
 
-use common::{Run, repo, run_hook, temp_dir};
+use common::{Run, compile_argv, repo, run_cli, temp_dir};
 use test_support::assert_has;
 
 /// `animus-hook lint --config <config> --agent a`, then `extra`.
 fn lint_a(config: &str, extra: &[&str]) -> Run {
     let mut args = vec!["lint", "--config", config, "--agent", "a"];
     args.extend_from_slice(extra);
-    run_hook(&args, Some(b""), &[])
+    run_cli(&args)
 }
 
 /// A profile with one of each mistake `lint` warns about.
@@ -63,11 +65,7 @@ const NEVER_FIRE: &str = r#"agents:
 /// `lint` and `compile` (into `out`) of agent `a` in `config`: both fail with exit 1 and say
 /// each `(at, says)` on one line of stderr. Returns lint's run.
 fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)]) -> Run {
-    let lint = run_hook(
-        &["lint", "--config", config, "--agent", "a"],
-        Some(b""),
-        &[],
-    );
+    let lint = run_cli(&["lint", "--config", config, "--agent", "a"]);
     let out = out.to_str().unwrap();
     let compile_args = [
         "compile",
@@ -78,7 +76,7 @@ fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)
         "--out-dir",
         out,
     ];
-    let compile = run_hook(&compile_args, Some(b""), &[]);
+    let compile = run_cli(&compile_args);
     for run in [&lint, &compile] {
         assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
         for (at, says) in errors {
@@ -97,8 +95,7 @@ fn assert_lint_and_compile_fail(config: &str, out: &Path, errors: &[(&str, &str)
 #[test]
 fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
     let dir = temp_dir("lint-never-fires");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, NEVER_FIRE).unwrap();
+    let config = write_file(&dir, "p.yaml", NEVER_FIRE);
     let c = config.to_str().unwrap();
     let out = dir.join("out");
     let lint = assert_lint_and_compile_fail(
@@ -136,8 +133,7 @@ fn what_never_fires_is_an_error_in_compile_and_lint_alike() {
 #[test]
 fn every_mistake_is_named_at_its_place() {
     let dir = temp_dir("lint-mistakes");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, MISTAKES).unwrap();
+    let config = write_file(&dir, "p.yaml", MISTAKES);
     let c = config.to_str().unwrap();
     let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(0), "warnings exit 0: {}", run.stdout);
@@ -175,11 +171,7 @@ fn every_mistake_is_named_at_its_place() {
             .ends_with(&format!("0 errors, 6 warnings (agent `a` of {c})")),
         "{out}"
     );
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "a", "--deny-warnings"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", c, "--agent", "a", "--deny-warnings"]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
@@ -192,69 +184,46 @@ fn every_mistake_is_named_at_its_place() {
 fn warnings_pass_unless_denied() {
     let config = repo().join("corpus/profiles/allowlist.yaml");
     let c = config.to_str().unwrap();
-    let run = run_hook(
-        &["lint", "--config", c, "--agent", "reviewer"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", c, "--agent", "reviewer"]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
     assert_has(&run.stdout, "0 errors, 2 warnings");
     assert_has(&run.stdout, "decision `ask` dropped");
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            c,
-            "--agent",
-            "reviewer",
-            "--deny-warnings",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "lint",
+        "--config",
+        c,
+        "--agent",
+        "reviewer",
+        "--deny-warnings",
+    ]);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
 
     let trader = repo().join("corpus/profiles/trader.yaml");
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            trader.to_str().unwrap(),
-            "--agent",
-            "trader",
-            "--deny-warnings",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "lint",
+        "--config",
+        trader.to_str().unwrap(),
+        "--agent",
+        "trader",
+        "--deny-warnings",
+    ]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
-    assert!(
-        run.stdout.starts_with("0 errors, 0 warnings"),
-        "{}",
-        run.stdout
-    );
+    assert_starts(&run.stdout, "0 errors, 0 warnings");
 }
+
+const UNCLOSED_LIST: &str = "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n";
 
 #[test]
 fn bad_input() {
-    let run = run_hook(&["lint", "--agent", "a"], Some(b""), &[]);
+    let run = run_cli(&["lint", "--agent", "a"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_has(&run.stderr, "required arguments were not provided");
     assert_has(&run.stderr, "--config <FILE>");
-    let run = run_hook(
-        &["lint", "--config", "x", "--agent", "a", "--fix"],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&["lint", "--config", "x", "--agent", "a", "--fix"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
 
     let dir = temp_dir("lint-bad");
-    let config = dir.join("p.yaml");
-    std::fs::write(
-        &config,
-        "agents:\n  a:\n    tool_policy:\n      deny: [Bash\n",
-    )
-    .unwrap();
+    let config = write_file(&dir, "p.yaml", UNCLOSED_LIST);
     let c = config.to_str().unwrap();
     let run = lint_a(c, &[]);
     assert_eq!(run.code, Some(1));
@@ -262,17 +231,13 @@ fn bad_input() {
     assert_has(&run.stderr, "does not compile");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     let missing = dir.join("missing.yaml");
-    let run = run_hook(
-        &[
-            "lint",
-            "--config",
-            missing.to_str().unwrap(),
-            "--agent",
-            "a",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "lint",
+        "--config",
+        missing.to_str().unwrap(),
+        "--agent",
+        "a",
+    ]);
     assert_eq!(run.code, Some(1));
     assert_has(&run.stderr, "missing.yaml");
 }
@@ -282,8 +247,7 @@ fn bad_input() {
 #[test]
 fn findings_have_codes_in_text_and_json() {
     let dir = temp_dir("lint-json");
-    let config = dir.join("p.yaml");
-    std::fs::write(&config, MISTAKES).unwrap();
+    let config = write_file(&dir, "p.yaml", MISTAKES);
     let c = config.to_str().unwrap();
     let text = lint_a(c, &[]);
     for expected in [
@@ -321,12 +285,7 @@ fn findings_have_codes_in_text_and_json() {
         (Some(5), Some(11))
     );
     assert!(broad["message"].as_str().unwrap().contains("`Bash`"));
-    assert!(
-        broad["help"]
-            .as_str()
-            .unwrap()
-            .contains("list the commands")
-    );
+    assert_has(broad["help"].as_str().unwrap(), "list the commands");
 
     // --ignore by code and by name, repeated or as a comma list.
     let run = lint_a(c, &["--json", "--ignore", "AH203,duplicate-rule"]);
@@ -341,23 +300,16 @@ fn findings_have_codes_in_text_and_json() {
     );
     let run = lint_a(c, &["--ignore", "AH999"]);
     assert_eq!(run.code, Some(2));
-    assert!(
-        run.stderr.contains("`AH999` is no diagnostic code"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "`AH999` is no diagnostic code");
 }
+
+const MISSPELT_KEY: &str = "agents:\n  a:\n    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n";
 
 /// A profile that does not compile: its errors, with codes, in the same JSON document.
 #[test]
 fn errors_in_json_when_the_profile_does_not_compile() {
     let dir = temp_dir("lint-json-errors");
-    let config = dir.join("p.yaml");
-    std::fs::write(
-        &config,
-        "agents:\n  a:\n    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n",
-    )
-    .unwrap();
+    let config = write_file(&dir, "p.yaml", MISSPELT_KEY);
     let c = config.to_str().unwrap();
     let run = lint_a(c, &["--json"]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
@@ -368,29 +320,11 @@ fn errors_in_json_when_the_profile_does_not_compile() {
     assert_eq!(first["name"], "unknown-key");
     assert_eq!(first["severity"], "error");
     let text = lint_a(c, &[]);
-    assert!(
-        text.stderr
-            .contains("error[AH101]: unknown key `toolPolicy`"),
-        "{}",
-        text.stderr
-    );
+    assert_has(&text.stderr, "error[AH101]: unknown key `toolPolicy`");
 
     // compile --json: the same diagnostics, and `ok: false`.
     let out = dir.join("out");
-    let run = run_hook(
-        &[
-            "compile",
-            "--config",
-            c,
-            "--agent",
-            "a",
-            "--out-dir",
-            out.to_str().unwrap(),
-            "--json",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[&compile_argv(c, "a", &out)[..], &["--json"]].concat());
     assert_eq!(run.code, Some(1));
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["ok"], false);

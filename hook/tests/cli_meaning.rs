@@ -6,8 +6,9 @@
 mod common;
 
 use std::path::Path;
+use test_support::{make_dir, write_file};
 
-use common::{gate_args, repo, run_emit_both, run_hook, temp_dir};
+use common::{compile_argv, compile_config, gate_args, repo, run_cli, run_emit_both, temp_dir};
 use serde_json::{Value, json};
 use test_support::assert_has;
 
@@ -24,8 +25,7 @@ const SETTINGS: &str = r#"{
 /// Import `SETTINGS` (with `extra` options), write the profile and compile it; returns the
 /// policy path and import's stderr.
 fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String) {
-    let settings = dir.join("settings.json");
-    std::fs::write(&settings, SETTINGS).unwrap();
+    let settings = write_file(dir, "settings.json", SETTINGS);
     let mut args = vec![
         "import",
         "--claude-settings",
@@ -34,26 +34,11 @@ fn import_and_compile(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, String
         "me",
     ];
     args.extend_from_slice(extra);
-    let import = run_hook(&args, Some(b""), &[]);
+    let import = run_cli(&args);
     assert_eq!(import.code, Some(0), "{}", import.stderr);
-    let profile = dir.join("profile.yaml");
-    std::fs::write(&profile, &import.stdout).unwrap();
-    let out = dir.join("out");
-    let compile = run_hook(
-        &[
-            "compile",
-            "--config",
-            profile.to_str().unwrap(),
-            "--agent",
-            "me",
-            "--out-dir",
-            out.to_str().unwrap(),
-        ],
-        Some(b""),
-        &[],
-    );
-    assert_eq!(compile.code, Some(0), "{}", compile.stderr);
-    (out.join("animus-policy.json"), import.stderr)
+    let profile = write_file(dir, "profile.yaml", &import.stdout);
+    let policy = compile_config(&profile, "me", &dir.join("out"));
+    (policy, import.stderr)
 }
 
 /// The real bypassPermissions payload with `tool_name` and `tool_input` replaced, in `mode`,
@@ -72,32 +57,6 @@ fn payload(project: &Path, mode: &str, tool: &str, input: Value) -> Vec<u8> {
     let text = serde_json::to_string(&p).unwrap();
     text.replace("/home/user/project", project.to_str().unwrap())
         .into_bytes()
-}
-
-/// The gate's answer: `None` for no output (the hook abstains), else the decision printed.
-/// The gate decides each payload of `cases` under `policy` as its `want` says (`None`: left to
-/// Claude), and never answers allow.
-fn assert_gate_decides<const N: usize>(
-    policy: &Path,
-    state: &Path,
-    project: &Path,
-    mode: &str,
-    cases: [(Vec<u8>, Option<&str>); N],
-) {
-    for (p, want) in cases {
-        let got = gate(policy, state, project, &p);
-        assert_eq!(
-            got.as_deref(),
-            want,
-            "{mode}: {}",
-            String::from_utf8_lossy(&p)
-        );
-        assert_ne!(
-            got.as_deref(),
-            Some("allow"),
-            "the hook never answers allow"
-        );
-    }
 }
 
 fn gate(policy: &Path, state: &Path, project: &Path, payload: &[u8]) -> Option<String> {
@@ -121,116 +80,127 @@ fn gate(policy: &Path, state: &Path, project: &Path, payload: &[u8]) -> Option<S
 
 const MODES: &[&str] = &["default", "acceptEdits", "plan", "bypassPermissions"];
 
-#[test]
-fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
-    let dir = temp_dir("meaning-claude");
-    let (policy, stderr) = import_and_compile(&dir, &[]);
-    assert_has(&stderr, "written with `tool_policy.meaning: claude`");
-    assert_has(&stderr, "`permissions.allow` entry `*` is left out");
+/// Which import a test makes: `--meaning claude` (the default) or `--meaning allowlist`.
+#[derive(Clone, Copy)]
+enum Meaning {
+    Claude,
+    Allowlist,
+}
+
+/// Each call `(tool, input)` with the gate's answer under the Claude meaning and under the
+/// allowlist one (`None`: left to Claude).
+type Case = (
+    &'static str,
+    Value,
+    Option<&'static str>,
+    Option<&'static str>,
+);
+
+fn cases() -> Vec<Case> {
+    let bash = |command: &str| json!({ "command": command });
+    let path = |file_path: &str| json!({ "file_path": file_path });
+    vec![
+        ("Bash", bash("git status"), None, None),
+        ("Bash", bash("ls -la && du -sh ."), None, Some("deny")),
+        ("Bash", bash("curl https://example.com"), None, Some("deny")),
+        (
+            "Bash",
+            bash("git push origin main"),
+            Some("ask"),
+            Some("ask"),
+        ),
+        ("Bash", bash("rm -rf build"), Some("deny"), Some("deny")),
+        ("Bash", bash("cd /tmp && rm x"), Some("deny"), Some("deny")),
+        (
+            "Read",
+            path("/home/user/project/.env"),
+            Some("deny"),
+            Some("deny"),
+        ),
+        ("Read", path("/home/user/project/a.txt"), None, None),
+        (
+            "Write",
+            json!({"file_path": "/tmp/x", "content": "y"}),
+            None,
+            Some("deny"),
+        ),
+    ]
+}
+
+/// Imports `SETTINGS` with `meaning` in a fresh directory `name`; import must say each of
+/// `says` and the policy's default be `default`. Then, in every permission mode, the gate
+/// decides each of [`cases`] as the meaning's column says, and never answers allow.
+fn assert_import_decides(name: &str, meaning: Meaning, says: &[&str], default: &str) {
+    let dir = temp_dir(name);
+    let extra: &[&str] = match meaning {
+        Meaning::Claude => &[],
+        Meaning::Allowlist => &["--meaning", "allowlist"],
+    };
+    let (policy, stderr) = import_and_compile(&dir, extra);
+    for part in says {
+        assert_has(&stderr, part);
+    }
     let compiled: Value = serde_json::from_slice(&std::fs::read(&policy).unwrap()).unwrap();
-    assert_eq!(compiled["default_decision"], "defer");
-    let (state, project) = (dir.join("state"), dir.join("project"));
-    std::fs::create_dir_all(&project).unwrap();
-    let project = project.as_path();
+    assert_eq!(compiled["default_decision"], default);
+    let (state, project) = (dir.join("state"), make_dir(&dir, "project"));
     for mode in MODES {
-        let bash = |command: &str| payload(project, mode, "Bash", json!({ "command": command }));
-        let cases = [
-            (bash("git status"), None),
-            (bash("ls -la && du -sh ."), None),
-            (bash("curl https://example.com"), None),
-            (bash("git push origin main"), Some("ask")),
-            (bash("rm -rf build"), Some("deny")),
-            (bash("cd /tmp && rm x"), Some("deny")),
-            (
-                payload(
-                    project,
-                    mode,
-                    "Read",
-                    json!({"file_path": "/home/user/project/.env"}),
-                ),
-                Some("deny"),
-            ),
-            (
-                payload(
-                    project,
-                    mode,
-                    "Read",
-                    json!({"file_path": "/home/user/project/a.txt"}),
-                ),
-                None,
-            ),
-            (
-                payload(
-                    project,
-                    mode,
-                    "Write",
-                    json!({"file_path": "/tmp/x", "content": "y"}),
-                ),
-                None,
-            ),
-        ];
-        assert_gate_decides(&policy, &state, project, mode, cases);
+        for (tool, input, claude, allowlist) in cases() {
+            let want = match meaning {
+                Meaning::Claude => claude,
+                Meaning::Allowlist => allowlist,
+            };
+            let p = payload(&project, mode, tool, input);
+            let got = gate(&policy, &state, &project, &p);
+            assert_eq!(
+                got.as_deref(),
+                want,
+                "{mode}: {}",
+                String::from_utf8_lossy(&p)
+            );
+            assert_ne!(
+                got.as_deref(),
+                Some("allow"),
+                "the hook never answers allow"
+            );
+        }
     }
 }
 
 #[test]
+fn an_imported_list_keeps_claudes_meaning_in_every_permission_mode() {
+    let says = [
+        "written with `tool_policy.meaning: claude`",
+        "`permissions.allow` entry `*` is left out",
+    ];
+    assert_import_decides("meaning-claude", Meaning::Claude, &says, "defer");
+}
+
+#[test]
 fn meaning_allowlist_makes_the_same_import_a_strict_allowlist() {
-    let dir = temp_dir("meaning-allowlist");
-    let (policy, stderr) = import_and_compile(&dir, &["--meaning", "allowlist"]);
-    assert_has(&stderr, "written with `tool_policy.meaning: allowlist`");
-    let compiled: Value = serde_json::from_slice(&std::fs::read(&policy).unwrap()).unwrap();
-    assert_eq!(compiled["default_decision"], "deny");
-    let (state, project) = (dir.join("state"), dir.join("project"));
-    std::fs::create_dir_all(&project).unwrap();
-    let project = project.as_path();
-    for mode in MODES {
-        let bash = |command: &str| payload(project, mode, "Bash", json!({ "command": command }));
-        let cases = [
-            (bash("git status"), None),
-            (bash("curl https://example.com"), Some("deny")),
-            (bash("git push origin main"), Some("ask")),
-            (bash("rm -rf build"), Some("deny")),
-            (
-                payload(
-                    project,
-                    mode,
-                    "Write",
-                    json!({"file_path": "/tmp/x", "content": "y"}),
-                ),
-                Some("deny"),
-            ),
-        ];
-        assert_gate_decides(&policy, &state, project, mode, cases);
-    }
+    let says = ["written with `tool_policy.meaning: allowlist`"];
+    assert_import_decides("meaning-allowlist", Meaning::Allowlist, &says, "deny");
     // The bare `*` Claude ignores did not widen the allowlist.
-    let run = run_hook(
-        &[
-            "import",
-            "--claude-settings",
-            "x",
-            "--agent",
-            "a",
-            "--meaning",
-            "loose",
-        ],
-        Some(b""),
-        &[],
-    );
+    let run = run_cli(&[
+        "import",
+        "--claude-settings",
+        "x",
+        "--agent",
+        "a",
+        "--meaning",
+        "loose",
+    ]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("invalid value 'loose' for '--meaning <MEANING>'")
-            && run.stderr.contains("[possible values: claude, allowlist]"),
-        "{}",
-        run.stderr
+    assert_has(
+        &run.stderr,
+        "invalid value 'loose' for '--meaning <MEANING>'",
     );
+    assert_has(&run.stderr, "[possible values: claude, allowlist]");
 }
 
 #[test]
 fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
     let dir = temp_dir("meaning-typos");
-    let cases = dir.join("cases.yaml");
-    std::fs::write(&cases, "- command: rm -rf x\n  expect: deny\n").unwrap();
+    let cases = write_file(&dir, "cases.yaml", "- command: rm -rf x\n  expect: deny\n");
     for (body, at, says) in [
         (
             "    toolPolicy:\n      deny: [\"Bash(rm:*)\"]\n",
@@ -263,24 +233,16 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
             "rule `x`: tool `bash`, no tool any harness calls: did you mean `Bash`?",
         ),
     ] {
-        let config = dir.join("p.yaml");
-        std::fs::write(&config, format!("agents:\n  a:\n    model: x\n{body}")).unwrap();
+        let config = write_file(
+            &dir,
+            "p.yaml",
+            format!("agents:\n  a:\n    model: x\n{body}"),
+        );
         let c = config.to_str().unwrap();
         let out = dir.join("out");
         let session = dir.join("session");
         let runs = [
-            (
-                "compile",
-                vec![
-                    "compile",
-                    "--config",
-                    c,
-                    "--agent",
-                    "a",
-                    "--out-dir",
-                    out.to_str().unwrap(),
-                ],
-            ),
+            ("compile", compile_argv(c, "a", &out).to_vec()),
             ("lint", vec!["lint", "--config", c, "--agent", "a"]),
             (
                 "test",
@@ -317,7 +279,7 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
             ),
         ];
         for (command, args) in runs {
-            let run = run_hook(&args, Some(b""), &[]);
+            let run = run_cli(&args);
             let all = format!("{}{}", run.stdout, run.stderr);
             assert_eq!(run.code, Some(1), "{command} {body}: {all}");
             assert!(
@@ -328,17 +290,12 @@ fn a_misspelt_key_or_tool_fails_compile_lint_test_and_inject() {
         assert!(!out.exists(), "compile wrote nothing");
     }
     // Other tools' keys of the profile and another harness's own tool names still compile.
-    let config = dir.join("ok.yaml");
-    std::fs::write(
-        &config,
+    let config = write_file(
+        &dir,
+        "ok.yaml",
         "agents:\n  a:\n    model: x\n    tools: [a]\n    tool_policy:\n      deny: [\"todowrite\", \"my_custom_tool\", \"Bash(rm:*)\"]\n",
-    )
-    .unwrap();
-    let run = run_hook(
-        &["lint", "--config", config.to_str().unwrap(), "--agent", "a"],
-        Some(b""),
-        &[],
     );
+    let run = run_cli(&["lint", "--config", config.to_str().unwrap(), "--agent", "a"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     assert_has(&run.stdout, "0 errors, 2 warnings");
 }

@@ -3,6 +3,8 @@
 mod common;
 
 use std::path::Path;
+use test_support::assert_starts;
+use test_support::write_file;
 
 use common::{repo, temp_dir};
 use test_support::assert_has;
@@ -48,11 +50,7 @@ fn the_bundled_cases_pass_and_nothing_is_written() {
     let cases = repo().join("corpus/cases/trader.cases.yaml");
     let run = test_in(&dir, &strs(&trader_args(cases.to_str().unwrap())));
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.starts_with("16 passed, 0 failed"),
-        "{}",
-        run.stdout
-    );
+    assert_starts(&run.stdout, "16 passed, 0 failed");
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),
         0,
@@ -60,17 +58,14 @@ fn the_bundled_cases_pass_and_nothing_is_written() {
     );
 }
 
+const FAILING_CASES: &str = "- command: trade --live\n  expect: deny\n\
+         - name: wrong on purpose\n  command: git status\n  expect: deny\n\
+         - command: git reset --hard\n  expect: allow\n";
+
 #[test]
 fn a_failing_case_is_one_line_at_its_place_and_exits_1() {
     let dir = temp_dir("test-cmd-fail");
-    let cases = dir.join("cases.yaml");
-    std::fs::write(
-        &cases,
-        "- command: trade --live\n  expect: deny\n\
-         - name: wrong on purpose\n  command: git status\n  expect: deny\n\
-         - command: git reset --hard\n  expect: allow\n",
-    )
-    .unwrap();
+    let cases = write_file(&dir, "cases.yaml", FAILING_CASES);
     let run = test_in(&dir, &strs(&trader_args(cases.to_str().unwrap())));
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
@@ -93,16 +88,14 @@ fn a_failing_case_is_one_line_at_its_place_and_exits_1() {
     assert!(lines[2].starts_with("1 passed, 2 failed"), "{}", lines[2]);
 }
 
+const BAD_CASES: &str =
+    "- command: ls\n  expect: perhaps\n- call: {tool: Read}\n  command: ls\n  expect: deny\n";
+
 #[test]
 fn a_malformed_case_file_runs_nothing_and_says_where() {
     let dir = temp_dir("test-cmd-bad");
     let good = repo().join("corpus/cases/trader.cases.yaml");
-    let bad = dir.join("bad.yaml");
-    std::fs::write(
-        &bad,
-        "- command: ls\n  expect: perhaps\n- call: {tool: Read}\n  command: ls\n  expect: deny\n",
-    )
-    .unwrap();
+    let bad = write_file(&dir, "bad.yaml", BAD_CASES);
     let mut args = trader_args(good.to_str().unwrap());
     args.push(bad.display().to_string());
     let run = test_in(&dir, &strs(&args));
@@ -122,8 +115,7 @@ fn a_malformed_case_file_runs_nothing_and_says_where() {
     assert_eq!(run.code, Some(1));
     assert_has(&run.stderr, "nowhere.yaml");
 
-    let empty = dir.join("empty.yaml");
-    std::fs::write(&empty, "[]\n").unwrap();
+    let empty = write_file(&dir, "empty.yaml", "[]\n");
     let run = test_in(&dir, &strs(&trader_args(empty.to_str().unwrap())));
     assert_eq!(run.code, Some(1));
     assert_has(&run.stderr, "no case");
@@ -134,7 +126,7 @@ fn usage_and_profile_errors() {
     let dir = temp_dir("test-cmd-usage");
     let run = test_in(&dir, &["--config", "x.yaml", "--agent", "a"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(run.stderr.contains("<CASES_YAML>"), "{}", run.stderr);
+    assert_has(&run.stderr, "<CASES_YAML>");
     let run = test_in(&dir, &["--agent", "a", "c.yaml"]);
     assert_eq!(run.code, Some(2));
     assert_has(&run.stderr, "--config");
@@ -148,17 +140,14 @@ fn usage_and_profile_errors() {
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
+const JSON_CASES: &str = "- command: \"git reset --hard HEAD~1\"\n  expect: deny\n\
+         - name: wrongly allowed\n  command: \"git reset --hard HEAD~1\"\n  expect: allow\n";
+
 /// `test --json`: one JSON document with the counts and each failure at its place.
 #[test]
 fn json_reports_counts_and_failures() {
     let dir = temp_dir("test-cmd-json");
-    let cases = dir.join("c.yaml");
-    std::fs::write(
-        &cases,
-        "- command: \"git reset --hard HEAD~1\"\n  expect: deny\n\
-         - name: wrongly allowed\n  command: \"git reset --hard HEAD~1\"\n  expect: allow\n",
-    )
-    .unwrap();
+    let cases = write_file(&dir, "c.yaml", JSON_CASES);
     let mut args = trader_args(cases.to_str().unwrap());
     args.insert(4, "--json".into());
     let run = test_in(&dir, &strs(&args));
@@ -173,11 +162,9 @@ fn json_reports_counts_and_failures() {
     assert_eq!(failure["got"], "deny");
     assert_eq!(failure["line"], 3);
     assert!(failure["file"].as_str().unwrap().ends_with("c.yaml"));
-    assert!(
-        failure["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("expected allow, got deny")
+    assert_starts(
+        failure["message"].as_str().unwrap(),
+        "expected allow, got deny",
     );
 
     let all = repo().join("corpus/cases/trader.cases.yaml");

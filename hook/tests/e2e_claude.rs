@@ -42,57 +42,36 @@
 
 mod e2e;
 
-use std::process::ExitCode;
-
 use e2e::cases::{
     decisions::*, fail_closed::*, installed::*, mock_wire::*, os_boundary::*, packs::*,
     permissions::*, recording::*, shell::*, tools::*, transport::*, wiring::*,
 };
 use e2e::driver::CLAUDE;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || CLAUDE.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    CLAUDE;
     cli:
     // The slowest first (it waits out the gate's 30 s timeout), so the rest overlap with it.
-    fail_closed_hook_timeout,
-    deny_trader_live_order_does_not_run,
+    fail_closed_hook_timeout, deny_trader_live_order_does_not_run,
     core_pack_stops_git_reset_hard_with_the_safer_way,
     installed_guard_stops_git_reset_in_a_normally_started_session,
     plugin_dir_guards_a_session_that_loads_it,
     installed_sandbox_keeps_the_guard_files_byte_identical,
-    allow_allowlisted_command_runs_without_allowed_tools,
-    defer_leaves_the_decision_to_the_cli,
-    ask_blocks_in_print_mode_with_the_reason,
-    permission_request_deny_is_obeyed,
-    permission_request_never_grants_past_a_user_ask_rule,
-    fail_closed_missing_hook_binary,
-    fail_closed_crashing_hook,
-    fail_closed_corrupt_sidecar,
-    fail_closed_stale_sidecar,
-    settings_file_is_loaded_beside_user_project_hooks,
-    records_every_lifecycle_event_of_a_run,
-    records_two_parallel_tool_calls_intact,
-    write_deny_blocks_the_write,
-    edit_deny_blocks_the_edit,
-    read_deny_keeps_the_content_from_the_model,
-    mcp_tool_deny_blocks_the_call,
-    non_streaming_fallback_is_gated_too,
-    kill_switch_runs_unguarded,
-    covered_command_runs_through_claudes_own_permissions,
-    compound_command_with_an_uncovered_part_does_not_run,
-    quoted_deny_does_not_run,
+    allow_allowlisted_command_runs_without_allowed_tools, defer_leaves_the_decision_to_the_cli,
+    ask_blocks_in_print_mode_with_the_reason, permission_request_deny_is_obeyed,
+    permission_request_never_grants_past_a_user_ask_rule, fail_closed_missing_hook_binary,
+    fail_closed_crashing_hook, fail_closed_corrupt_sidecar, fail_closed_stale_sidecar,
+    settings_file_is_loaded_beside_user_project_hooks, records_every_lifecycle_event_of_a_run,
+    records_two_parallel_tool_calls_intact, write_deny_blocks_the_write,
+    edit_deny_blocks_the_edit, read_deny_keeps_the_content_from_the_model,
+    mcp_tool_deny_blocks_the_call, non_streaming_fallback_is_gated_too,
+    kill_switch_runs_unguarded, covered_command_runs_through_claudes_own_permissions,
+    compound_command_with_an_uncovered_part_does_not_run, quoted_deny_does_not_run,
     find_outside_project_is_refused_as_claude_refuses,
-    path_deny_reaches_every_spelling_of_the_file,
-    edit_allow_does_not_stretch_past_dotdot,
+    path_deny_reaches_every_spelling_of_the_file, edit_allow_does_not_stretch_past_dotdot,
     webfetch_domain_is_the_parsed_host_and_skills_match_by_name,
-    sandbox_keeps_every_guard_file_byte_identical,
-    swapped_policy_stops_the_session;
+    sandbox_keeps_every_guard_file_byte_identical, swapped_policy_stops_the_session;
     offline:
     mock_streams_the_script_turn_by_turn,
-    mock_answers_without_streaming_and_breaks_a_stream_once,
-    mock_answers_auxiliary_requests,
-];
+    mock_answers_without_streaming_and_breaks_a_stream_once, mock_answers_auxiliary_requests,
+}

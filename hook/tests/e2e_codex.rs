@@ -46,44 +46,28 @@ mod fixtures;
 #[path = "e2e_codex/mock_responses.rs"]
 mod mock_responses;
 
-use std::process::ExitCode;
-
 use cases::{
     edits::*, faults::*, installed::*, mcp::*, mock_wire::*, recording::*, shell::*, wiring::*,
 };
 use driver::CODEX;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || CODEX.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    CODEX;
     cli:
     // The slowest first (they wait out a hook's timeout), so the rest overlap with them.
-    fail_closed_hung_hook,
-    fail_closed_when_deciding_hangs,
+    fail_closed_hung_hook, fail_closed_when_deciding_hangs,
     denied_command_does_not_run_and_allowed_one_does,
     installed_hooks_stop_git_reset_in_a_normally_started_session,
     deferred_command_runs_and_ask_is_a_deny_naming_a_human,
-    edit_outside_the_allowed_path_is_blocked,
-    edit_deny_blocks_the_patch_in_a_deferring_profile,
-    mcp_call_is_gated,
-    mcp_permission_request_reaches_the_gate,
-    records_every_event_of_a_run,
-    records_two_parallel_calls_intact,
-    every_injected_hook_is_trusted_by_codex,
+    edit_outside_the_allowed_path_is_blocked, edit_deny_blocks_the_patch_in_a_deferring_profile,
+    mcp_call_is_gated, mcp_permission_request_reaches_the_gate, records_every_event_of_a_run,
+    records_two_parallel_calls_intact, every_injected_hook_is_trusted_by_codex,
     wrong_trust_hash_makes_codex_skip_the_gate_silently,
     user_hooks_still_run_and_project_config_cannot_unhook_the_gate,
-    fail_closed_missing_hook_binary,
-    fail_closed_crashing_hook,
-    fail_closed_panicking_hook,
-    fail_closed_corrupt_sidecar,
-    fail_closed_deleted_policy,
-    fail_closed_garbage_on_exit_0,
-    write_stdin_has_no_terminal_to_feed,
-    apply_patch_through_the_shell_meets_edit_rules,
+    fail_closed_missing_hook_binary, fail_closed_crashing_hook, fail_closed_panicking_hook,
+    fail_closed_corrupt_sidecar, fail_closed_deleted_policy, fail_closed_garbage_on_exit_0,
+    write_stdin_has_no_terminal_to_feed, apply_patch_through_the_shell_meets_edit_rules,
     path_regex_sees_the_patch_path_absolute;
     offline:
     mock_answers_turn_by_turn_and_refuses_strays,
-];
+}

@@ -38,40 +38,25 @@ mod common;
 #[path = "e2e_gemini/mod.rs"]
 mod e2e_gemini;
 
-use std::process::ExitCode;
-
 use e2e_gemini::cases::{
     fail_closed::*, installed::*, mock_wire::*, recording::*, settings::*, shell::*, tools::*,
 };
 use e2e_gemini::driver::GEMINI;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || GEMINI.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    GEMINI;
     cli:
     installed_hooks_stop_git_reset_in_a_normally_started_session,
     // The slowest first (it waits out the wrapper's 25 s kill), so the rest overlap with it.
-    fail_closed_hung_hook,
-    shell_deny_does_not_run_and_the_model_sees_the_reason,
-    allowlist_runs_covered_commands_only,
-    parallel_calls_in_one_turn_are_gated_each,
-    edit_outside_the_allowed_path_is_blocked,
-    mcp_call_is_gated,
-    records_every_event_of_a_run,
+    fail_closed_hung_hook, shell_deny_does_not_run_and_the_model_sees_the_reason,
+    allowlist_runs_covered_commands_only, parallel_calls_in_one_turn_are_gated_each,
+    edit_outside_the_allowed_path_is_blocked, mcp_call_is_gated, records_every_event_of_a_run,
     project_settings_hooks_disabled_is_ignored,
     project_settings_disabling_guessable_names_is_ignored,
-    user_settings_cannot_switch_the_hook_off,
-    fail_closed_missing_hook_binary,
-    fail_closed_crashing_hook,
-    fail_closed_panicking_hook,
-    fail_closed_garbage_output,
-    fail_closed_hook_deadline,
-    fail_closed_corrupt_sidecar,
-    fail_closed_garbage_with_exit_zero,
+    user_settings_cannot_switch_the_hook_off, fail_closed_missing_hook_binary,
+    fail_closed_crashing_hook, fail_closed_panicking_hook, fail_closed_garbage_output,
+    fail_closed_hook_deadline, fail_closed_corrupt_sidecar, fail_closed_garbage_with_exit_zero,
     user_settings_written_after_inject_are_not_read;
     offline:
     mock_plays_the_script_turn_by_turn,
-];
+}

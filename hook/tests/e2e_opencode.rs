@@ -45,35 +45,25 @@
 #[path = "e2e_opencode/mod.rs"]
 mod oc;
 
-use std::process::ExitCode;
-
 use oc::cases::*;
 use oc::driver::OPENCODE;
 use oc::fail_closed::*;
 use oc::installed::*;
 use oc::mock::selftest::*;
-use test_support::runner::{self, Test};
 
-fn main() -> ExitCode {
-    runner::main(TESTS, || OPENCODE.skip_reason())
-}
-
-const TESTS: &[Test] = test_support::tests![
+test_support::suite! {
+    OPENCODE;
     cli:
     // The slowest first (it waits out the plugin's 30 s gate timeout), so the rest overlap.
     fail_closed_hung_hook_is_killed_at_the_gate_timeout,
     denied_command_does_not_run_and_the_model_sees_why,
     installed_plugin_stops_git_reset_in_a_normally_started_session,
-    records_every_gate_and_observer_event,
-    edit_outside_the_allowed_path_is_blocked,
-    read_deny_keeps_the_content_from_the_model,
-    mcp_tool_call_is_gated,
-    fail_closed_broken_hook_answers,
-    fail_closed_missing_hook_binary,
+    records_every_gate_and_observer_event, edit_outside_the_allowed_path_is_blocked,
+    read_deny_keeps_the_content_from_the_model, mcp_tool_call_is_gated,
+    fail_closed_broken_hook_answers, fail_closed_missing_hook_binary,
     hung_decision_is_denied_by_emits_deadline,
     self_protection_keeps_the_agent_off_opencode_config,
-    project_config_does_not_unload_the_guard,
-    pure_mode_runs_without_the_guard;
+    project_config_does_not_unload_the_guard, pure_mode_runs_without_the_guard;
     offline:
     mock_scripts_turns_by_assistant_count_and_skips_the_title,
-];
+}

@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::Path;
+use test_support::make_dir;
 
 use common::*;
 use test_support::assert_has;
@@ -328,8 +329,7 @@ fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
 #[test]
 fn hostile_session_ids_touch_nothing_outside_the_state_directory() {
     let dir = temp_dir("sessions");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let state = dir.join("deep/state");
     let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
     let long = "a".repeat(10 * 1024);
@@ -434,10 +434,5 @@ fn a_misspelled_gate_event_denies_instead_of_observing() {
         .path();
     let log = std::fs::read_to_string(scope.join("sessions/misspelled.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 6, "{log}");
-    assert!(
-        log.lines()
-            .last()
-            .unwrap()
-            .contains("\"event\":\"PostToolUse\"")
-    );
+    assert_has(log.lines().last().unwrap(), "\"event\":\"PostToolUse\"");
 }

@@ -42,17 +42,7 @@ fn emit(
     let project = state.parent().unwrap().join("project");
     std::fs::create_dir_all(&project).unwrap();
     run_emit_both(
-        &[
-            "emit",
-            "--event",
-            event,
-            "--session",
-            "golden",
-            "--project-root",
-            project.to_str().unwrap(),
-            "--policy",
-            policy.to_str().unwrap(),
-        ],
+        &emit_args(event, "golden", &project, Some(policy)),
         Some(stdin),
         &[("ANIMUS_CONFIG_DIR", state.to_str().unwrap())],
     )

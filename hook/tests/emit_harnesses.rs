@@ -8,7 +8,10 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 use test_support::assert_has;
+use test_support::assert_starts;
+use test_support::make_dir;
 use test_support::process::succeed;
+use test_support::write_file;
 
 const HOME: &str = "/home/tester";
 
@@ -32,8 +35,7 @@ impl Gate {
     fn new(name: &str) -> Gate {
         let dir = temp_dir(name);
         let policy = compile_profile("harnesses.yaml", "guarded", &dir.join("policy"));
-        let project = dir.join("project");
-        std::fs::create_dir_all(&project).unwrap();
+        let project = make_dir(&dir, "project");
         Gate {
             state: dir.join("state"),
             policy,
@@ -44,23 +46,10 @@ impl Gate {
 
     /// Run `emit` (`provider` None: not given) for `event`; returns stdout.
     fn emit(&self, provider: Option<&str>, event: &str, stdin: &[u8]) -> String {
-        let mut args = vec!["emit".to_string()];
+        let mut args = emit_args(event, "harnesses", &self.project, Some(&self.policy));
         if let Some(p) = provider {
-            args.extend(["--provider".into(), p.into()]);
+            args.splice(1..1, ["--provider".to_string(), p.to_string()]);
         }
-        args.extend(
-            [
-                "--event",
-                event,
-                "--session",
-                "harnesses",
-                "--project-root",
-                self.project.to_str().unwrap(),
-                "--policy",
-                self.policy.to_str().unwrap(),
-            ]
-            .map(String::from),
-        );
         let run = run_emit_both(
             &args,
             Some(stdin),
@@ -71,6 +60,16 @@ impl Gate {
         );
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         run.stdout
+    }
+
+    /// The records, which must all name `harness`.
+    fn records_all_of(&self, harness: &str) -> Vec<Value> {
+        let records = self.records();
+        assert!(
+            records.iter().all(|r| r["harness"] == harness),
+            "{records:?}"
+        );
+        records
     }
 
     fn records(&self) -> Vec<Value> {
@@ -169,27 +168,20 @@ fn codex() {
         ),
         ""
     );
+    // Each patch writes under /etc: an update, a move's destination (an edit too), a deletion;
+    // and a patch given to the shell tool, applied as a patch (its files are edits).
+    let etc_deny = claude_deny(&denied_by("Edit(//etc/**)"));
+    for text in [
+        "*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: /etc/cron.d/x\n*** End Patch\n",
+        "*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n",
+    ] {
+        assert_eq!(patch(text), etc_deny, "{text}");
+    }
+    let add = "*** Begin Patch\n*** Add File: /etc/cron.d/x\n+* * * * * x\n*** End Patch";
     assert_eq!(
-        patch("*** Begin Patch\n*** Update File: /etc/hosts\n@@\n-a\n+b\n*** End Patch\n"),
-        claude_deny(&denied_by("Edit(//etc/**)"))
-    );
-    // A move's destination is an edit too; so is a deletion.
-    assert_eq!(
-        patch(
-            "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: /etc/cron.d/x\n*** End Patch\n"
-        ),
-        claude_deny(&denied_by("Edit(//etc/**)"))
-    );
-    assert_eq!(
-        patch("*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n"),
-        claude_deny(&denied_by("Edit(//etc/**)"))
-    );
-    // A patch given to the shell tool is applied as a patch: its files are edits.
-    assert_eq!(
-        bash(
-            "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: /etc/cron.d/x\n+* * * * * x\n*** End Patch\nEOF\n"
-        ),
-        claude_deny(&denied_by("Edit(//etc/**)"))
+        bash(&format!("apply_patch <<'EOF'\n{add}\nEOF\n")),
+        etc_deny
     );
     assert_eq!(
         gate.emit(
@@ -221,11 +213,7 @@ fn codex() {
         ),
         claude_deny(&human_must_run("codex"))
     );
-    let records = gate.records();
-    assert!(
-        records.iter().all(|r| r["harness"] == "codex"),
-        "{records:?}"
-    );
+    gate.records_all_of("codex");
 }
 
 #[test]
@@ -317,11 +305,7 @@ fn gemini() {
         ),
         plain_deny(&denied_by("Bash(rm -rf *)"))
     );
-    let records = gate.records();
-    assert!(
-        records.iter().all(|r| r["harness"] == "gemini"),
-        "{records:?}"
-    );
+    gate.records_all_of("gemini");
 }
 
 #[test]
@@ -391,11 +375,7 @@ fn opencode() {
         plain_deny(&denied_by("mcp__echo"))
     );
     assert_eq!(call("task.json", None), "");
-    let records = gate.records();
-    assert!(
-        records.iter().all(|r| r["harness"] == "opencode"),
-        "{records:?}"
-    );
+    let records = gate.records_all_of("opencode");
     assert_eq!(records.len(), 2 * 13, "every run recorded (both binaries)");
 }
 
@@ -451,11 +431,9 @@ fn check_decides_a_harness_payload_as_emit_does() {
     };
     // The event names the harness; the MCP name is split as emit splits it.
     let out = check(&[], &payload("gemini/BeforeTool-mcp_mock_echo_tool.json"));
-    assert!(
-        out.starts_with(
-            "decision: deny\nreason: Denied by tool_policy.deny entry `mcp__mock__echo_tool`."
-        ),
-        "{out}"
+    assert_starts(
+        &out,
+        "decision: deny\nreason: Denied by tool_policy.deny entry `mcp__mock__echo_tool`.",
     );
     // opencode's payload under --provider: camelCase paths are read.
     let edit = payload_with(
@@ -485,12 +463,11 @@ fn check_decides_a_harness_payload_as_emit_does() {
 /// A gate over a profile written in the test (`yaml`: the `tool_policy` block's entries).
 fn gate_over(name: &str, tool_policy: &str) -> Gate {
     let dir = temp_dir(name);
-    let profile = dir.join("p.yaml");
-    std::fs::write(
-        &profile,
+    let profile = write_file(
+        &dir,
+        "p.yaml",
         format!("agent_profiles:\n  a:\n    tool_policy:\n{tool_policy}"),
-    )
-    .unwrap();
+    );
     succeed(
         std::process::Command::new(bin())
             .args(["compile", "--config"])
@@ -498,8 +475,7 @@ fn gate_over(name: &str, tool_policy: &str) -> Gate {
             .args(["--agent", "a", "--out-dir"])
             .arg(dir.join("policy")),
     );
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     Gate {
         state: dir.join("state"),
         policy: dir.join("policy/animus-policy.json"),

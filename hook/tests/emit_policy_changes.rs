@@ -231,22 +231,12 @@ fn the_deadline_fires_even_when_the_parent_blocked_sigalrm() {
     } = trader_dir("sigalrm");
     for bin in [bin(), lean_bin()] {
         let mut cmd = Command::new(bin);
-        cmd.args([
-            "emit",
-            "--event",
-            "PreToolUse",
-            "--session",
-            "sigalrm",
-            "--project-root",
-            project.to_str().unwrap(),
-            "--policy",
-            policy.to_str().unwrap(),
-        ])
-        .env("ANIMUS_CONFIG_DIR", dir.join("state"))
-        .env("ANIMUS_HOOK_DEADLINE_MS", "500")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        cmd.args(gate_args("sigalrm", &project, &policy))
+            .env("ANIMUS_CONFIG_DIR", dir.join("state"))
+            .env("ANIMUS_HOOK_DEADLINE_MS", "500")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
         // SAFETY: sigprocmask is async-signal-safe, as pre_exec requires.
         unsafe {
             cmd.pre_exec(|| {

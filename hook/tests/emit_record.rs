@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use test_support::make_dir;
 
 use common::*;
 use test_support::assert_has;
@@ -29,8 +30,7 @@ fn lines(path: &Path) -> Vec<serde_json::Value> {
 #[test]
 fn records_carry_what_the_issue_asks_for() {
     let dir = temp_dir("record");
-    let (project, state) = (dir.join("my project"), dir.join("state"));
-    std::fs::create_dir_all(&project).unwrap();
+    let (project, state) = (make_dir(&dir, "my project"), dir.join("state"));
     let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
     let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
     let p = project.to_str().unwrap();
@@ -163,8 +163,7 @@ fn records_carry_what_the_issue_asks_for() {
 #[test]
 fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
     let dir = temp_dir("concurrency");
-    let (project, state) = (dir.join("project"), dir.join("state"));
-    std::fs::create_dir_all(&project).unwrap();
+    let (project, state) = (make_dir(&dir, "project"), dir.join("state"));
     let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
     let payloads = [
         payload("PreToolUse.Bash.trade-live.json"),
@@ -227,11 +226,7 @@ fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
     assert_eq!(ids.len(), TOTAL, "every event recorded exactly once");
     // One chain: no two hooks linked to the same record (the tip is read under the lock).
     let log = session_log(&state, "shared");
-    let verified = run_hook(
-        &["verify", "--open", "--json", log.to_str().unwrap()],
-        Some(b""),
-        &[],
-    );
+    let verified = run_cli(&["verify", "--open", "--json", log.to_str().unwrap()]);
     assert_eq!(verified.code, Some(0), "{}", verified.stdout);
     let report: serde_json::Value = serde_json::from_str(verified.stdout.trim()).unwrap();
     assert_eq!(report["last_seq"], TOTAL);
@@ -242,8 +237,7 @@ fn one_thousand_concurrent_hooks_write_one_thousand_intact_lines() {
 #[test]
 fn a_torn_last_line_is_kept_and_reported_by_the_next_record() {
     let dir = temp_dir("record-torn");
-    let (project, state) = (dir.join("p"), dir.join("state"));
-    std::fs::create_dir_all(&project).unwrap();
+    let (project, state) = (make_dir(&dir, "p"), dir.join("state"));
     let env = [("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
     let args = [
         "emit",

@@ -8,6 +8,8 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
+use test_support::write_file;
 
 use common::*;
 use test_support::assert_has;
@@ -27,13 +29,11 @@ struct Setup {
 
 fn setup(name: &str) -> Setup {
     let dir = temp_dir(name);
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let state = dir.join("state");
     let policy = compile_profile("trader.yaml", "trader", &dir.join("run"));
     let scope = state.join(animus_hook::record::repo_scope(&project).unwrap());
-    let victim = dir.join("bashrc");
-    std::fs::write(&victim, "# my shell rc\n").unwrap();
+    let victim = write_file(&dir, "bashrc", "# my shell rc\n");
     Setup {
         project,
         state,
@@ -46,8 +46,7 @@ fn setup(name: &str) -> Setup {
 
 /// Make `<scope>/sessions/` as a first hook would, 0700.
 fn make_sessions(s: &Setup) -> PathBuf {
-    let sessions = s.scope.join("sessions");
-    std::fs::create_dir_all(&sessions).unwrap();
+    let sessions = make_dir(&s.scope, "sessions");
     for d in [&s.state, &s.scope, &sessions] {
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).unwrap();
     }

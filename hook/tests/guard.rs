@@ -9,40 +9,34 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use test_support::make_dir;
 
 use common::*;
 use test_support::assert_has;
 use test_support::process::succeed;
 
 struct Setup {
-    _dir: TempDir,
-    project: PathBuf,
-    home: PathBuf,
-    state: PathBuf,
-    run: PathBuf,
+    agent: AgentHome,
     bin_dir: PathBuf,
     hook: PathBuf,
     policy: PathBuf,
+}
+
+impl std::ops::Deref for Setup {
+    type Target = AgentHome;
+    fn deref(&self) -> &AgentHome {
+        &self.agent
+    }
 }
 
 /// A scratch project and home, a private copy of the hook binaries in `bin/` (the copy the
 /// hooks run: its directory is one of the guard's places), and an allow-everything profile
 /// compiled into `run/` (the session directory).
 fn setup(name: &str) -> Setup {
-    let dir = temp_dir(name);
-    let project = dir.join("project");
-    let home = dir.join("home");
-    let state = dir.join("state");
-    let run = dir.join("run");
-    let bin_dir = dir.join("bin");
-    for d in [
-        project.join(".claude/commands"),
-        project.join("src"),
-        project.join("evil"),
-        home.join(".claude"),
-        bin_dir.clone(),
-    ] {
-        std::fs::create_dir_all(d).unwrap();
+    let agent = AgentHome::new(name);
+    let project = &agent.project;
+    for d in [".claude/commands", "src", "evil"] {
+        make_dir(project, d);
     }
     std::fs::write(
         project.join(".claude/settings.local.json"),
@@ -57,33 +51,19 @@ fn setup(name: &str) -> Setup {
     std::fs::write(project.join("evil/animus-hook-emit"), "#!/bin/sh\nexit 0\n").unwrap();
     std::fs::write(project.join("src/x.rs"), "fn main() {}\n").unwrap();
     std::fs::write(project.join("README.md"), "# p\n").unwrap();
+    let bin_dir = make_dir(&agent.dir, "bin");
     let hook = bin_dir.join("animus-hook");
-    test_support::process::copy_executable(std::path::Path::new(bin()), &hook);
+    test_support::process::copy_executable(Path::new(bin()), &hook);
     test_support::process::copy_executable(
-        std::path::Path::new(lean_bin()),
+        Path::new(lean_bin()),
         &bin_dir.join("animus-hook-emit"),
     );
-    let profile = dir.join("everything.yaml");
-    std::fs::write(
-        &profile,
-        "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write]\n",
-    )
-    .unwrap();
-    let env = [
-        ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
-        ("HOME", home.to_str().unwrap()),
-    ];
-    let compiled = compile_run(hook.to_str().unwrap(), &profile, "yolo", &run, &env);
-    assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
+    agent.compile_yolo(hook.to_str().unwrap(), "Bash, Read, Edit, Write");
     Setup {
-        policy: run.join("animus-policy.json"),
-        project,
-        home,
-        state,
-        run,
+        policy: agent.policy(),
+        agent,
         bin_dir,
         hook,
-        _dir: dir,
     }
 }
 
@@ -108,10 +88,7 @@ impl Setup {
             "tool_name": "Bash",
             "tool_input": {"command": command},
         });
-        let env = [
-            ("ANIMUS_CONFIG_DIR", self.state.to_str().unwrap()),
-            ("HOME", self.home.to_str().unwrap()),
-        ];
+        let env = self.env();
         let args = gate_args("guard", &self.project, &self.policy);
         let stdin = payload.to_string();
         let full = run_bin(
@@ -134,17 +111,7 @@ impl Setup {
             full.stderr,
             lean.stderr
         );
-        if full.stdout.is_empty() {
-            return None;
-        }
-        let v: serde_json::Value = serde_json::from_str(&full.stdout).unwrap();
-        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-        Some(
-            v["hookSpecificOutput"]["permissionDecisionReason"]
-                .as_str()
-                .unwrap()
-                .to_string(),
-        )
+        deny_reason(&full.stdout)
     }
 
     fn must_deny(&self, command: &str) -> String {
@@ -190,13 +157,6 @@ fn every_spelling_that_reaches_the_guard_is_denied() {
         "find ~/.animus -name '*.jsonl' -delete",
         "cat ~/.claude/settings.json",
     ];
-    for command in guard {
-        let reason = s.must_deny(command);
-        assert!(
-            reason.contains("protects its own guard"),
-            "{command}: {reason}"
-        );
-    }
     let nested = [
         "claude -p 'fix it' --dangerously-skip-permissions",
         "claude -p x --allow-dangerously-skip-permissions",
@@ -211,12 +171,15 @@ fn every_spelling_that_reaches_the_guard_is_denied() {
         "env ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject --provider claude -- -p x",
         "export ANIMUS_DISABLE_HARNESS_HOOKS=1; claude -p x",
     ];
-    for command in nested {
-        let reason = s.must_deny(command);
-        assert!(
-            reason.contains("start a coding agent with its guard or permissions switched off"),
-            "{command}: {reason}"
-        );
+    let says_off = "start a coding agent with its guard or permissions switched off";
+    for (commands, says) in [
+        (&guard[..], "protects its own guard"),
+        (&nested[..], says_off),
+    ] {
+        for command in commands {
+            let reason = s.must_deny(command);
+            assert!(reason.contains(says), "{command}: {reason}");
+        }
     }
 }
 
@@ -323,10 +286,7 @@ fn a_kill_switch_set_to_no_warns_that_the_guard_is_off() {
 #[test]
 fn the_refusals_hold_for_the_other_harnesses() {
     let s = setup("guard-harnesses");
-    let env = [
-        ("ANIMUS_CONFIG_DIR", s.state.to_str().unwrap()),
-        ("HOME", s.home.to_str().unwrap()),
-    ];
+    let env = s.env();
     for (provider, event, tool, command) in [
         (
             "opencode",

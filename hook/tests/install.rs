@@ -7,6 +7,8 @@ mod install_support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+use test_support::make_dir;
+use test_support::write_file;
 
 use serde_json::{Value, json};
 
@@ -82,14 +84,8 @@ fn install_keeps_the_users_settings_adds_the_gates_backs_up_and_is_idempotent() 
         assert_eq!(handler["onFailure"], "block");
         assert_eq!(handler["type"], "command");
     }
-    for event in [
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PermissionDenied",
-        "Stop",
-        "SessionStart",
-        "SessionEnd",
-    ] {
+    let observers = "PostToolUse PostToolUseFailure PermissionDenied Stop SessionStart SessionEnd";
+    for event in observers.split(' ') {
         assert!(after["hooks"][event].is_array(), "observer {event}");
     }
     // Order of the user's keys kept; `hooks` stays where it was.
@@ -224,9 +220,7 @@ fn doctor_passes_after_install_and_fails_naming_a_corrupted_policy() {
     );
     assert_has(&before.stdout, "✗ installed");
     assert_ok(&home.run(&["install"]));
-    let doctor = home.run(&["doctor"]);
-    assert_ok(&doctor);
-    for check in [
+    home.assert_doctor_passes(&[
         "✓ gates (user)",
         "✓ hook binary (user)",
         "✓ policy (user)",
@@ -234,9 +228,7 @@ fn doctor_passes_after_install_and_fails_naming_a_corrupted_policy() {
         "✓ live gate (user)",
         "✓ state dir",
         "✓ kill switch in environment",
-    ] {
-        assert!(doctor.stdout.contains(check), "{check}:\n{}", doctor.stdout);
-    }
+    ]);
     let json_run = home.run(&["doctor", "--json"]);
     assert_ok(&json_run);
     let report: Value = serde_json::from_str(json_run.stdout.trim()).unwrap();
@@ -288,11 +280,8 @@ fn uninstall_restores_the_users_settings_byte_identical() {
     assert_ok(&home.run(&["install"]));
     let dry = home.run(&["uninstall", "--dry-run"]);
     assert_ok(&dry);
-    assert!(
-        dry.stdout.contains("-") && dry.stdout.contains("--from-payload"),
-        "{}",
-        dry.stdout
-    );
+    assert_has(&dry.stdout, "-");
+    assert_has(&dry.stdout, "--from-payload");
     assert_ne!(
         home.read_settings(),
         USER_SETTINGS,
@@ -314,8 +303,7 @@ fn uninstall_restores_the_users_settings_byte_identical() {
 fn install_creates_settings_when_there_are_none_and_uninstall_leaves_no_hooks() {
     let home = Home::new("install-fresh");
     // A state dir that others may read (records hold payloads) is made private.
-    let state = home.dir.join(".animus");
-    std::fs::create_dir_all(&state).unwrap();
+    let state = make_dir(&home.dir, ".animus");
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_ok(&home.run(&["install"]));
     let mode = std::fs::metadata(&state).unwrap().permissions().mode() & 0o777;
@@ -387,11 +375,8 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
     home.write_settings(USER_SETTINGS);
     let run = home.run(&["install", "--dry-run"]);
     assert_ok(&run);
-    assert!(
-        run.stdout.contains("+") && run.stdout.contains("\"onFailure\": \"block\""),
-        "{}",
-        run.stdout
-    );
+    assert_has(&run.stdout, "+");
+    assert_has(&run.stdout, "\"onFailure\": \"block\"");
     assert!(run.stdout.contains("nothing was written"));
     assert_eq!(home.read_settings(), USER_SETTINGS);
     assert!(home.backups().is_empty());
@@ -437,8 +422,7 @@ fn hooks_written_before_permissions_do_not_make_the_policy_drift() {
 #[test]
 fn claude_config_dir_names_the_settings_install_writes() {
     let home = Home::new("install-config-dir");
-    let config = home.dir.join("elsewhere");
-    std::fs::create_dir_all(&config).unwrap();
+    let config = make_dir(&home.dir, "elsewhere");
     succeed(
         Command::new(common::bin())
             .arg("install")
@@ -470,19 +454,13 @@ fn claude_config_dir_names_the_settings_install_writes() {
 fn a_settings_file_that_is_a_symlink_is_written_through_its_link() {
     // A dotfiles checkout links ~/.claude/settings.json to a file it keeps elsewhere.
     let home = Home::new("install-symlink");
-    let dotfiles = home.dir.join("dotfiles");
-    std::fs::create_dir_all(&dotfiles).unwrap();
-    let real = dotfiles.join("claude-settings.json");
-    std::fs::write(&real, USER_SETTINGS).unwrap();
+    let dotfiles = make_dir(&home.dir, "dotfiles");
+    let real = write_file(&dotfiles, "claude-settings.json", USER_SETTINGS);
     std::os::unix::fs::symlink(&real, home.settings()).unwrap();
     assert_ok(&home.run(&["install"]));
     let link = std::fs::symlink_metadata(home.settings()).unwrap();
     assert!(link.file_type().is_symlink(), "the link is kept");
-    assert!(
-        std::fs::read_to_string(&real)
-            .unwrap()
-            .contains("--from-payload")
-    );
+    assert_has(&std::fs::read_to_string(&real).unwrap(), "--from-payload");
     assert_eq!(home.backups().len(), 1);
     assert_ok(&home.run(&["uninstall"]));
     assert!(

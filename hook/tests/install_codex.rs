@@ -111,11 +111,7 @@ fn codex_install_trusts_its_hooks_doctor_checks_them_uninstall_restores_both_fil
     assert_has(&again.stdout, "nothing changed");
     assert_eq!(files(&home), (hooks.clone(), toml.clone()));
 
-    let doctor = home.run(&["doctor"]);
-    assert_ok(&doctor);
-    for check in ["✓ gates (codex)", "✓ policy (codex)", "✓ live gate (codex)"] {
-        assert!(doctor.stdout.contains(check), "{check}:\n{}", doctor.stdout);
-    }
+    home.assert_doctor_passes(&["✓ gates (codex)", "✓ policy (codex)", "✓ live gate (codex)"]);
 
     // A stale trust hash is a hook Codex would skip without a word: doctor names it.
     let gate_key = key("pre_tool_use", 1);

@@ -41,25 +41,16 @@ fn gemini_install_doctor_and_uninstall() {
         name.starts_with("animus-hook-") && name.len() == 28,
         "{name}"
     );
-    assert!(
-        gate["command"]
-            .as_str()
-            .unwrap()
-            .contains("'--from-payload'")
-    );
+    assert_has(gate["command"].as_str().unwrap(), "'--from-payload'");
     // A second install keeps the name and the bytes.
     let again = home.run(&["install", "--harness", "gemini"]);
     assert_has(&again.stdout, "nothing changed");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
-    let doctor = home.run(&["doctor"]);
-    assert_ok(&doctor);
-    for check in [
+    home.assert_doctor_passes(&[
         "✓ gates (gemini)",
         "✓ policy (gemini)",
         "✓ live gate (gemini)",
-    ] {
-        assert!(doctor.stdout.contains(check), "{check}:\n{}", doctor.stdout);
-    }
+    ]);
     assert_ok(&home.run(&["uninstall", "--harness", "gemini"]));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), GEMINI_SETTINGS);
 }

@@ -7,6 +7,7 @@ mod common;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Command;
+use test_support::make_dir;
 
 use common::*;
 use test_support::assert_has;
@@ -21,8 +22,7 @@ fn mode(path: &Path) -> u32 {
 fn a_policy_compiled_under_a_group_umask_is_usable() {
     let dir = temp_dir("umask-002");
     let out = dir.join("run");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let status = Command::new("sh")
         .arg("-c")
         .arg("umask 002 && exec \"$0\" compile --config \"$1\" --agent trader --out-dir \"$2\"")
@@ -73,8 +73,7 @@ fn inject(session_dir: &Path, project: &Path) -> std::process::Output {
 #[test]
 fn inject_makes_the_session_dir_private_and_refuses_a_shared_one() {
     let dir = temp_dir("inject-session-dir");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     // A new one (and its missing parents) is created 0700.
     let fresh = dir.join("a/b/session");
     let out = inject(&fresh, &project);
@@ -100,8 +99,7 @@ fn inject_makes_the_session_dir_private_and_refuses_a_shared_one() {
         assert_eq!(std::fs::read_dir(&shared).unwrap().count(), 0, "{loose:o}");
     }
     // Another user's (only root can hand a directory to another user).
-    let foreign = dir.join("foreign");
-    std::fs::create_dir_all(&foreign).unwrap();
+    let foreign = make_dir(&dir, "foreign");
     if std::os::unix::fs::chown(&foreign, Some(4242), None).is_ok() {
         let out = inject(&foreign, &project);
         let stderr = String::from_utf8_lossy(&out.stderr);

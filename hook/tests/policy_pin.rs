@@ -8,6 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use test_support::make_dir;
 
 use common::*;
 use serde_json::Value;
@@ -79,8 +80,7 @@ const FILES: [fn(&Path) -> PathBuf; 3] = [
 #[test]
 fn another_compiled_policy_in_the_sessions_place_is_a_deny_naming_the_mismatch() {
     let dir = temp_dir("pin");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let state = dir.join("state");
     let (args, policy) = injected_gate(&dir, &project);
     // The gate as written: `git status` is left to claude, a live order denied by its rule.
@@ -177,8 +177,7 @@ fn another_compiled_policy_in_the_sessions_place_is_a_deny_naming_the_mismatch()
 #[test]
 fn a_malformed_pin_is_a_deny() {
     let dir = temp_dir("pin-form");
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     let state = dir.join("state");
     let (mut args, _) = injected_gate(&dir, &project);
     let at = args.iter().position(|a| a == "--policy-digest").unwrap() + 1;

@@ -6,6 +6,7 @@ mod proof_common;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::assert_starts;
 
 use common::*;
 use proof_common::*;
@@ -22,16 +23,11 @@ fn log_shows_each_decision_with_its_rule_newest_last() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines.len(), 10, "{}", run.stdout);
-    assert!(
-        lines[1].contains("  s-proof  claude  Bash  trade --live  DENY  tool_policy.deny:Bash(* --live*)  Denied by"),
-        "{}",
-        lines[1]
+    assert_has(
+        lines[1],
+        "  s-proof  claude  Bash  trade --live  DENY  tool_policy.deny:Bash(* --live*)  Denied by",
     );
-    assert!(
-        lines[0].contains("git status  DEFER  (default)"),
-        "{}",
-        lines[0]
-    );
+    assert_has(lines[0], "git status  DEFER  (default)");
     let ts: Vec<&str> = lines.iter().map(|l| &l[..20]).collect();
     assert!(ts.windows(2).all(|w| w[0] <= w[1]), "{ts:?}");
     // Filters.
@@ -71,11 +67,7 @@ fn log_stats_count_per_session_and_rule() {
     }
     let run = s.hook(&["log", "--stats"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(
-        run.stdout.starts_with("20 decisions in 1 sessions\n"),
-        "{}",
-        run.stdout
-    );
+    assert_starts(&run.stdout, "20 decisions in 1 sessions\n");
     assert_has(&run.stdout, "  s-proof             6     0      0     14");
     assert_has(
         &run.stdout,
@@ -125,14 +117,9 @@ fn log_follow_prints_new_decisions_as_they_are_recorded() {
 #[test]
 fn verify_replay_and_log_answer_help_and_complete() {
     for command in ["verify", "replay", "log"] {
-        let run = run_hook(&[command, "--help"], Some(b""), &[]);
+        let run = run_cli(&[command, "--help"]);
         assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
-        assert!(
-            run.stdout
-                .contains(&format!("\nUsage: animus-hook {command} ")),
-            "{}",
-            run.stdout
-        );
+        assert_has(&run.stdout, &format!("\nUsage: animus-hook {command} "));
         assert_eq!(
             run.stdout.matches("Usage: animus-hook").count(),
             1,
@@ -140,7 +127,7 @@ fn verify_replay_and_log_answer_help_and_complete() {
             run.stdout
         );
     }
-    let bash = run_hook(&["completions", "bash"], Some(b""), &[]).stdout;
+    let bash = run_cli(&["completions", "bash"]).stdout;
     for expected in [
         "opts=\"-h --session --project-root --open --json --help\"",
         "opts=\"-h --policy --config --agent --baseline --provider --json --stats --help\"",
@@ -155,7 +142,7 @@ fn verify_replay_and_log_answer_help_and_complete() {
         &["log", "--stats", "--follow"],
         &["verify", "--project-root", "/tmp"],
     ] {
-        let run = run_hook(args, Some(b""), &[]);
+        let run = run_cli(args);
         assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
     }
 }

@@ -6,6 +6,8 @@ mod proof_common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use test_support::assert_starts;
+use test_support::write_file;
 
 use common::*;
 use proof_common::*;
@@ -20,9 +22,7 @@ fn stricter_profile(dir: &Path) -> std::path::PathBuf {
         "        - \"Bash(*submit-order*)\"\n        - \"Bash(git status*)\"\n",
     );
     assert_ne!(text, stricter);
-    let file = dir.join("stricter.yaml");
-    std::fs::write(&file, stricter).unwrap();
-    file
+    write_file(dir, "stricter.yaml", stricter)
 }
 
 fn compile(config: &Path, out: &Path) -> std::path::PathBuf {
@@ -186,8 +186,7 @@ fn a_looser_candidate_names_the_rule_that_decided_before() {
         "        - command: \"trade --live --size 1\"\n          expect: deny\n",
         "",
     );
-    let config = s.dir.join("looser.yaml");
-    std::fs::write(&config, looser).unwrap();
+    let config = write_file(&s.dir, "looser.yaml", looser);
     let candidate = compile(&config, &s.dir.join("looser"));
     let run = replay(&s, &[], &candidate, &s.log());
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
@@ -219,13 +218,9 @@ fn a_fail_closed_deny_is_marked_when_it_changes() {
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     let listed = changed_lines(&run.stdout);
     assert_eq!(listed.len(), 1, "{}", run.stdout);
-    assert!(listed[0].contains("toolu_failed  Read"), "{}", listed[0]);
-    assert!(listed[0].contains("deny -> defer"), "{}", listed[0]);
-    assert!(
-        listed[0].contains("[recorded deny was fail-closed: "),
-        "{}",
-        listed[0]
-    );
+    assert_has(listed[0], "toolu_failed  Read");
+    assert_has(listed[0], "deny -> defer");
+    assert_has(listed[0], "[recorded deny was fail-closed: ");
 }
 
 #[test]
@@ -258,11 +253,8 @@ fn a_claude_transcript_replays() {
             .all(|c| c["before"].is_null() && c["changed"] == false)
     );
     assert_eq!(calls[5]["after"], "deny");
-    assert!(
-        run.stderr.contains("6 had no decision to compare") && run.stderr.contains("denies 1"),
-        "{}",
-        run.stderr
-    );
+    assert_has(&run.stderr, "6 had no decision to compare");
+    assert_has(&run.stderr, "denies 1");
     // A directory is searched for *.jsonl: the same calls.
     let dir = s.hook(&[
         "replay",
@@ -361,11 +353,9 @@ fn hook_payloads_replay_with_stats_and_errors_exit_2() {
         file.to_str().unwrap(),
     ]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(
-        run.stdout
-            .starts_with("replayed 10 calls from 1 input: 0 changed; 1 lines were not JSON\n"),
-        "{}",
-        run.stdout
+    assert_starts(
+        &run.stdout,
+        "replayed 10 calls from 1 input: 0 changed; 1 lines were not JSON\n",
     );
     assert_has(&run.stdout, "decide latency over 10 calls: p50 ");
     assert_has(&run.stdout, "calls/s");

@@ -8,6 +8,7 @@ mod proof_common;
 use common::*;
 use proof_common::*;
 use test_support::assert_has;
+use test_support::write_file;
 
 #[test]
 fn a_recorded_session_verifies_and_says_so() {
@@ -86,9 +87,7 @@ fn one_edited_byte_in_a_middle_record_is_named() {
     bytes[at] = if bytes[at] == b'1' { b'2' } else { b'1' };
     lines[24] = String::from_utf8(bytes).unwrap();
     s.write_lines(&lines);
-    let (code, report) = verify_json(&s, &s.log());
-    assert_eq!(code, Some(1));
-    let first = &report["problems"][0];
+    let (report, first) = first_problem(&s, &s.log());
     assert_eq!(
         (first["kind"].as_str(), first["line"].as_u64()),
         (Some("edited"), Some(25)),
@@ -109,9 +108,7 @@ fn a_removed_record_is_named() {
     let n = line_of(&lines, "\"tool_use_id\":\"toolu_proof_05\"");
     lines.remove(n - 1);
     s.write_lines(&lines);
-    let (code, report) = verify_json(&s, &s.log());
-    assert_eq!(code, Some(1));
-    let first = &report["problems"][0];
+    let (report, first) = first_problem(&s, &s.log());
     assert_eq!(first["kind"], "removed", "{report}");
     assert_eq!(first["line"].as_u64(), Some(n as u64));
     assert!(
@@ -129,9 +126,7 @@ fn a_log_cut_by_its_last_three_records_is_named() {
     let mut lines = s.lines();
     lines.truncate(lines.len() - 3);
     s.write_lines(&lines);
-    let (code, report) = verify_json(&s, &s.log());
-    assert_eq!(code, Some(1));
-    let first = &report["problems"][0];
+    let (report, first) = first_problem(&s, &s.log());
     assert_eq!(
         (first["kind"].as_str(), first["seq"].as_u64()),
         (Some("unsealed"), Some(48)),
@@ -213,7 +208,7 @@ fn the_deadline_record_is_chained_too() {
     s.call(1);
     s.end();
     let lines = s.lines();
-    assert!(lines[2].contains("did not finish deciding"), "{}", lines[2]);
+    assert_has(&lines[2], "did not finish deciding");
     let run = s.hook(&["verify", s.log().to_str().unwrap()]);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
 }
@@ -236,8 +231,7 @@ fn a_link_planted_at_the_anchor_is_refused() {
     let mut s = Session::new("verify-anchor-link");
     s.call(0);
     let sessions = s.log().parent().unwrap().to_path_buf();
-    let victim = s.dir.join("victim");
-    std::fs::write(&victim, "mine\n").unwrap();
+    let victim = write_file(&s.dir, "victim", "mine\n");
     s.id = "planted".into();
     let anchor = sessions.join("planted.anchor");
     std::os::unix::fs::symlink(&victim, &anchor).unwrap();

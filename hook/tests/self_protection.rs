@@ -5,66 +5,27 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+use test_support::write_file;
 
 use common::*;
 use test_support::assert_has;
 
-struct Setup {
-    _dir: TempDir,
-    project: PathBuf,
-    home: PathBuf,
-    state: PathBuf,
-    run: PathBuf,
-    policy: PathBuf,
-}
-
 /// A profile that allows every call of the file and shell tools (left to claude's own
 /// permissions), compiled with `ANIMUS_CONFIG_DIR` and `HOME` of the test.
-fn setup(name: &str) -> Setup {
-    let dir = temp_dir(name);
-    let project = dir.join("project");
-    let home = dir.join("home");
-    let state = dir.join("state");
-    let run = dir.join("run");
-    for d in [
-        &project,
-        &home,
-        &project.join(".claude"),
-        &home.join(".claude"),
-    ] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    let profile = dir.join("everything.yaml");
-    std::fs::write(
-        &profile,
-        "agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [Bash, Read, Edit, Write, MultiEdit, NotebookEdit]\n",
-    )
-    .unwrap();
-    let env = [
-        ("ANIMUS_CONFIG_DIR", state.to_str().unwrap()),
-        ("HOME", home.to_str().unwrap()),
-    ];
-    let compiled = compile_run(bin(), &profile, "yolo", &run, &env);
-    let stderr = &compiled.stderr;
-    assert_eq!(compiled.code, Some(0), "{stderr}");
+fn setup(name: &str) -> AgentHome {
+    let s = AgentHome::new(name);
+    let compiled = s.compile_yolo(bin(), "Bash, Read, Edit, Write, MultiEdit, NotebookEdit");
     // The count says the built-in rules are there: one profile rule per allowed tool, and the
     // rest the compiler's own.
-    assert_has(stderr, "of them built-in self-protection");
-    Setup {
-        policy: run.join("animus-policy.json"),
-        project,
-        home,
-        state,
-        run,
-        _dir: dir,
-    }
+    assert_has(&compiled.stderr, "of them built-in self-protection");
+    s
 }
 
 /// The gate's answer to `tool` with `input` (cwd: the project): `None` when it leaves the call
 /// to claude (the profile's allow), else the deny reason.
-fn decide(s: &Setup, tool: &str, input: serde_json::Value) -> Option<String> {
+fn decide(s: &AgentHome, tool: &str, input: serde_json::Value) -> Option<String> {
     let payload = serde_json::json!({
         "session_id": "sp",
         "hook_event_name": "PreToolUse",
@@ -73,25 +34,12 @@ fn decide(s: &Setup, tool: &str, input: serde_json::Value) -> Option<String> {
         "tool_input": input,
     });
     let run = run_emit_both(
-        &gate_args("sp", &s.project, &s.policy),
+        &gate_args("sp", &s.project, &s.policy()),
         Some(payload.to_string().as_bytes()),
-        &[
-            ("ANIMUS_CONFIG_DIR", s.state.to_str().unwrap()),
-            ("HOME", s.home.to_str().unwrap()),
-        ],
+        &s.env(),
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    if run.stdout.is_empty() {
-        return None;
-    }
-    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-    Some(
-        v["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    )
+    deny_reason(&run.stdout)
 }
 
 fn write(path: &Path) -> serde_json::Value {
@@ -109,7 +57,7 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
     let lean = std::fs::canonicalize(lean_bin()).unwrap();
     let p = |path: &Path| path.to_str().unwrap().to_string();
     let denied: Vec<(&str, serde_json::Value, &str)> = vec![
-        ("Write", write(&s.policy), "compiled policy"),
+        ("Write", write(&s.policy()), "compiled policy"),
         (
             "Edit",
             serde_json::json!({"file_path": s.run.join("animus-policy.sidecar"), "old_string": "a", "new_string": "b"}),
@@ -158,7 +106,7 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
         ),
         (
             "Bash",
-            bash(&format!("sed -i s/deny/allow/ {}", p(&s.policy))),
+            bash(&format!("sed -i s/deny/allow/ {}", p(&s.policy()))),
             "compiled policy",
         ),
         (
@@ -190,7 +138,7 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
         ),
         (
             "Bash",
-            bash(&format!(">{}", p(&s.policy))),
+            bash(&format!(">{}", p(&s.policy()))),
             "compiled policy",
         ),
     ];
@@ -221,15 +169,12 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
     }
 }
 
+const CLAIMS_BUILT_IN: &str = "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n";
+
 #[test]
 fn no_profile_can_name_a_rule_as_built_in() {
     let dir = temp_dir("self-protection-id");
-    let profile = dir.join("p.yaml");
-    std::fs::write(
-        &profile,
-        "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n",
-    )
-    .unwrap();
+    let profile = write_file(&dir, "p.yaml", CLAIMS_BUILT_IN);
     let out = Command::new(bin())
         .args(["compile", "--config"])
         .arg(&profile)

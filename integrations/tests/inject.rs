@@ -7,6 +7,7 @@ mod common;
 mod inject_common;
 
 use inject_common::*;
+use test_support::make_dir;
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
@@ -151,9 +152,7 @@ fn kill_switch_is_a_complete_no_op() {
 fn unknown_providers_are_a_no_op() {
     let setup = Setup::new("providers");
     let launch = args(&["exec", "hi"]);
-    let mut request = setup.request("s", &launch, Some(1));
-    request.provider = "aider";
-    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    let injection = setup.inject_for("aider", &launch);
     assert_eq!(
         injection,
         Injection::NotGenerated {
@@ -172,22 +171,16 @@ fn hook_binary_resolution() {
     let missing = setup.dir.join("nope/animus-hook");
     let mut request = setup.request("s", &launch, Some(1));
     request.hook_binary = Some(&missing);
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(&e, "cannot be used");
     let plain = setup.dir.join("plain");
     std::fs::write(&plain, "x").unwrap();
     request.hook_binary = Some(&plain);
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(&e, "not an executable file");
     // Nothing given, nothing found (the test binary has no animus-hook sibling; PATH is empty).
     request.hook_binary = None;
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(&e, "cannot find the animus-hook binary");
     assert!(
         !setup.dir.join("session").exists(),
@@ -260,8 +253,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
     let profile = trader();
     let launch = args(&["-p", "hi"]);
     let session_dir = tricky.join("session dir");
-    let project = tricky.join("my project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&tricky, "my project");
     let session = "id with 'quotes' and \"doubles\"";
     let request = InjectRequest {
         provider: "claude",
@@ -283,12 +275,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
         serde_json::from_str(&std::fs::read_to_string(settings_path).unwrap()).unwrap();
     let handler = &v["hooks"]["PreToolUse"][0]["hooks"][0];
     assert_eq!(handler["command"], hook.to_str().unwrap());
-    let a: Vec<&str> = handler["args"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap())
-        .collect();
+    let a: Vec<&str> = strs(&handler["args"]);
     assert_eq!(
         a[..7],
         [
@@ -307,9 +294,7 @@ fn spaces_and_quotes_pass_through_verbatim() {
             session_id: bad,
             ..request.clone()
         };
-        let e = inject_harness_hooks_with_env(&request, &no_env)
-            .unwrap_err()
-            .to_string();
+        let e = refusal(&request, &no_env);
         assert_has(&e, "session id");
     }
 }
@@ -322,9 +307,7 @@ fn observer_events_are_validated_at_generation_too() {
     let launch = args(&["-p", "hi"]);
     let mut request = setup.request("s", &launch, Some(1));
     request.profile = &profile;
-    let e = inject_harness_hooks_with_env(&request, &no_env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &no_env);
     assert_has(
         &e,
         "observer event `Stop; rm -rf ~` is not a harness hook event",
@@ -355,12 +338,7 @@ fn permissions_carry_the_tool_policy_as_claude_reads_it() {
     };
     let p =
         integrations::inject::claude_permissions(&policy, Some(std::path::Path::new("/work/p")));
-    let allow: Vec<&str> = p["allow"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let allow: Vec<&str> = strs(&p["allow"]);
     assert!(allow.contains(&"Bash(git status:*)"));
     // A bare `*` is never a grant in Claude: not exported, nor turned into Claude's tools
     // (Claude alone ignores it; exported as `Bash`, `Read`, … it made the session looser).
@@ -414,9 +392,7 @@ fn a_hook_binary_that_is_not_animus_hook_is_refused() {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut request = setup.request("s", &launch, Some(1));
         request.hook_binary = Some(&path);
-        let e = inject_harness_hooks_with_env(&request, &no_env)
-            .unwrap_err()
-            .to_string();
+        let e = refusal(&request, &no_env);
         assert!(e.contains("is not animus-hook"), "{name}: {e}");
         assert!(
             !setup.session_dir.exists(),

@@ -15,9 +15,7 @@ use test_support::assert_has;
 fn codex_hooks_are_session_flags_with_their_own_trust() {
     let setup = Setup::new("codex");
     let launch = args(&["exec", "hi"]);
-    let mut request = setup.request("s", &launch, Some(1));
-    request.provider = "codex";
-    let injection = inject_harness_hooks_with_env(&request, &no_env).unwrap();
+    let injection = setup.inject_for("codex", &launch);
     let (args, env, toml) = injected(&injection);
     assert!(env.is_empty());
     assert_eq!(args.first().map(String::as_str), Some("exec"));
@@ -122,9 +120,7 @@ fn gemini_hooks_are_user_settings_of_a_session_home() {
     assert_ne!(v2["hooks"]["BeforeTool"][1]["hooks"][0]["name"], name);
     // Settings that cannot be read as JSON are an error, not dropped.
     std::fs::write(user.join(".gemini/settings.json"), "{ nope").unwrap();
-    let e = inject_harness_hooks_with_env(&request, &env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &env);
     assert_has(&e, ".gemini/settings.json:1:3");
 }
 
@@ -159,8 +155,6 @@ fn opencode_gets_a_plugin_through_its_config_dir() {
     assert!(dir.join("node_modules").is_dir());
     // An OPENCODE_CONFIG_DIR of the user's own would be displaced: refused.
     let env = |name: &str| (name == "OPENCODE_CONFIG_DIR").then(|| "/home/u/oc".into());
-    let e = inject_harness_hooks_with_env(&request, &env)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&request, &env);
     assert_has(&e, "OPENCODE_CONFIG_DIR is already set");
 }

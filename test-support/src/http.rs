@@ -27,6 +27,14 @@ pub struct Request {
     pub body: Vec<u8>,
 }
 
+/// The value of the first header `name` (any case) in `headers`.
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
 impl Request {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -214,10 +222,7 @@ pub struct LoggedRequest {
 
 impl LoggedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     /// `method` on `path` (its query left out).
@@ -267,6 +272,11 @@ impl MockServer {
 
     pub fn addr(&self) -> std::net::SocketAddr {
         self.server.addr()
+    }
+
+    /// `http://<addr><path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr())
     }
 
     /// Every request so far, in the order received.
@@ -355,4 +365,22 @@ impl<T: Clone + std::fmt::Debug> ToolAnswers<T> {
             .map(|(_, answer)| answer.clone())
             .unwrap_or_else(|| panic!("no answer to tool call {id}; got {:#?}", self.0))
     }
+}
+
+/// Declares a suite's mock API, `pub struct $name { server: MockServer }`, which derefs to its
+/// [`MockServer`] (`addr`, `url`, `requests`).
+#[macro_export]
+macro_rules! mock_api {
+    ($name:ident) => {
+        pub struct $name {
+            server: $crate::http::MockServer,
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = $crate::http::MockServer;
+            fn deref(&self) -> &$crate::http::MockServer {
+                &self.server
+            }
+        }
+    };
 }

@@ -49,3 +49,28 @@ pub fn under_ci() -> bool {
 pub fn assert_has(text: &str, part: &str) {
     assert!(text.contains(part), "expected {part:?} in:\n{text}");
 }
+
+/// Writes `contents` to `dir/name` (which must succeed) and returns that path.
+#[track_caller]
+pub fn write_file(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    path
+}
+
+/// Creates `dir/name` with its parents (which must succeed) and returns that path.
+#[track_caller]
+pub fn make_dir(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("mkdir {}: {e}", path.display()));
+    path
+}
+
+/// Fails the test, showing all of `text`, unless it starts with `start`.
+#[track_caller]
+pub fn assert_starts(text: &str, start: &str) {
+    assert!(
+        text.starts_with(start),
+        "expected {start:?} first in:\n{text}"
+    );
+}

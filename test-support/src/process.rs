@@ -150,3 +150,44 @@ pub fn write_executable(path: &Path, bytes: &[u8]) {
 pub fn copy_executable(from: &Path, to: &Path) {
     succeed(Command::new("cp").arg(from).arg(to));
 }
+
+/// Runs `work` on each of `jobs` (with its index) on at most `threads` threads; the results in
+/// the order of `jobs`. Fails the test with `failure` when a job panicked.
+pub fn parallel<T, R, F>(threads: usize, jobs: Vec<T>, failure: &str, work: F) -> Vec<R>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+    F: Fn(usize, T) -> R + Send + Sync + 'static,
+{
+    use std::collections::VecDeque;
+    use std::sync::{Arc, Mutex};
+    let work = Arc::new(work);
+    let count = jobs.len();
+    let queue = Arc::new(Mutex::new(
+        jobs.into_iter().enumerate().collect::<VecDeque<_>>(),
+    ));
+    let done = Arc::new(Mutex::new(Vec::new()));
+    let workers: Vec<_> = (0..threads)
+        .map(|_| {
+            let (queue, done, work) = (Arc::clone(&queue), Arc::clone(&done), Arc::clone(&work));
+            thread::spawn(move || {
+                loop {
+                    let Some((index, job)) = queue.lock().unwrap().pop_front() else {
+                        break;
+                    };
+                    let result = work(index, job);
+                    done.lock().unwrap().push((index, result));
+                }
+            })
+        })
+        .collect();
+    let mut failed = false;
+    for worker in workers {
+        failed |= worker.join().is_err();
+    }
+    assert!(!failed, "{failure}");
+    let mut done = std::mem::take(&mut *done.lock().unwrap());
+    assert_eq!(done.len(), count);
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, r)| r).collect()
+}

@@ -41,6 +41,19 @@ macro_rules! tests {
     };
 }
 
+/// A suite's `main` and its `TESTS` (the [`tests!`] list that follows `$cli;`), the tests
+/// that need the CLI skipped as `$cli.skip_reason()` says ([`crate::pinned_cli`]).
+#[macro_export]
+macro_rules! suite {
+    ($cli:expr; $($list:tt)*) => {
+        fn main() -> std::process::ExitCode {
+            $crate::runner::main(TESTS, || $cli.skip_reason())
+        }
+
+        const TESTS: &[$crate::runner::Test] = $crate::tests![$($list)*];
+    };
+}
+
 /// A suite's `main`: the stdio MCP server when a CLI starts this binary as one
 /// (`--mcp-echo-server <calls file>`), else the tests the arguments select, `skip` saying
 /// whether those that need the CLI can run.

@@ -73,6 +73,29 @@ impl SessionDirs {
         }
     }
 
+    /// `program <args>` in the project, from an empty environment but for `PATH` (`path`),
+    /// `HOME` (the sandbox's), `SHELL` (`/bin/bash`), `LANG` (`C.UTF-8`) and
+    /// `ANIMUS_CONFIG_DIR` (the state dir), with stdin closed. The caller adds the CLI's own.
+    pub fn cli_command(
+        &self,
+        program: &Path,
+        args: &[String],
+        path: impl AsRef<std::ffi::OsStr>,
+    ) -> std::process::Command {
+        let mut command = std::process::Command::new(program);
+        command
+            .args(args)
+            .current_dir(&self.project)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", &self.home)
+            .env("SHELL", "/bin/bash")
+            .env("LANG", "C.UTF-8")
+            .env("ANIMUS_CONFIG_DIR", &self.state_dir)
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
     /// The compiled policy inject writes into the run dir.
     pub fn policy_path(&self) -> PathBuf {
         self.session_dir.join("animus-policy.json")

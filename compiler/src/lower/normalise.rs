@@ -390,27 +390,20 @@ mod tests {
 
     #[test]
     fn required_literals_prefer_long_ones() {
-        let Lowered::Confirmed {
-            literals: found, ..
-        } = lowered("(?i:a).*deploy.*--env(=| )prod")
-        else {
-            panic!("expected a confirmed matcher");
-        };
-        assert_eq!(found, literals(&["deploy"]));
-        let Lowered::Confirmed {
-            literals: found, ..
-        } = lowered("[gh]it push -f")
-        else {
-            panic!("expected a confirmed matcher");
-        };
-        assert_eq!(found, literals(&["it push -f"]));
-        let Lowered::StartsWithLiteral {
-            literals: found, ..
-        } = lowered("(?:git|hg) push -f")
-        else {
-            panic!("expected a literal-anchored matcher");
-        };
-        assert_eq!(found, literals(&["git", "hg"]));
+        // Each regex, whether it lowers to a confirmed matcher (else a literal-anchored one),
+        // and the literals it requires.
+        for (regex, confirmed, want) in [
+            ("(?i:a).*deploy.*--env(=| )prod", true, &["deploy"][..]),
+            ("[gh]it push -f", true, &["it push -f"]),
+            ("(?:git|hg) push -f", false, &["git", "hg"]),
+        ] {
+            let found = match (lowered(regex), confirmed) {
+                (Lowered::Confirmed { literals, .. }, true) => literals,
+                (Lowered::StartsWithLiteral { literals, .. }, false) => literals,
+                (other, _) => panic!("{regex}: unexpected {other:?}"),
+            };
+            assert_eq!(found, literals(want), "{regex}");
+        }
     }
 
     #[test]

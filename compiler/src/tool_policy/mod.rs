@@ -285,16 +285,14 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryErro
             }],
         }]
     };
+    // How an argument matches: the generous way, or the strict one.
+    let matched_on = |generous_way, strict_way| if generous { generous_way } else { strict_way };
     let mut parts = match form {
         Argument::Command(field) => {
             if ClaudePattern::parse(argument)?.matches_everything() {
                 return Ok(bare(tools, note));
             }
-            let on = if generous {
-                MatchOn::Segment
-            } else {
-                MatchOn::Cover
-            };
+            let on = matched_on(MatchOn::Segment, MatchOn::Cover);
             one(tools, field, on, argument)
         }
         Argument::Path(family) => {
@@ -308,11 +306,7 @@ pub fn lower_entry(entry: &str, decision: Decision) -> Result<Lowered, EntryErro
                 });
             };
             engine::web::DomainPattern::parse(domain)?;
-            let on = if generous {
-                MatchOn::Domain
-            } else {
-                MatchOn::ExactDomain
-            };
+            let on = matched_on(MatchOn::Domain, MatchOn::ExactDomain);
             one(tools, field, on, domain)
         }
         Argument::Name(field) => {

@@ -30,6 +30,16 @@ pub fn call_in<'a>(tool: &'a str, tool_input: &'a serde_json::Value, cwd: &'a st
     }
 }
 
+/// A `PreToolUse` call of `tool` with `tool_input`, made nowhere in particular.
+pub fn pre_tool_use<'a>(tool: &'a str, tool_input: &'a serde_json::Value) -> Call<'a> {
+    Call {
+        event: "PreToolUse",
+        tool_name: tool,
+        tool_input,
+        places: Default::default(),
+    }
+}
+
 /// Load and compile `agent` from a corpus profile.
 pub fn compile_corpus_profile(file: &str, agent: &str) -> compiler::Compiled {
     let path = repo_root().join("corpus/profiles").join(file);

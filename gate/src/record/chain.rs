@@ -111,24 +111,11 @@ pub fn chain_tip(log: RawFd, anchor: RawFd, buf: &mut [u8]) -> Result<Tip, i32> 
     let chunk = &mut buf[..first as usize];
     pread_full(log, chunk, newline - first)?;
     if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
-        let line = &chunk[i + 1..];
-        let mut hasher = Sha256::new();
-        hasher.update(line);
-        return Ok(Tip {
-            seq: seq_of(line).unwrap_or(0),
-            prev: hasher.finish(),
-            torn,
-        });
+        return Ok(whole_line_tip(&chunk[i + 1..], torn));
     }
     if first == newline {
         // The log's first line, read whole.
-        let mut hasher = Sha256::new();
-        hasher.update(chunk);
-        return Ok(Tip {
-            seq: seq_of(chunk).unwrap_or(0),
-            prev: hasher.finish(),
-            torn,
-        });
+        return Ok(whole_line_tip(chunk, torn));
     }
     let start = line_start(log, newline, buf, None)?.unwrap_or(0);
     let mut head = [0u8; 40];
@@ -139,6 +126,17 @@ pub fn chain_tip(log: RawFd, anchor: RawFd, buf: &mut [u8]) -> Result<Tip, i32> 
         prev: hash_range(log, start, newline, buf)?,
         torn,
     })
+}
+
+/// The tip after `line`, a whole last line in memory.
+fn whole_line_tip(line: &[u8], torn: Option<TornLine>) -> Tip {
+    let mut hasher = Sha256::new();
+    hasher.update(line);
+    Tip {
+        seq: seq_of(line).unwrap_or(0),
+        prev: hasher.finish(),
+        torn,
+    }
 }
 
 /// The `seq` of a chained record line from its first bytes (`{"v":1,"seq":<digits>,`).

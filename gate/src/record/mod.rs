@@ -194,14 +194,7 @@ fn open_anchor(sessions: &File, path: &Path, session: &str) -> Result<File, Reco
     let metadata = anchor
         .metadata()
         .map_err(RecordError::io("inspect", path))?;
-    if let Some(what) = engine::ownership::not_a_regular_file(&metadata) {
-        return Err(RecordError::NotARegularFile {
-            path: path.to_path_buf(),
-            what,
-            then: "a session anchor is one",
-        });
-    }
-    check_owned(&metadata, path)?;
+    check_regular_and_owned(&metadata, path, "a session anchor is one")?;
     Ok(anchor)
 }
 
@@ -253,6 +246,23 @@ fn make_anchor(
         return Err(RecordError::io("create the anchor", path)(link_error));
     }
     Ok(())
+}
+
+/// Refuse `metadata` of `path` unless it is a regular file (else the error says `then`), this
+/// user's and writable by nobody else.
+fn check_regular_and_owned(
+    metadata: &fs::Metadata,
+    path: &Path,
+    then: &'static str,
+) -> Result<(), RecordError> {
+    if let Some(what) = engine::ownership::not_a_regular_file(metadata) {
+        return Err(RecordError::NotARegularFile {
+            path: path.to_path_buf(),
+            what,
+            then,
+        });
+    }
+    check_owned(metadata, path)
 }
 
 /// Refuse `metadata` of `path` unless it is this user's and writable by nobody else.
@@ -348,14 +358,7 @@ fn open_log(sessions: &File, path: &Path, name: &str) -> Result<File, RecordErro
     let log = openat(sessions, &c_name, flags, 0o600)
         .map_err(|e| refused_open(e, path, " (records would land wherever it points)"))?;
     let metadata = log.metadata().map_err(RecordError::io("inspect", path))?;
-    if let Some(what) = engine::ownership::not_a_regular_file(&metadata) {
-        return Err(RecordError::NotARegularFile {
-            path: path.to_path_buf(),
-            what,
-            then: "refusing to write records to it",
-        });
-    }
-    check_owned(&metadata, path)?;
+    check_regular_and_owned(&metadata, path, "refusing to write records to it")?;
     if metadata.nlink() != 1 {
         return Err(RecordError::HardLinks {
             path: path.to_path_buf(),

@@ -113,21 +113,19 @@ fn each_tampering_is_named_where_it_is() {
     // Another anchor, or none.
     assert_eq!(kinds(&verify(&log, Some(b"{}\n"), false)), [("anchor", 1)]);
     assert_eq!(kinds(&verify(&log, None, false)), [("anchor", 0)]);
-    // A line inserted.
-    let mut inserted = all[0].bytes.to_vec();
-    inserted.extend_from_slice(b"\n{\"event\":\"Stop\"}\n");
-    inserted.extend_from_slice(&log[all[1].start as usize..]);
-    assert_eq!(
-        kinds(&verify(&inserted, Some(ANCHOR), false)),
-        [("unchained", 2)]
-    );
-    let mut junk = all[0].bytes.to_vec();
-    junk.extend_from_slice(b"\n{\"v\":1,\"seq\n");
-    junk.extend_from_slice(&log[all[1].start as usize..]);
-    assert_eq!(
-        kinds(&verify(&junk, Some(ANCHOR), false)),
-        [("not_a_record", 2)]
-    );
+    // A line inserted after the first record: a record, or junk.
+    let rest = &log[all[1].start as usize..];
+    for (middle, kind) in [
+        (&b"\n{\"event\":\"Stop\"}\n"[..], "unchained"),
+        (&b"\n{\"v\":1,\"seq\n"[..], "not_a_record"),
+    ] {
+        let spliced = [all[0].bytes, middle, rest].concat();
+        assert_eq!(
+            kinds(&verify(&spliced, Some(ANCHOR), false)),
+            [(kind, 2)],
+            "{kind}"
+        );
+    }
     assert!(!verify(b"", Some(ANCHOR), false).ok());
 }
 

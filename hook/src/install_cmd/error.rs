@@ -110,9 +110,10 @@ pub enum ReadError {
     },
 }
 
-/// Why `install` refused (nothing was changed).
+/// What `install` and `uninstall` alike can meet in the settings file they change: its scope,
+/// its place, reading, parsing and shaping it, Codex's config, writing it.
 #[derive(Debug, thiserror::Error)]
-pub enum InstallError {
+pub enum SettingsFileError {
     #[error(transparent)]
     Scope(#[from] ScopeError),
     #[error(transparent)]
@@ -127,6 +128,36 @@ pub enum InstallError {
     CodexConfig(#[from] ConfigError),
     #[error(transparent)]
     Write(#[from] WriteError),
+}
+
+/// `From` each of [`SettingsFileError`]'s causes for a command's error, through its
+/// `SettingsFile` variant (so `?` takes them directly).
+macro_rules! from_settings_file_causes {
+    ($name:ident) => {
+        from_settings_file_causes!(
+            $name: ScopeError,
+            PlaceError,
+            ReadError,
+            SettingsDocError,
+            ShapeError,
+            ConfigError,
+            WriteError
+        );
+    };
+    ($name:ident: $($cause:ty),*) => {
+        $(impl From<$cause> for $name {
+            fn from(cause: $cause) -> $name {
+                $name::SettingsFile(cause.into())
+            }
+        })*
+    };
+}
+
+/// Why `install` refused (nothing was changed).
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error(transparent)]
+    SettingsFile(#[from] SettingsFileError),
     #[error(transparent)]
     Source(#[from] SourceError),
     /// The state root or the install dir.
@@ -199,19 +230,7 @@ pub enum InstallError {
 #[derive(Debug, thiserror::Error)]
 pub enum UninstallError {
     #[error(transparent)]
-    Scope(#[from] ScopeError),
-    #[error(transparent)]
-    Place(#[from] PlaceError),
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    #[error(transparent)]
-    Settings(#[from] SettingsDocError),
-    #[error(transparent)]
-    Shape(#[from] ShapeError),
-    #[error(transparent)]
-    CodexConfig(#[from] ConfigError),
-    #[error(transparent)]
-    Write(#[from] WriteError),
+    SettingsFile(#[from] SettingsFileError),
     /// The install dir.
     #[error(transparent)]
     Record(#[from] RecordError),
@@ -230,3 +249,6 @@ pub enum UninstallError {
         source: std::io::Error,
     },
 }
+
+from_settings_file_causes!(InstallError);
+from_settings_file_causes!(UninstallError);

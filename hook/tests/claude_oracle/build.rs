@@ -169,6 +169,17 @@ impl Build {
         self.call(tool, json!({"text": format!("oracle-{id}")}))
     }
 
+    /// Each tool of both MCP servers (`e2e`, `other`): `echo`, then `shout`.
+    pub(super) fn every_mcp_tool(self) -> Self {
+        let tools = [
+            "mcp__e2e__echo",
+            "mcp__e2e__shout",
+            "mcp__other__echo",
+            "mcp__other__shout",
+        ];
+        tools.into_iter().fold(self, Self::mcp)
+    }
+
     pub(super) fn done(self) -> Scenario {
         self.0
     }

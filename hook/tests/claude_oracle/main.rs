@@ -93,13 +93,11 @@ use run::*;
 use scenarios::*;
 use scenarios_other::*;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
-use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -221,42 +219,22 @@ fn regenerate_table() {
                 .is_none_or(|part| s.name.contains(part.as_str()))
         })
         .collect();
-    let queue = Arc::new(Mutex::new(
-        scenarios.into_iter().enumerate().collect::<VecDeque<_>>(),
-    ));
-    let done = Arc::new(Mutex::new(Vec::new()));
-    let workers: Vec<_> = (0..JOBS)
-        .map(|_| {
-            let (queue, done) = (Arc::clone(&queue), Arc::clone(&done));
-            thread::spawn(move || {
-                loop {
-                    let Some((index, scenario)) = queue.lock().unwrap().pop_front() else {
-                        break;
-                    };
-                    let scenario_started = Instant::now();
-                    let recorded = record(&scenario);
-                    println!(
-                        "  {} ({} calls, {:.1}s)",
-                        scenario.name,
-                        recorded.calls.len(),
-                        scenario_started.elapsed().as_secs_f64()
-                    );
-                    done.lock().unwrap().push((index, recorded));
-                }
-            })
-        })
-        .collect();
-    let mut failed = false;
-    for worker in workers {
-        failed |= worker.join().is_err();
-    }
-    assert!(!failed, "a scenario failed: the table was not written");
-    let mut done = std::mem::take(&mut *done.lock().unwrap());
-    done.sort_by_key(|(index, _)| *index);
+    let failure = "a scenario failed: the table was not written";
+    let done = test_support::process::parallel(JOBS, scenarios, failure, |_, scenario| {
+        let scenario_started = Instant::now();
+        let recorded = record(&scenario);
+        println!(
+            "  {} ({} calls, {:.1}s)",
+            scenario.name,
+            recorded.calls.len(),
+            scenario_started.elapsed().as_secs_f64()
+        );
+        recorded
+    });
     let table = Table {
         claude_version: CLAUDE_CODE_VERSION.to_owned(),
         note: NOTE.to_owned(),
-        scenarios: done.into_iter().map(|(_, s)| s).collect(),
+        scenarios: done,
     };
     if only.is_some() {
         for scenario in &table.scenarios {

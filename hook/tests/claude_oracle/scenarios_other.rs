@@ -172,17 +172,11 @@ pub(super) fn other_scenarios() -> Vec<Scenario> {
         .done(),
         // MCP: a whole server allowed, a tool of another denied.
         scenario("mcp-server", &["mcp__e2e"], &[], &["mcp__other__shout"])
-            .mcp("mcp__e2e__echo")
-            .mcp("mcp__e2e__shout")
-            .mcp("mcp__other__echo")
-            .mcp("mcp__other__shout")
+            .every_mcp_tool()
             .done(),
         // MCP: `server__*` wildcards.
         scenario("mcp-wildcard", &["mcp__e2e__*"], &[], &["mcp__other__*"])
-            .mcp("mcp__e2e__echo")
-            .mcp("mcp__e2e__shout")
-            .mcp("mcp__other__echo")
-            .mcp("mcp__other__shout")
+            .every_mcp_tool()
             .done(),
         // MCP: exact tool names, ask, and a whole-server deny.
         scenario(
@@ -191,17 +185,11 @@ pub(super) fn other_scenarios() -> Vec<Scenario> {
             &["mcp__e2e__shout"],
             &["mcp__other"],
         )
-        .mcp("mcp__e2e__echo")
-        .mcp("mcp__e2e__shout")
-        .mcp("mcp__other__echo")
-        .mcp("mcp__other__shout")
+        .every_mcp_tool()
         .done(),
         // MCP: a prefix wildcard over server names, and a deny of one exact tool.
         scenario("mcp-prefix", &["mcp__*"], &[], &["mcp__e2e__shout"])
-            .mcp("mcp__e2e__echo")
-            .mcp("mcp__e2e__shout")
-            .mcp("mcp__other__echo")
-            .mcp("mcp__other__shout")
+            .every_mcp_tool()
             .done(),
         // Ask entries of several tools under blanket allows.
         scenario(

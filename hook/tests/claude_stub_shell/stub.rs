@@ -1,6 +1,7 @@
 //! The stub shell and one session of scripted Bash calls run through it.
 
 use super::*;
+use test_support::make_dir;
 
 /// What the stub prints for every command it is handed: only the stub can put it in a
 /// `tool_result`, so its presence there is the proof the command reached the shell.
@@ -22,8 +23,7 @@ pub(super) struct StubShell {
 
 impl StubShell {
     pub fn install(root: &Path) -> StubShell {
-        let dir = root.join("stub-shell");
-        fs::create_dir_all(&dir).unwrap();
+        let dir = make_dir(root, "stub-shell");
         // Named `bash`: Claude uses `$SHELL` only when it is a bash or zsh.
         let path = dir.join("bash");
         let log = dir.join("commands.log");
@@ -182,33 +182,5 @@ where
     R: Send + 'static,
     F: Fn(usize, T) -> R + Send + Sync + 'static,
 {
-    let work = Arc::new(work);
-    let count = jobs.len();
-    let queue = Arc::new(Mutex::new(
-        jobs.into_iter().enumerate().collect::<VecDeque<_>>(),
-    ));
-    let done = Arc::new(Mutex::new(Vec::new()));
-    let workers: Vec<_> = (0..JOBS)
-        .map(|_| {
-            let (queue, done, work) = (Arc::clone(&queue), Arc::clone(&done), Arc::clone(&work));
-            thread::spawn(move || {
-                loop {
-                    let Some((index, job)) = queue.lock().unwrap().pop_front() else {
-                        break;
-                    };
-                    let result = work(index, job);
-                    done.lock().unwrap().push((index, result));
-                }
-            })
-        })
-        .collect();
-    let mut failed = false;
-    for worker in workers {
-        failed |= worker.join().is_err();
-    }
-    assert!(!failed, "a session failed");
-    let mut done = std::mem::take(&mut *done.lock().unwrap());
-    assert_eq!(done.len(), count);
-    done.sort_by_key(|(index, _)| *index);
-    done.into_iter().map(|(_, r)| r).collect()
+    test_support::process::parallel(JOBS, jobs, "a session failed", work)
 }

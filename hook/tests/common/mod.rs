@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::{make_dir, write_file};
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -53,16 +54,22 @@ pub fn compile_run(
     out: &Path,
     env: &[(&str, &str)],
 ) -> Run {
-    let args = [
+    let args = compile_argv(config.to_str().unwrap(), agent, out);
+    run_bin(hook, &args, Some(b""), env)
+}
+
+/// `compile --config <config> --agent <agent> --out-dir <out>`.
+pub fn compile_argv<'a>(config: &'a str, agent: &'a str, out: &'a Path) -> [&'a str; 7] {
+    let out = out.to_str().unwrap();
+    [
         "compile",
         "--config",
-        config.to_str().unwrap(),
+        config,
         "--agent",
         agent,
         "--out-dir",
-        out.to_str().unwrap(),
-    ];
-    run_bin(hook, &args, Some(b""), env)
+        out,
+    ]
 }
 
 /// Compile agent `agent` of `config` into `out`, which must succeed; returns the policy path.
@@ -88,8 +95,7 @@ pub struct TraderDir {
 
 pub fn trader_dir(name: &str) -> TraderDir {
     let dir = temp_dir(name);
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    let project = make_dir(&dir, "project");
     TraderDir {
         state: dir.join("state"),
         policy: compile_profile("trader.yaml", "trader", &dir.join("run")),
@@ -244,4 +250,78 @@ pub fn run_bin<S: AsRef<str> + std::fmt::Debug>(
 /// A corpus payload's bytes.
 pub fn payload(name: &str) -> Vec<u8> {
     std::fs::read(repo().join("corpus/payloads").join(name)).unwrap()
+}
+
+/// A scratch `project/` and `home/`, each with `.claude/` in it, beside the places `state/`
+/// (the state root, which the hook makes) and `run/` (the session directory).
+pub struct AgentHome {
+    pub dir: TempDir,
+    pub project: PathBuf,
+    pub home: PathBuf,
+    pub state: PathBuf,
+    pub run: PathBuf,
+}
+
+impl AgentHome {
+    pub fn new(name: &str) -> AgentHome {
+        let dir = temp_dir(name);
+        let (project, home) = (dir.join("project"), dir.join("home"));
+        for d in [&project, &home] {
+            std::fs::create_dir_all(d.join(".claude")).unwrap();
+        }
+        AgentHome {
+            state: dir.join("state"),
+            run: dir.join("run"),
+            project,
+            home,
+            dir,
+        }
+    }
+
+    /// The test's `ANIMUS_CONFIG_DIR` (the state root) and `HOME`.
+    pub fn env(&self) -> [(&'static str, &str); 2] {
+        [
+            ("ANIMUS_CONFIG_DIR", self.state.to_str().unwrap()),
+            ("HOME", self.home.to_str().unwrap()),
+        ]
+    }
+
+    /// Agent `yolo`, allowing `tools` (`Bash, Read, …`), compiled by `hook` into `run/` under
+    /// [`AgentHome::env`]: the run, which must succeed.
+    pub fn compile_yolo(&self, hook: &str, tools: &str) -> Run {
+        let profile = write_file(
+            &self.dir,
+            "everything.yaml",
+            format!("agent_profiles:\n  yolo:\n    tool_policy:\n      allow: [{tools}]\n"),
+        );
+        let compiled = compile_run(hook, &profile, "yolo", &self.run, &self.env());
+        assert_eq!(compiled.code, Some(0), "{}", compiled.stderr);
+        compiled
+    }
+
+    /// The compiled policy in `run/`.
+    pub fn policy(&self) -> PathBuf {
+        self.run.join("animus-policy.json")
+    }
+}
+
+/// A Claude gate's answer: `None` for no output (left to claude), else the reason of the deny
+/// it must be.
+pub fn deny_reason(stdout: &str) -> Option<String> {
+    if stdout.is_empty() {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    Some(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    )
+}
+
+/// `animus-hook <args>` with an empty stdin and no extra environment.
+pub fn run_cli(args: &[&str]) -> Run {
+    run_hook(args, Some(b""), &[])
 }

@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use test_support::make_dir;
 
 use serde_json::Value;
 
@@ -85,8 +86,7 @@ pub fn inject(
 /// test can break it. (Named `animus-hook` with no `animus-hook-emit` beside it, so inject
 /// wires the copy itself.)
 pub fn private_hook_copy(dirs: &SessionDirs) -> PathBuf {
-    let bin = dirs.scratch.root.join("bin");
-    fs::create_dir_all(&bin).unwrap();
+    let bin = make_dir(&dirs.scratch.root, "bin");
     let copy = bin.join("animus-hook");
     test_support::process::copy_executable(&animus_hook(), &copy);
     copy
@@ -106,6 +106,12 @@ pub fn install_trade_script(dirs: &SessionDirs) {
         &path,
         b"#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/trades.log\"\necho \"traded: $*\"\n",
     );
+}
+
+/// `sandbox` with `./trade` installed in its project (see [`install_trade_script`]).
+pub fn with_trade_script<S: std::ops::Deref<Target = SessionDirs>>(sandbox: S) -> S {
+    install_trade_script(&sandbox);
+    sandbox
 }
 
 /// The arguments of every `./trade` that ran in the session's project, in order.
@@ -148,4 +154,13 @@ pub fn read_repo_json<T: serde::de::DeserializeOwned>(relative: &str) -> T {
     let path = repo_root().join(relative);
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The gate's refusal when the session's `file` (`animus-policy.sidecar`, `animus-policy.json`)
+/// is not the one it pinned: fail closed, naming the pin and the file's digest.
+pub fn assert_pin_refusal(refusal: &str, file: &str) {
+    let digest = format!("{file}` has SHA-256");
+    for part in ["(fail closed)", "not the one this session pinned", &digest] {
+        test_support::assert_has(refusal, part);
+    }
 }

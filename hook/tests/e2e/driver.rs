@@ -20,7 +20,7 @@
 //! the MCP server, tool processes) is killed when the deadline passes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -133,23 +133,14 @@ impl Sandbox {
     /// `claude <args>` in the project dir against `mock`, offline, from an empty environment
     /// (see the module documentation); `SHELL` is `/bin/bash`.
     pub fn claude_command(&self, claude: &Path, mock: &MockApi, args: &[String]) -> Command {
-        let mut command = Command::new(claude);
+        let mut command = self.cli_command(claude, args, "/usr/local/bin:/usr/bin:/bin");
         command
-            .args(args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("HOME", &self.home)
-            .env("SHELL", "/bin/bash")
-            .env("LANG", "C.UTF-8")
             .env("ANTHROPIC_BASE_URL", mock.base_url())
             .env("ANTHROPIC_API_KEY", "sk-ant-e2e-offline-mock")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_TELEMETRY", "1")
-            .env("DISABLE_ERROR_REPORTING", "1")
-            .env("ANIMUS_CONFIG_DIR", &self.state_dir)
-            .stdin(Stdio::null());
+            .env("DISABLE_ERROR_REPORTING", "1");
         command
     }
 

@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
 
 use serde_json::Value;
 
@@ -31,17 +32,18 @@ pub fn launch<'a>(extra: &[&'a str]) -> Vec<&'a str> {
 /// A shell call's arguments, as the model sends them.
 pub use super::common::shell_call as bash;
 
-pub use super::common::{install_trade_script, trades};
+pub use super::common::{install_trade_script, trades, with_trade_script};
 
-/// Inject for `profile`/`agent`, start a mock with `script`, run the CLI once.
+/// Inject for agent `agent` of the corpus profile `profile_name`, start a mock with `script`,
+/// run the CLI once.
 pub fn guarded_run(
     sandbox: &Sandbox,
-    profile: &Path,
+    profile_name: &str,
     agent: &str,
     extra: &[&str],
     script: Script,
 ) -> (MockApi, Outcome) {
-    let args = sandbox.inject(profile, agent, &launch(extra), None);
+    let args = sandbox.inject(&profile(profile_name), agent, &launch(extra), None);
     run(sandbox, &args, script)
 }
 
@@ -73,29 +75,53 @@ pub fn plant_target_list(project: &Path, targets: &[PathBuf]) -> Vec<Vec<u8>> {
     targets.iter().map(|t| fs::read(t).unwrap()).collect()
 }
 
+/// `attack.py` in the project: for each target of `targets.txt` it appends, truncates, then
+/// deletes, and writes what happened into `result` in the project (which stays writable):
+/// proof that it ran.
+pub fn plant_python_attack(project: &Path, result: &str) {
+    let script = format!(
+        "out = open('{result}', 'w')\n\
+         import os\n\
+         for t in open('targets.txt').read().split():\n\
+         \x20   for what, act in [('append', lambda: open(t, 'ab').write(b'x')),\n\
+         \x20                     ('truncate', lambda: open(t, 'w').close()),\n\
+         \x20                     ('unlink', lambda: os.remove(t))]:\n\
+         \x20       try:\n\
+         \x20           act(); out.write(f'{{what}} {{t}}: done\\n')\n\
+         \x20       except OSError as e:\n\
+         \x20           out.write(f'{{what}} {{t}}: {{e.strerror}}\\n')\n"
+    );
+    fs::write(project.join("attack.py"), script).unwrap();
+}
+
 /// The trader profile's run of `script` with `--allowedTools Bash` (which would let every
 /// call run: only the hook stands in the way), `./trade` installed in the project.
 pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockApi, Outcome) {
     install_trade_script(sandbox);
     guarded_run(
         sandbox,
-        &profile("trader.yaml"),
+        "trader.yaml",
         "trader",
         &["--allowedTools", "Bash"],
         script,
     )
 }
 
-/// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed.
+/// [`guarded_run`] with the hook wired through a [`HookTee`], to read back what it printed (no
+/// extra launch arguments), for agent `agent` of the corpus profile `profile_name`.
 pub fn guarded_run_teed(
     sandbox: &Sandbox,
-    profile: &Path,
+    profile_name: &str,
     agent: &str,
-    extra: &[&str],
     script: Script,
 ) -> (MockApi, Outcome, HookTee) {
     let tee = HookTee::install(sandbox);
-    let args = sandbox.inject(profile, agent, &launch(extra), Some(&tee.binary));
+    let args = sandbox.inject(
+        &profile(profile_name),
+        agent,
+        &launch(&[]),
+        Some(&tee.binary),
+    );
     let (mock, outcome) = run(sandbox, &args, script);
     (mock, outcome, tee)
 }
@@ -106,10 +132,15 @@ pub fn run(sandbox: &Sandbox, args: &[String], script: Script) -> (MockApi, Outc
     (mock, outcome)
 }
 
-pub use test_support::records::{gate_record, records};
+pub use test_support::records::{assert_decision, gate_record, records};
 
 pub fn assert_blocked_with(outcome: &Outcome, mock: &MockApi, tool_use_id: &str, reason: &str) {
     outcome.completed();
+    assert_refused_result(mock, tool_use_id, reason);
+}
+
+/// The `tool_result` for `tool_use_id` is an error carrying `reason`.
+pub fn assert_refused_result(mock: &MockApi, tool_use_id: &str, reason: &str) {
     let result = mock.tool_result(tool_use_id);
     assert!(
         result.is_error,
@@ -133,8 +164,7 @@ pub struct HookTee {
 impl HookTee {
     pub fn install(sandbox: &Sandbox) -> HookTee {
         let dir = sandbox.scratch.root.join("tee");
-        let calls = dir.join("calls");
-        fs::create_dir_all(&calls).unwrap();
+        let calls = make_dir(&dir, "calls");
         let binary = dir.join("animus-hook-tee");
         test_support::process::write_executable(
             &binary,

@@ -140,9 +140,7 @@ pub struct ToolResult {
     pub text: String,
 }
 
-pub struct MockApi {
-    server: MockServer,
-}
+test_support::mock_api!(MockApi);
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
@@ -151,19 +149,13 @@ impl MockApi {
             stream_broken: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
         };
-        let server = MockServer::start("mock-api", move |out, request| {
-            respond(out, request, &shared)
-        })?;
+        let server = MockServer::start("mock-api", move |out, req| respond(out, req, &shared))?;
         Ok(MockApi { server })
     }
 
     /// For `ANTHROPIC_BASE_URL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.server.addr())
-    }
-
-    pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.server.requests()
+        self.url("")
     }
 
     pub fn model_calls(&self) -> Vec<LoggedRequest> {
@@ -357,14 +349,11 @@ fn write_json(out: &mut impl Write, status: u16, body: &Value) -> io::Result<()>
     out.write_all(body.as_bytes())
 }
 
+/// The text of a message's or tool result's content; none when it is neither a string nor a
+/// list of blocks.
 fn content_text(content: &Value) -> String {
     match content {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Value::String(_) | Value::Array(_) => test_support::http::content_text(content),
         _ => String::new(),
     }
 }

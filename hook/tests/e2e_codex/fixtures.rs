@@ -55,7 +55,7 @@ pub fn launch_args(mock: &MockApi, extra: &[String]) -> Vec<String> {
     args
 }
 
-pub use crate::common::{install_trade_script, trades};
+pub use crate::common::{install_trade_script, trades, with_trade_script};
 
 /// Start a mock with `script`, inject for `agent` of the suite's profile (with `extra` launch
 /// arguments and `hook_bin`), let `plant` break something, run Codex once (with `env` on top)
@@ -126,7 +126,7 @@ pub fn assert_not_blocked(mock: &MockApi, call_id: &str) -> String {
     output.text
 }
 
-pub use test_support::records::{gate_record, records};
+pub use test_support::records::{assert_decision, gate_record, records};
 
 /// The `-c` flags that start the suite's MCP server `e2e` (this test binary, run with
 /// `--mcp-echo-server <calls>`). With `approved`, its tools are approved in advance: `exec`

@@ -148,9 +148,7 @@ pub struct ToolOutput {
     pub text: String,
 }
 
-pub struct MockApi {
-    server: MockServer,
-}
+test_support::mock_api!(MockApi);
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
@@ -158,24 +156,19 @@ impl MockApi {
             script,
             next_id: AtomicU64::new(1),
         };
-        let server = MockServer::start("mock-responses", move |out, request| {
-            respond(out, request, &shared)
-        })?;
+        let server =
+            MockServer::start("mock-responses", move |out, req| respond(out, req, &shared))?;
         Ok(MockApi { server })
     }
 
     /// The provider's `base_url`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.server.addr())
+        self.url("/v1")
     }
 
     /// For `HTTPS_PROXY` and `HTTP_PROXY`: any other connection Codex attempts lands here.
     pub fn proxy_url(&self) -> String {
-        format!("http://{}", self.server.addr())
-    }
-
-    pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.server.requests()
+        self.url("")
     }
 
     pub fn model_calls(&self) -> Vec<LoggedRequest> {

@@ -45,7 +45,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -206,22 +206,14 @@ impl Sandbox {
         launch: &Launch,
         extra_env: &[(&str, &str)],
     ) -> Outcome {
-        let mut command = Command::new(gemini);
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut command = self.cli_command(gemini, &launch.args, path);
         command
-            .args(&launch.args)
-            .current_dir(&self.project)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", &self.home)
-            .env("SHELL", "/bin/bash")
-            .env("LANG", "C.UTF-8")
             .env("GEMINI_API_KEY", API_KEY)
             .env("GOOGLE_GEMINI_BASE_URL", mock.base_url())
             .env("GEMINI_CLI_NO_RELAUNCH", "true")
-            .env("ANIMUS_CONFIG_DIR", &self.state_dir)
             .envs(launch.env.iter().map(|(k, v)| (k, v)))
-            .envs(extra_env.iter().copied())
-            .stdin(Stdio::null());
+            .envs(extra_env.iter().copied());
         let finished = run_bounded(&mut command, RUN_DEADLINE, "gemini");
         let result = serde_json::from_str(finished.stdout.trim()).ok();
         Outcome {

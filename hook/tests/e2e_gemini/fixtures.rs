@@ -28,7 +28,7 @@ pub fn gemini_profile() -> PathBuf {
 /// A shell call's arguments, as the model sends them.
 pub use crate::common::shell_call as shell;
 
-pub use crate::common::{install_trade_script, trades};
+pub use crate::common::{install_trade_script, trades, with_trade_script};
 
 /// Inject for `profile`/`agent` (`hook_bin` overrides the hook binary), then `prepare` (plant a
 /// fault, write settings), then run the CLI once against a mock playing `script`.
@@ -49,6 +49,11 @@ pub fn run_with(
 }
 
 /// Inject and run once; the run must complete the whole script with nothing but model turns.
+/// [`guarded_run`] under the trader profile.
+pub fn trader_run(sandbox: &Sandbox, script: Script) -> (MockGemini, Outcome) {
+    guarded_run(sandbox, &profile("trader.yaml"), "trader", script)
+}
+
 pub fn guarded_run(
     sandbox: &Sandbox,
     profile: &Path,
@@ -99,4 +104,15 @@ pub fn gate_record<'a>(log: &'a [Value], field: &str, value: &str) -> &'a Value 
     one_record(log, "BeforeTool", &format!("{field}={value:?}"), |r| {
         r["payload"]["tool_input"][field] == value
     })
+}
+
+/// Fails the test unless the one gate record whose tool input has `field` = `value` has
+/// `decision`.
+#[track_caller]
+pub fn assert_decision(log: &[Value], field: &str, value: &str, decision: &str) {
+    let record = gate_record(log, field, value);
+    assert_eq!(
+        record["decision"], decision,
+        "the decision on {value}: {record:#}"
+    );
 }

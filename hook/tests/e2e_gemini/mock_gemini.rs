@@ -87,10 +87,7 @@ pub struct Request {
 
 impl Request {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        test_support::http::header(&self.headers, name)
     }
 
     /// Every `functionResponse` in the conversation, in order.

@@ -15,8 +15,7 @@ pub const FAIL_CLOSED: &str =
     "animus-hook could not decide this call, so it is blocked (fail closed): ";
 
 pub fn denied_command_does_not_run_and_the_model_sees_why() {
-    let sandbox = Sandbox::new("decisions");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("decisions"));
     let script = Script::new()
         .call("call_paper", "bash", bash("./trade --paper"))
         .call("call_live", "bash", bash("./trade --live --size 1"))
@@ -52,8 +51,7 @@ pub fn denied_command_does_not_run_and_the_model_sees_why() {
 }
 
 pub fn records_every_gate_and_observer_event() {
-    let sandbox = Sandbox::new("records");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("records"));
     let script = Script::new()
         .call("call_paper", "bash", bash("./trade --paper"))
         .call("call_live", "bash", bash("./trade --live"))
@@ -63,7 +61,7 @@ pub fn records_every_gate_and_observer_event() {
     assert_denied(&sandbox, &mock, "call_live");
 
     let log = sandbox.session_log();
-    let events: Vec<&str> = log.iter().map(|r| r["event"].as_str().unwrap()).collect();
+    let events = test_support::records::events(&log);
     for record in &log {
         assert_eq!(record["session"], sandbox.session_id.as_str(), "{record:#}");
         assert_eq!(record["harness"], "opencode", "{record:#}");
@@ -83,10 +81,7 @@ pub fn records_every_gate_and_observer_event() {
             .is_some_and(|s| s.starts_with("ses_")),
         "the payload carries opencode's own session id: {paper:#}"
     );
-    assert_eq!(
-        record(&log, "tool.execute.before", "call_live")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "tool.execute.before", "call_live", "deny");
     // The observer after a call that ran (a blocked call has none), with its arguments and
     // result.
     let after = record(&log, "tool.execute.after", "call_paper");
@@ -255,8 +250,7 @@ pub fn pure_mode_runs_without_the_guard() {
         ("pure-flag", &["--pure"][..], &[][..]),
         ("pure-env", &[][..], &[("OPENCODE_PURE", "1")][..]),
     ] {
-        let sandbox = Sandbox::new(name);
-        install_trade_script(&sandbox);
+        let sandbox = with_trade_script(Sandbox::new(name));
         let launch = sandbox.inject(&profile(), "guard", extra, None);
         let script = Script::new()
             .call("call_live", "bash", bash("./trade --live --size 1"))
@@ -318,8 +312,7 @@ pub fn self_protection_keeps_the_agent_off_opencode_config() {
 /// for project config and built-in plugins. (Only `--pure`/`OPENCODE_PURE` do:
 /// [`pure_mode_runs_without_the_guard`].)
 pub fn project_config_does_not_unload_the_guard() {
-    let sandbox = Sandbox::new("project-config");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("project-config"));
     let dot = sandbox.project.join(".opencode");
     super::driver::seed_config_dir(&dot);
     fs::create_dir_all(dot.join("plugins")).unwrap();
@@ -335,15 +328,11 @@ pub fn project_config_does_not_unload_the_guard() {
         .call("call_paper", "bash", bash("./trade --paper"))
         .call("call_live", "bash", bash("./trade --live --size 1"))
         .final_text("project done");
-    let (mock, _) = run(
-        &sandbox,
-        &launch,
-        script,
-        &[
-            ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
-            ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
-        ],
-    );
+    let env = [
+        ("OPENCODE_DISABLE_PROJECT_CONFIG", "1"),
+        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+    ];
+    let (mock, _) = run(&sandbox, &launch, script, &env);
     assert_eq!(mock.tool_message("call_paper"), "traded: --paper\n");
     assert_denied(&sandbox, &mock, "call_live");
     assert_eq!(trades(&sandbox), ["--paper"]);

@@ -30,7 +30,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -186,24 +186,16 @@ impl Sandbox {
         launch: &Launch,
         extra_env: &[(&str, &str)],
     ) -> Outcome {
-        let mut command = Command::new(opencode);
+        let mut command = self.cli_command(opencode, &launch.args, "/usr/local/bin:/usr/bin:/bin");
         command
-            .args(&launch.args)
-            .current_dir(&self.project)
-            .env_clear()
             .envs(home_env(&self.home))
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("SHELL", "/bin/bash")
-            .env("LANG", "C.UTF-8")
             .env("OPENCODE_CONFIG_CONTENT", self.config_content(mock))
             .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
             .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
             .env("OPENCODE_DISABLE_SHARE", "1")
             .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
-            .env("ANIMUS_CONFIG_DIR", &self.state_dir)
             .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .envs(extra_env.iter().copied())
-            .stdin(Stdio::null());
+            .envs(extra_env.iter().copied());
         let finished = run_bounded(&mut command, RUN_DEADLINE, "opencode");
         Outcome {
             status: finished.status,

@@ -185,21 +185,16 @@ pub fn hung_decision_is_denied_by_emits_deadline() {
         );
         return;
     }
-    let sandbox = Sandbox::new("hung-decision");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("hung-decision"));
     let launch = sandbox.inject(&profile(), "guard", &[], None);
     let script = Script::new()
         .call("call_order", "bash", bash("./trade --paper"))
         .final_text("deadline done");
-    let (mock, _) = run(
-        &sandbox,
-        &launch,
-        script,
-        &[
-            ("ANIMUS_HOOK_FAULT", "hang-deciding"),
-            ("ANIMUS_HOOK_DEADLINE_MS", "1500"),
-        ],
-    );
+    let env = [
+        ("ANIMUS_HOOK_FAULT", "hang-deciding"),
+        ("ANIMUS_HOOK_DEADLINE_MS", "1500"),
+    ];
+    let (mock, _) = run(&sandbox, &launch, script, &env);
     assert_eq!(decided(&sandbox, "call_order").0, "deny");
     let told = mock.tool_message("call_order");
     assert!(

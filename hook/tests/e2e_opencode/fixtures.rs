@@ -18,7 +18,7 @@ pub fn opencode() -> PathBuf {
 /// A shell call's arguments, as the model sends them.
 pub use super::common::shell_call as bash;
 
-pub use super::common::{install_trade_script, trades};
+pub use super::common::{install_trade_script, trades, with_trade_script};
 
 /// Inject `agent` of the suite's profile, start a mock with `script`, run the CLI once, and
 /// check the run completed (the model's last turn reached) and stayed offline.
@@ -67,7 +67,7 @@ pub fn assert_offline(sandbox: &Sandbox, mock: &MockApi) {
     }
 }
 
-pub use test_support::records::{gate_record as record, records};
+pub use test_support::records::{assert_decision, gate_record as record, records};
 
 /// The gate's record of `call_id`: `(decision, deciding rule, reason)`.
 pub fn decided(sandbox: &Sandbox, call_id: &str) -> (String, String, String) {

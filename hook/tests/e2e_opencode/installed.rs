@@ -6,6 +6,7 @@
 
 use super::common::animus_as_user;
 use test_support::process::{commit_count, git_history};
+use test_support::records::assert_fields;
 use test_support::scratch::project_session_log;
 
 use super::driver::{Launch, PROMPT, Sandbox};
@@ -47,8 +48,10 @@ pub fn installed_plugin_stops_git_reset_in_a_normally_started_session() {
 
     let records = project_session_log(&sandbox.state_dir);
     let reset = record(&records, "tool.execute.before", "call_reset");
-    assert_eq!(reset["decision"], "deny");
-    assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
-    assert_eq!(reset["harness"], "opencode");
+    let rule = "pack.core.git:reset-hard";
+    assert_fields(
+        reset,
+        serde_json::json!({"decision": "deny", "deciding_rule": rule, "harness": "opencode"}),
+    );
     assert_eq!(reset["payload"]["session_id"], reset["session"]);
 }

@@ -116,25 +116,17 @@ pub fn is_completion(request: &LoggedRequest) -> bool {
     request.is("POST", "/v1/chat/completions")
 }
 
-pub struct MockApi {
-    server: MockServer,
-}
+test_support::mock_api!(MockApi);
 
 impl MockApi {
     pub fn start(script: Script) -> io::Result<MockApi> {
-        let server = MockServer::start("mock-openai", move |out, request| {
-            respond(out, request, &script)
-        })?;
+        let server = MockServer::start("mock-openai", move |out, req| respond(out, req, &script))?;
         Ok(MockApi { server })
     }
 
     /// The provider's `baseURL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.server.addr())
-    }
-
-    pub fn requests(&self) -> Vec<LoggedRequest> {
-        self.server.requests()
+        self.url("/v1")
     }
 
     pub fn agent_turns(&self) -> Vec<Value> {
@@ -383,14 +375,17 @@ pub mod selftest {
         ]);
         let second = post(&addr, &json!({"tools": tools, "messages": history}), false);
         let second = data(&second).join("\n");
-        assert!(second.contains("\"id\":\"call_b\"") && second.contains("\"index\":0"));
-        assert!(second.contains("\"id\":\"call_c\"") && second.contains("\"index\":1"));
+        assert_has(&second, "\"id\":\"call_b\"");
+        assert_has(&second, "\"index\":0");
+        assert_has(&second, "\"id\":\"call_c\"");
+        assert_has(&second, "\"index\":1");
         // Past the script: the final text, with finish_reason stop.
         let mut longer = history.as_array().unwrap().clone();
         longer.push(json!({"role": "assistant", "content": ""}));
         let last = post(&addr, &json!({"tools": tools, "messages": longer}), false);
         let last = data(&last).join("\n");
-        assert!(last.contains("the end") && last.contains("\"finish_reason\":\"stop\""));
+        assert_has(&last, "the end");
+        assert_has(&last, "\"finish_reason\":\"stop\"");
         assert_eq!(mock.tool_messages(), [("call_a".into(), "a\n".into())]);
         assert_eq!(mock.offered_tools(), ["bash"]);
         assert_eq!(

@@ -127,6 +127,17 @@ impl Home {
     }
 }
 
+impl Home {
+    /// `doctor`, which must pass, printing each of `checks` (`✓ …` lines).
+    pub fn assert_doctor_passes(&self, checks: &[&str]) {
+        let doctor = self.run(&["doctor"]);
+        assert_ok(&doctor);
+        for check in checks {
+            assert!(doctor.stdout.contains(check), "{check}:\n{}", doctor.stdout);
+        }
+    }
+}
+
 pub fn assert_ok(run: &common::Run) {
     assert_eq!(
         run.code,

@@ -141,6 +141,14 @@ pub fn line_of(lines: &[String], needle: &str) -> usize {
 }
 
 /// `verify --json <log>`: the exit code and the report.
+/// `verify --json` of `log`, which must fail (exit 1): the report and its first problem.
+pub fn first_problem(s: &Session, log: &Path) -> (serde_json::Value, serde_json::Value) {
+    let (code, report) = verify_json(s, log);
+    assert_eq!(code, Some(1), "{report}");
+    let first = report["problems"][0].clone();
+    (report, first)
+}
+
 pub fn verify_json(s: &Session, log: &Path) -> (Option<i32>, serde_json::Value) {
     let run = s.hook(&["verify", "--json", log.to_str().unwrap()]);
     let report = serde_json::from_str(run.stdout.trim())

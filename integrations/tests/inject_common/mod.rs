@@ -5,8 +5,9 @@
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use test_support::make_dir;
 
-use integrations::inject::{InjectRequest, Injection};
+use integrations::inject::{InjectRequest, Injection, inject_harness_hooks_with_env};
 
 use super::common;
 
@@ -45,6 +46,12 @@ pub fn no_env(_: &str) -> Option<OsString> {
     None
 }
 
+/// The strings of the JSON array `v`.
+pub fn strs(v: &serde_json::Value) -> Vec<&str> {
+    let items = v.as_array().unwrap_or_else(|| panic!("not an array: {v}"));
+    items.iter().map(|x| x.as_str().unwrap()).collect()
+}
+
 pub fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
@@ -63,8 +70,7 @@ impl Setup {
     pub fn new(name: &str) -> Setup {
         let temp = temp_dir(name);
         let dir = temp.path().to_path_buf();
-        let project = dir.join("project");
-        std::fs::create_dir_all(&project).unwrap();
+        let project = make_dir(&dir, "project");
         Setup {
             _temp: temp,
             hook: fake_hook(&dir),
@@ -93,6 +99,21 @@ impl Setup {
             sandbox: false,
         }
     }
+
+    /// Injects for `provider` (session `s`, the prompt at index 1 of `launch`) with no
+    /// environment; the injection must succeed.
+    pub fn inject_for(&self, provider: &str, launch: &[String]) -> Injection {
+        let mut request = self.request("s", launch, Some(1));
+        request.provider = provider;
+        inject_harness_hooks_with_env(&request, &no_env).unwrap()
+    }
+}
+
+/// Why injecting `request` (with `env`) is refused; it must be.
+pub fn refusal(request: &InjectRequest, env: &dyn Fn(&str) -> Option<OsString>) -> String {
+    inject_harness_hooks_with_env(request, env)
+        .unwrap_err()
+        .to_string()
 }
 
 /// The pieces of an injection the per-harness tests look at.

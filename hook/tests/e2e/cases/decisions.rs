@@ -59,13 +59,7 @@ pub fn allow_allowlisted_command_runs_without_allowed_tools() {
     let script = Script::new()
         .tool_call("toolu_status", "Bash", bash("git status"))
         .tool_call("toolu_redirect", "Bash", bash("git status > status.txt"));
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("allowlist.yaml"),
-        "reviewer",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) = guarded_run_teed(&sandbox, "allowlist.yaml", "reviewer", script);
 
     outcome.completed();
     let result = mock.tool_result("toolu_status");
@@ -110,7 +104,7 @@ pub fn defer_leaves_the_decision_to_the_cli() {
     install_trade_script(&permitted);
     let (mock, outcome) = guarded_run(
         &permitted,
-        &profile("trader.yaml"),
+        "trader.yaml",
         "trader",
         &["--allowedTools", "Bash(./trade *)"],
         script(),
@@ -118,14 +112,16 @@ pub fn defer_leaves_the_decision_to_the_cli() {
     outcome.completed();
     assert!(!mock.tool_result("toolu_paper").is_error);
     assert_eq!(trades(&permitted), ["--paper"]);
-    assert_eq!(
-        gate_record(&permitted.session_log(), "PreToolUse", "toolu_paper")["decision"],
-        "defer"
+    assert_decision(
+        &permitted.session_log(),
+        "PreToolUse",
+        "toolu_paper",
+        "defer",
     );
 
     let refused = Sandbox::new("defer-refused");
     install_trade_script(&refused);
-    let (mock, outcome) = guarded_run(&refused, &profile("trader.yaml"), "trader", &[], script());
+    let (mock, outcome) = guarded_run(&refused, "trader.yaml", "trader", &[], script());
     outcome.completed();
     let result = mock.tool_result("toolu_paper");
     assert!(result.is_error, "{result:#?}");
@@ -135,10 +131,7 @@ pub fn defer_leaves_the_decision_to_the_cli() {
     );
     assert!(trades(&refused).is_empty());
     let log = refused.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_paper")["decision"],
-        "defer"
-    );
+    assert_decision(&log, "PreToolUse", "toolu_paper", "defer");
     let asked = records(&log, "PermissionRequest");
     assert_eq!(
         asked.len(),
@@ -149,14 +142,13 @@ pub fn defer_leaves_the_decision_to_the_cli() {
 }
 
 pub fn ask_blocks_in_print_mode_with_the_reason() {
-    let sandbox = Sandbox::new("ask");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("ask"));
     let script = Script::new()
         .tool_call("toolu_small", "Bash", bash("./trade --size small"))
         .tool_call("toolu_big", "Bash", bash("./trade --size big"));
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "asker",
         &["--allowedTools", "Bash"],
         script,
@@ -169,23 +161,13 @@ pub fn ask_blocks_in_print_mode_with_the_reason() {
         "Big orders need a human to confirm (e2e ask).",
     );
     assert_eq!(trades(&sandbox), ["--size small"]);
-    assert_eq!(
-        gate_record(&sandbox.session_log(), "PreToolUse", "toolu_big")["decision"],
-        "ask"
-    );
+    assert_decision(&sandbox.session_log(), "PreToolUse", "toolu_big", "ask");
 }
 
 pub fn permission_request_deny_is_obeyed() {
-    let sandbox = Sandbox::new("permission-deny");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("permission-deny"));
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "permission-denier",
-        &[],
-        script,
-    );
+    let (mock, outcome) = guarded_run(&sandbox, "e2e/gates.yaml", "permission-denier", &[], script);
 
     assert_blocked_with(
         &outcome,
@@ -195,10 +177,7 @@ pub fn permission_request_deny_is_obeyed() {
     );
     assert!(trades(&sandbox).is_empty());
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_order")["decision"],
-        "defer"
-    );
+    assert_decision(&log, "PreToolUse", "toolu_order", "defer");
     let asked = records(&log, "PermissionRequest");
     assert_eq!(asked.len(), 1, "{log:#?}");
     assert_eq!(asked[0]["decision"], "deny");
@@ -209,8 +188,7 @@ pub fn permission_request_deny_is_obeyed() {
 }
 
 pub fn permission_request_never_grants_past_a_user_ask_rule() {
-    let sandbox = Sandbox::new("permission-allow");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("permission-allow"));
     // The profile allows `./trade …`, and the user has an `ask` rule for it. The hook never
     // answers allow — not at PreToolUse, not at PermissionRequest — so the user's ask rule
     // stands: the CLI asks, nobody can answer in `-p`, and the call is refused. (When the hook
@@ -222,13 +200,8 @@ pub fn permission_request_never_grants_past_a_user_ask_rule() {
     )
     .unwrap();
     let script = Script::new().tool_call("toolu_order", "Bash", bash("./trade --paper"));
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "permission-allower",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) =
+        guarded_run_teed(&sandbox, "e2e/gates.yaml", "permission-allower", script);
 
     outcome.completed();
     let result = mock.tool_result("toolu_order");

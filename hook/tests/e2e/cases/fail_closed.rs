@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::e2e::common::{self, replace_with_script};
+use crate::e2e::common::{self, assert_pin_refusal, replace_with_script};
 use crate::e2e::driver::{Sandbox, animus_hook};
 use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
@@ -112,12 +112,7 @@ pub fn fail_closed_corrupt_sidecar() {
     // emit's own deny (the hook ran and refused), not the CLI's onFailure. The session is pinned
     // (inject puts the policy's digest on the gate line), so the changed file is caught as
     // not the pinned one before the sidecar's own checks (emit_faults covers those unpinned).
-    assert!(
-        refusal.contains("(fail closed)")
-            && refusal.contains("not the one this session pinned")
-            && refusal.contains("animus-policy.sidecar` has SHA-256"),
-        "{refusal}"
-    );
+    assert_pin_refusal(&refusal, "animus-policy.sidecar");
 }
 
 pub fn fail_closed_stale_sidecar() {
@@ -133,10 +128,5 @@ pub fn fail_closed_stale_sidecar() {
         fs::write(&path, serde_json::to_string_pretty(&policy).unwrap()).unwrap();
         sidecar_path(sandbox);
     });
-    assert!(
-        refusal.contains("(fail closed)")
-            && refusal.contains("not the one this session pinned")
-            && refusal.contains("animus-policy.json` has SHA-256"),
-        "{refusal}"
-    );
+    assert_pin_refusal(&refusal, "animus-policy.json");
 }

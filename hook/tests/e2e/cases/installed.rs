@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::path::Path;
+use test_support::make_dir;
 
 use crate::e2e::common::animus_as_user;
 use serde_json::{Value, json};
@@ -25,8 +26,7 @@ fn animus(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
 
 pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     let sandbox = Sandbox::new("installed");
-    let claude_dir = sandbox.home.join(".claude");
-    fs::create_dir_all(&claude_dir).unwrap();
+    let claude_dir = make_dir(&sandbox.home, ".claude");
     // The user's own hook: it logs every Bash call it sees.
     let user_log = sandbox.scratch.root.join("user-hook.log");
     let user_hook = sandbox.scratch.root.join("user-hook.sh");
@@ -121,11 +121,7 @@ pub fn installed_guard_stops_git_reset_in_a_normally_started_session() {
     // and both it and Claude's own transcript of the session replay under the installed
     // policy with nothing changed.
     let verified = animus(&sandbox, &["verify", log.to_str().unwrap()]);
-    assert!(
-        String::from_utf8_lossy(&verified.stdout).contains("sealed"),
-        "{}",
-        String::from_utf8_lossy(&verified.stdout)
-    );
+    assert_has(&String::from_utf8_lossy(&verified.stdout), "sealed");
     let policy = sandbox
         .state_dir
         .join("installed/claude-user/animus-policy.json");
@@ -253,19 +249,7 @@ pub fn installed_sandbox_keeps_the_guard_files_byte_identical() {
         .join("installed/claude-user/animus-policy.json");
     let targets = [policy, settings.clone(), hook];
     let before = plant_target_list(&sandbox.project, &targets);
-    fs::write(
-        sandbox.project.join("attack.py"),
-        "out = open('result.txt', 'w')\n\
-         import os\n\
-         for t in open('targets.txt').read().split():\n\
-         \x20   for what, act in [('append', lambda: open(t, 'ab').write(b'x')),\n\
-         \x20                     ('unlink', lambda: os.remove(t))]:\n\
-         \x20       try:\n\
-         \x20           act(); out.write(f'{what} {t}: done\\n')\n\
-         \x20       except OSError as e:\n\
-         \x20           out.write(f'{what} {t}: {e.strerror}\\n')\n",
-    )
-    .unwrap();
+    plant_python_attack(&sandbox.project, "result.txt");
     let script = Script::new().tool_call("toolu_py", "Bash", bash("python3 attack.py"));
     let args: Vec<String> = owned_launch(&["--allowedTools", "Bash"]);
     let (mock, outcome) = run(&sandbox, &args, script);

@@ -73,20 +73,7 @@ pub fn sandbox_keeps_every_guard_file_byte_identical() {
     let before = plant_target_list(&sandbox.project, &targets);
     // Each script appends to every target, then truncates it, then tries to delete it, and
     // writes what happened into the project (which stays writable): proof that it ran.
-    fs::write(
-        sandbox.project.join("attack.py"),
-        "out = open('result-py.txt', 'w')\n\
-         import os\n\
-         for t in open('targets.txt').read().split():\n\
-         \x20   for what, act in [('append', lambda: open(t, 'ab').write(b'x')),\n\
-         \x20                     ('truncate', lambda: open(t, 'w').close()),\n\
-         \x20                     ('unlink', lambda: os.remove(t))]:\n\
-         \x20       try:\n\
-         \x20           act(); out.write(f'{what} {t}: done\\n')\n\
-         \x20       except OSError as e:\n\
-         \x20           out.write(f'{what} {t}: {e.strerror}\\n')\n",
-    )
-    .unwrap();
+    plant_python_attack(&sandbox.project, "result-py.txt");
     fs::write(
         sandbox.project.join("attack.pl"),
         "open(my $out, '>', 'result-pl.txt');\n\
@@ -145,8 +132,7 @@ pub fn sandbox_keeps_every_guard_file_byte_identical() {
 }
 
 pub fn swapped_policy_stops_the_session() {
-    let sandbox = Sandbox::new("pin-swap");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("pin-swap"));
     let args = sandbox.inject(
         &profile("cautious.yaml"),
         "cautious",

@@ -21,7 +21,7 @@ pub fn core_pack_stops_git_reset_hard_with_the_safer_way() {
     // `--allowedTools Bash` would run both: only the pack stands in the way.
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "packs-core",
         &["--allowedTools", "Bash"],
         script,

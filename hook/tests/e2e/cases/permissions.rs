@@ -14,7 +14,7 @@ use crate::e2e::mock_api::{MockApi, Script};
 const AGENT: &str = "claude-syntax";
 
 fn syntax_run(sandbox: &Sandbox, script: Script) -> MockApi {
-    let (mock, outcome) = guarded_run(sandbox, &profile("e2e/gates.yaml"), AGENT, &[], script);
+    let (mock, outcome) = guarded_run(sandbox, "e2e/gates.yaml", AGENT, &[], script);
     outcome.completed();
     mock
 }

@@ -12,7 +12,7 @@ pub fn records_every_lifecycle_event_of_a_run() {
     assert!(!mock.tool_result("toolu_order").is_error);
 
     let log = sandbox.session_log();
-    let events: Vec<&str> = log.iter().map(|r| r["event"].as_str().unwrap()).collect();
+    let events = test_support::records::events(&log);
     for event in [
         "SessionStart",
         "UserPromptSubmit",

@@ -4,6 +4,8 @@
 //! however it is spelled.
 
 use std::fs;
+use test_support::make_dir;
+use test_support::records::assert_fields;
 
 use crate::e2e::driver::Sandbox;
 use crate::e2e::fixtures::*;
@@ -13,19 +15,13 @@ const DEFAULT_DENY: &str =
     "Not allowed by this agent's tool policy (allowlist: unlisted tools are denied).";
 
 pub fn covered_command_runs_through_claudes_own_permissions() {
-    let sandbox = Sandbox::new("covered");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("covered"));
     // No `--allowedTools`: `./trade` is no read-only command the CLI runs unasked, and `-p`
     // cannot prompt. It runs only because the CLI's own permissions (written by inject from
     // the profile's allow list) grant it; the hook answers nothing.
     let script = Script::new().tool_call("toolu_paper", "Bash", bash("./trade --paper"));
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "shell-allowlist",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) =
+        guarded_run_teed(&sandbox, "e2e/gates.yaml", "shell-allowlist", script);
     outcome.completed();
     assert_eq!(
         tee.printed("PreToolUse", "toolu_paper"),
@@ -37,11 +33,10 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
     assert_eq!(trades(&sandbox), ["--paper"]);
     let log = sandbox.session_log();
     let record = gate_record(&log, "PreToolUse", "toolu_paper");
-    assert_eq!(record["decision"], "allow");
-    assert_eq!(record["left_to_harness"], true);
-    assert_eq!(
-        record["deciding_rule"],
-        "tool_policy.allow:Bash(./trade --paper:*)"
+    let rule = "tool_policy.allow:Bash(./trade --paper:*)";
+    assert_fields(
+        record,
+        serde_json::json!({"decision": "allow", "left_to_harness": true, "deciding_rule": rule}),
     );
     assert!(
         records(&log, "PermissionRequest").is_empty(),
@@ -50,8 +45,7 @@ pub fn covered_command_runs_through_claudes_own_permissions() {
 }
 
 pub fn compound_command_with_an_uncovered_part_does_not_run() {
-    let sandbox = Sandbox::new("compound");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("compound"));
     let script = Script::new()
         .tool_call("toolu_paper", "Bash", bash("./trade --paper"))
         .tool_call(
@@ -66,19 +60,10 @@ pub fn compound_command_with_an_uncovered_part_does_not_run() {
             "Bash",
             bash("./trade --paper > orders.txt"),
         );
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "shell-allowlist",
-        &[],
-        script,
-    );
+    let (mock, outcome) = guarded_run(&sandbox, "e2e/gates.yaml", "shell-allowlist", &[], script);
     for id in ["toolu_and", "toolu_semi", "toolu_sub", "toolu_redirect"] {
         assert_blocked_with(&outcome, &mock, id, DEFAULT_DENY);
-        assert_eq!(
-            gate_record(&sandbox.session_log(), "PreToolUse", id)["decision"],
-            "deny"
-        );
+        assert_decision(&sandbox.session_log(), "PreToolUse", id, "deny");
     }
     assert!(!mock.tool_result("toolu_paper").is_error);
     assert_eq!(trades(&sandbox), ["--paper"], "only the covered call ran");
@@ -91,8 +76,7 @@ pub fn compound_command_with_an_uncovered_part_does_not_run() {
 }
 
 pub fn quoted_deny_does_not_run() {
-    let sandbox = Sandbox::new("quoted-deny");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("quoted-deny"));
     let spellings = [
         "./tr'a'de --li\"\"ve",
         "(./trade --live)",
@@ -108,7 +92,7 @@ pub fn quoted_deny_does_not_run() {
     // `--allowedTools Bash` would run them all: only the hook stands in the way.
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "shell-denier",
         &["--allowedTools", "Bash"],
         script,
@@ -126,12 +110,10 @@ pub fn quoted_deny_does_not_run() {
 }
 
 pub fn find_outside_project_is_refused_as_claude_refuses() {
-    let sandbox = Sandbox::new("find");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("find"));
     // Files a `find … -delete` the policy covers would remove, one outside the project (beside
     // it, in the test's scratch dir) and one inside: their survival shows the calls did not run.
-    let outside_dir = sandbox.scratch.root.join("outside");
-    fs::create_dir_all(&outside_dir).unwrap();
+    let outside_dir = make_dir(&sandbox.scratch.root, "outside");
     fs::write(outside_dir.join("victim.txt"), "keep me").unwrap();
     fs::write(sandbox.project.join("victim.txt"), "keep me").unwrap();
     let delete_outside = format!("find {} -name victim.txt -delete", outside_dir.display());
@@ -149,13 +131,8 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
             "Bash",
             bash("find . -name trade -exec touch pwned \\;"),
         );
-    let (mock, outcome, tee) = guarded_run_teed(
-        &sandbox,
-        &profile("e2e/gates.yaml"),
-        "shell-allowlist",
-        &[],
-        script,
-    );
+    let (mock, outcome, tee) =
+        guarded_run_teed(&sandbox, "e2e/gates.yaml", "shell-allowlist", script);
     outcome.completed();
     let inside = mock.tool_result("toolu_inside");
     assert!(!inside.is_error, "{inside:#?}");
@@ -208,10 +185,7 @@ pub fn find_outside_project_is_refused_as_claude_refuses() {
             "{id}: the hook abstained"
         );
     }
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "toolu_exec")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "toolu_exec", "deny");
     // Observed: for each call its own checks refused, the CLI then asked the PermissionRequest
     // hook. The policy covers them all (decision allow), and the hook printed nothing: an
     // answer of allow here would have run them past the CLI's checks.

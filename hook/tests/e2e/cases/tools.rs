@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::Path;
+use test_support::assert_has;
 
 use serde_json::json;
 
@@ -11,7 +12,7 @@ use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::{Block, MockApi, Script};
 
 fn tools_run(sandbox: &Sandbox, extra: &[&str], script: Script) -> MockApi {
-    let (mock, outcome) = guarded_run(sandbox, &profile("e2e/gates.yaml"), "tools", extra, script);
+    let (mock, outcome) = guarded_run(sandbox, "e2e/gates.yaml", "tools", extra, script);
     outcome.completed();
     mock
 }
@@ -34,10 +35,10 @@ pub fn write_deny_blocks_the_write() {
         mock.tool_results()
     );
     assert!(!blocked.exists(), "the denied write did not run");
-    let result = mock.tool_result("toolu_write_blocked");
-    assert!(
-        result.is_error && result.text.contains("Writing blocked.txt is denied (e2e)."),
-        "{result:#?}"
+    assert_refused_result(
+        &mock,
+        "toolu_write_blocked",
+        "Writing blocked.txt is denied (e2e).",
     );
     let log = sandbox.session_log();
     let pre = gate_record(&log, "PreToolUse", "toolu_write_blocked");
@@ -77,10 +78,10 @@ pub fn edit_deny_blocks_the_edit() {
         "alpha\n",
         "the denied edit did not run"
     );
-    let result = mock.tool_result("toolu_edit_blocked");
-    assert!(
-        result.is_error && result.text.contains("Editing guarded.txt is denied (e2e)."),
-        "{result:#?}"
+    assert_refused_result(
+        &mock,
+        "toolu_edit_blocked",
+        "Editing guarded.txt is denied (e2e).",
     );
     let log = sandbox.session_log();
     let pre = gate_record(&log, "PreToolUse", "toolu_edit_blocked");
@@ -105,15 +106,14 @@ pub fn read_deny_keeps_the_content_from_the_model() {
         .tool_call("toolu_read_secret", "Read", json!({"file_path": secret}));
     let mock = tools_run(&sandbox, &["--allowedTools", "Read"], script);
 
-    assert!(
-        mock.tool_result("toolu_read_public")
-            .text
-            .contains("public-e2e-content")
+    assert_has(
+        &mock.tool_result("toolu_read_public").text,
+        "public-e2e-content",
     );
-    let result = mock.tool_result("toolu_read_secret");
-    assert!(
-        result.is_error && result.text.contains("Reading secret.txt is denied (e2e)."),
-        "{result:#?}"
+    assert_refused_result(
+        &mock,
+        "toolu_read_secret",
+        "Reading secret.txt is denied (e2e).",
     );
     for request in mock.model_calls() {
         assert!(
@@ -165,11 +165,7 @@ pub fn mcp_tool_deny_blocks_the_call() {
         r#"{"text":"hello"}"#,
         "only the allowed call reached the server"
     );
-    assert!(
-        mock.tool_result("toolu_echo_ok")
-            .text
-            .contains("echo: hello")
-    );
+    assert_has(&mock.tool_result("toolu_echo_ok").text, "echo: hello");
     let result = mock.tool_result("toolu_echo_blocked");
     assert!(
         result.is_error

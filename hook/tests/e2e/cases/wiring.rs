@@ -10,8 +10,7 @@ use crate::e2e::fixtures::*;
 use crate::e2e::mock_api::Script;
 
 pub fn settings_file_is_loaded_beside_user_project_hooks() {
-    let sandbox = Sandbox::new("canary");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("canary"));
     // The user's own project hook, in shell form: it appends each PreToolUse payload it sees.
     fs::create_dir_all(sandbox.project.join(".claude")).unwrap();
     fs::write(
@@ -28,7 +27,7 @@ pub fn settings_file_is_loaded_beside_user_project_hooks() {
         .tool_call("toolu_canary", "Bash", bash("./trade --note animus-canary"));
     let (mock, outcome) = guarded_run(
         &sandbox,
-        &profile("e2e/gates.yaml"),
+        "e2e/gates.yaml",
         "canary",
         &["--allowedTools", "Bash"],
         script,
@@ -58,8 +57,7 @@ pub fn settings_file_is_loaded_beside_user_project_hooks() {
 pub fn kill_switch_runs_unguarded() {
     // `ANIMUS_DISABLE_HARNESS_HOOKS` is the one way to run a guarded profile unguarded: inject
     // writes nothing and leaves the arguments alone, and the live order then runs.
-    let sandbox = Sandbox::new("kill-switch");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("kill-switch"));
     let launch = launch(&["--allowedTools", "Bash"]);
     let args = sandbox.inject_with_kill_switch(&profile("trader.yaml"), "trader", &launch);
     assert_eq!(

@@ -69,10 +69,7 @@ pub fn edit_outside_the_allowed_path_is_blocked() {
     assert_eq!(inside["tool_name"], "apply_patch");
     assert_eq!(inside["decision"], "allow");
     assert_eq!(inside["left_to_harness"], true);
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_outside")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "call_outside", "deny");
     assert_eq!(records(&log, "PostToolUse").len(), 1, "{log:#?}");
 }
 
@@ -106,10 +103,7 @@ pub fn edit_deny_blocks_the_patch_in_a_deferring_profile() {
         gate_record(&log, "PreToolUse", "call_update")["deciding_rule"],
         "tool_policy.deny:Edit(secret/**)"
     );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_free")["decision"],
-        "defer"
-    );
+    assert_decision(&log, "PreToolUse", "call_free", "defer");
 }
 
 /// The reason of the defer profile's `Edit(secret/**)` deny.

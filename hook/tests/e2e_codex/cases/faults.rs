@@ -14,7 +14,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::common::{self, replace_with_script};
+use crate::common::{self, assert_pin_refusal, replace_with_script};
 use crate::driver::{Sandbox, animus_hook};
 use crate::fixtures::*;
 use crate::mock_responses::Script;
@@ -164,12 +164,7 @@ pub fn fail_closed_corrupt_sidecar() {
         &[],
     );
     // emit's own deny (the hook ran and refused), not the wiring's.
-    assert!(
-        refusal.contains("(fail closed)")
-            && refusal.contains("not the one this session pinned")
-            && refusal.contains("animus-policy.sidecar` has SHA-256"),
-        "{refusal}"
-    );
+    assert_pin_refusal(&refusal, "animus-policy.sidecar");
 }
 
 pub fn fail_closed_deleted_policy() {
@@ -188,8 +183,7 @@ pub fn fail_closed_deleted_policy() {
 /// runs). The gate's shell line passes on only nothing or a JSON object, so each of these is a
 /// block; so is the same garbage with a failing exit.
 pub fn fail_closed_garbage_on_exit_0() {
-    let sandbox = Sandbox::new("garbage-hook");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("garbage-hook"));
     let hook = common::private_hook_copy(&sandbox);
     let real = animus_hook();
     let script = Script::new()

@@ -7,10 +7,11 @@
 //! and `uninstall` gives both files back byte for byte.
 
 use std::fs;
+use test_support::records::assert_fields;
 
 use serde_json::{Value, json};
 use test_support::process::{commit_count, git_history};
-use test_support::records::gate_record;
+use test_support::records::{assert_decision, gate_record};
 use test_support::scratch::project_session_log;
 
 use crate::cases::wiring::listed_hooks;
@@ -91,14 +92,13 @@ pub fn installed_hooks_stop_git_reset_in_a_normally_started_session() {
     );
     let records = project_session_log(&sandbox.state_dir);
     let reset = gate_record(&records, "PreToolUse", "call_reset");
-    assert_eq!(reset["decision"], "deny");
-    assert_eq!(reset["deciding_rule"], "pack.core.git:reset-hard");
-    assert_eq!(reset["harness"], "codex");
-    assert_eq!(reset["payload"]["session_id"], reset["session"]);
-    assert_eq!(
-        gate_record(&records, "PreToolUse", "call_status")["decision"],
-        "defer"
+    let rule = "pack.core.git:reset-hard";
+    assert_fields(
+        reset,
+        json!({"decision": "deny", "deciding_rule": rule, "harness": "codex"}),
     );
+    assert_eq!(reset["payload"]["session_id"], reset["session"]);
+    assert_decision(&records, "PreToolUse", "call_status", "defer");
 
     animus_as_user(&sandbox, &["uninstall", "--harness", "codex"], &[]);
     assert_eq!(fs::read_to_string(&hooks_file).unwrap(), user_hooks);

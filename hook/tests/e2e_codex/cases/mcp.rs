@@ -20,12 +20,8 @@ pub fn mcp_call_is_gated() {
             json!({"text": "forbidden words"}),
         )
         .mcp("call_shout", "e2e", "shout", json!({"text": "loud"}));
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        "codex-allowlist",
-        &mcp_server_flags(&calls, true),
-        script,
-    );
+    let flags = mcp_server_flags(&calls, true);
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &flags, script);
     outcome.completed();
     let hi = assert_not_blocked(&mock, "call_hi");
     assert_has(&hi, "echo: hi");
@@ -51,18 +47,14 @@ pub fn mcp_call_is_gated() {
         gate_record(&log, "PreToolUse", "call_forbidden")["deciding_rule"],
         "e2e-codex-no-forbidden-echo"
     );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_shout")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "call_shout", "deny");
 }
 
 /// Without advance approval, Codex asks the PermissionRequest hooks (after PreToolUse let the
 /// call through). Our gate denies there when a rule says so; otherwise it abstains (it never
 /// answers allow) and Codex refuses the call itself, as `exec` has nobody to ask.
 pub fn mcp_permission_request_reaches_the_gate() {
-    let sandbox = Sandbox::new("mcp-permission");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("mcp-permission"));
     let calls = sandbox.scratch.root.join("mcp-calls.jsonl");
     let script = Script::new()
         .mcp(
@@ -73,12 +65,8 @@ pub fn mcp_permission_request_reaches_the_gate() {
         )
         .mcp("call_hi", "e2e", "echo", json!({"text": "hi"}))
         .exec("call_paper", "./trade --paper");
-    let (mock, outcome) = guarded_run(
-        &sandbox,
-        "codex-allowlist",
-        &mcp_server_flags(&calls, false),
-        script,
-    );
+    let flags = mcp_server_flags(&calls, false);
+    let (mock, outcome) = guarded_run(&sandbox, "codex-allowlist", &flags, script);
     outcome.completed();
     let signoff = mock.tool_output("call_signoff").text;
     assert_has(

@@ -2,14 +2,14 @@
 //! line tagged with the harness.
 
 use serde_json::Value;
+use test_support::records::assert_events;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
 use crate::mock_responses::{Item, Script};
 
 pub fn records_every_event_of_a_run() {
-    let sandbox = Sandbox::new("recording");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("recording"));
     let script = Script::new()
         .exec("call_paper", "./trade --paper")
         .exec("call_live", "./trade --live");
@@ -18,19 +18,9 @@ pub fn records_every_event_of_a_run() {
     assert_not_blocked(&mock, "call_paper");
     assert_blocked(&mock, "call_live", "Live orders are denied");
     let log = sandbox.session_log();
-    let events: Vec<&str> = log.iter().map(|r| r["event"].as_str().unwrap()).collect();
-    assert_eq!(
-        events,
-        [
-            "SessionStart",
-            "UserPromptSubmit",
-            "PreToolUse",
-            "PostToolUse",
-            "PreToolUse",
-            "Stop",
-            "SessionEnd",
-        ],
-        "{log:#?}"
+    assert_events(
+        &log,
+        "SessionStart UserPromptSubmit PreToolUse PostToolUse PreToolUse Stop SessionEnd",
     );
     for record in &log {
         assert_eq!(record["harness"], "codex", "{record:#}");
@@ -64,8 +54,7 @@ pub fn records_every_event_of_a_run() {
 /// Two calls in one model turn (Codex runs them in parallel, and so their hooks): each gets
 /// its own decision and its own whole record.
 pub fn records_two_parallel_calls_intact() {
-    let sandbox = Sandbox::new("parallel");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("parallel"));
     let exec = |call_id: &str, command: &str| Item::Call {
         call_id: call_id.to_owned(),
         name: "exec_command".to_owned(),
@@ -82,14 +71,8 @@ pub fn records_two_parallel_calls_intact() {
     assert!(assert_not_blocked(&mock, "call_paper").contains("traded: --paper"));
     assert_eq!(trades(&sandbox), ["--paper"]);
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_live")["decision"],
-        "deny"
-    );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_paper")["decision"],
-        "allow"
-    );
+    assert_decision(&log, "PreToolUse", "call_live", "deny");
+    assert_decision(&log, "PreToolUse", "call_paper", "allow");
     gate_record(&log, "PostToolUse", "call_paper");
     assert_eq!(records(&log, "PostToolUse").len(), 1, "{log:#?}");
 }

@@ -3,6 +3,7 @@
 //! names the human (Codex has no ask).
 
 use serde_json::json;
+use test_support::records::assert_fields;
 
 use crate::driver::Sandbox;
 use crate::fixtures::*;
@@ -10,8 +11,7 @@ use crate::mock_responses::{LAST_SESSION_ID, Script};
 use test_support::assert_has;
 
 pub fn denied_command_does_not_run_and_allowed_one_does() {
-    let sandbox = Sandbox::new("shell-allowlist");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("shell-allowlist"));
     let script = Script::new()
         .exec("call_live", "./trade --live --size 1")
         .exec("call_paper", "./trade --paper --size 1")
@@ -50,16 +50,12 @@ pub fn denied_command_does_not_run_and_allowed_one_does() {
     assert_eq!(live["deciding_rule"], "e2e-codex-no-live-orders");
     assert_eq!(live["tool_name"], "Bash");
     let paper = gate_record(&log, "PreToolUse", "call_paper");
-    assert_eq!(paper["decision"], "allow");
-    assert_eq!(paper["left_to_harness"], true);
-    assert_eq!(
-        paper["deciding_rule"],
-        "tool_policy.allow:Bash(./trade --paper:*)"
+    let rule = "tool_policy.allow:Bash(./trade --paper:*)";
+    assert_fields(
+        paper,
+        json!({"decision": "allow", "left_to_harness": true, "deciding_rule": rule}),
     );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_rm")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "call_rm", "deny");
     // PostToolUse fires for the call that ran, and only for it.
     let post: Vec<_> = records(&log, "PostToolUse")
         .iter()
@@ -69,8 +65,7 @@ pub fn denied_command_does_not_run_and_allowed_one_does() {
 }
 
 pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
-    let sandbox = Sandbox::new("shell-defer");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("shell-defer"));
     let script = Script::new()
         .exec("call_paper", "./trade --paper")
         .exec("call_big", "./trade --paper --size big")
@@ -100,14 +95,8 @@ pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
     let log = sandbox.session_log();
     let paper = gate_record(&log, "PreToolUse", "call_paper");
     assert_eq!(paper["decision"], "defer");
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_big")["decision"],
-        "ask"
-    );
-    assert_eq!(
-        gate_record(&log, "PreToolUse", "call_live")["decision"],
-        "deny"
-    );
+    assert_decision(&log, "PreToolUse", "call_big", "ask");
+    assert_decision(&log, "PreToolUse", "call_live", "deny");
 }
 
 /// Codex 0.169.0's `write_stdin` fires no PreToolUse, so input typed into a command started
@@ -119,8 +108,7 @@ pub fn deferred_command_runs_and_ask_is_a_deny_naming_a_human() {
 /// The shell would run under `-s danger-full-access` (in this container, under
 /// `workspace-write`, Codex cannot start a tty command at all).
 pub fn write_stdin_has_no_terminal_to_feed() {
-    let sandbox = Sandbox::new("write-stdin");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("write-stdin"));
     let script = Script::new()
         // The control: the same order, run directly, is denied in this session.
         .exec("call_direct", "./trade --live")

@@ -2,6 +2,7 @@
 //! stale one without a word, so only a measured trust status or a deny proves they run).
 
 use std::fs;
+use test_support::make_dir;
 
 use serde_json::Value;
 
@@ -85,8 +86,7 @@ pub fn every_injected_hook_is_trusted_by_codex() {
 /// hooks would switch every gate off silently; the deny tests of this suite are what catch it,
 /// together with `every_injected_hook_is_trusted_by_codex`.)
 pub fn wrong_trust_hash_makes_codex_skip_the_gate_silently() {
-    let sandbox = Sandbox::new("stale-trust");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("stale-trust"));
     let script = Script::new().exec("call_live", "./trade --live");
     let (mock, outcome) = guarded_run_with(
         &sandbox,
@@ -137,8 +137,7 @@ fn trust_hash(event: &str, matcher: &str, command: &str, timeout: u64) -> String
 /// can neither switch the gate off nor run its own untrusted hook (inject never passes the
 /// blanket `--dangerously-bypass-hook-trust`), even in a project the user trusts.
 pub fn user_hooks_still_run_and_project_config_cannot_unhook_the_gate() {
-    let sandbox = Sandbox::new("layers");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("layers"));
     let user_log = sandbox.scratch.root.join("user-hook.log");
     let project_marker = sandbox.scratch.root.join("project-hook-ran");
     let user_command = format!(
@@ -162,8 +161,7 @@ pub fn user_hooks_still_run_and_project_config_cannot_unhook_the_gate() {
         ),
     )
     .unwrap();
-    let dot_codex = sandbox.project.join(".codex");
-    fs::create_dir_all(&dot_codex).unwrap();
+    let dot_codex = make_dir(&sandbox.project, ".codex");
     fs::write(
         dot_codex.join("config.toml"),
         "[features]\nhooks = false\n\n[hooks]\nPreToolUse = []\n",

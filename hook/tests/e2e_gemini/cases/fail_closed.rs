@@ -51,6 +51,17 @@ fn run_paper_order(
     (mock, outcome)
 }
 
+/// [`run_paper_order`] with a private copy of the hook, which `plant` breaks first.
+fn run_with_private_hook(sandbox: &Sandbox, plant: impl FnOnce(&Path)) -> (MockGemini, Outcome) {
+    let hook = common::private_hook_copy(sandbox);
+    run_paper_order(sandbox, Some(&hook), |_| plant(&hook), &[])
+}
+
+/// [`run_paper_order`] with a private copy of the hook whose gate line runs `gate` instead.
+fn run_with_broken_gate(sandbox: &Sandbox, gate: &str) -> (MockGemini, Outcome) {
+    run_with_private_hook(sandbox, |hook| replace_with_script(hook, &gate_only(gate)))
+}
+
 /// The order was refused with `reason` and did not run.
 fn assert_refused(sandbox: &Sandbox, mock: &MockGemini, reason: &str) -> String {
     assert_blocked_with(mock, 0, reason);
@@ -63,27 +74,15 @@ fn assert_refused(sandbox: &Sandbox, mock: &MockGemini, reason: &str) -> String 
 
 pub fn fail_closed_missing_hook_binary() {
     let sandbox = Sandbox::new("missing-hook");
-    let hook = common::private_hook_copy(&sandbox);
-    let (mock, _) = run_paper_order(
-        &sandbox,
-        Some(&hook),
-        |_| fs::remove_file(&hook).unwrap(),
-        &[],
-    );
+    let (mock, _) = run_with_private_hook(&sandbox, |hook| fs::remove_file(hook).unwrap());
     // `timeout` cannot run it: exit 127.
     assert_refused(&sandbox, &mock, &format!("{WRAPPER} 127)"));
 }
 
 pub fn fail_closed_crashing_hook() {
     let sandbox = Sandbox::new("crashing-hook");
-    let hook = common::private_hook_copy(&sandbox);
     // Dies of SIGSEGV before answering: no output, exit status 139.
-    let (mock, _) = run_paper_order(
-        &sandbox,
-        Some(&hook),
-        |_| replace_with_script(&hook, &gate_only("kill -SEGV $$")),
-        &[],
-    );
+    let (mock, _) = run_with_broken_gate(&sandbox, "kill -SEGV $$");
     assert_refused(&sandbox, &mock, &format!("{WRAPPER} 139)"));
 }
 
@@ -108,13 +107,7 @@ pub fn fail_closed_panicking_hook() {
 /// reason, a block.
 pub fn fail_closed_garbage_output() {
     let sandbox = Sandbox::new("garbage-hook");
-    let hook = common::private_hook_copy(&sandbox);
-    let (mock, _) = run_paper_order(
-        &sandbox,
-        Some(&hook),
-        |_| replace_with_script(&hook, &gate_only("echo 'not json {'; exit 1")),
-        &[],
-    );
+    let (mock, _) = run_with_broken_gate(&sandbox, "echo 'not json {'; exit 1");
     let refusal = assert_refused(&sandbox, &mock, WRAPPER);
     assert!(!refusal.contains("not json"), "{refusal}");
 }
@@ -127,13 +120,7 @@ pub fn fail_closed_garbage_output() {
 /// hook's command line reaches the model.
 pub fn fail_closed_hung_hook() {
     let sandbox = Sandbox::new("hung-hook");
-    let hook = common::private_hook_copy(&sandbox);
-    let (mock, outcome) = run_paper_order(
-        &sandbox,
-        Some(&hook),
-        |_| replace_with_script(&hook, &gate_only("exec sleep 600")),
-        &[],
-    );
+    let (mock, outcome) = run_with_broken_gate(&sandbox, "exec sleep 600");
     let refusal = assert_refused(
         &sandbox,
         &mock,
@@ -192,13 +179,7 @@ pub fn fail_closed_corrupt_sidecar() {
 /// object, and blocks anything else.
 pub fn fail_closed_garbage_with_exit_zero() {
     let sandbox = Sandbox::new("garbage-exit0");
-    let hook = common::private_hook_copy(&sandbox);
-    let (mock, _) = run_paper_order(
-        &sandbox,
-        Some(&hook),
-        |_| replace_with_script(&hook, &gate_only("echo 'not json {'; exit 0")),
-        &[],
-    );
+    let (mock, _) = run_with_broken_gate(&sandbox, "echo 'not json {'; exit 0");
     let refusal = assert_refused(
         &sandbox,
         &mock,

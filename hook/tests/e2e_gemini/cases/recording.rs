@@ -4,28 +4,20 @@
 use crate::e2e_gemini::driver::Sandbox;
 use crate::e2e_gemini::fixtures::*;
 use crate::e2e_gemini::mock_gemini::Script;
+use test_support::records::assert_events;
 
 pub fn records_every_event_of_a_run() {
-    let sandbox = Sandbox::new("records");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("records"));
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper --size 7"))
         .call("run_shell_command", shell("./trade --live --size 7"));
-    let (_mock, outcome) = guarded_run(&sandbox, &profile("trader.yaml"), "trader", script);
+    let (_mock, outcome) = trader_run(&sandbox, script);
     let log = sandbox.session_log();
-    let events: Vec<&str> = log.iter().map(|r| r["event"].as_str().unwrap()).collect();
     // In order: the start, each call's gate, the tool's after-record for the call that ran,
     // the end. (A denied call has no AfterTool: Gemini fires it only for a tool that ran.)
-    assert_eq!(
-        events,
-        [
-            "SessionStart",
-            "BeforeTool",
-            "AfterTool",
-            "BeforeTool",
-            "SessionEnd"
-        ],
-        "{log:#?}"
+    assert_events(
+        &log,
+        "SessionStart BeforeTool AfterTool BeforeTool SessionEnd",
     );
     let gemini_session = outcome.result.as_ref().unwrap()["session_id"].clone();
     for record in &log {

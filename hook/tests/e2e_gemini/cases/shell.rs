@@ -8,12 +8,11 @@ use crate::e2e_gemini::mock_gemini::Script;
 /// The spec's trader profile (deny-list, default defer): a paper order is deferred to the
 /// CLI, which runs it; a live order is denied by the kernel guardrail.
 pub fn shell_deny_does_not_run_and_the_model_sees_the_reason() {
-    let sandbox = Sandbox::new("shell-deny");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("shell-deny"));
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper"))
         .call("run_shell_command", shell("./trade --live --size 1"));
-    let (mock, _) = guarded_run(&sandbox, &profile("trader.yaml"), "trader", script);
+    let (mock, _) = trader_run(&sandbox, script);
     assert_ran_with(&mock, 0, "traded: --paper");
     assert_blocked_with(
         &mock,
@@ -38,8 +37,7 @@ pub fn shell_deny_does_not_run_and_the_model_sees_the_reason() {
 /// and a compound command with an uncovered part, get the default deny and do not run; the
 /// explicit deny keeps its reason.
 pub fn allowlist_runs_covered_commands_only() {
-    let sandbox = Sandbox::new("allowlist");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("allowlist"));
     let script = Script::new()
         .call("run_shell_command", shell("./trade --paper --size 1"))
         .call("run_shell_command", shell("./trade --size 2"))
@@ -77,13 +75,12 @@ pub fn allowlist_runs_covered_commands_only() {
 /// Two calls in one model turn (Gemini runs them as a batch): each is gated on its own, the
 /// denied one does not run, the other does, and both records are whole lines.
 pub fn parallel_calls_in_one_turn_are_gated_each() {
-    let sandbox = Sandbox::new("parallel");
-    install_trade_script(&sandbox);
+    let sandbox = with_trade_script(Sandbox::new("parallel"));
     let script = Script::new().parallel(&[
         ("run_shell_command", shell("./trade --live --size 9")),
         ("run_shell_command", shell("./trade --paper --size 5")),
     ]);
-    let (mock, _) = guarded_run(&sandbox, &profile("trader.yaml"), "trader", script);
+    let (mock, _) = trader_run(&sandbox, script);
     assert_blocked_with(
         &mock,
         0,
@@ -92,12 +89,6 @@ pub fn parallel_calls_in_one_turn_are_gated_each() {
     assert_ran_with(&mock, 1, "traded: --paper --size 5");
     assert_eq!(trades(&sandbox), ["--paper --size 5"]);
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "command", "./trade --live --size 9")["decision"],
-        "deny"
-    );
-    assert_eq!(
-        gate_record(&log, "command", "./trade --paper --size 5")["decision"],
-        "defer"
-    );
+    assert_decision(&log, "command", "./trade --live --size 9", "deny");
+    assert_decision(&log, "command", "./trade --paper --size 5", "defer");
 }

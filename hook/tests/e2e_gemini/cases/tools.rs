@@ -3,6 +3,7 @@
 //! name and input.
 
 use std::fs;
+use test_support::make_dir;
 
 use serde_json::json;
 
@@ -12,8 +13,7 @@ use crate::e2e_gemini::mock_gemini::Script;
 
 pub fn edit_outside_the_allowed_path_is_blocked() {
     let sandbox = Sandbox::new("edit-paths");
-    let src = sandbox.project.join("src");
-    fs::create_dir_all(&src).unwrap();
+    let src = make_dir(&sandbox.project, "src");
     fs::write(src.join("inside.txt"), "old inside\n").unwrap();
     fs::write(sandbox.project.join("outside.txt"), "old outside\n").unwrap();
     let replace = |path: &str, old: &str| json!({"file_path": path, "old_string": old, "new_string": "new", "instruction": "e2e"});
@@ -66,14 +66,8 @@ pub fn edit_outside_the_allowed_path_is_blocked() {
         "the file outside src/ was edited"
     );
     let log = sandbox.session_log();
-    assert_eq!(
-        gate_record(&log, "file_path", "notes.txt")["decision"],
-        "deny"
-    );
-    assert_eq!(
-        gate_record(&log, "file_path", "src/inside.txt")["decision"],
-        "allow"
-    );
+    assert_decision(&log, "file_path", "notes.txt", "deny");
+    assert_decision(&log, "file_path", "src/inside.txt", "allow");
 }
 
 /// The suite's own binary is the MCP server (`--mcp-echo-server`), named `e2e` in the user

@@ -31,7 +31,8 @@ use super::super::codex::{
 };
 use super::super::settings_doc::{node, object, string};
 use super::{
-    PlaceError, SettingsDoc, ShapeError, hooks_mut, is_ours, push_group, remove_ours_keeping,
+    PlaceError, SettingsDoc, ShapeError, event_groups, hooks_mut, is_ours, push_group,
+    remove_ours_keeping,
 };
 use compiler::jsonc::{Node, Value};
 
@@ -124,13 +125,7 @@ pub struct Slot {
 /// Every handler of `doc` (a `hooks.json` at `hooks_path`) in Codex's order, with its trust key.
 pub fn slots(doc: &SettingsDoc, hooks_path: &Path) -> Vec<Slot> {
     let mut out = Vec::new();
-    let Some(Value::Object(event_lists)) = doc.root.get("hooks").map(|h| &h.value) else {
-        return out;
-    };
-    for (event, groups) in event_lists {
-        let Value::Array(groups) = &groups.value else {
-            continue;
-        };
+    for (event, groups) in event_groups(doc) {
         for (g, group) in groups.iter().enumerate() {
             let matcher = match group.get("matcher").map(|m| &m.value) {
                 Some(Value::String(m)) => Some(m.as_str()),
@@ -534,24 +529,19 @@ mod tests {
 
     #[test]
     fn broken_or_misshapen_config_is_refused_with_its_place() {
-        let err = CodexConfig::parse("config.toml", "model = \n")
-            .err()
-            .unwrap();
+        let refused = |text| CodexConfig::parse("config.toml", text).err().unwrap();
+        let err = refused("model = \n");
         assert!(err.to_string().contains("line 1"), "{err}");
-        let err = CodexConfig::parse("config.toml", "hooks = 3\n")
-            .err()
-            .unwrap();
-        assert!(
-            matches!(err, ConfigError::NotATable { key: "hooks", .. }),
-            "{err}"
-        );
-        let err = CodexConfig::parse("config.toml", "[hooks]\nstate = \"x\"\n")
-            .err()
-            .unwrap();
-        assert!(
-            matches!(err, ConfigError::NotATable { key: "state", .. }),
-            "{err}"
-        );
+        for (text, key) in [
+            ("hooks = 3\n", "hooks"),
+            ("[hooks]\nstate = \"x\"\n", "state"),
+        ] {
+            let err = refused(text);
+            assert!(
+                matches!(err, ConfigError::NotATable { key: k, .. } if k == key),
+                "{text}: {err}"
+            );
+        }
     }
 
     #[test]

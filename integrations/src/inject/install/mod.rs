@@ -508,16 +508,25 @@ pub(crate) fn push_group(
     Ok(())
 }
 
+/// Each event of `doc`'s `hooks` with its list of matcher groups (an event whose value is no
+/// list is passed over).
+pub(crate) fn event_groups(doc: &SettingsDoc) -> impl Iterator<Item = (&String, &Vec<Node>)> {
+    let events = match doc.root.get("hooks").map(|h| &h.value) {
+        Some(Value::Object(events)) => events.as_slice(),
+        _ => &[],
+    };
+    events
+        .iter()
+        .filter_map(|(event, groups)| match &groups.value {
+            Value::Array(list) => Some((event, list)),
+            _ => None,
+        })
+}
+
 /// The handlers of ours in `doc`: (event, handler).
 pub fn our_handlers(doc: &SettingsDoc) -> Vec<(String, Node)> {
     let mut out = Vec::new();
-    let Some(Value::Object(events)) = doc.root.get("hooks").map(|h| &h.value) else {
-        return out;
-    };
-    for (event, groups) in events {
-        let Value::Array(list) = &groups.value else {
-            continue;
-        };
+    for (event, list) in event_groups(doc) {
         for group in list {
             if let Some(Value::Array(handlers)) = group.get("hooks").map(|h| &h.value) {
                 for handler in handlers.iter().filter(|h| is_ours(h)) {

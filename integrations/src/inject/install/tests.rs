@@ -149,15 +149,22 @@ fn a_hooks_value_of_the_wrong_shape_is_refused() {
     }
 }
 
-#[test]
-fn uninstall_restores_the_backup_bytes_when_nothing_else_changed() {
-    let dir = std::env::temp_dir().join(format!("animus-install-{}", std::process::id()));
+/// A fresh directory `<name>-<pid>` holding `settings.json` with `original`, backed up as an
+/// install would: the directory and the settings' path.
+fn backed_up_settings(name: &str, original: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
-    // The user's file as it was, with its own spacing, which a rewrite would not keep.
-    let original = "{\"model\":\"opus\",  \"env\": {\"FOO\": \"bar\"}}\n";
     std::fs::write(&settings, original).unwrap();
     backup(&settings, "20260101T000000Z").unwrap();
+    (dir, settings)
+}
+
+#[test]
+fn uninstall_restores_the_backup_bytes_when_nothing_else_changed() {
+    // The user's file as it was, with its own spacing, which a rewrite would not keep.
+    let original = "{\"model\":\"opus\",  \"env\": {\"FOO\": \"bar\"}}\n";
+    let (dir, settings) = backed_up_settings("animus-install", original);
     let current = installed(original, "sha256:aa");
     let (text, removed, from) = plan_uninstall(&settings, &current).unwrap();
     assert_eq!((text.as_str(), removed), (original, 8));
@@ -212,12 +219,8 @@ fn reinstalling_keeps_a_hooks_key_that_holds_only_ours_in_its_place() {
 
 #[test]
 fn uninstall_gives_back_an_empty_hooks_object_the_user_had() {
-    let dir = std::env::temp_dir().join(format!("animus-install-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let settings = dir.join("settings.json");
     let original = "{\"hooks\": {}, \"model\": \"opus\"}\n";
-    std::fs::write(&settings, original).unwrap();
-    backup(&settings, "20260101T000000Z").unwrap();
+    let (dir, settings) = backed_up_settings("animus-install-empty", original);
     let (text, _, from) = plan_uninstall(&settings, &installed(original, "sha256:aa")).unwrap();
     assert_eq!((text.as_str(), from.is_some()), (original, true));
     std::fs::remove_dir_all(&dir).unwrap();
