@@ -127,12 +127,14 @@ fn rule(
     }
 }
 
-/// Matchers on `command`, one per regex (the spec's form).
-fn command_regexes(regexes: &[String]) -> Vec<InputMatcher> {
-    regexes
+/// A `Bash` rule `id` denying what matches every regex of `regexes` (one matcher on `command`
+/// each, the spec's form).
+fn bash_deny(id: String, regexes: &[String]) -> HookPolicyRule {
+    let matchers = regexes
         .iter()
         .map(|regex| InputMatcher::regex("command", regex.clone()))
-        .collect()
+        .collect();
+    rule(id, &["Bash"], matchers, Decision::Deny)
 }
 
 fn policy(default_decision: Decision, rules: Vec<HookPolicyRule>) -> HookPolicy {
@@ -264,51 +266,45 @@ pub fn real_list_policy(n: usize) -> HookPolicy {
 /// `n` author-style rules: case-insensitive words, alternations, classes, `\s+`, ASCII word
 /// boundaries, two matchers on some rules.
 pub fn author_policy(n: usize) -> HookPolicy {
-    let words = words();
-    let mut rng = Rng::new(0x5eed_0003);
-    let rules = (0..n)
-        .map(|i| {
-            let (a, b) = (rng.pick_escaped(&words), rng.pick_escaped(&words));
-            let regexes = match i % 5 {
-                0 => vec![format!(r"(?-u:\b){a}\s+(-[a-z]*f|--force)")],
-                1 => vec![format!(r"^(sudo\s+)?{a}(?:\s|$)")],
-                2 => vec![format!(r"(?i){a}")],
-                3 => vec![format!("{a}|{b}"), format!(r"--[a-z]+={b}")],
-                _ => vec![format!(r"{a}\s+[0-9]{{2,4}}")],
-            };
-            rule(
-                format!("author-{i}"),
-                &["Bash"],
-                command_regexes(&regexes),
-                Decision::Deny,
-            )
-        })
-        .collect();
-    policy(Decision::Defer, rules)
+    bash_policy(n, 0x5eed_0003, "author", |i, pick| {
+        let (a, b) = (pick(), pick());
+        match i % 5 {
+            0 => vec![format!(r"(?-u:\b){a}\s+(-[a-z]*f|--force)")],
+            1 => vec![format!(r"^(sudo\s+)?{a}(?:\s|$)")],
+            2 => vec![format!(r"(?i){a}")],
+            3 => vec![format!("{a}|{b}"), format!(r"--[a-z]+={b}")],
+            _ => vec![format!(r"{a}\s+[0-9]{{2,4}}")],
+        }
+    })
 }
 
 /// `n` adversarial rules, alternating `w1.*w2.*w3` and `w1[^;]*w2`.
 pub fn adversarial_policy(n: usize) -> HookPolicy {
+    bash_policy(n, 0x5eed_0004, "adversarial", |i, pick| {
+        let (a, b, c) = (pick(), pick(), pick());
+        if i % 2 == 0 {
+            vec![format!("{a}.*{b}.*{c}")]
+        } else {
+            vec![format!("{a}[^;]*{b}")]
+        }
+    })
+}
+
+/// `n` `Bash` deny rules `<name>-<i>` (calls nothing matches are deferred): rule `i` matches
+/// the regexes `regexes(i, pick)` makes of escaped words `pick` draws (the draws are seeded
+/// with `seed`, so the policy is the same every run).
+fn bash_policy(
+    n: usize,
+    seed: u64,
+    name: &str,
+    mut regexes: impl FnMut(usize, &mut dyn FnMut() -> String) -> Vec<String>,
+) -> HookPolicy {
     let words = words();
-    let mut rng = Rng::new(0x5eed_0004);
+    let mut rng = Rng::new(seed);
     let rules = (0..n)
         .map(|i| {
-            let (a, b, c) = (
-                rng.pick_escaped(&words),
-                rng.pick_escaped(&words),
-                rng.pick_escaped(&words),
-            );
-            let regex = if i % 2 == 0 {
-                format!("{a}.*{b}.*{c}")
-            } else {
-                format!("{a}[^;]*{b}")
-            };
-            rule(
-                format!("adversarial-{i}"),
-                &["Bash"],
-                command_regexes(&[regex]),
-                Decision::Deny,
-            )
+            let mut pick = || rng.pick_escaped(&words);
+            bash_deny(format!("{name}-{i}"), &regexes(i, &mut pick))
         })
         .collect();
     policy(Decision::Defer, rules)

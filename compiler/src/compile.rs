@@ -48,6 +48,18 @@ pub struct Compiled {
     pub locations: Vec<Location>,
 }
 
+impl Compiled {
+    /// The policy lowered to a sidecar image within the default budgets; an automaton that
+    /// cannot be built is an error where its rule was written.
+    pub fn lower(&self) -> Result<engine::sidecar::SidecarImage, Diagnostic> {
+        crate::lower::lower_policy_located(
+            &self.policy,
+            &crate::lower::Budgets::default(),
+            &self.locations,
+        )
+    }
+}
+
 /// Compile a whole profile.
 pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     let mut warnings = Vec::new();

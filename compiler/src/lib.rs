@@ -194,10 +194,10 @@ fn render_protected(
         warnings: compiled.warnings.clone(),
         locations,
     };
-    let (policy, locations) = (&written.policy, &written.locations);
+    let policy = &written.policy;
     let json = policy.to_json();
     // Lower first: a policy that cannot be lowered writes nothing at all.
-    let image = lower::lower_policy_located(policy, &lower::Budgets::default(), locations)?;
+    let image = written.lower()?;
     let sidecar = image.encode(json.as_bytes()).map_err(|e| {
         Errors::one(Diagnostic::error(
             None,

@@ -37,6 +37,22 @@ impl<'a> Call<'a> {
             places,
         }
     }
+
+    /// The call a hook payload makes, as the hook reads it before deciding: a string
+    /// `tool_name` (without one the payload is denied before any policy is consulted), the
+    /// event (`PreToolUse` when absent) and the input (null when absent), made in `places`.
+    pub fn from_payload(payload: &'a Value, places: crate::paths::Places<'a>) -> Option<Call<'a>> {
+        static NULL: Value = Value::Null;
+        Some(Call {
+            event: payload
+                .get("hook_event_name")
+                .and_then(Value::as_str)
+                .unwrap_or("PreToolUse"),
+            tool_name: payload.get("tool_name").and_then(Value::as_str)?,
+            tool_input: payload.get("tool_input").unwrap_or(&NULL),
+            places,
+        })
+    }
 }
 
 /// The result of deciding one call.

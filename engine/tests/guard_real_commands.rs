@@ -15,15 +15,11 @@ fn real_agent_commands_are_not_refused() {
     else {
         return;
     };
-    let root = std::env::temp_dir().join(format!("animus-guard-real-{}", std::process::id()));
-    let project = root.join("project");
-    let home = root.join("home");
-    for d in [
-        project.join(".claude"),
-        home.join(".claude"),
-        root.join("run"),
-    ] {
-        std::fs::create_dir_all(d).unwrap();
+    let scratch = test_support::scratch::Scratch::new("guard-real");
+    let root = &scratch.root;
+    let [project, home] = ["project", "home"].map(|d| scratch.dir(d));
+    for d in ["project/.claude", "home/.claude", "run"] {
+        scratch.dir(d);
     }
     let s = |p: PathBuf| p.to_str().unwrap().to_string();
     let guard = Guard {
@@ -54,7 +50,6 @@ fn real_agent_commands_are_not_refused() {
             refused.push((format!("{command} => {}", r.reason), r.rule));
         }
     }
-    let _ = std::fs::remove_dir_all(&root);
     for (command, rule) in &refused {
         println!("refused ({rule}): {command}");
     }

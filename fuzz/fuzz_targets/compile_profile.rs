@@ -32,11 +32,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let image = match compiler::lower::lower_policy_located(
-        &compiled.policy,
-        &compiler::lower::Budgets::default(),
-        &compiled.locations,
-    ) {
+    let image = match compiled.lower() {
         Ok(image) => image,
         Err(d) => {
             assert!(d.location.is_some(), "unlocated lowering error: {d}");

@@ -41,26 +41,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(payload) = serde_json::from_slice::<Value>(data) else {
         return;
     };
-    let Some(tool_name) = payload.get("tool_name").and_then(Value::as_str) else {
+    // Path rules resolve against the payload's working directory, as in the hook.
+    let places = engine::paths::Places {
+        cwd: payload.get("cwd").and_then(Value::as_str),
+        ..Default::default()
+    };
+    let Some(call) = Call::from_payload(&payload, places) else {
         return;
     };
-    let event = payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .unwrap_or("PreToolUse");
-    let null = Value::Null;
-    let tool_input = payload.get("tool_input").unwrap_or(&null);
     let (policy, compiled) = policies();
     let reference = ReferenceEvaluator::new(policy).unwrap();
-    let call = Call {
-        event,
-        tool_name,
-        tool_input,
-        // Path rules resolve against the payload's working directory, as in the hook.
-        places: engine::paths::Places {
-            cwd: payload.get("cwd").and_then(Value::as_str),
-            ..Default::default()
-        },
-    };
     assert_eq!(compiled.decide(call), reference.decide(call));
 });

@@ -244,12 +244,7 @@ fn args_for(fault: &Fault, event: &str, with_policy: bool, project: &Path) -> Ve
 
 #[test]
 fn every_fault_denies_a_gate_and_never_blocks_an_observer() {
-    let TraderDir {
-        dir,
-        project,
-        state,
-        policy,
-    } = trader_dir("faults");
+    let (dir, project, state, policy) = trader_dir("faults").parts();
     for fault in faults(&dir, &policy) {
         let mut env: Vec<(&str, &str)> = vec![("ANIMUS_CONFIG_DIR", state.to_str().unwrap())];
         env.extend(fault.env.iter().map(|(k, v)| (*k, v.as_str())));
@@ -385,12 +380,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// observer: the hook answers as the gate event it names, with a deny saying what to fix.
 #[test]
 fn a_misspelled_gate_event_denies_instead_of_observing() {
-    let TraderDir {
-        dir: _dir,
-        project,
-        state,
-        policy,
-    } = trader_dir("misspelled-event");
+    let (_dir, project, state, policy) = trader_dir("misspelled-event").parts();
     let status = payload("PreToolUse.Bash.git-status.json");
     for (given, gate) in [
         ("Pretooluse", "PreToolUse"),

@@ -39,12 +39,7 @@ fn copy_pair(good: &Path, dir: &Path) -> std::path::PathBuf {
 /// defers (`git status`), so the previous code answered nothing.
 #[test]
 fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
-    let TraderDir {
-        dir,
-        project,
-        state,
-        policy: good,
-    } = trader_dir("sigbus");
+    let (dir, project, state, good) = trader_dir("sigbus").parts();
     let status = payload("PreToolUse.Bash.git-status.json");
     for (fault, says, stderr_says) in [
         (
@@ -99,12 +94,7 @@ fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
 /// (before, the deadline answered and the log had nothing of the call).
 #[test]
 fn a_hung_decision_is_denied_by_the_deadline_and_recorded() {
-    let TraderDir {
-        dir: _dir,
-        project,
-        state,
-        policy,
-    } = trader_dir("hung");
+    let (_dir, project, state, policy) = trader_dir("hung").parts();
     let status = payload("PreToolUse.Bash.git-status.json");
     for (i, bin) in [bin(), lean_bin()].into_iter().enumerate() {
         let session = format!("hung-{i}");
@@ -152,12 +142,7 @@ fn a_hung_decision_is_denied_by_the_deadline_and_recorded() {
 fn hooks_racing_an_in_place_rewrite_always_answer() {
     use std::io::Write;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let TraderDir {
-        dir,
-        project,
-        state: _,
-        policy: good,
-    } = trader_dir("rewrite-race");
+    let (dir, project, _, good) = trader_dir("rewrite-race").parts();
     let policy = copy_pair(&good, &dir.join("pair"));
     let sidecar = engine::sidecar::sidecar_path_for(&policy);
     let bytes = std::fs::read(&sidecar).unwrap();
@@ -223,12 +208,7 @@ fn the_deadline_fires_even_when_the_parent_blocked_sigalrm() {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
-    let TraderDir {
-        dir,
-        project,
-        state: _,
-        policy,
-    } = trader_dir("sigalrm");
+    let (dir, project, _, policy) = trader_dir("sigalrm").parts();
     for bin in [bin(), lean_bin()] {
         let mut cmd = Command::new(bin);
         cmd.args(gate_args("sigalrm", &project, &policy))

@@ -325,6 +325,15 @@ mod tests {
         list.iter().map(|s| s.as_bytes().to_vec()).collect()
     }
 
+    /// A chain of `pieces`, ending at a word's end or the text's end as asked.
+    fn chain(pieces: &[&str], ends_at_word: bool, ends_text: bool) -> Lowered {
+        Lowered::LiteralChain {
+            pieces: literals(pieces),
+            ends_at_word,
+            ends_text,
+        }
+    }
+
     #[test]
     fn dot_stars_that_unanchored_search_implies_are_dropped() {
         assert_eq!(lowered(".*"), Lowered::Always);
@@ -346,42 +355,31 @@ mod tests {
 
     #[test]
     fn word_prefix_tail_loses_its_dot_star() {
-        assert_eq!(
-            lowered(r"git status(?:\s.*)?$"),
-            Lowered::WordPrefix(b"git status".to_vec())
-        );
-        assert_eq!(lowered(r"ls(?:\s|$)"), Lowered::WordPrefix(b"ls".to_vec()));
-        assert_eq!(
-            lowered(r"curl .* \| bash(?:\s.*)?$"),
-            Lowered::LiteralChain {
-                pieces: literals(&["curl ", " | bash"]),
-                ends_at_word: true,
-                ends_text: false,
-            }
-        );
-        assert_eq!(
-            lowered(r"a.*b.*?c"),
-            Lowered::LiteralChain {
-                pieces: literals(&["a", "b", "c"]),
-                ends_at_word: false,
-                ends_text: false,
-            }
-        );
         // Segment patterns (`\x01` marks a segment's start): a whole segment, a suffix, and
         // a chain that must end the segment need no automaton.
-        assert_eq!(
-            lowered(r"\x01git status$"),
-            Lowered::EndsText(b"\x01git status".to_vec())
-        );
-        assert_eq!(lowered(r" --help$"), Lowered::EndsText(b" --help".to_vec()));
-        assert_eq!(
-            lowered(r"\x01git .* main$"),
-            Lowered::LiteralChain {
-                pieces: literals(&["\x01git ", " main"]),
-                ends_at_word: false,
-                ends_text: true,
-            }
-        );
+        for (regex, want) in [
+            (
+                r"git status(?:\s.*)?$",
+                Lowered::WordPrefix(b"git status".to_vec()),
+            ),
+            (r"ls(?:\s|$)", Lowered::WordPrefix(b"ls".to_vec())),
+            (
+                r"curl .* \| bash(?:\s.*)?$",
+                chain(&["curl ", " | bash"], true, false),
+            ),
+            (r"a.*b.*?c", chain(&["a", "b", "c"], false, false)),
+            (
+                r"\x01git status$",
+                Lowered::EndsText(b"\x01git status".to_vec()),
+            ),
+            (r" --help$", Lowered::EndsText(b" --help".to_vec())),
+            (
+                r"\x01git .* main$",
+                chain(&["\x01git ", " main"], false, true),
+            ),
+        ] {
+            assert_eq!(lowered(regex), want, "{regex}");
+        }
         let Lowered::StartsWithLiteral { hir, .. } = lowered(r"git (status|log)(?:\s.*)?$") else {
             panic!("expected a literal-anchored matcher");
         };

@@ -48,32 +48,26 @@ pub fn check_examples(pack: &Pack) -> Result<(), Errors> {
                 })
                 .decision
         };
-        for example in &rule.examples_match {
+        let matching = rule.examples_match.iter().map(|e| (e, true));
+        let not_matching = rule.examples_not_match.iter().map(|e| (e, false));
+        for (example, matches) in matching.chain(not_matching) {
             let got = decide(&example.value);
-            if got != rule.decision {
-                errors.push(Diagnostic::error(
-                    Some(example.location.clone()),
+            let value = quote(&example.value);
+            let wrong = if matches {
+                (got != rule.decision).then(|| {
                     format!(
-                        "{}:{}: the `match` example `{}` gets {got}, not {}",
-                        pack.name,
-                        rule.id,
-                        quote(&example.value),
+                        "the `match` example `{value}` gets {got}, not {}",
                         rule.decision
-                    ),
-                ));
-            }
-        }
-        for example in &rule.examples_not_match {
-            let got = decide(&example.value);
-            if got != Decision::Defer {
+                    )
+                })
+            } else {
+                (got != Decision::Defer)
+                    .then(|| format!("the `not_match` example `{value}` is matched ({got})"))
+            };
+            if let Some(wrong) = wrong {
                 errors.push(Diagnostic::error(
                     Some(example.location.clone()),
-                    format!(
-                        "{}:{}: the `not_match` example `{}` is matched ({got})",
-                        pack.name,
-                        rule.id,
-                        quote(&example.value)
-                    ),
+                    format!("{}:{}: {wrong}", pack.name, rule.id),
                 ));
             }
         }

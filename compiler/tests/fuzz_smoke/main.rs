@@ -185,28 +185,16 @@ fn odd_payloads_are_decided_alike_by_both_evaluators() {
         let Ok(payload) = serde_json::from_slice::<Value>(&bytes) else {
             return;
         };
-        let Some(tool) = payload.get("tool_name").and_then(Value::as_str) else {
-            return;
-        };
-        let event = payload
-            .get("hook_event_name")
-            .and_then(Value::as_str)
-            .unwrap_or("PreToolUse");
-        let null = Value::Null;
-        let input = payload.get("tool_input").unwrap_or(&null);
         // Where the call runs, as the hook takes it from the payload and the environment.
         let places = engine::paths::Places {
             cwd: payload.get("cwd").and_then(Value::as_str),
             home: (!rng.one_in(4)).then(|| *rng.pick(DIRECTORIES)),
             project_root: (!rng.one_in(4)).then(|| *rng.pick(DIRECTORIES)),
         };
+        let Some(call) = Call::from_payload(&payload, places) else {
+            return;
+        };
         for ((_, compiled), reference) in policies.iter().zip(&references) {
-            let call = Call {
-                event,
-                tool_name: tool,
-                tool_input: input,
-                places,
-            };
             let expected = reference.decide(call);
             let actual = compiled.decide(call);
             assert_eq!(
@@ -307,11 +295,7 @@ fn mutated_profiles_compile_or_fail_with_located_errors() {
                 return;
             }
         };
-        let image = match compiler::lower::lower_policy_located(
-            &compiled.policy,
-            &compiler::lower::Budgets::default(),
-            &compiled.locations,
-        ) {
+        let image = match compiled.lower() {
             Ok(image) => image,
             Err(d) => {
                 assert!(d.location.is_some(), "unlocated lowering error: {d}");

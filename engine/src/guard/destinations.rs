@@ -214,11 +214,7 @@ struct Effects {
 }
 
 /// The first guard place `analysis` reaches, with what it is.
-pub(super) fn refusal(
-    analysis: &Analysis,
-    places: Places<'_>,
-    guard: &Guard,
-) -> Option<(String, &'static str)> {
+pub(super) fn refusal(analysis: &Analysis, places: Places<'_>, guard: &Guard) -> Found {
     let texts: Vec<&str> = analysis.generous_texts().collect();
     let effects = effects_of(&texts);
     if effects.is_empty() {
@@ -241,10 +237,15 @@ pub(super) fn refusal(
         }
         out
     };
-    written_place(&effects, &list, &paths)
-        .or_else(|| written_as_place(&effects, &list, &paths))
-        .or_else(|| removed_place(&effects, &list, &paths))
-        .or_else(|| found_place(&effects, &list, &paths))
+    let reach = Reach {
+        effects: &effects,
+        list: &list,
+        paths: &paths,
+    };
+    written_place(&reach)
+        .or_else(|| written_as_place(&reach))
+        .or_else(|| removed_place(&reach))
+        .or_else(|| found_place(&reach))
 }
 
 /// The variables the command's texts assign a literal to, and the directories it `cd`s to
@@ -332,17 +333,23 @@ impl Effects {
     }
 }
 
-/// A guard place as [`refusal`] reports it.
-fn hit(p: &Place) -> Option<(String, &'static str)> {
+/// A guard place reached, as [`refusal`] reports it: its path and what it is.
+type Found = Option<(String, &'static str)>;
+
+/// What a command does, the guard's places, and the absolute paths a word of it names.
+struct Reach<'a> {
+    effects: &'a Effects,
+    list: &'a PlaceList,
+    paths: &'a dyn Fn(&str) -> Vec<String>,
+}
+
+fn hit(p: &Place) -> Found {
     Some((p.path.clone(), p.what))
 }
 
 /// The guard place a write reaches (into a file, or onto a directory that is not one).
-fn written_place(
-    effects: &Effects,
-    list: &PlaceList,
-    paths: &dyn Fn(&str) -> Vec<String>,
-) -> Option<(String, &'static str)> {
+fn written_place(reach: &Reach<'_>) -> Found {
+    let (effects, list, paths) = (reach.effects, reach.list, reach.paths);
     let onto = effects
         .onto
         .iter()
@@ -361,11 +368,8 @@ fn written_place(
 }
 
 /// The guard place a tree lands on under a name the command does not spell.
-fn written_as_place(
-    effects: &Effects,
-    list: &PlaceList,
-    paths: &dyn Fn(&str) -> Vec<String>,
-) -> Option<(String, &'static str)> {
+fn written_as_place(reach: &Reach<'_>) -> Found {
+    let (effects, list, paths) = (reach.effects, reach.list, reach.paths);
     for (dir, pattern, subtree) in &effects.written_as {
         for dir in paths(dir) {
             for place in &list.places {
@@ -392,11 +396,8 @@ fn written_as_place(
 }
 
 /// The guard place removed, moved away or linked to.
-fn removed_place(
-    effects: &Effects,
-    list: &PlaceList,
-    paths: &dyn Fn(&str) -> Vec<String>,
-) -> Option<(String, &'static str)> {
+fn removed_place(reach: &Reach<'_>) -> Found {
+    let (effects, list, paths) = (reach.effects, reach.list, reach.paths);
     for word in effects.removed.iter().chain(&effects.linked_to) {
         for path in paths(word) {
             if let Some(p) = list.removed(&path) {
@@ -422,11 +423,8 @@ fn removed_place(
 }
 
 /// The guard place a deleting or executing `find` reaches.
-fn found_place(
-    effects: &Effects,
-    list: &PlaceList,
-    paths: &dyn Fn(&str) -> Vec<String>,
-) -> Option<(String, &'static str)> {
+fn found_place(reach: &Reach<'_>) -> Found {
+    let (effects, list, paths) = (reach.effects, reach.list, reach.paths);
     for (start, names) in &effects.found {
         for path in paths(start) {
             for place in &list.places {
@@ -557,27 +555,74 @@ fn without_redirections<'a>(words: &[&'a str]) -> Vec<&'a str> {
     out
 }
 
+/// A word of a command's arguments: a long option, a short option cluster (without its `-`),
+/// or an operand (`-` alone is one, and everything after `--`).
+enum ArgWord<'a> {
+    Long(&'a str),
+    Short(&'a str),
+    Operand(&'a str),
+}
+
+/// The arguments read in order, an option's value taken on demand ([`ArgWords::value`]).
+struct ArgWords<'s, 'a> {
+    args: &'s [&'a str],
+    next: usize,
+    options: bool,
+}
+
+impl<'s, 'a> ArgWords<'s, 'a> {
+    fn new(args: &'s [&'a str]) -> Self {
+        ArgWords {
+            args,
+            next: 0,
+            options: true,
+        }
+    }
+
+    /// The next word as the option's value (`None` past the end).
+    fn value(&mut self) -> Option<&'a str> {
+        let value = self.args.get(self.next).copied();
+        self.next += 1;
+        value
+    }
+}
+
+impl<'a> Iterator for ArgWords<'_, 'a> {
+    type Item = ArgWord<'a>;
+
+    fn next(&mut self) -> Option<ArgWord<'a>> {
+        let mut a = self.value()?;
+        if self.options && a == "--" {
+            self.options = false;
+            a = self.value()?;
+        }
+        Some(if !self.options {
+            ArgWord::Operand(a)
+        } else if a.starts_with("--") {
+            ArgWord::Long(a)
+        } else if a.starts_with('-') && a.len() > 1 {
+            ArgWord::Short(&a[1..])
+        } else {
+            ArgWord::Operand(a)
+        })
+    }
+}
+
 /// The operands of `args` (options skipped; a short option in `with_value` takes the next
 /// word, or the rest of its cluster; everything after `--` is an operand).
 fn operands<'a>(args: &[&'a str], with_value: &[u8]) -> Vec<&'a str> {
     let mut out = Vec::new();
-    let mut i = 0;
-    let mut options = true;
-    while i < args.len() {
-        let a = args[i];
-        i += 1;
-        if options && a == "--" {
-            options = false;
-        } else if options && a.starts_with("--") {
-        } else if options && a.starts_with('-') && a.len() > 1 {
-            let cluster = &a.as_bytes()[1..];
-            if let Some(pos) = cluster.iter().position(|c| with_value.contains(c))
-                && pos + 1 == cluster.len()
-            {
-                i += 1;
+    let mut words = ArgWords::new(args);
+    while let Some(word) = words.next() {
+        match word {
+            ArgWord::Operand(a) => out.push(a),
+            ArgWord::Short(cluster) => {
+                let last = cluster.bytes().position(|c| with_value.contains(&c));
+                if last.is_some_and(|pos| pos + 1 == cluster.len()) {
+                    words.value();
+                }
             }
-        } else {
-            out.push(a);
+            ArgWord::Long(_) => {}
         }
     }
     out
@@ -589,48 +634,42 @@ fn copy_like(args: &[&str], with_value: &[u8], tree: bool, moves: bool, effects:
     let mut no_target_dir = false;
     let mut recursive = tree;
     let mut operands = Vec::new();
-    let mut i = 0;
-    let mut options = true;
-    while i < args.len() {
-        let a = args[i];
-        i += 1;
-        if options && a == "--" {
-            options = false;
-        } else if options && a.starts_with("--") {
-            if let Some(dir) = a.strip_prefix("--target-directory=") {
-                target_dir = Some(dir.into());
-            } else if a == "--target-directory" {
-                target_dir = args.get(i).map(|s| s.to_string());
-                i += 1;
-            } else if a == "--no-target-directory" {
-                no_target_dir = true;
-            } else if matches!(a, "--recursive" | "--archive") {
-                recursive = true;
-            }
-        } else if options && a.starts_with('-') && a.len() > 1 {
-            let cluster = &a[1..];
-            for (pos, c) in cluster.char_indices() {
-                match c {
-                    'T' => no_target_dir = true,
-                    'r' | 'R' | 'a' => recursive = true,
-                    _ => {}
+    let mut words = ArgWords::new(args);
+    while let Some(word) = words.next() {
+        match word {
+            ArgWord::Long(a) => {
+                if let Some(dir) = a.strip_prefix("--target-directory=") {
+                    target_dir = Some(dir.into());
+                } else if a == "--target-directory" {
+                    target_dir = words.value().map(str::to_string);
+                } else if a == "--no-target-directory" {
+                    no_target_dir = true;
+                } else if matches!(a, "--recursive" | "--archive") {
+                    recursive = true;
                 }
-                if c == 't' || with_value.contains(&(c as u8)) {
-                    let rest = &cluster[pos + 1..];
-                    let value = if rest.is_empty() {
-                        i += 1;
-                        args.get(i - 1).map(|s| s.to_string())
-                    } else {
-                        Some(rest.to_string())
-                    };
-                    if c == 't' {
-                        target_dir = value;
+            }
+            ArgWord::Short(cluster) => {
+                for (pos, c) in cluster.char_indices() {
+                    match c {
+                        'T' => no_target_dir = true,
+                        'r' | 'R' | 'a' => recursive = true,
+                        _ => {}
                     }
-                    break;
+                    if c == 't' || with_value.contains(&(c as u8)) {
+                        let rest = &cluster[pos + 1..];
+                        let value = if rest.is_empty() {
+                            words.value()
+                        } else {
+                            Some(rest)
+                        };
+                        if c == 't' {
+                            target_dir = value.map(str::to_string);
+                        }
+                        break;
+                    }
                 }
             }
-        } else {
-            operands.push(a);
+            ArgWord::Operand(a) => operands.push(a),
         }
     }
     let (sources, dir): (&[&str], Option<String>) = match (&target_dir, operands.split_last()) {

@@ -93,6 +93,13 @@ pub struct TraderDir {
     pub policy: PathBuf,
 }
 
+impl TraderDir {
+    /// The directory (removed on drop), the project, the state root and the policy.
+    pub fn parts(self) -> (TempDir, PathBuf, PathBuf, PathBuf) {
+        (self.dir, self.project, self.state, self.policy)
+    }
+}
+
 pub fn trader_dir(name: &str) -> TraderDir {
     let dir = temp_dir(name);
     let project = make_dir(&dir, "project");

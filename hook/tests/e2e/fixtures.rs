@@ -29,10 +29,8 @@ pub fn launch<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-/// A shell call's arguments, as the model sends them.
-pub use super::common::shell_call as bash;
-
-pub use super::common::{install_trade_script, trades, with_trade_script};
+/// `bash`: a shell call's arguments, as the model sends them.
+pub use super::common::{install_trade_script, shell_call as bash, trades, with_trade_script};
 
 /// Inject for agent `agent` of the corpus profile `profile_name`, start a mock with `script`,
 /// run the CLI once.

@@ -25,10 +25,8 @@ pub fn gemini_profile() -> PathBuf {
     profile("e2e-gemini.yaml")
 }
 
-/// A shell call's arguments, as the model sends them.
-pub use crate::common::shell_call as shell;
-
-pub use crate::common::{install_trade_script, trades, with_trade_script};
+/// `shell`: a shell call's arguments, as the model sends them.
+pub use crate::common::{install_trade_script, shell_call as shell, trades, with_trade_script};
 
 /// Inject for `profile`/`agent` (`hook_bin` overrides the hook binary), then `prepare` (plant a
 /// fault, write settings), then run the CLI once against a mock playing `script`.

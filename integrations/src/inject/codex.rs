@@ -9,11 +9,8 @@
 //! untrusted hook a cloned repository's `.codex/` brings, and the user's config is never
 //! written.
 
-use std::path::Path;
-
-use super::{HookCommand, Wiring, session_events};
+use super::{HookCommand, Site, Wiring, session_events};
 use compiler::diagnostic::{Diagnostic, Errors};
-use compiler::profile::AgentProfile;
 
 /// Codex's hook events (0.169.0's embedded schemas).
 pub const CODEX_HOOK_EVENTS: &[&str] = &[
@@ -46,12 +43,8 @@ const CLAMPED_TIMEOUT_SECS: u64 = 3;
 /// The hooks as TOML, written beside the policy for a reader: Codex reads the flags.
 pub const HOOKS_FILE_NAME: &str = "animus-codex-hooks.toml";
 
-pub(crate) fn wiring(
-    hook: &HookCommand,
-    session_dir: &Path,
-    profile: &AgentProfile,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Wiring, Errors> {
+pub(crate) fn wiring(site: &Site<'_>, warnings: &mut Vec<Diagnostic>) -> Result<Wiring, Errors> {
+    let (hook, session_dir, profile) = (site.hook, site.session_dir, site.profile);
     let events = session_events(
         hook.harness,
         profile,

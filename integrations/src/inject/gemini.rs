@@ -17,9 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use super::{HookCommand, Wiring, session_events};
+use super::{Site, Wiring, session_events};
 use compiler::diagnostic::{Diagnostic, Errors};
-use compiler::profile::AgentProfile;
 
 /// Gemini CLI's hook events (0.61.0).
 pub const GEMINI_HOOK_EVENTS: &[&str] = &[
@@ -49,13 +48,8 @@ pub const HOME_ENV: &str = "GEMINI_CLI_HOME";
 /// The session's Gemini home, inside the session directory.
 pub const HOME_DIR_NAME: &str = "gemini-home";
 
-pub(crate) fn wiring(
-    hook: &HookCommand,
-    session_dir: &Path,
-    profile: &AgentProfile,
-    env: &dyn Fn(&str) -> Option<OsString>,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Wiring, Errors> {
+pub(crate) fn wiring(site: &Site<'_>, warnings: &mut Vec<Diagnostic>) -> Result<Wiring, Errors> {
+    let (hook, session_dir, profile, env) = (site.hook, site.session_dir, site.profile, site.env);
     let home = session_dir.join(HOME_DIR_NAME);
     let path = home.join(".gemini").join("settings.json");
     let user_home = user_home(env, &home)?;

@@ -209,6 +209,12 @@ pub fn inject_harness_hooks_with_env(
         from_payload: false,
     };
     let mut warnings = compiled.warnings;
+    let site = Site {
+        hook: &hook,
+        session_dir: &session_dir,
+        profile: request.profile,
+        env,
+    };
     let wiring = match harness {
         Harness::Claude => {
             let mut settings = claude_settings(
@@ -232,13 +238,9 @@ pub fn inject_harness_hooks_with_env(
                 files: vec![(path, pretty_json(&settings))],
             }
         }
-        Harness::Codex => codex::wiring(&hook, &session_dir, request.profile, &mut warnings)?,
-        Harness::Gemini => {
-            gemini::wiring(&hook, &session_dir, request.profile, env, &mut warnings)?
-        }
-        Harness::Opencode => {
-            opencode::wiring(&hook, &session_dir, request.profile, env, &mut warnings)?
-        }
+        Harness::Codex => codex::wiring(&site, &mut warnings)?,
+        Harness::Gemini => gemini::wiring(&site, &mut warnings)?,
+        Harness::Opencode => opencode::wiring(&site, &mut warnings)?,
     };
     for (path, bytes) in &wiring.files {
         if let Some(dir) = path.parent() {
@@ -343,6 +345,15 @@ pub enum SessionDirError {
     /// Someone else's, or writable by others.
     #[error("refusing the session dir: {0}")]
     NotOwned(#[from] engine::ownership::OwnershipError),
+}
+
+/// What a harness's wiring is made from: the hook's command, the session's directory, the
+/// agent's profile and the environment the session starts in.
+pub(crate) struct Site<'a> {
+    pub hook: &'a HookCommand,
+    pub session_dir: &'a Path,
+    pub profile: &'a AgentProfile,
+    pub env: &'a dyn Fn(&str) -> Option<OsString>,
 }
 
 /// What one harness needs: the flags inserted ahead of the prompt, the environment to launch

@@ -4,12 +4,8 @@
 //! cannot start, exits non-zero, dies, prints anything but a deny or nothing, or outlives the
 //! timeout blocks the call.
 
-use std::ffi::OsString;
-use std::path::Path;
-
-use super::{HookCommand, Wiring};
+use super::{HookCommand, Site, Wiring};
 use compiler::diagnostic::{Diagnostic, Errors};
-use compiler::profile::AgentProfile;
 
 /// The variable naming an extra opencode config directory (its `plugins/` load).
 pub const CONFIG_DIR_ENV: &str = "OPENCODE_CONFIG_DIR";
@@ -25,13 +21,8 @@ pub const OBSERVER_TIMEOUT_MS: u64 = 15_000;
 /// Events the plugin records (the plugin's own names for them).
 pub const OBSERVER_EVENTS: &[&str] = &["tool.execute.after", "session.idle"];
 
-pub(crate) fn wiring(
-    hook: &HookCommand,
-    session_dir: &Path,
-    profile: &AgentProfile,
-    env: &dyn Fn(&str) -> Option<OsString>,
-    warnings: &mut Vec<Diagnostic>,
-) -> Result<Wiring, Errors> {
+pub(crate) fn wiring(site: &Site<'_>, warnings: &mut Vec<Diagnostic>) -> Result<Wiring, Errors> {
+    let (hook, session_dir, profile, env) = (site.hook, site.session_dir, site.profile, site.env);
     let error = |message: String| Errors::one(Diagnostic::error(None, message));
     if let Some(existing) = env(CONFIG_DIR_ENV).filter(|v| !v.is_empty()) {
         return Err(error(format!(
