@@ -21,6 +21,21 @@ struct Fault {
     cause: &'static str,
 }
 
+/// A fault of the default arguments: `policy`, and `stdin` (`None`: stdin is never closed).
+fn f(name: &'static str, policy: &str, stdin: Option<Vec<u8>>, cause: &'static str) -> Fault {
+    Fault {
+        name,
+        args: None,
+        policy: policy.to_string(),
+        session: "faults",
+        stdin,
+        env: Vec::new(),
+        cause,
+    }
+}
+
+/// Every fault: of the policy written by hand, the payload, the session and the state dir,
+/// then of a compiled policy damaged on disk ([`damaged_policy_faults`]).
 fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
     let write = |name: &str, text: &[u8]| {
         let p = dir.join(name);
@@ -32,15 +47,6 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
     // A call the policy would let through (defer): a failure must still turn it into a deny.
     let status = payload("PreToolUse.Bash.git-status.json");
     let state_file = write("state-is-a-file", b"x");
-    let f = |name, policy: &str, stdin: Option<Vec<u8>>, cause| Fault {
-        name,
-        args: None,
-        policy: policy.to_string(),
-        session: "faults",
-        stdin,
-        env: Vec::new(),
-        cause,
-    };
     // A hand-written JSON policy without its sidecar is refused before it is read: the hook
     // never compiles a policy in-process (`check` still does).
     let mut v = vec![
@@ -84,7 +90,22 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         },
         Fault { env: vec![("ANIMUS_HOOK_FAULT", "panic".into())], ..f("internal panic", &good, Some(bash.clone()), "internal error") },
     ];
-    // Sidecar faults: a copy of the good pair, then damaged.
+    v.extend(damaged_policy_faults(dir, good_policy));
+    let mut unknown_flag = f(
+        "unknown flag",
+        &good,
+        Some(bash.clone()),
+        "invalid arguments",
+    );
+    unknown_flag.args = Some(vec!["--frobnicate".into()]);
+    v.push(unknown_flag);
+    v
+}
+
+/// A copy of the good pair, damaged: each answers a status call with a deny naming what is
+/// wrong.
+fn damaged_policy_faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
+    let status = payload("PreToolUse.Bash.git-status.json");
     let pair = |name: &str, damage: &dyn Fn(&Path, &Path)| -> String {
         let d = dir.join(name);
         std::fs::create_dir_all(&d).unwrap();
@@ -146,55 +167,53 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
         std::fs::copy(engine::sidecar::stamp_path_for(good_policy), &stamp).unwrap();
         chmod(&stamp, 0o646);
     });
-    // Each damaged policy answers a status call with a deny naming what is wrong.
-    v.extend(
-        [
-            (
-                "sidecar missing",
-                missing.as_str(),
-                "has no sidecar beside it",
-            ),
-            ("sidecar corrupt", flip.as_str(), "sidecar is corrupt"),
-            (
-                "sidecar truncated",
-                truncated.as_str(),
-                "sidecar is truncated",
-            ),
-            ("sidecar stale", stale.as_str(), "sidecar is stale"),
-            (
-                "policy damaged",
-                damaged.as_str(),
-                "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
-            ),
-            (
-                "sidecar not a sidecar",
-                not_sidecar.as_str(),
-                "cannot be used",
-            ),
-            (
-                "policy is a FIFO",
-                fifo.as_str(),
-                "it is a FIFO, not a regular file",
-            ),
-            ("policy is a device", "/dev/zero", "it is a device"),
-            (
-                "policy writable by others",
-                loose_policy.as_str(),
-                "is writable by others (mode 666)",
-            ),
-            (
-                "sidecar writable by its group",
-                loose_sidecar.as_str(),
-                "is writable by its group (mode 664)",
-            ),
-            (
-                "stamp writable by others",
-                loose_stamp.as_str(),
-                "animus-policy.stamp` is writable by others",
-            ),
-        ]
-        .map(|(name, policy, reason)| f(name, policy, Some(status.clone()), reason)),
-    );
+    let mut v: Vec<Fault> = [
+        (
+            "sidecar missing",
+            missing.as_str(),
+            "has no sidecar beside it",
+        ),
+        ("sidecar corrupt", flip.as_str(), "sidecar is corrupt"),
+        (
+            "sidecar truncated",
+            truncated.as_str(),
+            "sidecar is truncated",
+        ),
+        ("sidecar stale", stale.as_str(), "sidecar is stale"),
+        (
+            "policy damaged",
+            damaged.as_str(),
+            "animus-policy.json is damaged: it is not valid JSON (EOF while parsing",
+        ),
+        (
+            "sidecar not a sidecar",
+            not_sidecar.as_str(),
+            "cannot be used",
+        ),
+        (
+            "policy is a FIFO",
+            fifo.as_str(),
+            "it is a FIFO, not a regular file",
+        ),
+        ("policy is a device", "/dev/zero", "it is a device"),
+        (
+            "policy writable by others",
+            loose_policy.as_str(),
+            "is writable by others (mode 666)",
+        ),
+        (
+            "sidecar writable by its group",
+            loose_sidecar.as_str(),
+            "is writable by its group (mode 664)",
+        ),
+        (
+            "stamp writable by others",
+            loose_stamp.as_str(),
+            "animus-policy.stamp` is writable by others",
+        ),
+    ]
+    .map(|(name, policy, reason)| f(name, policy, Some(status.clone()), reason))
+    .into();
     // Another user's sidecar (only root can hand a file to another user).
     let foreign = pair("sidecar-foreign", &|_, sidecar| {
         let _ = std::os::unix::fs::chown(sidecar, Some(4242), None);
@@ -213,14 +232,6 @@ fn faults(dir: &Path, good_policy: &Path) -> Vec<Fault> {
             println!("SKIPPED (not root): the foreign-owner sidecar fault");
         }
     }
-    let mut unknown_flag = f(
-        "unknown flag",
-        &good,
-        Some(bash.clone()),
-        "invalid arguments",
-    );
-    unknown_flag.args = Some(vec!["--frobnicate".into()]);
-    v.push(unknown_flag);
     v
 }
 

@@ -31,20 +31,7 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
     let Some(shared) = shared_dir(name) else {
         return;
     };
-    let mut commands = Vec::new();
-    for file in ["nl2bash.jsonl", "tldr-examples.jsonl"] {
-        let path = shared.join("corpus-real/commands").join(file);
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        for (i, line) in text.lines().enumerate().filter(|(i, _)| i % STRIDE == 0) {
-            let record: Value = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
-            let command = record["command"]
-                .as_str()
-                .unwrap_or_else(|| panic!("{}:{}: no `command`", path.display(), i + 1));
-            commands.push(command.to_string());
-        }
-    }
+    let commands = sampled_commands(&shared);
     assert!(commands.len() > 1000, "{} commands", commands.len());
     let lists = test_support::shared::permission_lists(&shared.join("corpus-real"));
 
@@ -88,12 +75,11 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
             let evaluator = ReferenceEvaluator::new(policy).unwrap();
             for command in &commands {
                 let input = serde_json::json!({ "command": command });
-                let outcome = evaluator.decide(engine::Call {
-                    event: "PreToolUse",
-                    tool_name: "Bash",
-                    tool_input: &input,
-                    places: Default::default(),
-                });
+                let outcome = evaluator.decide(engine::Call::pre_tool_use(
+                    "Bash",
+                    &input,
+                    Default::default(),
+                ));
                 counts[0] += 1;
                 match outcome.decision {
                     Decision::Deny => counts[1] += 1,
@@ -109,53 +95,8 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
                 if rule.is_empty() && !unreadable {
                     counts[3] += 1;
                 }
-                if meaning == Meaning::Claude && unreadable {
-                    // A command running text the guard cannot read is at least ask when one of
-                    // the list's own deny or ask entries governs the shell (issue 26): that
-                    // entry, named in the reason, is what asks.
-                    let governing = outcome
-                        .reason
-                        .strip_prefix("The guard cannot read what this command runs: ")
-                        .and_then(|r| r.split("Rule `").nth(1))
-                        .and_then(|r| r.split('`').next())
-                        .unwrap_or("");
-                    let own = |list: &str, entries: &[integrations::import::ImportedEntry]| {
-                        governing
-                            .strip_prefix(&format!("tool_policy.{list}:"))
-                            .map(|e| e.split(" #").next().unwrap_or(e))
-                            .is_some_and(|e| entries.iter().any(|x| x.entry == e))
-                    };
-                    assert!(
-                        outcome.decision == Decision::Ask
-                            && (own("deny", &import.deny) || own("ask", &import.ask)),
-                        "{file}: `{command}` is {} with no deciding rule ({}), not by one of the \
-                         list's own entries",
-                        outcome.decision,
-                        outcome.reason
-                    );
-                    continue;
-                }
                 if meaning == Meaning::Claude {
-                    // Only the list's own deny and ask entries deny or ask.
-                    let list_name = if outcome.decision == Decision::Deny {
-                        "deny"
-                    } else {
-                        "ask"
-                    };
-                    let entries = if outcome.decision == Decision::Deny {
-                        &import.deny
-                    } else {
-                        &import.ask
-                    };
-                    let entry = rule
-                        .strip_prefix(&format!("tool_policy.{list_name}:"))
-                        .map(|e| e.split(" #").next().unwrap_or(e));
-                    assert!(
-                        entry.is_some_and(|e| entries.iter().any(|x| x.entry == e)),
-                        "{file}: `{command}` is {} by `{rule}`, not by one of the list's own \
-                         {list_name} entries",
-                        outcome.decision
-                    );
+                    only_own_entries(&file, &import, command, &outcome, unreadable);
                 }
             }
         }
@@ -186,5 +127,82 @@ fn imported_lists_deny_or_ask_only_what_their_own_entries_name() {
         allowlist[3] > claude[1],
         "the strict allowlist denies unlisted calls: {} by the default",
         allowlist[3]
+    );
+}
+
+/// The commands decided: every `STRIDE`-th of the real command files.
+fn sampled_commands(shared: &std::path::Path) -> Vec<String> {
+    let mut commands = Vec::new();
+    for file in ["nl2bash.jsonl", "tldr-examples.jsonl"] {
+        let path = shared.join("corpus-real/commands").join(file);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (i, line) in text.lines().enumerate().filter(|(i, _)| i % STRIDE == 0) {
+            let record: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1));
+            let command = record["command"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{}:{}: no `command`", path.display(), i + 1));
+            commands.push(command.to_string());
+        }
+    }
+    commands
+}
+
+/// Under the Claude meaning only the list's own deny and ask entries deny or ask `command`
+/// (an unreadable command asks by the entry governing the shell).
+fn only_own_entries(
+    file: &str,
+    import: &integrations::import::Import,
+    command: &str,
+    outcome: &engine::Outcome,
+    unreadable: bool,
+) {
+    let rule = outcome.deciding_rule.as_deref().unwrap_or("");
+    if unreadable {
+        // A command running text the guard cannot read is at least ask when one of
+        // the list's own deny or ask entries governs the shell (issue 26): that
+        // entry, named in the reason, is what asks.
+        let governing = outcome
+            .reason
+            .strip_prefix("The guard cannot read what this command runs: ")
+            .and_then(|r| r.split("Rule `").nth(1))
+            .and_then(|r| r.split('`').next())
+            .unwrap_or("");
+        let own = |list: &str, entries: &[integrations::import::ImportedEntry]| {
+            governing
+                .strip_prefix(&format!("tool_policy.{list}:"))
+                .map(|e| e.split(" #").next().unwrap_or(e))
+                .is_some_and(|e| entries.iter().any(|x| x.entry == e))
+        };
+        assert!(
+            outcome.decision == Decision::Ask
+                && (own("deny", &import.deny) || own("ask", &import.ask)),
+            "{file}: `{command}` is {} with no deciding rule ({}), not by one of the \
+             list's own entries",
+            outcome.decision,
+            outcome.reason
+        );
+        return;
+    }
+    // Only the list's own deny and ask entries deny or ask.
+    let list_name = if outcome.decision == Decision::Deny {
+        "deny"
+    } else {
+        "ask"
+    };
+    let entries = if outcome.decision == Decision::Deny {
+        &import.deny
+    } else {
+        &import.ask
+    };
+    let entry = rule
+        .strip_prefix(&format!("tool_policy.{list_name}:"))
+        .map(|e| e.split(" #").next().unwrap_or(e));
+    assert!(
+        entry.is_some_and(|e| entries.iter().any(|x| x.entry == e)),
+        "{file}: `{command}` is {} by `{rule}`, not by one of the list's own \
+         {list_name} entries",
+        outcome.decision
     );
 }

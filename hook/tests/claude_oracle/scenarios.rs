@@ -5,53 +5,71 @@ use super::*;
 /// Every scenario, in the order the table stores them.
 pub(super) fn scenarios() -> Vec<Scenario> {
     let mut all = file_scenarios();
+    all.extend(edit_scenarios());
+    all.extend(read_glob_scenarios());
     all.extend(other_scenarios());
     all
 }
 
-/// Read, Edit, Write, NotebookEdit, Glob and Grep against path rules.
+/// Read and the other file tools against anchored path rules.
 fn file_scenarios() -> Vec<Scenario> {
     vec![
         // `./.env` against every spelling of the project's .env, and at depth.
-        scenario("files-deny-anchored", &["Read(docs/**)"], &[], &["Read(./.env)"])
-            .files(&[".env", "sub/.env", "src/x.ts", "docs/a.md", ".env.local"])
-            .home_files(&["outside.txt"])
-            .symlink("link.env", ".env")
-            .read("{project}/.env")
-            .read("{project}/src/../.env")
-            .read("{project}/link.env")
-            .read("{project}/sub/.env")
-            .read("{project}/./.env")
-            .read("{project}//.env")
-            .read("{project}/.env.local")
-            .read("{project}/src/x.ts")
-            .grep("MARK", Some("{project}/.env"))
-            .glob(".env", None)
-            .bash("cat .env")
-            .edit("{project}/.env", ".env")
-            .read("{project}/docs/a.md")
-            .read("{home}/outside.txt")
-            .write("{project}/new.txt")
-            .done(),
+        scenario(
+            "files-deny-anchored",
+            &["Read(docs/**)"],
+            &[],
+            &["Read(./.env)"],
+        )
+        .files(&[".env", "sub/.env", "src/x.ts", "docs/a.md", ".env.local"])
+        .home_files(&["outside.txt"])
+        .symlink("link.env", ".env")
+        .read("{project}/.env")
+        .read("{project}/src/../.env")
+        .read("{project}/link.env")
+        .read("{project}/sub/.env")
+        .read("{project}/./.env")
+        .read("{project}//.env")
+        .read("{project}/.env.local")
+        .read("{project}/src/x.ts")
+        .grep("MARK", Some("{project}/.env"))
+        .glob(".env", None)
+        .bash("cat .env")
+        .edit("{project}/.env", ".env")
+        .read("{project}/docs/a.md")
+        .read("{home}/outside.txt")
+        .write("{project}/new.txt")
+        .done(),
         // `.env` (no anchor) at any depth, outside the project, through a symlink.
-        scenario("files-deny-any-depth", &["Read(~/**)"], &[], &["Read(.env)"])
-            .files(&[".env", "sub/.env", "sub/deep/.env", "sub/x.env", "src/ok.txt"])
-            .home_files(&[".env", "proj2/.env", "notes.txt"])
-            .symlink("src/env-link", "../sub/deep/.env")
-            .symlink("innocent.txt", "{home}/proj2/.env")
-            .read("{project}/.env")
-            .read("{project}/sub/.env")
-            .read("{project}/sub/deep/.env")
-            .read("{project}/sub/x.env")
-            .read("{project}/src/env-link")
-            .read("{project}/innocent.txt")
-            .read("{home}/.env")
-            .read("{home}/proj2/.env")
-            .read("{home}/notes.txt")
-            .read("{project}/src/ok.txt")
-            .grep("MARK", Some("{project}/sub"))
-            .glob("**/.env", None)
-            .done(),
+        scenario(
+            "files-deny-any-depth",
+            &["Read(~/**)"],
+            &[],
+            &["Read(.env)"],
+        )
+        .files(&[
+            ".env",
+            "sub/.env",
+            "sub/deep/.env",
+            "sub/x.env",
+            "src/ok.txt",
+        ])
+        .home_files(&[".env", "proj2/.env", "notes.txt"])
+        .symlink("src/env-link", "../sub/deep/.env")
+        .symlink("innocent.txt", "{home}/proj2/.env")
+        .read("{project}/.env")
+        .read("{project}/sub/.env")
+        .read("{project}/sub/deep/.env")
+        .read("{project}/sub/x.env")
+        .read("{project}/src/env-link")
+        .read("{project}/innocent.txt")
+        .read("{home}/.env")
+        .read("{home}/proj2/.env")
+        .read("{home}/notes.txt")
+        .read("{project}/src/ok.txt")
+        .grep("MARK", Some("{project}/sub"))
+        .glob("**/.env", None)
+        .done(),
         // HOME (`~/`), `//` absolute, `/` root-relative and plain absolute anchors.
         scenario(
             "files-deny-home-and-absolute",
@@ -118,6 +136,12 @@ fn file_scenarios() -> Vec<Scenario> {
         .write("{project}/src/new.ts")
         .write("{project}/lib/src/new.ts")
         .done(),
+    ]
+}
+
+/// Edit and Write grants and denies against Edit, Write and NotebookEdit.
+fn edit_scenarios() -> Vec<Scenario> {
+    vec![
         // Edit(src/**) as the only grant for writes.
         // (`Read(~/**)`: a file outside the project must be read before it can be edited.)
         scenario("edit-allow-src", &["Edit(src/**)", "Read(~/**)"], &[], &[])
@@ -196,6 +220,12 @@ fn file_scenarios() -> Vec<Scenario> {
         .edit("{project}/secret/y.txt", "secret/y.txt")
         .edit("{project}/src/z.txt", "src/z.txt")
         .done(),
+    ]
+}
+
+/// Globs and directory names against Read, Grep and Glob; ask rules beside allows.
+fn read_glob_scenarios() -> Vec<Scenario> {
+    vec![
         // `**/*.pem` and a directory name (`secrets`) against Read, Grep and Glob.
         scenario(
             "files-deny-pem-and-dir",
@@ -231,18 +261,28 @@ fn file_scenarios() -> Vec<Scenario> {
         .grep("MARK", None)
         .done(),
         // `Read(secrets/**)` (the usual spelling) against the directory itself.
-        scenario("files-deny-dir-glob", &["Read(docs/**)"], &[], &["Read(secrets/**)"])
-            .files(&["secrets/x.txt", "secrets/deep/y.txt", "sub/secrets/z.txt", "docs/d.md"])
-            .read("{project}/secrets/x.txt")
-            .read("{project}/secrets/deep/y.txt")
-            .read("{project}/sub/secrets/z.txt")
-            .grep("MARK", Some("{project}/secrets"))
-            .glob("**", Some("{project}/secrets"))
-            .glob("secrets/**", None)
-            .bash("ls secrets")
-            .bash("cat secrets/x.txt")
-            .read("{project}/docs/d.md")
-            .done(),
+        scenario(
+            "files-deny-dir-glob",
+            &["Read(docs/**)"],
+            &[],
+            &["Read(secrets/**)"],
+        )
+        .files(&[
+            "secrets/x.txt",
+            "secrets/deep/y.txt",
+            "sub/secrets/z.txt",
+            "docs/d.md",
+        ])
+        .read("{project}/secrets/x.txt")
+        .read("{project}/secrets/deep/y.txt")
+        .read("{project}/sub/secrets/z.txt")
+        .grep("MARK", Some("{project}/secrets"))
+        .glob("**", Some("{project}/secrets"))
+        .glob("secrets/**", None)
+        .bash("ls secrets")
+        .bash("cat secrets/x.txt")
+        .read("{project}/docs/d.md")
+        .done(),
         // Ask rules for Read and Edit beside allow rules.
         scenario(
             "files-ask",
@@ -250,7 +290,13 @@ fn file_scenarios() -> Vec<Scenario> {
             &["Read(private/**)", "Edit(config/**)", "Read(~/.aws/**)"],
             &[],
         )
-        .files(&["private/p.txt", "public.txt", "config/c.yaml", "app.txt", "src/private/q.txt"])
+        .files(&[
+            "private/p.txt",
+            "public.txt",
+            "config/c.yaml",
+            "app.txt",
+            "src/private/q.txt",
+        ])
         .home_files(&[".aws/credentials", "h.txt"])
         .read("{project}/private/p.txt")
         .read("{project}/public.txt")

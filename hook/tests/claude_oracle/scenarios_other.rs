@@ -5,6 +5,14 @@ use super::*;
 
 /// WebFetch, Skill, Agent, Bash, MCP and whole-tool scenarios, in table order.
 pub(super) fn other_scenarios() -> Vec<Scenario> {
+    let mut all = web_skill_and_agent_scenarios();
+    all.extend(bash_and_mcp_scenarios());
+    all.extend(whole_tool_scenarios());
+    all
+}
+
+/// WebFetch domains, skills and subagents.
+fn web_skill_and_agent_scenarios() -> Vec<Scenario> {
     vec![
         // WebFetch(domain:example.com) as an allow: look-alike URLs.
         webfetch_urls(scenario(
@@ -117,6 +125,12 @@ pub(super) fn other_scenarios() -> Vec<Scenario> {
         .agent("Task", "Explore")
         .agent("Task", "helper")
         .done(),
+    ]
+}
+
+/// Bash prefix rules and MCP servers and tools.
+fn bash_and_mcp_scenarios() -> Vec<Scenario> {
+    vec![
         // Bash prefix rules against compound, quoted and wrapped spellings.
         bash_cases(scenario(
             "bash-prefix",
@@ -191,6 +205,12 @@ pub(super) fn other_scenarios() -> Vec<Scenario> {
         scenario("mcp-prefix", &["mcp__*"], &[], &["mcp__e2e__shout"])
             .every_mcp_tool()
             .done(),
+    ]
+}
+
+/// Ask entries, `Tool(*)`/`Tool(**)`, and entries naming no tool as written.
+fn whole_tool_scenarios() -> Vec<Scenario> {
+    vec![
         // Ask entries of several tools under blanket allows.
         scenario(
             "ask-entries",

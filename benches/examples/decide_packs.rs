@@ -1,0 +1,87 @@
+//! Decide one Bash call with every built-in pack enabled, many times, and print the time per
+//! call: a steady loop to profile (`perf record`) what `shell-decide/all-packs/200B` measures.
+//! Also times the parse and the path texts alone.
+//! `cargo run --release -p animus-benches --example decide_packs -- [ROUNDS] [COMMAND]`
+use std::time::Instant;
+
+/// The 200-byte command of `benches/benches/shell.rs`.
+const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
+echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm run test -- \
+--watch=false 2>/dev/null || echo 'tests failed'";
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let rounds: usize = args
+        .get(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000)
+        .max(20);
+    let command = args.get(2).map_or(REALISTIC, String::as_str);
+    let packs = compiler::packs::every_pack_list();
+    let profile = compiler::load_profile_str(
+        &format!("agents:\n  all:\n    packs: {packs}\n"),
+        "all-packs.yaml".into(),
+        "all",
+    )
+    .expect("the pack list loads");
+    let policy = compiler::compile_profile(&profile)
+        .expect("every pack compiles")
+        .policy;
+    let (json, sidecar) = animus_benches::compile(&policy);
+    let compiled = engine::CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).expect("loads");
+    let cwd = std::env::current_dir().expect("a working directory");
+    let home = std::env::temp_dir();
+    let places = engine::Places {
+        cwd: cwd.to_str(),
+        home: home.to_str(),
+        project_root: cwd.to_str(),
+    };
+    let input = serde_json::json!({ "command": command });
+    // The parts, each alone: the parse, and the path texts made (matched against nothing).
+    let time = |what: &str, f: &mut dyn FnMut()| {
+        let mut fastest = f64::MAX;
+        for _ in 0..20 {
+            let start = Instant::now();
+            for _ in 0..rounds / 20 {
+                f();
+            }
+            fastest = fastest.min(start.elapsed().as_secs_f64() * 1e6 / (rounds / 20) as f64);
+        }
+        println!("{what}: fastest round {fastest:.2} µs");
+    };
+    time("parse", &mut || {
+        std::hint::black_box(engine::shell::analyse(std::hint::black_box(command)));
+    });
+    let analysis = engine::shell::analyse(command);
+    let mut count = 0;
+    time("path texts", &mut || {
+        count = 0;
+        let _ = engine::paths::each_command_path_text(
+            analysis.path_read_texts(command),
+            places,
+            &mut |t| {
+                count += t.len();
+                std::ops::ControlFlow::Continue(())
+            },
+        );
+    });
+    let outcome = animus_benches::decide_bash_fresh(&compiled, &input, places);
+    println!("{outcome:?}");
+    let mut fastest = f64::MAX;
+    for _ in 0..20 {
+        let start = Instant::now();
+        for _ in 0..rounds / 20 {
+            std::hint::black_box(animus_benches::decide_bash_fresh(
+                &compiled,
+                std::hint::black_box(&input),
+                places,
+            ));
+        }
+        let per = start.elapsed().as_secs_f64() * 1e6 / (rounds / 20) as f64;
+        fastest = fastest.min(per);
+    }
+    println!(
+        "{} rules: fastest round {fastest:.2} µs per decide",
+        policy.rules.len()
+    );
+}
