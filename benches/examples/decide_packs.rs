@@ -38,7 +38,13 @@ fn main() {
     };
     let input = serde_json::json!({ "command": command });
     // The parts, each alone: the parse, and the path texts made (matched against nothing).
+    // `DECIDE_PACKS_ONLY=parse|paths|decide` times that part alone (for `perf record`).
+    let only = std::env::var("DECIDE_PACKS_ONLY").ok();
+    let wanted = |what: &str| only.as_deref().is_none_or(|o| what.starts_with(o));
     let time = |what: &str, f: &mut dyn FnMut()| {
+        if !wanted(what) {
+            return;
+        }
         let mut fastest = f64::MAX;
         for _ in 0..20 {
             let start = Instant::now();
@@ -65,8 +71,18 @@ fn main() {
             },
         );
     });
+    if wanted("path") {
+        let texts = engine::paths::command_path_texts(analysis.path_read_texts(command), places);
+        println!(
+            "{} distinct path texts of {count} bytes in all: {texts:?}",
+            texts.len()
+        );
+    }
     let outcome = animus_benches::decide_bash_fresh(&compiled, &input, places);
     println!("{outcome:?}");
+    if !wanted("decide") {
+        return;
+    }
     let mut fastest = f64::MAX;
     for _ in 0..20 {
         let start = Instant::now();

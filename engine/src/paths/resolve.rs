@@ -6,6 +6,7 @@ use std::borrow::Cow;
 pub(super) use super::normalise;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Is `path` already what [`normalise`] makes of it (absolute, no empty, `.` or `..`
 /// component, no trailing `/`)?
@@ -109,12 +110,43 @@ fn through_links(normalised: &str, memo: &FsMemo) -> String {
 /// every word), and a call's files are read as they are at one moment anyway. (Reading a
 /// directory whole instead measured 12 µs against 0.8 µs an `lstat`: not worth it below
 /// fifteen names.)
+///
+/// A memo made inside [`one_memo_for`] is that call's one memo: the guard's places, the
+/// policy's path texts and the guard's reading of a command then ask the file system once
+/// between them. Clones share the memo.
 #[derive(Clone, Debug)]
 pub struct FsMemo {
+    maps: Rc<MemoMaps>,
+}
+
+#[derive(Debug)]
+struct MemoMaps {
     /// `lstat`: `None` when it failed, else whether the path is a symbolic link.
     lstat: RefCell<HashMap<String, Option<bool>, FnvBuild>>,
     /// `canonicalize`: `None` when it failed.
     canonical: RefCell<HashMap<String, Option<String>, FnvBuild>>,
+}
+
+thread_local! {
+    /// The memo of the call [`one_memo_for`] runs, if one runs on this thread.
+    static CALL_MEMO: RefCell<Option<Rc<MemoMaps>>> = const { RefCell::new(None) };
+}
+
+/// Run `f` (one hook call) with one [`FsMemo`] for every memo made inside it: the file
+/// system is read as it is at one moment, once per path. Outside, each memo is its own.
+pub fn one_memo_for<R>(f: impl FnOnce() -> R) -> R {
+    /// Ends the scope however `f` ends (a panic is answered with a deny, and the thread may
+    /// decide again).
+    struct Scope(Option<Rc<MemoMaps>>);
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            CALL_MEMO.with(|memo| *memo.borrow_mut() = previous);
+        }
+    }
+    let fresh = Rc::new(MemoMaps::new());
+    let _scope = Scope(CALL_MEMO.with(|memo| memo.borrow_mut().replace(fresh)));
+    f()
 }
 
 /// FNV-1a: the memo's keys are a call's own paths, a few dozen short strings, where SipHash's
@@ -143,31 +175,41 @@ impl std::hash::Hasher for Fnv {
 
 pub(super) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
-impl Default for FsMemo {
-    /// An empty memo, sized for a command's few dozen paths (no rehash on the way).
-    fn default() -> FsMemo {
-        FsMemo {
+impl MemoMaps {
+    /// Empty maps, sized for a command's few dozen paths (no rehash on the way).
+    fn new() -> MemoMaps {
+        MemoMaps {
             lstat: RefCell::new(HashMap::with_capacity_and_hasher(32, FnvBuild::default())),
             canonical: RefCell::new(HashMap::with_capacity_and_hasher(4, FnvBuild::default())),
         }
     }
 }
 
+impl Default for FsMemo {
+    /// The memo of the call [`one_memo_for`] runs, else an empty one of its own.
+    fn default() -> FsMemo {
+        let maps = CALL_MEMO
+            .with(|memo| memo.borrow().clone())
+            .unwrap_or_else(|| Rc::new(MemoMaps::new()));
+        FsMemo { maps }
+    }
+}
+
 impl FsMemo {
     /// `lstat(path)`: `None` when it fails, else whether `path` is a symbolic link.
     fn lstat(&self, path: &str) -> Option<bool> {
-        if let Some(known) = self.lstat.borrow().get(path) {
+        if let Some(known) = self.maps.lstat.borrow().get(path) {
             return *known;
         }
         // Below a directory known to be missing nothing exists: every word a command reads
         // from a `cd` target that is not there (yet) costs no system call.
         if let Some((parent, _)) = parent_and_name(path)
-            && self.lstat.borrow().get(parent) == Some(&None)
+            && self.maps.lstat.borrow().get(parent) == Some(&None)
         {
             return None;
         }
         let found = lstat(path);
-        self.lstat.borrow_mut().insert(path.to_string(), found);
+        self.maps.lstat.borrow_mut().insert(path.to_string(), found);
         found
     }
 
@@ -204,13 +246,14 @@ impl FsMemo {
     }
 
     fn canonicalize(&self, path: &str) -> Option<String> {
-        if let Some(known) = self.canonical.borrow().get(path) {
+        if let Some(known) = self.maps.canonical.borrow().get(path) {
             return known.clone();
         }
         let found = std::fs::canonicalize(path)
             .ok()
             .map(|p| p.to_string_lossy().into_owned());
-        self.canonical
+        self.maps
+            .canonical
             .borrow_mut()
             .insert(path.to_string(), found.clone());
         found

@@ -478,3 +478,39 @@ fn real_path_is_canonicalize() {
     }
     assert_eq!(memo.real_path(std::path::Path::new("/")), Some("/".into()));
 }
+
+/// Inside `one_memo_for` every memo is the call's one memo (what one asked, the others know:
+/// a file made after the first look stays unseen); outside, each memo asks for itself, and
+/// the scope ends with its call, a panicking one too.
+#[test]
+fn one_memo_for_shares_the_call_memo_and_ends_with_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().canonicalize().unwrap();
+    let later = dir.join("later");
+    let seen_by_second = one_memo_for(|| {
+        let first = FsMemo::default();
+        assert_eq!(first.real_path(&later), None, "not there yet");
+        std::fs::write(&later, "x").unwrap();
+        FsMemo::default().real_path(&later)
+    });
+    assert_eq!(seen_by_second, None, "the second memo is the first");
+    assert_eq!(
+        FsMemo::default().real_path(&later),
+        Some(later.clone()),
+        "outside the scope a memo asks the file system"
+    );
+    let other = dir.join("other");
+    let panicked = std::panic::catch_unwind(|| {
+        one_memo_for(|| {
+            assert_eq!(FsMemo::default().real_path(&other), None);
+            panic!("a decision that fails");
+        })
+    });
+    assert!(panicked.is_err());
+    std::fs::write(&other, "x").unwrap();
+    assert_eq!(
+        FsMemo::default().real_path(&other),
+        Some(other.clone()),
+        "a panic ends the scope too"
+    );
+}

@@ -569,8 +569,12 @@ fn evaluate(
         let home = crate::places::home_dir();
         let project_root = args.project_root.as_deref().and_then(|p| p.to_str());
         let places = crate::places::of_payload(payload, home.as_deref(), project_root);
-        let outcome = harness_call::decide(harness, event, payload, places, policy_path, |call| {
-            policy_source::decide(&loaded, call)
+        // One look at the file system for the whole call: the guard's places, the policy's
+        // path texts and the guard's reading of the command share their `lstat`s.
+        let outcome = engine::paths::one_memo_for(|| {
+            harness_call::decide(harness, event, payload, places, policy_path, |call| {
+                policy_source::decide(&loaded, call)
+            })
         })?;
         evaluation.decide_us = Some(started.elapsed().as_micros());
         // The process ends right after recording: leave the two file maps to the kernel's
