@@ -102,13 +102,7 @@ fn shell(c: &mut Criterion) {
             "[core.git, core.filesystem, core.shell, database, containers, kubernetes, cloud, infra]",
         ),
     ] {
-        let profile = compiler::load_profile_str(
-            &format!("agents:\n  all:\n    packs: {packs}\n"),
-            "all-packs.yaml".into(),
-            "all",
-        )
-        .unwrap();
-        let policy = compiler::compile_profile(&profile).unwrap().policy;
+        let policy = animus_benches::packs_policy(packs);
         let (json, sidecar) = compile(&policy);
         let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
         eprintln!(

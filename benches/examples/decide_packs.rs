@@ -17,16 +17,7 @@ fn main() {
         .unwrap_or(20_000)
         .max(20);
     let command = args.get(2).map_or(REALISTIC, String::as_str);
-    let packs = compiler::packs::every_pack_list();
-    let profile = compiler::load_profile_str(
-        &format!("agents:\n  all:\n    packs: {packs}\n"),
-        "all-packs.yaml".into(),
-        "all",
-    )
-    .expect("the pack list loads");
-    let policy = compiler::compile_profile(&profile)
-        .expect("every pack compiles")
-        .policy;
+    let policy = animus_benches::packs_policy(&compiler::packs::every_pack_list());
     let (json, sidecar) = animus_benches::compile(&policy);
     let compiled = engine::CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).expect("loads");
     let cwd = std::env::current_dir().expect("a working directory");

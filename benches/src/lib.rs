@@ -341,3 +341,17 @@ pub fn decide_bash_fresh(
     engine::shell::forget_shared();
     compiled.decide(engine::Call::pre_tool_use("Bash", input, places))
 }
+
+/// The policy of a profile enabling `packs` (a YAML list, e.g.
+/// [`compiler::packs::every_pack_list`]) and nothing else.
+pub fn packs_policy(packs: &str) -> HookPolicy {
+    let profile = compiler::load_profile_str(
+        &format!("agents:\n  all:\n    packs: {packs}\n"),
+        "all-packs.yaml".into(),
+        "all",
+    )
+    .expect("the pack list loads");
+    compiler::compile_profile(&profile)
+        .expect("the packs compile")
+        .policy
+}
