@@ -1,6 +1,8 @@
 //! Decide one Bash call with every built-in pack enabled, many times, and print the time per
 //! call: a steady loop to profile (`perf record`) what `shell-decide/all-packs/200B` measures.
-//! Also times the parse and the path texts alone.
+//! Also times the parse and the path texts alone. `DECIDE_PACKS_ONLY=parse|path|decide` runs
+//! only that part (for `perf record`); `DECIDE_PACKS_TEXTS=1` prints the segment texts whose
+//! words the path rules read.
 //! `cargo run --release -p animus-benches --example decide_packs -- [ROUNDS] [COMMAND]`
 use std::time::Instant;
 
@@ -29,7 +31,7 @@ fn main() {
     };
     let input = serde_json::json!({ "command": command });
     // The parts, each alone: the parse, and the path texts made (matched against nothing).
-    // `DECIDE_PACKS_ONLY=parse|paths|decide` times that part alone (for `perf record`).
+    // `DECIDE_PACKS_ONLY=parse|path|decide` times that part alone (for `perf record`).
     let only = std::env::var("DECIDE_PACKS_ONLY").ok();
     let wanted = |what: &str| only.as_deref().is_none_or(|o| what.starts_with(o));
     let time = |what: &str, f: &mut dyn FnMut()| {
@@ -62,6 +64,11 @@ fn main() {
             },
         );
     });
+    if std::env::var_os("DECIDE_PACKS_TEXTS").is_some() {
+        for t in analysis.path_read_texts(command) {
+            println!("path-read text: {t:?}");
+        }
+    }
     if wanted("path") {
         let texts = engine::paths::command_path_texts(analysis.path_read_texts(command), places);
         println!(
