@@ -4,13 +4,14 @@
 use super::code::{Language, shell_texts};
 pub use super::feeders::sql_segment;
 use super::feeders::{inline_code, parallel_scripts, parallel_template, sql_reads_stdin};
+use super::names::NameSet;
 use super::wrappers::{is_parallel_separator, peel_stages};
 use super::{SimpleCommand, Word, basename};
 
 /// Shells whose `-c` string, here-document or here-string is a script they run.
-const SHELLS: &[&str] = &[
+static SHELLS: NameSet = NameSet::new(&[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh",
-];
+]);
 
 #[derive(Debug, Default)]
 pub struct Inner {
@@ -95,9 +96,9 @@ pub enum StdinProgram {
 }
 
 /// Interpreters that run the program their stdin carries when given no operand.
-const STDIN_INTERPRETERS: &[&str] = &[
+static STDIN_INTERPRETERS: NameSet = NameSet::new(&[
     "python", "perl", "ruby", "node", "nodejs", "php", "bun", "deno",
-];
+]);
 
 /// Does `command` (after its wrappers) read its program from stdin, and which program is it?
 pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'c str)> {
@@ -271,10 +272,10 @@ fn is_command_option(word: &str) -> bool {
 }
 
 /// Interpreters that read commands from their stdin when given no operand (a REPL).
-const REPLS: &[&str] = &[
+static REPLS: NameSet = NameSet::new(&[
     "python", "node", "nodejs", "deno", "bun", "ruby", "irb", "perl", "php", "lua", "tclsh",
     "wish", "R", "julia", "ghci", "psql", "mysql", "sqlite3", "gdb",
-];
+]);
 
 /// The program of `command` (after its wrappers) that would read commands from a terminal: a
 /// shell reading its script from stdin, or an interpreter given no operand, whose stdin is not
@@ -312,13 +313,13 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
 }
 
 /// Programs that run a script, inline code or another command given as arguments.
-const RUNNERS: &[&str] = &[
+static RUNNERS: NameSet = NameSet::new(&[
     "psql", "mysql", "mariadb", "sqlite3", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
     "fish", "csh", "tcsh", "su", "script", "runuser", "eval", "find", "python", "python2",
     "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk",
     "nawk", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd", "fdfind", "source", ".",
     "sg",
-];
+]);
 
 /// Variables naming a file of commands a shell reads at start.
 const STARTUP_FILE_VARIABLES: &[&str] = &["BASH_ENV", "ENV"];

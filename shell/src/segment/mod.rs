@@ -23,6 +23,7 @@ pub mod code;
 mod expand;
 mod feeders;
 mod inner;
+mod names;
 mod options;
 mod options_git;
 mod wrappers;
@@ -37,7 +38,7 @@ use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
 /// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?
 pub(crate) fn is_wrapper(program: &str) -> bool {
-    wrappers::WRAPPER_NAMES.binary_search(&program).is_ok()
+    wrappers::WRAPPER_SET.contains(program)
 }
 
 /// Every peel stage of `words`: the words, then each command a wrapper in front runs

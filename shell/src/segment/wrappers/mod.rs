@@ -4,7 +4,7 @@
 use super::{basename, is_assignment};
 
 mod table;
-pub(super) use table::{WRAPPER_NAMES, WRAPPERS};
+pub(super) use table::{WRAPPER_SET, WRAPPERS};
 
 /// How a wrapper's options are read.
 pub(super) struct Wrapper {
@@ -140,7 +140,7 @@ pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
     while let Some(first) = rest.first() {
         let name = basename(first);
         // Most programs are no wrapper: a binary search says so without a scan of the table.
-        if WRAPPER_NAMES.binary_search(&name).is_err() {
+        if !WRAPPER_SET.contains(name) {
             break;
         }
         let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
@@ -167,6 +167,6 @@ mod tests {
         let mut names: Vec<&str> = WRAPPERS.iter().map(|w| w.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names, WRAPPER_NAMES);
+        assert_eq!(names, WRAPPER_SET.names());
     }
 }

@@ -1,6 +1,7 @@
 //! The wrappers the engine peels, as data: how each reads its options.
 
 use super::{Wrapper, wrapper};
+use crate::segment::names::NameSet;
 
 pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
     wrapper(
@@ -336,6 +337,9 @@ const PARALLEL_LONG_WITH_VALUE: &[&str] = &[
 
 /// The names of [`WRAPPERS`], sorted: a binary search answers "is this a wrapper" in a few
 /// comparisons (asked for every command; a test keeps the two lists equal).
+/// [`WRAPPER_NAMES`] as a set, asked about for every program word.
+pub(in crate::segment) static WRAPPER_SET: NameSet = NameSet::new(WRAPPER_NAMES);
+
 pub(in crate::segment) const WRAPPER_NAMES: &[&str] = &[
     "builtin",
     "busybox",
