@@ -41,7 +41,7 @@ pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
 /// Is `stage` a shell reading its program from stdin: given only options, or `-s` (the words
 /// after it are its parameters), or the operand `-` or `/dev/stdin`?
 fn shell_reads_stdin(stage: &[&str]) -> bool {
-    if !stage.first().is_some_and(|p| SHELLS.contains(&basename(p))) {
+    if !stage.first().is_some_and(|p| SHELLS.contains(basename(p))) {
         return false;
     }
     let mut i = 1;
@@ -134,7 +134,7 @@ pub fn stdin_program<'c>(command: &'c SimpleCommand) -> Option<(StdinProgram, &'
                 w.starts_with('-')
                     && (w.starts_with("--") || !w[1..].contains(['e', 'E', 'c', 'r', 'p', 'm']))
             });
-            if STDIN_INTERPRETERS.contains(&name) && options_only {
+            if STDIN_INTERPRETERS.contains(name) && options_only {
                 StdinProgram::Interpreter
             } else {
                 continue;
@@ -299,10 +299,10 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
         };
         let options_only = stage[1..].iter().all(|w| w.starts_with('-'));
         let repl = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        (SHELLS.contains(&program)
+        (SHELLS.contains(program)
             && options_only
             && !stage[1..].iter().any(|w| is_command_option(w)))
-            || (REPLS.contains(&repl) && options_only)
+            || (REPLS.contains(repl) && options_only)
     })?;
     let program = basename(stage.first()?);
     command
@@ -344,7 +344,7 @@ pub fn inner_commands(command: &SimpleCommand) -> Inner {
     // Most commands run nothing but themselves: decide that without allocating.
     let runs_something = command.words.first().is_some_and(|w| {
         let name = basename(&w.text);
-        RUNNERS.contains(&name) || super::is_wrapper(name)
+        RUNNERS.contains(name) || super::is_wrapper(name)
     });
     if !runs_something && command.here_strings.is_empty() && command.assignments.is_empty() {
         return Inner::default();
@@ -446,7 +446,7 @@ impl InnerReader<'_, '_> {
     fn startup_files(&mut self) {
         let runs_a_shell = peel_stages(self.words)
             .iter()
-            .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(&basename(p))));
+            .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(basename(p))));
         if !runs_a_shell {
             return;
         }
@@ -469,7 +469,7 @@ impl InnerReader<'_, '_> {
     /// What one stage (`program` and its arguments, after the wrappers peeled) runs; `offset`
     /// is the index of its first word in the command's.
     fn stage(&mut self, program: &str, stage: &[&str], offset: usize) {
-        if SHELLS.contains(&program) || matches!(program, "su" | "script" | "runuser") {
+        if SHELLS.contains(program) || matches!(program, "su" | "script" | "runuser") {
             self.shell(program, stage, offset);
         }
         if matches!(program, "source" | ".")
@@ -551,13 +551,13 @@ impl InnerReader<'_, '_> {
                 || *word == "--command"
             {
                 seen_c = true;
-            } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(&program) {
+            } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(program) {
                 // A shell's first operand is its script file; `su USER -c CMD` names the
                 // user first.
                 break;
             }
         }
-        if !SHELLS.contains(&program) {
+        if !SHELLS.contains(program) {
             return;
         }
         if shell_reads_stdin(stage) {
@@ -815,7 +815,7 @@ pub fn script_file_run<'c>(command: &'c SimpleCommand<'_>) -> Option<&'c str> {
             .filter(|w| w.literal)
             .map(|w| w.text.as_ref())
     };
-    if SHELLS.contains(&basename(program)) || matches!(program, "source" | ".") {
+    if SHELLS.contains(basename(program)) || matches!(program, "source" | ".") {
         operand()
     } else if program.contains('/') {
         Some(program)
