@@ -7,14 +7,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use animus_benches::{compile, real_list_policy};
+use animus_benches::{REALISTIC, compile, real_list_policy};
 use criterion::{Criterion, criterion_group, criterion_main};
 use engine::CompiledPolicy;
-
-/// The ~200-byte command the parser comparison used (`BENCHMARKS.md`).
-pub const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
-echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm run test -- \
---watch=false 2>/dev/null || echo 'tests failed'";
 
 /// About 4 KB: 40 realistic segments of about 100 bytes, joined in turn by `; `, ` | ` and
 /// ` && `.

@@ -6,11 +6,6 @@
 //! `cargo run --release -p animus-benches --example decide_packs -- [ROUNDS] [COMMAND]`
 use std::time::Instant;
 
-/// The 200-byte command of `benches/benches/shell.rs`.
-const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
-echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm run test -- \
---watch=false 2>/dev/null || echo 'tests failed'";
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds: usize = args
@@ -18,7 +13,9 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000)
         .max(20);
-    let command = args.get(2).map_or(REALISTIC, String::as_str);
+    let command = args
+        .get(2)
+        .map_or(animus_benches::REALISTIC, String::as_str);
     let policy = animus_benches::packs_policy(&compiler::packs::every_pack_list());
     let (json, sidecar) = animus_benches::compile(&policy);
     let compiled = engine::CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).expect("loads");
@@ -78,24 +75,12 @@ fn main() {
     }
     let outcome = animus_benches::decide_bash_fresh(&compiled, &input, places);
     println!("{outcome:?}");
-    if !wanted("decide") {
-        return;
-    }
-    let mut fastest = f64::MAX;
-    for _ in 0..20 {
-        let start = Instant::now();
-        for _ in 0..rounds / 20 {
-            std::hint::black_box(animus_benches::decide_bash_fresh(
-                &compiled,
-                std::hint::black_box(&input),
-                places,
-            ));
-        }
-        let per = start.elapsed().as_secs_f64() * 1e6 / (rounds / 20) as f64;
-        fastest = fastest.min(per);
-    }
-    println!(
-        "{} rules: fastest round {fastest:.2} µs per decide",
-        policy.rules.len()
-    );
+    println!("{} rules", policy.rules.len());
+    time("decide", &mut || {
+        std::hint::black_box(animus_benches::decide_bash_fresh(
+            &compiled,
+            std::hint::black_box(&input),
+            places,
+        ));
+    });
 }

@@ -342,6 +342,12 @@ pub fn decide_bash_fresh(
     compiled.decide(engine::Call::pre_tool_use("Bash", input, places))
 }
 
+/// The ~200-byte command the parser comparison used (`BENCHMARKS.md`), decided by the shell
+/// bench and `--example decide_packs`.
+pub const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
+echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm run test -- \
+--watch=false 2>/dev/null || echo 'tests failed'";
+
 /// The policy of a profile enabling `packs` (a YAML list, e.g.
 /// [`compiler::packs::every_pack_list`]) and nothing else.
 pub fn packs_policy(packs: &str) -> HookPolicy {
