@@ -139,8 +139,8 @@ pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
     let mut rest = words;
     while let Some(first) = rest.first() {
         let name = basename(first);
-        // Most programs are no wrapper: a binary search says so without a scan of the table.
-        if !WRAPPER_SET.contains(name) {
+        // Most programs are no wrapper: the name set says so without a scan of the table.
+        if !super::is_wrapper(name) {
             break;
         }
         let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {

@@ -335,12 +335,12 @@ const PARALLEL_LONG_WITH_VALUE: &[&str] = &[
     "--workdir",
 ];
 
-/// The names of [`WRAPPERS`], sorted: a binary search answers "is this a wrapper" in a few
-/// comparisons (asked for every command; a test keeps the two lists equal).
-/// [`WRAPPER_NAMES`] as a set, asked about for every program word.
+/// The names of [`WRAPPERS`] as a set: "is this a wrapper" is asked for every program word
+/// ([`crate::segment::is_wrapper`]).
 pub(in crate::segment) static WRAPPER_SET: NameSet = NameSet::new(WRAPPER_NAMES);
 
-pub(in crate::segment) const WRAPPER_NAMES: &[&str] = &[
+/// The names of [`WRAPPERS`], sorted (a test keeps the two lists equal).
+const WRAPPER_NAMES: &[&str] = &[
     "builtin",
     "busybox",
     "caffeinate",
