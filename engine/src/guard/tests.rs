@@ -65,6 +65,40 @@ impl Drop for Scratch {
     }
 }
 
+/// Every way the option walker of `cp`/`mv`/`install` and of `rm`/`shred`/`tee`/`truncate`
+/// reads a target: a separate long-option value, a cluster ending in `t`, an option taking
+/// the next word, and `--` before the operands (`cp -- -t .claude/` copies a file named
+/// `-t`).
+#[test]
+fn option_spellings_before_a_guard_target_are_refused() {
+    let s = Scratch::new("spellings");
+    for command in [
+        "cp --target-directory .claude x",
+        "cp -rt .claude x",
+        "cp -S .bak x .claude/",
+        "cp -- x .claude/",
+        "cp -- -t .claude/",
+        "mv -- .claude x",
+        "mv -fS .old .claude x",
+        "install -m 755 -- fake <BIN>/",
+        "rm -rf -- .claude",
+        "rm -r -- s/x",
+        "shred -n 1 s/x",
+        "shred -un1 -- s/x",
+        "tee -a -- .claude/x.json",
+        "truncate -s 0 .claude/x.json",
+        "truncate -s0 -- .claude/x.json",
+    ] {
+        let command = s.expand(command);
+        let refusal = s.refusal(&command);
+        assert_eq!(
+            refusal.as_ref().map(|r| r.rule),
+            Some(DESTINATION_RULE),
+            "{command}: {refusal:?}"
+        );
+    }
+}
+
 #[test]
 fn copies_moves_and_removals_reaching_the_guard_are_refused() {
     let s = Scratch::new("dest");
