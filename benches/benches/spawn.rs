@@ -324,15 +324,6 @@ fn ten_thousand_rule_policy(work: &Path) -> PathBuf {
 
 /// A policy of every built-in pack and nothing else, written to `<work>/packs`.
 fn all_packs_policy(work: &Path) -> PathBuf {
-    let profile = compiler::load_profile_str(
-        &format!(
-            "agents:\n  all:\n    packs: {}\n",
-            compiler::packs::every_pack_list()
-        ),
-        "all-packs.yaml".into(),
-        "all",
-    )
-    .unwrap();
-    let compiled = compiler::compile_profile(&profile).unwrap();
+    let compiled = animus_benches::packs_compiled(&compiler::packs::every_pack_list());
     compiler::write_policy_artifacts(&work.join("packs"), &compiled).unwrap()
 }

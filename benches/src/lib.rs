@@ -351,13 +351,16 @@ echo \"done $(date +%s)\" > /tmp/status.txt && ls -la | grep foo && FOO=bar npm 
 /// The policy of a profile enabling `packs` (a YAML list, e.g.
 /// [`compiler::packs::every_pack_list`]) and nothing else.
 pub fn packs_policy(packs: &str) -> HookPolicy {
+    packs_compiled(packs).policy
+}
+
+/// [`packs_policy`] with what the compiler knows of it (to write it as `compile` does).
+pub fn packs_compiled(packs: &str) -> compiler::Compiled {
     let profile = compiler::load_profile_str(
         &format!("agents:\n  all:\n    packs: {packs}\n"),
         "all-packs.yaml".into(),
         "all",
     )
     .expect("the pack list loads");
-    compiler::compile_profile(&profile)
-        .expect("the packs compile")
-        .policy
+    compiler::compile_profile(&profile).expect("the packs compile")
 }
