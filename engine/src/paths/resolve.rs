@@ -72,7 +72,9 @@ fn walk(normalised: &str, from: usize, memo: &FsMemo) -> Walk {
     for component in normalised.as_bytes()[from..].split(|&b| b == b'/') {
         end += component.len();
         if !component.is_empty() {
-            match memo.lstat(&normalised[..end]) {
+            // Each component's parent is known to exist here: the base the walk starts
+            // below, or the component before, which `lstat` found.
+            match memo.lstat_in_existing(&normalised[..end]) {
                 Some(true) => return Walk::Link,
                 Some(false) => {}
                 None => return Walk::Missing,
@@ -208,6 +210,20 @@ impl FsMemo {
         {
             return None;
         }
+        self.ask_lstat(path)
+    }
+
+    /// [`Self::lstat`] of a path whose parent directory is known to exist (the walk down a
+    /// path has just found it): the memo is asked once, not also for the parent.
+    fn lstat_in_existing(&self, path: &str) -> Option<bool> {
+        if let Some(known) = self.maps.lstat.borrow().get(path) {
+            return *known;
+        }
+        self.ask_lstat(path)
+    }
+
+    /// `lstat(path)` asked of the file system, the answer kept.
+    fn ask_lstat(&self, path: &str) -> Option<bool> {
         let found = lstat(path);
         self.maps.lstat.borrow_mut().insert(path.to_string(), found);
         found
@@ -267,11 +283,44 @@ impl FsMemo {
 /// with `EINVAL` on anything else that exists, and fails otherwise exactly where `lstat`
 /// fails (a missing component, one that is not a directory, no search permission, a loop or
 /// a name too long on the way).
+///
+/// The path is handed to `readlink` from a buffer on the stack and the link's target is not
+/// read (one byte of room: a link answers with a truncated target): no allocation, where
+/// `std::fs::read_link` makes a target buffer for every word of a command. A path too long
+/// for the stack buffer goes through `std`.
 pub(super) fn lstat(path: &str) -> Option<bool> {
-    match std::fs::read_link(path) {
-        Ok(_) => Some(true),
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Some(false),
-        Err(_) => None,
+    /// Room for the paths of a command's words (and the NUL), the common case.
+    const ON_STACK: usize = 512;
+    let bytes = path.as_bytes();
+    if bytes.len() >= ON_STACK {
+        return match std::fs::read_link(path) {
+            Ok(_) => Some(true),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Some(false),
+            Err(_) => None,
+        };
+    }
+    if bytes.contains(&0) {
+        // No file has a NUL in its path (`std` refuses such a path the same way).
+        return None;
+    }
+    let mut c_path = [0u8; ON_STACK];
+    c_path[..bytes.len()].copy_from_slice(bytes);
+    let mut target = [0u8; 1];
+    // SAFETY: `c_path` is NUL-terminated (zeroed past the path, which is shorter than the
+    // buffer and holds no NUL), and `target` is writable for the length given.
+    let written = unsafe {
+        libc::readlink(
+            c_path.as_ptr().cast(),
+            target.as_mut_ptr().cast(),
+            target.len(),
+        )
+    };
+    if written >= 0 {
+        return Some(true);
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::EINVAL) => Some(false),
+        _ => None,
     }
 }
 

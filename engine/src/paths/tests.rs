@@ -425,6 +425,24 @@ fn lstat_by_readlink_answers_as_lstat() {
         assert_eq!(super::resolve::lstat(&path), lstat_of(&path), "{case}");
     }
     assert_eq!(super::resolve::lstat(&long), lstat_of(&long));
+    // Paths too long for the stack buffer go through `std`: the answers are the same.
+    let outer = dir.join("d".repeat(250));
+    std::fs::create_dir_all(outer.join("f".repeat(250))).unwrap();
+    let deep = outer.join("e".repeat(250));
+    std::os::unix::fs::symlink(dir.join("file"), &deep).unwrap();
+    for path in [
+        deep.display().to_string(),
+        format!("{}/missing", deep.display()),
+        outer.join("f".repeat(250)).display().to_string(),
+        outer.join("g".repeat(250)).display().to_string(),
+    ] {
+        assert!(path.len() >= 512, "{path} must not fit the stack buffer");
+        assert_eq!(super::resolve::lstat(&path), lstat_of(&path), "{path}");
+    }
+    // A NUL inside the path: no such file, as `lstat(2)` through `std` answers.
+    let with_nul = format!("{}/file\0x", dir.display());
+    assert_eq!(super::resolve::lstat(&with_nul), lstat_of(&with_nul));
+    assert_eq!(super::resolve::lstat(&with_nul), None);
     assert_eq!(super::resolve::lstat("/"), Some(false));
     assert_eq!(
         super::resolve::lstat(&format!("{}/link", dir.display())),
