@@ -311,6 +311,71 @@ fn a_pattern_too_big_unanchored_takes_the_anchored_fallback() {
     .unwrap();
 }
 
+/// The anchored fallback skips a position whose first byte kills the anchored start state;
+/// that start state depends on the byte before (inside a word or not), so the skip must ask
+/// it with that byte: the first pattern matches only where the byte before allows, the second
+/// only where the byte after (or the end) does.
+#[test]
+fn the_anchored_fallback_reads_the_byte_before_each_position() {
+    // Seventeen bytes: `[ab]a[ab]{14}c`, the pattern without its assertion.
+    let s = format!("aa{}c", "b".repeat(14));
+    for (regex, matching, not_matching) in [
+        (
+            r"(?-u:\B)[ab]a[ab]{14}c",
+            vec![format!("x{s}"), format!("_{s}"), format!("9{s}")],
+            vec![format!("xx {s}"), s.clone(), format!("-{s}")],
+        ),
+        (
+            r"[ab]a[ab]{14}c(?-u:\b)",
+            vec![s.clone(), format!("{s} x")],
+            vec![format!("{s}x"), format!("{s}_")],
+        ),
+    ] {
+        let policy = single_rule_policy(regex);
+        let image =
+            compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
+        assert!(
+            image
+                .automata
+                .iter()
+                .any(|a| a.search == engine::sidecar::SearchKind::AnchoredAtEachPosition),
+            "{regex}: expected the anchored fallback, got {:?}",
+            image
+                .automata
+                .iter()
+                .map(|a| (a.search, a.form))
+                .collect::<Vec<_>>()
+        );
+        let calls: Vec<_> = matching
+            .iter()
+            .chain(&not_matching)
+            .map(|c| bash(c))
+            .collect();
+        assert_agree(&policy, &calls).unwrap();
+        let json = policy.to_json();
+        let sidecar = image.encode(json.as_bytes()).unwrap();
+        let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+        for (command, expected) in matching
+            .iter()
+            .map(|c| (c, Decision::Deny))
+            .chain(not_matching.iter().map(|c| (c, Decision::Defer)))
+        {
+            let (event, tool, input) = bash(command);
+            let call = engine::Call {
+                event: &event,
+                tool_name: &tool,
+                tool_input: &input,
+                places: engine::Places::default(),
+            };
+            assert_eq!(
+                compiled.decide(call).decision,
+                expected,
+                "{regex} on {command:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_pattern_too_big_even_anchored_is_a_clear_compile_error() {
     let policy = single_rule_policy("(?:a|b)*a[ab]{20}");

@@ -31,10 +31,11 @@ impl CompiledPolicy {
 
     pub(super) fn try_decide(&self, call: Call<'_>) -> Checked<Outcome> {
         let event_bit = semantics::event_bit(call.event);
-        let globs = self.tool_globs(call.tool_name)?;
+        let dfas = Dfas::default();
+        let globs = self.tool_globs(&dfas, call.tool_name)?;
         let mut matchers = Vec::new();
         let mut analyses = shell::AnalysisCache::new(call.places);
-        let cover_fields = self.match_fields(call, &mut analyses, &mut matchers)?;
+        let cover_fields = self.match_fields(&dfas, call, &mut analyses, &mut matchers)?;
         let mut fired = self.fired_rules(&matchers, &globs, event_bit)?;
 
         // Coverage decides only when no deny or ask rule fired (deny > ask > allow): then, and
@@ -50,6 +51,7 @@ impl CompiledPolicy {
             for (field_id, field, command) in cover_fields {
                 let analysis = analyses.get(command);
                 self.covering_rules(
+                    &dfas,
                     field_id,
                     &field,
                     analysis,
@@ -84,14 +86,14 @@ impl CompiledPolicy {
     }
 
     /// The tool globs `tool_name` matches, sorted: exact names, prefixes, then automata.
-    fn tool_globs(&self, tool_name: &str) -> Checked<Vec<u32>> {
+    fn tool_globs<'p>(&'p self, dfas: &Dfas<'p>, tool_name: &str) -> Checked<Vec<u32>> {
         let mut globs = Vec::new();
         self.exact_tool(tool_name, &mut globs)?;
         self.tool_prefixes(tool_name, &mut globs)?;
         let (tool_first, tool_count) = self.tool_automata;
         for i in 0..tool_count {
             let automaton = self.word(Section::AutomatonLists, tool_first + i)?;
-            self.run_automaton(automaton, tool_name, Some(0), &mut globs)?;
+            self.run_automaton(dfas, automaton, tool_name, Some(0), &mut globs)?;
         }
         globs.sort_unstable();
         globs.dedup();
@@ -100,8 +102,9 @@ impl CompiledPolicy {
 
     /// Every matcher the call's fields match, sorted, into `matchers`; the fields read as
     /// `covers` are returned instead, decided later ([`Self::covering_rules`]).
-    fn match_fields<'c>(
-        &self,
+    fn match_fields<'c, 'p>(
+        &'p self,
+        dfas: &Dfas<'p>,
         call: Call<'c>,
         analyses: &mut shell::AnalysisCache<'_>,
         matchers: &mut Vec<u32>,
@@ -129,14 +132,14 @@ impl CompiledPolicy {
             semantics::any_text(value, &mut |text| {
                 let id = field_id as u32;
                 let result = match view {
-                    MatchOn::Text => self.match_field(id, &field, text, matchers),
-                    MatchOn::TextAndSegments => {
-                        self.match_field(id, &field, text, matchers).and_then(|()| {
+                    MatchOn::Text => self.match_field(dfas, id, &field, text, matchers),
+                    MatchOn::TextAndSegments => self
+                        .match_field(dfas, id, &field, text, matchers)
+                        .and_then(|()| {
                             analyses.get(text).generous_texts().try_for_each(|segment| {
-                                self.match_field(id, &field, segment, matchers)
+                                self.match_field(dfas, id, &field, segment, matchers)
                             })
-                        })
-                    }
+                        }),
                     // A command's path texts are matched as they are made, none kept (the
                     // same texts as the reference evaluator's, `paths::command_path_texts`).
                     MatchOn::CommandPath => {
@@ -148,7 +151,7 @@ impl CompiledPolicy {
                             analysis.path_read_texts(text),
                             call.places,
                             field.path_tags(),
-                            &mut |t| match self.match_field(id, &field, t, matchers) {
+                            &mut |t| match self.match_field(dfas, id, &field, t, matchers) {
                                 Ok(()) => ControlFlow::Continue(()),
                                 Err(e) => {
                                     failed = Some(e);
@@ -167,11 +170,11 @@ impl CompiledPolicy {
                     | MatchOn::ExactDomain => analyses
                         .view_texts(view, text, call.places)
                         .iter()
-                        .try_for_each(|t| self.match_field(id, &field, t, matchers)),
+                        .try_for_each(|t| self.match_field(dfas, id, &field, t, matchers)),
                     MatchOn::Segment | MatchOn::Cover => {
                         analyses.get(text).generous_texts().try_for_each(|segment| {
                             shell::anchor_into(&mut anchored, segment);
-                            self.match_field(id, &field, &anchored, matchers)
+                            self.match_field(dfas, id, &field, &anchored, matchers)
                         })
                     }
                 };
@@ -372,8 +375,9 @@ impl CompiledPolicy {
     /// The `covers` rules of a [`MatchOn::Cover`] field that cover `analysis`, added to
     /// `covering` only when every segment has a strict text some applicable rule matches
     /// (the definition is [`crate::reference::ReferenceEvaluator::covering_rules`]).
-    pub(super) fn covering_rules(
-        &self,
+    pub(super) fn covering_rules<'p>(
+        &'p self,
+        dfas: &Dfas<'p>,
         field_id: u32,
         field: &FieldRecord,
         analysis: &shell::Analysis,
@@ -391,7 +395,7 @@ impl CompiledPolicy {
             matched.clear();
             for text in &segment.strict {
                 shell::anchor_into(&mut anchored, text);
-                self.match_field(field_id, field, &anchored, &mut matched)?;
+                self.match_field(dfas, field_id, field, &anchored, &mut matched)?;
             }
             rules.clear();
             for &matcher in &matched {
@@ -417,8 +421,9 @@ impl CompiledPolicy {
     }
 
     /// Add every matcher of `field_id` that matches `text` to `matched`.
-    pub(super) fn match_field(
-        &self,
+    pub(super) fn match_field<'p>(
+        &'p self,
+        dfas: &Dfas<'p>,
         field_id: u32,
         field: &FieldRecord,
         text: &str,
@@ -449,7 +454,7 @@ impl CompiledPolicy {
             to_confirm.sort_unstable();
             to_confirm.dedup();
             for (automaton, start) in to_confirm {
-                self.run_automaton(automaton, text, start, matched)?;
+                self.run_automaton(dfas, automaton, text, start, matched)?;
             }
             // A chain is checked once, however often its literal occurs, and searched for
             // only if every one of its pieces occurs somewhere.
@@ -465,7 +470,7 @@ impl CompiledPolicy {
         }
         for i in 0..field.scan_count as usize {
             let automaton = self.word(Section::AutomatonLists, field.scan_first as usize + i)?;
-            self.run_automaton(automaton, text, None, matched)?;
+            self.run_automaton(dfas, automaton, text, None, matched)?;
         }
         Ok(())
     }

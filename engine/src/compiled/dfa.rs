@@ -1,23 +1,41 @@
 //! The precompiled DFAs: anchored ones confirming a literal hit, and the multi-pattern scan
 //! automata of patterns without a usable literal.
 
+use std::cell::RefCell;
+
 use super::*;
+
+/// The DFAs one decision has deserialized, each once: a call runs the same automaton on
+/// several texts (the command, each segment, the texts the analysis makes), and reading a
+/// DFA's tables back from the sidecar (its start table's 256-byte map copied and checked)
+/// costs more than a short search (measured: a third of the automata's time for issue 27's
+/// build command). Lives as long as one decision, never longer: a fresh call deserializes
+/// afresh, as an emit does.
+#[derive(Default)]
+pub(super) struct Dfas<'p> {
+    ids: RefCell<Vec<u32>>,
+    loaded: RefCell<Vec<LoadedDfa<'p>>>,
+}
+
+/// One deserialized DFA, borrowing the mapped sidecar.
+enum LoadedDfa<'p> {
+    Dense(dense::DFA<&'p [u32]>),
+    Sparse(sparse::DFA<&'p [u8]>),
+}
 
 impl CompiledPolicy {
     /// Search `text` with automaton `id` (from `start` for automata anchored at a literal),
-    /// adding the target of every pattern that matches.
-    pub(super) fn run_automaton(
-        &self,
+    /// adding the target of every pattern that matches; the DFA is deserialized once a
+    /// decision (`dfas`).
+    pub(super) fn run_automaton<'p>(
+        &'p self,
+        dfas: &Dfas<'p>,
         id: u32,
         text: &str,
         start: Option<usize>,
         matched: &mut Vec<u32>,
     ) -> Checked<()> {
         let record = self.record::<AutomatonRecord>(id as usize)?;
-        let bytes = self
-            .section(Section::DfaBytes)
-            .get(record.offset as usize..record.offset as usize + record.len as usize)
-            .ok_or(Inconsistent("a DFA lies outside the DFA section"))?;
         let search = SearchKind::from_u32(record.search)
             .ok_or(Inconsistent("a DFA has an unknown search kind"))?;
         let targets = Targets {
@@ -25,6 +43,28 @@ impl CompiledPolicy {
             first: record.target_first as usize,
             count: record.target_count as usize,
         };
+        let mut ids = dfas.ids.borrow_mut();
+        let mut loaded = dfas.loaded.borrow_mut();
+        let index = match ids.iter().position(|&known| known == id) {
+            Some(index) => index,
+            None => {
+                loaded.push(self.load_dfa(&record)?);
+                ids.push(id);
+                loaded.len() - 1
+            }
+        };
+        match &loaded[index] {
+            LoadedDfa::Dense(dfa) => search_with(dfa, search, text, start, targets, matched),
+            LoadedDfa::Sparse(dfa) => search_with(dfa, search, text, start, targets, matched),
+        }
+    }
+
+    /// The DFA of `record`, deserialized from the mapped sidecar.
+    fn load_dfa(&self, record: &AutomatonRecord) -> Checked<LoadedDfa<'_>> {
+        let bytes = self
+            .section(Section::DfaBytes)
+            .get(record.offset as usize..record.offset as usize + record.len as usize)
+            .ok_or(Inconsistent("a DFA lies outside the DFA section"))?;
         let not_deserializable = |_| Inconsistent("a DFA does not deserialize");
         // Why both arms are sound: `from_bytes_unchecked` trusts the transition table. The loader
         // established that these are the bytes our compiler wrote with `write_to_little_endian`
@@ -43,13 +83,13 @@ impl CompiledPolicy {
                 // SAFETY: see above: bytes our compiler wrote, established by digest or stamp.
                 let (dfa, _) = unsafe { dense::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;
-                search_with(&dfa, search, text, start, targets, matched)
+                Ok(LoadedDfa::Dense(dfa))
             }
             Some(DfaForm::Sparse) => {
                 // SAFETY: see above: bytes our compiler wrote, established by digest or stamp.
                 let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }
                     .map_err(not_deserializable)?;
-                search_with(&dfa, search, text, start, targets, matched)
+                Ok(LoadedDfa::Sparse(dfa))
             }
             None => Err(Inconsistent("a DFA has an unknown form")),
         }
@@ -102,7 +142,24 @@ pub(super) fn search_with<A: Automaton>(
             }
         }
         SearchKind::AnchoredAtEachPosition if targets.count == 1 => {
+            let bytes = text.as_bytes();
             for start in 0..=text.len() {
+                // Most positions cannot begin a match: the first byte leads the anchored start
+                // state to the dead state. That is asked here with one start-state lookup and
+                // one transition instead of a whole search's set-up. (A match of the empty
+                // string would show in that transition, matches being reported one byte
+                // late, so a dead state there rules out every match from `start`.)
+                if let Some(&first) = bytes.get(start) {
+                    let config = regex_automata::util::start::Config::new()
+                        .anchored(Anchored::Yes)
+                        .look_behind(start.checked_sub(1).map(|i| bytes[i]));
+                    let state = dfa
+                        .start_state(&config)
+                        .map_err(|_| Inconsistent("a DFA search failed"))?;
+                    if dfa.is_dead_state(dfa.next_state(state, first)) {
+                        continue;
+                    }
+                }
                 let input = Input::new(text)
                     .range(start..)
                     .anchored(Anchored::Yes)
