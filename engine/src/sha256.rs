@@ -38,12 +38,49 @@ impl Sha256 {
 
 /// Lowercase hex.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(2 * bytes.len());
+    for &byte in bytes {
+        let [high, low] = hex_byte(byte);
+        out.push(char::from(high));
+        out.push(char::from(low));
+    }
+    out
+}
+
+/// A digest in lowercase hex, without allocating (the session log's chain writes it from a
+/// signal handler too).
+pub fn hex_digest(digest: &[u8; 32]) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    for (pair, &byte) in out.chunks_exact_mut(2).zip(digest) {
+        pair.copy_from_slice(&hex_byte(byte));
+    }
+    out
+}
+
+/// One byte's two lowercase hex digits.
+fn hex_byte(byte: u8) -> [u8; 2] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    [
+        DIGITS[usize::from(byte >> 4)],
+        DIGITS[usize::from(byte & 15)],
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both hex forms spell every byte as `format!("{:02x}")` does.
+    #[test]
+    fn hex_spells_every_byte() {
+        let all: Vec<u8> = (0..=255).collect();
+        let expected: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex(&all), expected);
+        for chunk in all.chunks_exact(32) {
+            let digest: [u8; 32] = chunk.try_into().unwrap();
+            assert_eq!(hex_digest(&digest).as_slice(), hex(chunk).as_bytes());
+        }
+    }
 
     #[test]
     fn nist_vectors() {

@@ -175,13 +175,7 @@ pub fn chain_prefix(tip: &Tip, out: &mut [u8; 128]) -> usize {
     }
     put(&digits[i..], &mut n);
     put(b",\"prev\":\"", &mut n);
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = [0u8; 64];
-    for (i, b) in tip.prev.iter().enumerate() {
-        hex[2 * i] = HEX[usize::from(b >> 4)];
-        hex[2 * i + 1] = HEX[usize::from(b & 15)];
-    }
-    put(&hex, &mut n);
+    put(&engine::sha256::hex_digest(&tip.prev), &mut n);
     put(b"\",", &mut n);
     n
 }
