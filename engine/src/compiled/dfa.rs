@@ -14,7 +14,9 @@ use super::*;
 #[derive(Default)]
 pub(super) struct Dfas<'p> {
     ids: RefCell<Vec<u32>>,
-    loaded: RefCell<Vec<LoadedDfa<'p>>>,
+    /// Boxed: a DFA's value is hundreds of bytes (its start table's map among them), moved
+    /// once into its box instead of again at each growth of the list.
+    loaded: RefCell<Vec<Box<LoadedDfa<'p>>>>,
 }
 
 /// One deserialized DFA, borrowing the mapped sidecar.
@@ -48,12 +50,12 @@ impl CompiledPolicy {
         let index = match ids.iter().position(|&known| known == id) {
             Some(index) => index,
             None => {
-                loaded.push(self.load_dfa(&record)?);
+                loaded.push(Box::new(self.load_dfa(&record)?));
                 ids.push(id);
                 loaded.len() - 1
             }
         };
-        match &loaded[index] {
+        match &*loaded[index] {
             LoadedDfa::Dense(dfa) => search_with(dfa, search, text, start, targets, matched),
             LoadedDfa::Sparse(dfa) => search_with(dfa, search, text, start, targets, matched),
         }
