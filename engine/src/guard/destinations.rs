@@ -15,7 +15,7 @@
 //! expanded, `.`/`..` collapsed, and symlinks on disk resolved. A target that is still not
 //! literal (`$(…)`, an unknown variable) is not judged here.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use crate::paths::FsMemo;
 
@@ -74,15 +74,10 @@ impl PlaceList {
             list.push(memo, dir, Kind::Whole, STATE);
         }
         if let Some(home) = places.home {
-            list.push(memo, &format!("{home}/.animus"), Kind::Whole, STATE);
-            list.push(
-                memo,
-                &format!("{home}/.config/opencode"),
-                Kind::Whole,
-                HARNESS,
-            );
+            list.push(memo, &under(home, ".animus"), Kind::Whole, STATE);
+            list.push(memo, &under(home, ".config/opencode"), Kind::Whole, HARNESS);
             for name in HOLDER_NAMES {
-                list.push(memo, &format!("{home}/{name}"), Kind::Holder, SETTINGS);
+                list.push(memo, &under(home, name), Kind::Holder, SETTINGS);
             }
         }
         for binary in &guard.binaries {
@@ -98,11 +93,11 @@ impl PlaceList {
         }
         if let Some(root) = places.project_root {
             for name in HOLDER_NAMES {
-                list.push(memo, &format!("{root}/{name}"), Kind::Holder, SETTINGS);
+                list.push(memo, &under(root, name), Kind::Holder, SETTINGS);
             }
-            list.push(memo, &format!("{root}/.opencode"), Kind::Whole, HARNESS);
-            list.push(memo, &format!("{root}/opencode.json"), Kind::File, HARNESS);
-            list.push(memo, &format!("{root}/opencode.jsonc"), Kind::File, HARNESS);
+            list.push(memo, &under(root, ".opencode"), Kind::Whole, HARNESS);
+            list.push(memo, &under(root, "opencode.json"), Kind::File, HARNESS);
+            list.push(memo, &under(root, "opencode.jsonc"), Kind::File, HARNESS);
         }
         list
     }
@@ -150,6 +145,15 @@ impl PlaceList {
     }
 }
 
+/// `dir/name` (normalised by [`PlaceList::push`]).
+fn under(dir: &str, name: &str) -> String {
+    let mut path = String::with_capacity(dir.len() + 1 + name.len());
+    path.push_str(dir);
+    path.push('/');
+    path.push_str(name);
+    path
+}
+
 fn is_directory(path: &str) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_dir())
 }
@@ -173,24 +177,39 @@ fn parent(path: &str) -> &str {
 }
 
 /// `path` (absolute, normalised) with symlinks resolved in its longest existing prefix;
-/// `None` when that changes nothing or cannot be read.
+/// `None` when that changes nothing or cannot be read, and for a path that is not absolute
+/// and normalised (every caller normalises first). A path with no link on the way is told by
+/// one walk down it; one with a link is walked back on the text itself, the prefix shortened
+/// at its last `/`: the place list resolves a score of paths a call, and `PathBuf`'s
+/// component parsing and copies were a quarter of the guard's time for a deleting command.
 fn resolved(path: &str, memo: &FsMemo) -> Option<String> {
-    let mut prefix = PathBuf::from(path);
-    let mut tail = Vec::new();
+    if !crate::paths::is_normal(path) {
+        return None;
+    }
+    // No link on the way (the common case, one `lstat` a component, shared by the call): the
+    // longest existing prefix is its own real path, and so is the whole.
+    if !crate::paths::has_link(path, memo) {
+        return None;
+    }
+    // `path[..end]` is the prefix asked; 0 stands for the root.
+    let mut end = path.len();
     loop {
+        let prefix = if end == 0 { "/" } else { &path[..end] };
         // `canonicalize`, its `lstat`s shared by the call's places and paths.
-        if let Some(real) = memo.real_path(&prefix) {
-            let mut out = real;
-            for name in tail.iter().rev() {
-                out.push(name);
-            }
-            let out = out.to_str()?.to_string();
+        if let Some(real) = memo.real_path(Path::new(prefix)) {
+            let real = real.into_os_string().into_string().ok()?;
+            let rest = &path[end..];
+            let out = match (real.as_str(), rest) {
+                ("/", "") => real,
+                ("/", rest) => rest.to_string(),
+                (_, rest) => real + rest,
+            };
             return (out != path).then_some(out);
         }
-        tail.push(prefix.file_name()?.to_owned());
-        if !prefix.pop() {
+        if end == 0 {
             return None;
         }
+        end = path[..end].rfind('/')?;
     }
 }
 

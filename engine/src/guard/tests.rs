@@ -229,3 +229,73 @@ fn shell_globs_match_names_as_the_shell_does() {
     assert!(!glob_matches("*.pyc", "settings.json"));
     assert!(glob_matches("?", "a"));
 }
+
+/// The guard's places are also known by their real paths: a place given through a link (the
+/// state directory as a link, the binaries below a linked directory, a home that is a link,
+/// a missing settings directory under it) is refused when the command names where the link
+/// leads. With the places' resolution switched off, the state, binary and linked-`.codex`
+/// cases fail (checked); the home's `.claude`/`.gemini` ones are also caught by name.
+#[test]
+fn places_given_through_links_are_known_by_their_real_paths() {
+    let root = std::env::temp_dir().join(format!("animus-guard-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for d in [
+        "project",
+        "home/.claude",
+        "state",
+        "bin",
+        "dotfiles/codex",
+        "run",
+    ] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    std::fs::write(root.join("bin/animus-hook"), "").unwrap();
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(root.join(target), root.join(name)).unwrap()
+    };
+    link("state", "state-link");
+    link("bin", "bin-link");
+    link("home", "home-link");
+    link("dotfiles/codex", "home/.codex");
+    let s = |p: &str| root.join(p).to_str().unwrap().to_string();
+    let guard = Guard {
+        policy_dirs: vec![s("run")],
+        state_dirs: vec![s("state-link")],
+        binaries: vec![s("bin-link/animus-hook")],
+    };
+    let (project, home) = (s("project"), s("home-link"));
+    let places = Places {
+        cwd: Some(&project),
+        home: Some(&home),
+        project_root: Some(&project),
+    };
+    let root_text = root.to_str().unwrap();
+    for command in [
+        // The state directory itself is a link.
+        "rm -rf <ROOT>/state",
+        "cp evil <ROOT>/state/x.jsonl",
+        // The binary lies below a linked directory.
+        "rm <ROOT>/bin/animus-hook",
+        "cp fake <ROOT>/bin/animus-hook",
+        // The home is a link: its settings directory, present and missing.
+        "rm -rf <ROOT>/home/.claude",
+        "cp evil <ROOT>/home/.gemini/extra.json",
+        // A settings directory of the home that is a link itself.
+        "rm -rf <ROOT>/dotfiles/codex",
+        "cp evil <ROOT>/dotfiles/codex/config.toml",
+    ] {
+        let command = command.replace("<ROOT>", root_text);
+        let refusal = shell_refusal(&command, places, &guard);
+        assert_eq!(
+            refusal.as_ref().map(|r| r.rule),
+            Some(DESTINATION_RULE),
+            "{command}: {refusal:?}"
+        );
+    }
+    // Paths beside the places stay ordinary work.
+    for command in ["rm -rf <ROOT>/dotfiles/other", "cp x <ROOT>/home/notes.txt"] {
+        let command = command.replace("<ROOT>", root_text);
+        assert_eq!(shell_refusal(&command, places, &guard), None, "{command}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 /// Is `path` already what [`normalise`] makes of it (absolute, no empty, `.` or `..`
 /// component, no trailing `/`)?
-pub(super) fn is_normal(path: &str) -> bool {
+pub(crate) fn is_normal(path: &str) -> bool {
     path == "/"
         || path.strip_prefix('/').is_some_and(|rest| {
             rest.as_bytes()
@@ -51,6 +51,12 @@ pub fn resolve(normalised: &str, memo: &FsMemo) -> String {
         Walk::NoLink | Walk::Missing => normalised.to_string(),
         Walk::Link => through_links(normalised, memo),
     }
+}
+
+/// Does a symbolic link lie on the way down `normalised` (a [`normalise`]d absolute path),
+/// above its first missing component? Without one, the path's resolution is the path itself.
+pub(crate) fn has_link(normalised: &str, memo: &FsMemo) -> bool {
+    matches!(walk(normalised, 0, memo), Walk::Link)
 }
 
 /// How a walk down a path's components ended.
