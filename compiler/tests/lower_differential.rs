@@ -282,21 +282,27 @@ fn dot_crosses_a_line_continuation() {
     assert_eq!(out.matched, ["r"]);
 }
 
+/// `policy` lowered, holding an automaton of the anchored fallback (the test's premise).
+fn lowered_with_the_anchored_fallback(policy: &HookPolicy) -> engine::sidecar::SidecarImage {
+    let image =
+        compiler::lower::lower_policy(policy, &compiler::lower::Budgets::default()).unwrap();
+    let kinds: Vec<_> = image.automata.iter().map(|a| (a.search, a.form)).collect();
+    assert!(
+        kinds
+            .iter()
+            .any(|(search, _)| *search == engine::sidecar::SearchKind::AnchoredAtEachPosition),
+        "expected the anchored fallback, got {kinds:?}"
+    );
+    image
+}
+
 #[test]
 fn a_pattern_too_big_unanchored_takes_the_anchored_fallback() {
     // `[ab]a[ab]{14}c` unanchored needs a state per suffix of the last 16 bytes (2^14 and more);
     // anchored it is a chain of 15 states.
     let policy = single_rule_policy("[ab]a[ab]{14}c");
     let json = policy.to_json();
-    let image =
-        compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
-    assert!(
-        image
-            .automata
-            .iter()
-            .any(|a| a.search == engine::sidecar::SearchKind::AnchoredAtEachPosition),
-        "expected the anchored fallback"
-    );
+    let image = lowered_with_the_anchored_fallback(&policy);
     let sidecar = image.encode(json.as_bytes()).unwrap();
     assert!(CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).is_ok());
     assert_agree(
@@ -332,20 +338,7 @@ fn the_anchored_fallback_reads_the_byte_before_each_position() {
         ),
     ] {
         let policy = single_rule_policy(regex);
-        let image =
-            compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
-        assert!(
-            image
-                .automata
-                .iter()
-                .any(|a| a.search == engine::sidecar::SearchKind::AnchoredAtEachPosition),
-            "{regex}: expected the anchored fallback, got {:?}",
-            image
-                .automata
-                .iter()
-                .map(|a| (a.search, a.form))
-                .collect::<Vec<_>>()
-        );
+        let image = lowered_with_the_anchored_fallback(&policy);
         let calls: Vec<_> = matching
             .iter()
             .chain(&not_matching)
