@@ -84,6 +84,8 @@ pub(super) fn command_path_texts_with<'t>(
             }
         }
     }
+    // Per directory, the prefixes its words' texts start with (where that shortcut holds).
+    let belows: Vec<_> = directories.iter().map(|d| bases.below(d)).collect();
     // Each candidate once, and whether it was resolved.
     let mut seen: HashMap<&str, bool, FnvBuild> =
         HashMap::with_capacity_and_hasher(64, FnvBuild::default());
@@ -130,9 +132,25 @@ pub(super) fn command_path_texts_with<'t>(
                         seen.insert(candidate, resolve);
                     }
                 }
-                bases.each_text(candidate, resolve, &mut scratch, each)?;
                 let relative = !candidate.starts_with('/') && !candidate.starts_with('~');
-                for directory in directories.iter().skip(1).filter(|_| relative) {
+                // A relative word is read from the working directory (the first of
+                // `directories` when it is known), then from each `cd` target.
+                match belows.first() {
+                    Some(Some(below)) if relative && places.cwd.is_some() => {
+                        let buffers = (&mut joined, &mut scratch);
+                        bases.each_text_below(below, candidate, resolve, buffers, each)?
+                    }
+                    _ => bases.each_text(candidate, resolve, &mut scratch, each)?,
+                }
+                for (directory, below) in directories.iter().zip(&belows).skip(1) {
+                    if !relative {
+                        break;
+                    }
+                    if let Some(below) = below {
+                        let buffers = (&mut joined, &mut scratch);
+                        bases.each_text_below(below, candidate, resolve, buffers, each)?;
+                        continue;
+                    }
                     joined.clear();
                     joined.push_str(directory);
                     joined.push('/');

@@ -532,3 +532,142 @@ fn one_memo_for_shares_the_call_memo_and_ends_with_it() {
         "a panic ends the scope too"
     );
 }
+
+/// The texts of a word below a directory made from per-base prefixes
+/// (`Bases::each_text_below`) are exactly those of the joined path (`Bases::each_text`), for
+/// every directory the shortcut takes (under the home, the project, the working directory,
+/// outside them, missing, reached through a link), plain and odd words (nested, `.`/`..`,
+/// trailing `/`, `~`, upper case, non-ASCII, control characters, names of links on disk),
+/// resolved or not, and every set of tags.
+#[test]
+fn texts_below_a_directory_are_the_joined_paths_texts() {
+    let temp = tempfile::tempdir().unwrap();
+    let root = temp.path().canonicalize().unwrap();
+    let at = |p: &str| root.join(p).to_str().unwrap().to_string();
+    for d in [
+        "home/.ssh",
+        "home/proj/src",
+        "home/proj/sub/deep",
+        "elsewhere",
+    ] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    std::fs::write(root.join("home/.ssh/id_rsa"), "k").unwrap();
+    std::fs::write(root.join("home/proj/.env"), "e").unwrap();
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(root.join(target), root.join(name)).unwrap()
+    };
+    link("home/.ssh/id_rsa", "home/proj/key");
+    link("home/.ssh", "home/proj/sshdir");
+    link("home/proj/.env", "elsewhere/env-link");
+    link("home/proj", "elsewhere/proj-link");
+    let (home, project, sub) = (at("home"), at("home/proj"), at("home/proj/sub"));
+    let place_sets = [
+        Places {
+            cwd: Some(&project),
+            home: Some(&home),
+            project_root: Some(&project),
+        },
+        Places {
+            cwd: Some(&sub),
+            home: Some(&home),
+            project_root: Some(&project),
+        },
+        Places {
+            cwd: Some(&project),
+            home: None,
+            project_root: None,
+        },
+    ];
+    let directories = [
+        at("home/proj"),
+        at("home/proj/sub"),
+        at("home/proj/sub/deep"),
+        at("home"),
+        at("home/.ssh"),
+        at("elsewhere"),
+        at("elsewhere/proj-link"),
+        at("missing/dir"),
+        "/tmp".to_string(),
+    ];
+    let words = [
+        "x",
+        "key",
+        "sshdir",
+        "sshdir/id_rsa",
+        "env-link",
+        ".env",
+        "src",
+        "src/main.rs",
+        "SRC/Main.RS",
+        "sub/deep/f",
+        "a/./b",
+        "a/../key",
+        "../.env",
+        "..",
+        ".",
+        "dir/",
+        "~/.ssh/id_rsa",
+        "~",
+        "é/Ü",
+        "ctl\u{1}x",
+        "a b",
+        "proj-link/.env",
+        "missing/x",
+        "proj/.env",
+        "proj",
+    ];
+    let tag_sets = [
+        TagSet::ALL,
+        TagSet::of(Anchor::Home).union(TagSet::of(Anchor::Cwd)),
+        TagSet::of(Anchor::Root),
+        TagSet::of(Anchor::Project),
+    ];
+    let mut shortcuts = 0;
+    for places in place_sets {
+        for tags in tag_sets {
+            let bases = super::texts::Bases::new(places, Spellings::All).only(tags);
+            for directory in &directories {
+                let Some(below) = bases.below(directory) else {
+                    continue;
+                };
+                shortcuts += 1;
+                for word in words {
+                    for resolve in [true, false] {
+                        let collect = |fast: bool| {
+                            let mut texts = Vec::new();
+                            let (mut path, mut scratch) = (String::new(), String::new());
+                            let mut each = |t: &str| {
+                                texts.push(t.to_string());
+                                ControlFlow::Continue(())
+                            };
+                            let _ = if fast {
+                                let buffers = (&mut path, &mut scratch);
+                                bases.each_text_below(&below, word, resolve, buffers, &mut each)
+                            } else {
+                                let joined = format!("{directory}/{word}");
+                                bases.each_text(&joined, resolve, &mut scratch, &mut each)
+                            };
+                            texts.sort();
+                            texts
+                        };
+                        assert_eq!(
+                            collect(true),
+                            collect(false),
+                            "{word:?} below {directory} (resolve {resolve}, {places:?}, {tags:?})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // The shortcut was taken, and refused where a base lies inside the directory.
+    assert!(shortcuts > 20, "{shortcuts}");
+    let bases = super::texts::Bases::new(place_sets[0], Spellings::All);
+    assert!(
+        bases.below(&at("home")).is_none(),
+        "the project lies inside the home"
+    );
+    assert!(bases.below("/").is_none());
+    assert!(bases.below(&format!("{project}/")).is_none(), "not normal");
+}

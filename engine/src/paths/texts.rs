@@ -238,6 +238,83 @@ impl<'a> Bases<'a> {
         })
     }
 
+    /// The prefixes of the texts of words below `directory` ([`Self::each_text_below`]);
+    /// `None` where that shortcut does not hold and each word goes through [`Self::each_text`]:
+    /// for [`Spellings::Resolved`], for a directory that is not absolute and normal or is the
+    /// root, and when a base lies strictly inside the directory (a word could then reach it).
+    pub(super) fn below(&self, directory: &str) -> Option<Below> {
+        if self.which != Spellings::All || directory == "/" || !is_normal(directory) {
+            return None;
+        }
+        if self
+            .list
+            .iter()
+            .any(|(_, base)| relative_to(base, directory).is_some())
+        {
+            return None;
+        }
+        let mut prefixes = Vec::new();
+        let mut prefix = String::new();
+        let mut add = |tag: char, rel: Option<&str>| {
+            prefix.clear();
+            prefix.push(tag);
+            prefix.push('/');
+            if let Some(rel) = rel {
+                push_folded(&mut prefix, rel, true);
+                prefix.push('/');
+            }
+            prefixes.push(prefix.clone());
+        };
+        if self.tags.holds(ROOT_TAG) {
+            add(ROOT_TAG, Some(&directory[1..]));
+        }
+        for (tag, base) in &self.list {
+            if !self.tags.holds(*tag) {
+                continue;
+            }
+            if directory == base.trim_end_matches('/') {
+                add(*tag, None);
+            } else if let Some(rel) = relative_to(directory, base) {
+                add(*tag, Some(rel));
+            }
+        }
+        Some(Below {
+            directory: directory.to_string(),
+            prefixes,
+        })
+    }
+
+    /// [`Self::each_text`] of `word` below `below`'s directory: for a plain relative word
+    /// whose path has no link on the way (or is not resolved), its one spelling lies under the
+    /// bases that hold the directory, so each text is a prefix and the folded word; any other
+    /// word takes [`Self::each_text`] of the joined path. `path` is scratch for the join.
+    pub(super) fn each_text_below(
+        &self,
+        below: &Below,
+        word: &str,
+        resolve: bool,
+        (path, scratch): (&mut String, &mut String),
+        each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        path.clear();
+        path.push_str(&below.directory);
+        path.push('/');
+        path.push_str(word);
+        let plain = is_plain_relative(word)
+            && (!resolve || matches!(resolve_from(path, &self.real, &self.memo), Cow::Borrowed(_)));
+        if !plain {
+            return self.each_text(path, resolve, scratch, each);
+        }
+        for prefix in &below.prefixes {
+            scratch.clear();
+            scratch.push_str(prefix);
+            push_folded(scratch, word, true);
+            scratch.push('/');
+            each(scratch)?;
+        }
+        ControlFlow::Continue(())
+    }
+
     /// The texts of one spelling: relative to each base it lies under, behind its tag, each
     /// written into `scratch` in turn.
     fn each_relative_text(
@@ -279,14 +356,22 @@ fn tagged_text(text: &mut String, tag: char, rel: &str, fold: bool) {
     text.clear();
     text.push(tag);
     text.push('/');
-    if rel.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+    push_folded(text, rel, fold);
+    text.push('/');
+}
+
+/// `part` onto `text` as path texts write it: lower case when `fold`, control characters as
+/// `?`. Character by character, so a text made in pieces is the text made whole.
+fn push_folded(text: &mut String, part: &str, fold: bool) {
+    if part.bytes().all(|b| (0x20..0x7f).contains(&b)) {
         // The common case, printable ASCII: copied whole, folded in place.
-        text.push_str(rel);
+        let start = text.len();
+        text.push_str(part);
         if fold {
-            text.make_ascii_lowercase();
+            text[start..].make_ascii_lowercase();
         }
-    } else if rel.is_ascii() {
-        for byte in rel.bytes() {
+    } else if part.is_ascii() {
+        for byte in part.bytes() {
             text.push(match byte {
                 0..0x20 | 0x7f => '?',
                 _ if fold => byte.to_ascii_lowercase() as char,
@@ -294,7 +379,7 @@ fn tagged_text(text: &mut String, tag: char, rel: &str, fold: bool) {
             });
         }
     } else {
-        for c in rel.chars() {
+        for c in part.chars() {
             if c.is_control() {
                 text.push('?');
             } else if fold {
@@ -304,7 +389,25 @@ fn tagged_text(text: &mut String, tag: char, rel: &str, fold: bool) {
             }
         }
     }
-    text.push('/');
+}
+
+/// The texts of words read below one directory, made from per-base prefixes
+/// ([`Bases::below`], [`Bases::each_text_below`]).
+#[derive(Clone, Debug)]
+pub(super) struct Below {
+    /// The directory: absolute, normal, not the root.
+    directory: String,
+    /// For each wanted tag whose base holds the directory (or is it): the text up to the word,
+    /// the tag, `/`, the directory relative to the base and a `/`, folded.
+    prefixes: Vec<String>,
+}
+
+/// Is `word` a relative path of plain names (no empty, `.` or `..` component, no `~`)?
+/// Below a normal directory it makes a normal path.
+fn is_plain_relative(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with('~')
+        && word.split('/').all(|name| !matches!(name, "" | "." | ".."))
 }
 
 /// The texts path matchers search for one path value: each spelling ([`spellings`]) written
