@@ -53,6 +53,9 @@ pub mod shell;
 pub mod sidecar;
 pub mod web;
 
+#[cfg(test)]
+mod test_tree;
+
 pub use compiled::CompiledPolicy;
 
 pub use paths::Places;

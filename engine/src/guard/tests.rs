@@ -239,24 +239,24 @@ fn shell_globs_match_names_as_the_shell_does() {
 fn places_given_through_links_are_known_by_their_real_paths() {
     let root = std::env::temp_dir().join(format!("animus-guard-links-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    for d in [
-        "project",
-        "home/.claude",
-        "state",
-        "bin",
-        "dotfiles/codex",
-        "run",
-    ] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
-    std::fs::write(root.join("bin/animus-hook"), "").unwrap();
-    let link = |target: &str, name: &str| {
-        std::os::unix::fs::symlink(root.join(target), root.join(name)).unwrap()
-    };
-    link("state", "state-link");
-    link("bin", "bin-link");
-    link("home", "home-link");
-    link("dotfiles/codex", "home/.codex");
+    crate::test_tree::make_tree(
+        &root,
+        &[
+            "project",
+            "home/.claude",
+            "state",
+            "bin",
+            "dotfiles/codex",
+            "run",
+        ],
+        &[("bin/animus-hook", "")],
+        &[
+            ("state", "state-link"),
+            ("bin", "bin-link"),
+            ("home", "home-link"),
+            ("dotfiles/codex", "home/.codex"),
+        ],
+    );
     let s = |p: &str| root.join(p).to_str().unwrap().to_string();
     let guard = Guard {
         policy_dirs: vec![s("run")],

@@ -544,23 +544,22 @@ fn texts_below_a_directory_are_the_joined_paths_texts() {
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().canonicalize().unwrap();
     let at = |p: &str| root.join(p).to_str().unwrap().to_string();
-    for d in [
-        "home/.ssh",
-        "home/proj/src",
-        "home/proj/sub/deep",
-        "elsewhere",
-    ] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
-    std::fs::write(root.join("home/.ssh/id_rsa"), "k").unwrap();
-    std::fs::write(root.join("home/proj/.env"), "e").unwrap();
-    let link = |target: &str, name: &str| {
-        std::os::unix::fs::symlink(root.join(target), root.join(name)).unwrap()
-    };
-    link("home/.ssh/id_rsa", "home/proj/key");
-    link("home/.ssh", "home/proj/sshdir");
-    link("home/proj/.env", "elsewhere/env-link");
-    link("home/proj", "elsewhere/proj-link");
+    crate::test_tree::make_tree(
+        &root,
+        &[
+            "home/.ssh",
+            "home/proj/src",
+            "home/proj/sub/deep",
+            "elsewhere",
+        ],
+        &[("home/.ssh/id_rsa", "k"), ("home/proj/.env", "e")],
+        &[
+            ("home/.ssh/id_rsa", "home/proj/key"),
+            ("home/.ssh", "home/proj/sshdir"),
+            ("home/proj/.env", "elsewhere/env-link"),
+            ("home/proj", "elsewhere/proj-link"),
+        ],
+    );
     let (home, project, sub) = (at("home"), at("home/proj"), at("home/proj/sub"));
     let place_sets = [
         Places {
