@@ -142,7 +142,10 @@ pub(super) fn command_path_texts_with<'t>(
                     }
                     _ => bases.each_text(candidate, resolve, &mut scratch, each)?,
                 }
-                for (directory, below) in directories.iter().zip(&belows).skip(1) {
+                // (The first of `directories` is the working directory only when it is known;
+                // without one, every `cd` target is read from here.)
+                let cd_targets = usize::from(places.cwd.is_some());
+                for (directory, below) in directories.iter().zip(&belows).skip(cd_targets) {
                     if !relative {
                         break;
                     }

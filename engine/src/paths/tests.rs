@@ -670,3 +670,37 @@ fn texts_below_a_directory_are_the_joined_paths_texts() {
     assert!(bases.below("/").is_none());
     assert!(bases.below(&format!("{project}/")).is_none(), "not normal");
 }
+
+/// A call whose payload names no working directory still reads a relative word from every
+/// directory the command `cd`s to, the first one included (it was skipped, as if it were the
+/// working directory): `cd ~/.ssh && cat id_rsa` reads the key.
+#[test]
+fn without_a_working_directory_every_cd_target_is_read() {
+    let places = Places {
+        cwd: None,
+        home: Some("/h"),
+        project_root: Some("/p"),
+    };
+    for command in [
+        "cd /h/.ssh && cat id_rsa",
+        "cd ~/.ssh && cat id_rsa",
+        "cd /tmp && cd /h/.ssh && cat id_rsa",
+    ] {
+        let analysis = crate::shell::analyse(command);
+        let mut texts = Vec::new();
+        let _ = command_path_texts_with(
+            analysis.generous_texts(),
+            places,
+            false,
+            TagSet::ALL,
+            &mut |t| {
+                texts.push(t.to_string());
+                ControlFlow::Continue(())
+            },
+        );
+        assert!(
+            texts.iter().any(|t| t == "\u{3}/.ssh/id_rsa/"),
+            "{command}: {texts:?}"
+        );
+    }
+}
