@@ -13,14 +13,10 @@ use super::*;
 /// afresh, as an emit does.
 #[derive(Default)]
 pub(super) struct Dfas<'p> {
-    ids: RefCell<Vec<u32>>,
-    /// Boxed: a DFA's value is hundreds of bytes (its start table's map among them), moved
-    /// once into its box instead of again at each growth of the list.
-    #[allow(
-        clippy::vec_box,
-        reason = "measured: unboxed, the list's growth copies every DFA"
-    )]
-    loaded: RefCell<Vec<Box<LoadedDfa<'p>>>>,
+    /// `(automaton id, its DFA)`. Boxed: a DFA's value is hundreds of bytes (its start
+    /// table's map among them), moved once into its box instead of again at each growth of
+    /// the list (measured: build command decide 29.0 → 27.2 µs).
+    loaded: RefCell<Vec<(u32, Box<LoadedDfa<'p>>)>>,
 }
 
 /// One deserialized DFA, borrowing the mapped sidecar.
@@ -49,17 +45,15 @@ impl CompiledPolicy {
             first: record.target_first as usize,
             count: record.target_count as usize,
         };
-        let mut ids = dfas.ids.borrow_mut();
         let mut loaded = dfas.loaded.borrow_mut();
-        let index = match ids.iter().position(|&known| known == id) {
+        let index = match loaded.iter().position(|(known, _)| *known == id) {
             Some(index) => index,
             None => {
-                loaded.push(Box::new(self.load_dfa(&record)?));
-                ids.push(id);
+                loaded.push((id, Box::new(self.load_dfa(&record)?)));
                 loaded.len() - 1
             }
         };
-        match &*loaded[index] {
+        match &*loaded[index].1 {
             LoadedDfa::Dense(dfa) => search_with(dfa, search, text, start, targets, matched),
             LoadedDfa::Sparse(dfa) => search_with(dfa, search, text, start, targets, matched),
         }

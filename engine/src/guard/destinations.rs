@@ -145,7 +145,7 @@ impl PlaceList {
     }
 }
 
-/// `dir/name` (normalised by [`PlaceList::push`]).
+/// `dir/name`, as `format!("{dir}/{name}")` writes it (the callers normalise it).
 fn under(dir: &str, name: &str) -> String {
     let mut path = String::with_capacity(dir.len() + 1 + name.len());
     path.push_str(dir);
@@ -526,13 +526,13 @@ fn absolute(word: &str, directories: &[String], places: Places<'_>) -> Vec<Strin
     if word == "~" || word.starts_with("~/") {
         return places
             .home
-            .map(|home| normalise(&format!("{home}/{}", &word[1..])))
+            .map(|home| normalise(&under(home, &word[1..])))
             .into_iter()
             .collect();
     }
     directories
         .iter()
-        .map(|dir| normalise(&format!("{dir}/{word}")))
+        .map(|dir| normalise(&under(dir, word)))
         .collect()
 }
 

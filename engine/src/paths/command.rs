@@ -86,6 +86,9 @@ pub(super) fn command_path_texts_with<'t>(
     }
     // Per directory, the prefixes its words' texts start with (where that shortcut holds).
     let belows: Vec<_> = directories.iter().map(|d| bases.below(d)).collect();
+    // The first of `directories` is the working directory only when it is known; without
+    // one, every entry is a `cd` target.
+    let first_cd_target = usize::from(places.cwd.is_some());
     // Each candidate once, and whether it was resolved.
     let mut seen: HashMap<&str, bool, FnvBuild> =
         HashMap::with_capacity_and_hasher(64, FnvBuild::default());
@@ -136,19 +139,14 @@ pub(super) fn command_path_texts_with<'t>(
                 // A relative word is read from the working directory (the first of
                 // `directories` when it is known), then from each `cd` target.
                 match belows.first() {
-                    Some(Some(below)) if relative && places.cwd.is_some() => {
+                    Some(Some(below)) if relative && first_cd_target == 1 => {
                         let buffers = (&mut joined, &mut scratch);
                         bases.each_text_below(below, candidate, resolve, buffers, each)?
                     }
                     _ => bases.each_text(candidate, resolve, &mut scratch, each)?,
                 }
-                // (The first of `directories` is the working directory only when it is known;
-                // without one, every `cd` target is read from here.)
-                let cd_targets = usize::from(places.cwd.is_some());
-                for (directory, below) in directories.iter().zip(&belows).skip(cd_targets) {
-                    if !relative {
-                        break;
-                    }
+                let cd_dirs = directories.iter().zip(&belows).skip(first_cd_target);
+                for (directory, below) in cd_dirs.filter(|_| relative) {
                     if let Some(below) = below {
                         let buffers = (&mut joined, &mut scratch);
                         bases.each_text_below(below, candidate, resolve, buffers, each)?;

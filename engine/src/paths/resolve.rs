@@ -290,30 +290,30 @@ impl FsMemo {
 /// fails (a missing component, one that is not a directory, no search permission, a loop or
 /// a name too long on the way).
 ///
-/// The path is handed to `readlink` from a buffer on the stack and the link's target is not
-/// read (one byte of room: a link answers with a truncated target): no allocation, where
-/// `std::fs::read_link` makes a target buffer for every word of a command. A path too long
-/// for the stack buffer goes through `std`.
+/// The path is handed to `readlink` from a buffer on the stack (on the heap when too long
+/// for it) and the link's target is not read (one byte of room: a link answers with a
+/// truncated target): no allocation for a command's words, where `std::fs::read_link` made a
+/// target buffer for each.
 pub(super) fn lstat(path: &str) -> Option<bool> {
     /// Room for the paths of a command's words (and the NUL), the common case.
     const ON_STACK: usize = 512;
     let bytes = path.as_bytes();
-    if bytes.len() >= ON_STACK {
-        return match std::fs::read_link(path) {
-            Ok(_) => Some(true),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Some(false),
-            Err(_) => None,
-        };
-    }
     if bytes.contains(&0) {
         // No file has a NUL in its path (`std` refuses such a path the same way).
         return None;
     }
-    let mut c_path = [0u8; ON_STACK];
-    c_path[..bytes.len()].copy_from_slice(bytes);
+    let mut on_stack = [0u8; ON_STACK];
+    let on_heap;
+    let c_path: &[u8] = if bytes.len() < ON_STACK {
+        on_stack[..bytes.len()].copy_from_slice(bytes);
+        &on_stack
+    } else {
+        on_heap = [bytes, &[0]].concat();
+        &on_heap
+    };
     let mut target = [0u8; 1];
-    // SAFETY: `c_path` is NUL-terminated (zeroed past the path, which is shorter than the
-    // buffer and holds no NUL), and `target` is writable for the length given.
+    // SAFETY: `c_path` is NUL-terminated (the path holds no NUL; one follows it), and
+    // `target` is writable for the length given.
     let written = unsafe {
         libc::readlink(
             c_path.as_ptr().cast(),

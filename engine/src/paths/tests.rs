@@ -425,7 +425,7 @@ fn lstat_by_readlink_answers_as_lstat() {
         assert_eq!(super::resolve::lstat(&path), lstat_of(&path), "{case}");
     }
     assert_eq!(super::resolve::lstat(&long), lstat_of(&long));
-    // Paths too long for the stack buffer go through `std`: the answers are the same.
+    // Paths too long for the stack buffer are copied to the heap: the answers are the same.
     let outer = dir.join("d".repeat(250));
     std::fs::create_dir_all(outer.join("f".repeat(250))).unwrap();
     let deep = outer.join("e".repeat(250));

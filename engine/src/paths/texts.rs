@@ -254,16 +254,14 @@ impl<'a> Bases<'a> {
             return None;
         }
         let mut prefixes = Vec::new();
-        let mut prefix = String::new();
         let mut add = |tag: char, rel: Option<&str>| {
-            prefix.clear();
-            prefix.push(tag);
+            let mut prefix = String::from(tag);
             prefix.push('/');
             if let Some(rel) = rel {
                 push_folded(&mut prefix, rel, true);
                 prefix.push('/');
             }
-            prefixes.push(prefix.clone());
+            prefixes.push(prefix);
         };
         if self.tags.holds(ROOT_TAG) {
             add(ROOT_TAG, Some(&directory[1..]));
