@@ -4,8 +4,6 @@
 //! only that part (for `perf record`); `DECIDE_PACKS_TEXTS=1` prints the segment texts whose
 //! words the path rules read.
 //! `cargo run --release -p animus-benches --example decide_packs -- [ROUNDS] [COMMAND]`
-use std::time::Instant;
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds: usize = args
@@ -35,14 +33,7 @@ fn main() {
         if !wanted(what) {
             return;
         }
-        let mut fastest = f64::MAX;
-        for _ in 0..20 {
-            let start = Instant::now();
-            for _ in 0..rounds / 20 {
-                f();
-            }
-            fastest = fastest.min(start.elapsed().as_secs_f64() * 1e6 / (rounds / 20) as f64);
-        }
+        let fastest = animus_benches::fastest_per_call(20, rounds / 20, f);
         println!("{what}: fastest round {fastest:.2} µs");
     };
     time("parse", &mut || {

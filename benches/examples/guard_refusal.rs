@@ -2,8 +2,6 @@
 //! list and the command's paths resolved through one call memo), warm, in a loop: what a
 //! `rm -rf` adds to an emit before its cold costs. Fastest of 5 rounds.
 //! `cargo run --release -p animus-benches --example guard_refusal -- [ROUNDS] [COMMAND]`
-use std::time::Instant;
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(20_000);
@@ -29,14 +27,7 @@ fn main() {
         project_root: Some(&project),
     };
     let time = |what: &str, f: &mut dyn FnMut()| {
-        let mut fastest = f64::MAX;
-        for _ in 0..5 {
-            let start = Instant::now();
-            for _ in 0..rounds {
-                f();
-            }
-            fastest = fastest.min(start.elapsed().as_secs_f64() * 1e6 / rounds as f64);
-        }
+        let fastest = animus_benches::fastest_per_call(5, rounds, f);
         println!("{what}: fastest round {fastest:.2} µs");
     };
     time("analysis", &mut || {

@@ -342,6 +342,20 @@ pub fn decide_bash_fresh(
     compiled.decide(engine::Call::pre_tool_use("Bash", input, places))
 }
 
+/// The fastest of `rounds` rounds of `calls` calls of `f`, in µs a call: the steady figure
+/// the `--example` timers print (a slow round is the VM's noise, not the code's).
+pub fn fastest_per_call(rounds: usize, calls: usize, f: &mut dyn FnMut()) -> f64 {
+    let mut fastest = f64::MAX;
+    for _ in 0..rounds {
+        let start = std::time::Instant::now();
+        for _ in 0..calls {
+            f();
+        }
+        fastest = fastest.min(start.elapsed().as_secs_f64() * 1e6 / calls as f64);
+    }
+    fastest
+}
+
 /// The ~200-byte command the parser comparison used (`BENCHMARKS.md`), decided by the shell
 /// bench and `--example decide_packs`.
 pub const REALISTIC: &str = "git status && cd /tmp/build && make -j4 2>&1 | tee build.log; \
