@@ -52,6 +52,14 @@ fn a_sidecar_changed_under_the_map_answers_deny_and_records() {
             "was changed in place while this call was decided",
             "",
         ),
+        // Not a policy change, the same answer: a stack overflow faults with no stack left,
+        // and its handler runs on the alternate signal stack — `animus-hook-emit` starts
+        // without the Rust runtime, so that stack is the gate's own.
+        (
+            "stack-overflow",
+            "crashed on a fatal signal",
+            "crashed on SIGSEGV",
+        ),
     ] {
         for (i, bin) in [bin(), lean_bin()].into_iter().enumerate() {
             let policy = copy_pair(&good, &dir.join(format!("{fault}-{i}")));

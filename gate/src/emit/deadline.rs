@@ -7,7 +7,8 @@
 //! truncated or rewritten in place under the map faults on the next page read. Reading the
 //! files instead would cost a copy of megabytes on every call at 10k rules, so the maps stay
 //! and the fault is answered. A stack overflow (Rust's guard page) lands here too: the handlers
-//! run on the alternate signal stack the Rust runtime sets up for the main thread.
+//! run on an alternate signal stack — the one the Rust runtime sets up for the main thread, or,
+//! in a process started without the runtime (`animus-hook-emit`), [`ALTERNATE_STACK`].
 //!
 //! A signal rather than a watchdog thread: arming costs a few system calls, where a thread
 //! costs a clone, a stack and a malloc arena on every tool call. The handlers only do what is
@@ -138,7 +139,7 @@ extern "C" fn on_deadline(_signal: libc::c_int) {
 /// Returns whether every handler is installed.
 pub fn arm_crash(stdout_line: Option<String>) -> bool {
     CRASH_OUT.set(stdout_line.unwrap_or_default().into_bytes());
-    let mut installed = true;
+    let mut installed = ensure_alternate_stack();
     // SAFETY: plain libc calls with valid, initialised arguments; the handler below is
     // async-signal-safe.
     unsafe {
@@ -158,6 +159,47 @@ pub fn arm_crash(stdout_line: Option<String>) -> bool {
         installed &= libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) == 0;
     }
     installed
+}
+
+/// Bytes of [`ALTERNATE_STACK`]: the fatal handlers need a few KiB (a 512-byte and a 128-byte
+/// buffer, `pread`, `write`) beside the kernel's signal frame (~3.5 KiB with AVX-512 state);
+/// the Rust runtime gives its main thread 8 KiB. Untouched pages of it cost nothing.
+const ALTERNATE_STACK_BYTES: usize = 64 * 1024;
+
+/// The alternate signal stack of a process the Rust runtime did not start: zero-initialised,
+/// so it lies in `.bss` and is faulted in only if a handler ever runs on it.
+#[repr(C, align(64))]
+struct AlternateStack(std::cell::UnsafeCell<[u8; ALTERNATE_STACK_BYTES]>);
+
+// SAFETY: only the kernel writes it, while delivering a signal to the one thread that
+// registered it; Rust code never reads or writes it.
+unsafe impl Sync for AlternateStack {}
+
+static ALTERNATE_STACK: AlternateStack =
+    AlternateStack(std::cell::UnsafeCell::new([0; ALTERNATE_STACK_BYTES]));
+
+/// Give this thread [`ALTERNATE_STACK`] unless it has an alternate signal stack already (the
+/// Rust runtime's); returns whether it has one. Without it a stack overflow would kill the
+/// process unanswered: the handler has no stack left to run on.
+fn ensure_alternate_stack() -> bool {
+    // SAFETY: sigaltstack(2) with a null new stack only reports the current one into an
+    // initialised `stack_t`; the stack registered is a static, valid for the process's life,
+    // of the size given, and used by no one else.
+    unsafe {
+        let mut current: libc::stack_t = std::mem::zeroed();
+        if libc::sigaltstack(std::ptr::null(), &mut current) != 0 {
+            return false;
+        }
+        if current.ss_flags & libc::SS_DISABLE == 0 {
+            return true;
+        }
+        let stack = libc::stack_t {
+            ss_sp: ALTERNATE_STACK.0.get().cast(),
+            ss_flags: 0,
+            ss_size: ALTERNATE_STACK_BYTES,
+        };
+        libc::sigaltstack(&stack, std::ptr::null_mut()) == 0
+    }
 }
 
 /// The record (without its chain members) a fatal signal or the deadline appends to the

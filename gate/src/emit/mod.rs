@@ -52,6 +52,7 @@ mod deadline;
 mod event;
 pub mod from_payload;
 mod output;
+mod process;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -72,6 +73,7 @@ use crate::{harness_call, policy_source};
 use event::{event_record, open_log};
 
 pub use output::harness_line;
+pub use process::start_without_runtime;
 
 /// Largest payload read from stdin.
 pub const MAX_PAYLOAD_BYTES: u64 = 10 * 1024 * 1024;
@@ -104,6 +106,12 @@ enum Role {
 }
 
 pub fn run(args: Vec<OsString>) -> ExitCode {
+    ExitCode::from(run_for_status(args))
+}
+
+/// [`run`], giving the process's exit status as a number (for a `main` that returns it to the
+/// C library: `animus-hook-emit` starts without the Rust runtime).
+pub fn run_for_status(args: Vec<OsString>) -> u8 {
     let args = parse_args(args);
     let harness = harness_of(&args);
     let role = role_of(&args, harness);
@@ -136,9 +144,9 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
              {event}` records without deciding, so drop `--policy` from this hook's settings",
             gate_names(harness).join(", ")
         );
-        return ExitCode::FAILURE;
+        return 1;
     }
-    ExitCode::SUCCESS
+    0
 }
 
 fn parse_args(args: Vec<OsString>) -> EmitArgs {
@@ -592,7 +600,9 @@ fn evaluate(
 /// Fault injection for the fault tests (debug builds only): between loading the policy and
 /// deciding, `ANIMUS_HOOK_FAULT=truncate-sidecar` truncates the mapped sidecar (the next read
 /// of a page past the end raises SIGBUS), `rewrite-sidecar` writes its bytes back in place
-/// (as a `cp` over it does), changing the file under the map, and `hang-deciding` never ends.
+/// (as a `cp` over it does), changing the file under the map, `hang-deciding` never ends, and
+/// `stack-overflow` recurses until the stack's guard page faults (`SIGSEGV`, answered from the
+/// alternate signal stack).
 #[cfg(debug_assertions)]
 fn change_sidecar_under_the_map(policy: &std::path::Path) {
     let fault = std::env::var("ANIMUS_HOOK_FAULT").unwrap_or_default();
@@ -607,6 +617,15 @@ fn change_sidecar_under_the_map(policy: &std::path::Path) {
         }
         // A decision that never ends: the deadline must answer, and record.
         "hang-deciding" => std::thread::sleep(Duration::from_secs(60)),
+        "stack-overflow" => {
+            // The point: it never returns.
+            #[allow(unconditional_recursion)]
+            fn deeper(depth: u64) -> u64 {
+                let frame = std::hint::black_box([depth; 512]);
+                deeper(depth + 1) + frame[(depth % 512) as usize]
+            }
+            std::hint::black_box(deeper(0));
+        }
         _ => {}
     }
 }
