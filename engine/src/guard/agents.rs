@@ -85,10 +85,11 @@ pub fn nested_agent_refusal<'t>(
         }
         let words = &words[start..];
         for (flag, cli) in UNIQUE_FLAGS {
-            if words
-                .iter()
-                .any(|w| w == flag || w.starts_with(&format!("{flag}=")))
-            {
+            // The flag, or the flag with a value attached (`--flag=…`).
+            if words.iter().any(|w| {
+                w.strip_prefix(flag)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+            }) {
                 return refuse(format!("{cli}'s `{flag}`"));
             }
         }
@@ -161,6 +162,8 @@ mod tests {
         for command in [
             "claude -p 'fix it' --dangerously-skip-permissions",
             "claude --allow-dangerously-skip-permissions -p x",
+            "claude --dangerously-skip-permissions=true -p x",
+            "node cli.js --dangerously-bypass-approvals-and-sandbox=1",
             "claude -p x --permission-mode bypassPermissions",
             "claude -p x --permission-mode=bypassPermissions",
             "npx @anthropic-ai/claude-code --dangerously-skip-permissions -p x",
@@ -200,6 +203,7 @@ mod tests {
             "git commit -m 'never use --yolo or -y'",
             "echo $ANIMUS_DISABLE_HARNESS_HOOKS",
             "cargo test -y",
+            "tool --dangerously-skip-permissions-report",
             "apt-get install -y jq",
             "unset ANIMUS_DISABLE_HARNESS_HOOKS_OLD",
         ] {
