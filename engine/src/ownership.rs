@@ -10,10 +10,12 @@ use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-/// This process's effective user id.
+/// This process's effective user id, asked of the kernel once: nothing here changes it, and
+/// every file the hook opens is checked against it (eight `geteuid`s an emit before).
 pub fn effective_uid() -> u32 {
+    static EUID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
+    *EUID.get_or_init(|| unsafe { libc::geteuid() })
 }
 
 /// What `metadata` describes when it is not a regular file (`"a FIFO"`, `"a device"`, …);
