@@ -306,8 +306,10 @@ fn default_on_real_commands_and_tool_calls() {
         // -delete` / `-exec rm` from a directory outside the cwd, the project and /tmp
         // (`find /home/backups … -delete`, `find $DIR -exec rm {} \;`: the `rm -rf` of the same
         // place asks already) and before `shred` adds 61, 3.11%; `chmod 777`/`666` of a
-        // single file (world-writable, dcg's catalogue) 2 more, 3.13%.
-        ("commands/nl2bash.jsonl", 3.15),
+        // single file (world-writable, dcg's catalogue) 2 more, 3.13%. A `find` from the
+        // working directory that deletes everything under it (`find . -delete`, `find ./ -type
+        // f -exec rm -rf {} \;`: `rm -rf .` by another name, which asks already) 3 more, 3.17%.
+        ("commands/nl2bash.jsonl", 3.2),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
