@@ -315,7 +315,8 @@ fn default_on_real_commands_and_tool_calls() {
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
         // with `terraform taint`/`workspace delete`, `kubectl cordon`/`taint`/`scale
         // --replicas=0`, `helm upgrade --force`, btrfs/LVM/mdadm surgery and `umount -f`
-        // (dcg's catalogue), 1.50%.
+        // (dcg's catalogue), 1.50%; with `gpg --export-secret-keys`, `unshadow /etc/passwd
+        // /etc/shadow` and `find . -delete` since, 383 of 25,570 (1.498%).
         ("commands/tldr-examples.jsonl", 1.5),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),

@@ -142,6 +142,8 @@ fn inline_code_is_read_for_what_it_runs() {
         ("perl -ne 'unlink \"/etc/passwd\"' x", "rm /etc/passwd"),
         ("perl -E'qx{rm -rf /}'", "rm -rf /"),
         ("php -r 'system(\"rm -rf /\");'", "rm -rf /"),
+        ("lua -e 'os.execute(\"rm -rf /\")'", "rm -rf /"),
+        ("luajit -e \"os.remove('/etc/passwd')\"", "rm /etc/passwd"),
         ("awk 'BEGIN{system(\"rm -rf /\")}'", "rm -rf /"),
         ("awk -v x=1 'BEGIN{system(\"rm -rf /\")}'", "rm -rf /"),
         (
@@ -169,6 +171,7 @@ fn inline_code_is_read_for_what_it_runs() {
         "python3 -c \"print('rm -rf /')\"",
         "node -e \"console.log('rm -rf /')\"",
         "ruby -e 'puts \"rm -rf /\"'",
+        "lua -e 'print(\"rm -rf /\")'",
         "echo \"cat ~/.ssh/id_rsa\"",
     ] {
         let got = texts(command);

@@ -27,7 +27,8 @@ pub fn command_path_texts<'t>(
 
 /// Each text a deny or ask path rule searches in a shell command (a text may come more than
 /// once; nothing is kept): every word of every generous segment text read as a path, the
-/// program included (an option's value after `=`, a redirection's target too), so
+/// program included (an option's value after `=`, a redirection's target, a word's file after
+/// a leading `@` too), so
 /// `Read(./.env)` also stops `./.env`, `cat .env`, `grep KEY ./.env` and `cat < .env`.
 /// Options (`-x`) are skipped. There is no cap on the number of words: padding must not hide
 /// the last one (the hook's deadline bounds a pathological command, and a deadline denies).
@@ -125,7 +126,19 @@ pub(super) fn command_path_texts_with<'t>(
                     .split_once('=')
                     .map(|(_, value)| (value, resolve)),
             ];
-            for (candidate, resolve) in candidates.into_iter().flatten() {
+            // `@file` names the file a program reads (`curl -d @~/.ssh/id_rsa`, `-F
+            // f=@.env`, `gh api -F body=@notes.md`): read without its `@` too.
+            let candidates = candidates
+                .into_iter()
+                .flatten()
+                .flat_map(|(word, resolve)| {
+                    [
+                        Some((word, resolve)),
+                        word.strip_prefix('@').map(|file| (file, resolve)),
+                    ]
+                })
+                .flatten();
+            for (candidate, resolve) in candidates {
                 if candidate.is_empty() || candidate.starts_with('-') {
                     continue;
                 }

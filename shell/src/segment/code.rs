@@ -1,6 +1,6 @@
 //! Inline code read for what it runs: the shell commands an interpreter's code string hands to
 //! a shell (`os.system("…")`, `child_process.execSync("…")`, `` `…` `` in Ruby and Perl,
-//! `system(…)`, `%x(…)`, `qx{…}`) and the files it deletes (`shutil.rmtree(p)`,
+//! `system(…)`, `%x(…)`, `qx{…}`, Lua's `os.execute(…)`) and the files it deletes (`shutil.rmtree(p)`,
 //! `fs.rmSync(p, {recursive: true})`, `FileUtils.rm_rf(p)`, perl `unlink`/`rmtree`).
 //!
 //! [`shell_texts`] returns shell text for each: a shell-out's literal string argument as is
@@ -27,6 +27,7 @@ pub enum Language {
     Perl,
     Php,
     Awk,
+    Lua,
 }
 
 impl Language {
@@ -40,6 +41,7 @@ impl Language {
             "perl" => Language::Perl,
             "php" => Language::Php,
             "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
+            "lua" | "luajit" => Language::Lua,
             _ => return None,
         })
     }
@@ -155,6 +157,11 @@ fn calls(language: Language) -> &'static [(&'static str, Effect)] {
             ("rmdir", Rmdir),
         ],
         Language::Awk => &[("system", Shell)],
+        Language::Lua => &[
+            ("os.execute", Shell),
+            ("io.popen", Shell),
+            ("os.remove", Delete),
+        ],
     }
 }
 
@@ -196,6 +203,7 @@ fn dynamic(language: Language) -> &'static [&'static str] {
             "pcntl_exec",
         ],
         Language::Awk => &["|"],
+        Language::Lua => &["load", "loadstring", "dofile", "require", "debug."],
     }
 }
 

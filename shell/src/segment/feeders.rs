@@ -75,8 +75,9 @@ pub fn sql_segment(command: &SimpleCommand, sql: &str) -> Option<SimpleCommand<'
 
 /// The inline code `stage` (an interpreter and its arguments) runs: `python -c CODE`,
 /// `perl -e CODE` (also in a cluster, `-ne`, `-lane`, or attached, `-e'…'`), `ruby -e`,
-/// `node -e/-p/--eval/--print[=]CODE`, `bun -e`, `deno eval CODE`, `php -r CODE`, awk's
-/// program (its first operand, after `-v var=x`, `-F sep`; none with `-f file`).
+/// `node -e/-p/--eval/--print[=]CODE`, `bun -e`, `deno eval CODE`, `php -r CODE`,
+/// `lua -e CODE`, awk's program (its first operand, after `-v var=x`, `-F sep`; none with
+/// `-f file`).
 pub(super) fn inline_code<'s>(program: &str, stage: &[&'s str]) -> Option<&'s str> {
     let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let next = |i: usize| stage.get(i + 1).copied();
@@ -131,6 +132,7 @@ pub(super) fn inline_code<'s>(program: &str, stage: &[&'s str]) -> Option<&'s st
                 }
             }
             "php" if *word == "-r" => return next(i),
+            "lua" | "luajit" if *word == "-e" => return next(i),
             _ => {}
         }
     }

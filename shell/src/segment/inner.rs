@@ -317,8 +317,8 @@ static RUNNERS: NameSet = NameSet::new(&[
     "psql", "mysql", "mariadb", "sqlite3", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
     "fish", "csh", "tcsh", "su", "script", "runuser", "eval", "find", "python", "python2",
     "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk",
-    "nawk", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd", "fdfind", "source", ".",
-    "sg",
+    "nawk", "lua", "luajit", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd",
+    "fdfind", "source", ".", "sg",
 ]);
 
 /// Variables naming a file of commands a shell reads at start.
