@@ -120,25 +120,18 @@ pub(super) fn command_path_texts_with<'t>(
             // A leading assignment (`FOO=x cmd`) is never a file; its value may be one.
             let assignment =
                 crate::shell::segment::is_assignment(word) && program.is_none_or(|p| i < p);
-            let candidates = [
-                Some((unredirected, resolve && !assignment)),
-                unredirected
-                    .split_once('=')
-                    .map(|(_, value)| (value, resolve)),
-            ];
+            let value = unredirected.split_once('=').map(|(_, value)| value);
             // `@file` names the file a program reads (`curl -d @~/.ssh/id_rsa`, `-F
             // f=@.env`, `gh api -F body=@notes.md`): read without its `@` too.
-            let candidates = candidates
-                .into_iter()
-                .flatten()
-                .flat_map(|(word, resolve)| {
-                    [
-                        Some((word, resolve)),
-                        word.strip_prefix('@').map(|file| (file, resolve)),
-                    ]
-                })
-                .flatten();
-            for (candidate, resolve) in candidates {
+            let candidates = [
+                Some((unredirected, resolve && !assignment)),
+                unredirected.strip_prefix('@').map(|file| (file, resolve)),
+                value.map(|value| (value, resolve)),
+                value
+                    .and_then(|value| value.strip_prefix('@'))
+                    .map(|file| (file, resolve)),
+            ];
+            for (candidate, resolve) in candidates.into_iter().flatten() {
                 if candidate.is_empty() || candidate.starts_with('-') {
                     continue;
                 }
