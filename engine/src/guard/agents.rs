@@ -71,8 +71,11 @@ pub fn nested_agent_refusal<'t>(
             return refuse(format!("`{name}` is set: {why}"));
         }
     }
+    // One word list for every segment.
+    let mut words: Vec<&str> = Vec::new();
     for text in segment_texts {
-        let words: Vec<&str> = text.split_whitespace().collect();
+        words.clear();
+        words.extend(text.split_whitespace());
         let Some(start) = words
             .iter()
             .position(|w| !crate::shell::segment::is_assignment(w))

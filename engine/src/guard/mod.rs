@@ -103,11 +103,18 @@ const FIXED_NEEDLES: &[&str] = &[
 /// removed), if any: [`FIXED_NEEDLES`], the state directory under `~`/`$HOME`, and every
 /// absolute place of `guard` (followed by the end of a path component).
 pub fn names_a_guard_file(command: &str, places: Places<'_>, guard: &Guard) -> Option<String> {
-    let unquoted: String = command
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
-    let texts = [command, unquoted.as_str()];
+    // The command without quotes and backslashes, when it has any (most have none: then
+    // the one text is searched once).
+    let unquoted: Option<String> = command.contains(['\'', '"', '\\']).then(|| {
+        command
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+            .collect()
+    });
+    let texts: &[&str] = match &unquoted {
+        Some(unquoted) => &[command, unquoted.as_str()],
+        None => &[command],
+    };
     for needle in FIXED_NEEDLES {
         if texts.iter().any(|t| t.contains(needle)) {
             return Some((*needle).to_string());
