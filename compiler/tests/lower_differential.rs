@@ -439,3 +439,106 @@ fn many_patterns_with_inner_dot_stars_split_into_budgeted_automata() {
     )
     .unwrap();
 }
+
+/// Path rules read every word of a shell command as a path (`MatchOn::CommandPath`): in a
+/// real directory, with words that reach a protected file through a symlink, `..`, a `cd`, a
+/// glob or letter case, the compiled engine (which makes only the texts behind its field's
+/// tags, as it goes) decides every command as the reference evaluator does, and the cases do
+/// reach protected files.
+#[test]
+fn command_path_rules_agree_with_the_reference_on_real_files() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(temp.path()).unwrap();
+    let home = dir.join("home");
+    let project = dir.join("work/p");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(project.join("src/deep")).unwrap();
+    std::fs::create_dir_all(dir.join("keys")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "k").unwrap();
+    std::fs::write(project.join(".env"), "x").unwrap();
+    std::fs::write(dir.join("keys/server.pem"), "p").unwrap();
+    let link = |target: &std::path::Path, at: &std::path::Path| {
+        std::os::unix::fs::symlink(target, at).unwrap();
+    };
+    link(&home.join(".ssh/id_rsa"), &project.join("notes"));
+    link(&project.join(".env"), &project.join("src/innocent"));
+    link(&home.join(".ssh"), &project.join("src/deep/k"));
+    link(&dir.join("keys/server.pem"), &project.join("cert"));
+    let rule = |id: &str, glob: &str| HookPolicyRule {
+        id: id.into(),
+        events: vec![],
+        tools: vec!["Bash".into()],
+        input_matchers: vec![InputMatcher {
+            field: "command".into(),
+            on: engine::policy::MatchOn::CommandPath,
+            pattern: glob.into(),
+        }],
+        decision: Decision::Deny,
+        reason: format!("reads {glob}"),
+    };
+    let globs = [
+        "~/.ssh/id_rsa",
+        "~/.ssh/**",
+        "**/.env",
+        "**/.env.*.local",
+        "**/*.pem",
+        "/src/secret/**",
+        "//etc/shadow",
+    ];
+    let policy = HookPolicy {
+        version: 1,
+        default_decision: Decision::Defer,
+        rules: globs
+            .iter()
+            .enumerate()
+            .map(|(i, g)| rule(&format!("r{i}"), g))
+            .collect(),
+    };
+    let image = compiler::lower::lower_policy(&policy, &Default::default()).unwrap();
+    let sidecar = image.encode(policy.to_json().as_bytes()).unwrap();
+    let json = policy.to_json();
+    let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+    let reference = ReferenceEvaluator::new(&policy).unwrap();
+    let places = engine::Places {
+        cwd: project.to_str(),
+        home: home.to_str(),
+        project_root: project.to_str(),
+    };
+    let commands = [
+        "cat notes",
+        "cat NOTES",
+        "cd src && cat innocent",
+        "cat src/innocent",
+        "cat src/deep/k/id_rsa",
+        "cat src/deep/k/../k/id_rsa",
+        "cat ../../home/.ssh/id_rsa",
+        "cat ~/.SSH/ID_RSA",
+        "cat cert",
+        "cp notes /tmp/x; cat ../p/.env",
+        "cat .E*",
+        "cat .env.prod.local",
+        "tee -a notes < src/innocent",
+        "cat src/secret/x",
+        "cat /etc/shadow",
+        "git status && cd /tmp/build && make -j4 2>&1 | tee build.log",
+        "cat src/main.rs README",
+        "ls -la src/deep",
+    ];
+    let mut denied = 0;
+    for command in commands {
+        let input = json!({ "command": command });
+        let call = Call {
+            event: "PreToolUse",
+            tool_name: "Bash",
+            tool_input: &input,
+            places,
+        };
+        let expected = reference.decide(call);
+        assert_eq!(compiled.decide(call), expected, "{command}");
+        denied += usize::from(expected.decision == Decision::Deny);
+    }
+    assert!(
+        denied >= 12,
+        "the cases reach protected files: {denied} denied"
+    );
+}
