@@ -309,6 +309,7 @@ fn default_on_real_commands_and_tool_calls() {
         // single file (world-writable, dcg's catalogue) 2 more, 3.13%. A `find` from the
         // working directory that deletes everything under it (`find . -delete`, `find ./ -type
         // f -exec rm -rf {} \;`: `rm -rf .` by another name, which asks already) 3 more, 3.17%.
+        // `history -cr` (erasing the shell history) 1 more, 272 of 8,557 (3.18%).
         ("commands/nl2bash.jsonl", 3.2),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
@@ -316,8 +317,10 @@ fn default_on_real_commands_and_tool_calls() {
         // with `terraform taint`/`workspace delete`, `kubectl cordon`/`taint`/`scale
         // --replicas=0`, `helm upgrade --force`, btrfs/LVM/mdadm surgery and `umount -f`
         // (dcg's catalogue), 1.50%; with `gpg --export-secret-keys`, `unshadow /etc/passwd
-        // /etc/shadow` and `find . -delete` since, 383 of 25,570 (1.498%).
-        ("commands/tldr-examples.jsonl", 1.5),
+        // /etc/shadow` and `find . -delete` since, 383 of 25,570 (1.498%); with `history -c`,
+        // `setenforce 0`, `aa-teardown` and `apparmor_parser -R` (turning off SELinux or
+        // AppArmor), 387 (1.51%).
+        ("commands/tldr-examples.jsonl", 1.52),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {
