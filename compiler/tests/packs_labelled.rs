@@ -309,8 +309,11 @@ fn default_on_real_commands_and_tool_calls() {
         // single file (world-writable, dcg's catalogue) 2 more, 3.13%. A `find` from the
         // working directory that deletes everything under it (`find . -delete`, `find ./ -type
         // f -exec rm -rf {} \;`: `rm -rf .` by another name, which asks already) 3 more, 3.17%.
-        // `history -cr` (erasing the shell history) 1 more, 272 of 8,557 (3.18%).
-        ("commands/nl2bash.jsonl", 3.2),
+        // `history -cr` (erasing the shell history) 1 more, 272 of 8,557 (3.18%). Reading the
+        // `sh -c` string `find -exec` runs as any command (`find . -iname .svn -exec bash -c
+        // 'rm -rf {}' \;`, a recursive delete of what a search finds, asked as `-exec rm -rf
+        // {}` is) 2 more, 274 (3.20%).
+        ("commands/nl2bash.jsonl", 3.21),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;

@@ -154,6 +154,16 @@ fn inline_code_is_read_for_what_it_runs() {
             "echo \"import os; os.system('rm -rf /')\" | python3",
             "rm -rf /",
         ),
+        // A here-string is the program of an interpreter given no code option.
+        (
+            "python3 - <<< 'import shutil; shutil.rmtree(\"/x\")'",
+            "rm -rf /x",
+        ),
+        (
+            "node <<< \"require('fs').rmSync('/x', {recursive: true})\"",
+            "rm -rf /x",
+        ),
+        ("sudo ruby <<< 'system(\"rm -rf /\")'", "rm -rf /"),
         (
             "python3 -c \"import os; c='rm -rf /'; os.system(c)\"",
             "rm -rf /",
@@ -173,6 +183,9 @@ fn inline_code_is_read_for_what_it_runs() {
         "ruby -e 'puts \"rm -rf /\"'",
         "lua -e 'print(\"rm -rf /\")'",
         "echo \"cat ~/.ssh/id_rsa\"",
+        "python3 - <<< 'print(\"rm -rf /\")'",
+        // The here-string is the script's input, not its program.
+        "python3 tool.py <<< 'rm -rf /'",
     ] {
         let got = texts(command);
         assert!(

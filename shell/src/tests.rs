@@ -82,6 +82,13 @@ fn inner_scripts_are_parsed() {
         ("sudo sh -lc \"git push\"", "git push"),
         ("eval 'git push --force'", "git push --force"),
         ("find . -name x -exec rm {} \\;", "rm {}"),
+        // What `find -exec` and `fd -x` run is read as any command: its `-c` string too.
+        ("find . -exec sh -c 'rm -rf /' \\;", "rm -rf /"),
+        (
+            "find . -execdir bash -lc 'git reset --hard' {} +",
+            "git reset --hard",
+        ),
+        ("fd -t f -x sh -c 'rm -rf /' ;", "rm -rf /"),
         ("bash <<EOF\nrm -rf /\nEOF", "rm -rf /"),
         ("bash --norc <<'EOF'\nrm -rf /\nEOF", "rm -rf /"),
         ("bash <<< 'rm -rf /'", "rm -rf /"),

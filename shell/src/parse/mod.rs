@@ -342,12 +342,12 @@ impl<'s> Parser<'s, '_> {
             let _ = parse_detached(&code, self.depth + 1, self.listed(), self.out);
             self.inherit_deny_only(first, true);
         }
+        // A command another runs (`find … -exec sh -c '…' \;`, `fd -x …`) is read as any
+        // command is, its own `-c` strings and inline code included. Each is a strict part of
+        // the words of the command that runs it, so this ends.
         for mut executed in inner.commands {
             executed.deny_only |= deny_only;
-            if self.listed() >= MAX_SEGMENTS {
-                return Err(ParseError::TooManyCommands);
-            }
-            self.out.push(executed);
+            self.push(executed)?;
         }
         Ok(())
     }

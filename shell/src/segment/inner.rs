@@ -535,6 +535,17 @@ impl InnerReader<'_, '_> {
         {
             self.inner.code_strings.extend(shell_texts(language, code));
         }
+        // `python3 - <<< 'CODE'`: an interpreter reading its program from a here-string, as
+        // `python3 <<EOF` reads a here-document's (`parse::redirect`).
+        if let Some(language) = Language::of(program)
+            && let Some((StdinProgram::Interpreter, _)) = stdin_program(self.command)
+        {
+            for here in self.command.here_strings.iter().filter(|h| h.literal) {
+                self.inner
+                    .code_strings
+                    .extend(shell_texts(language, &here.text));
+            }
+        }
     }
 
     /// A shell (or `su`, `script`, `runuser`): its `-c` string, the here-string it reads as
