@@ -322,8 +322,10 @@ fn default_on_real_commands_and_tool_calls() {
         // (dcg's catalogue), 1.50%; with `gpg --export-secret-keys`, `unshadow /etc/passwd
         // /etc/shadow` and `find . -delete` since, 383 of 25,570 (1.498%); with `history -c`,
         // `setenforce 0`, `aa-teardown` and `apparmor_parser -R` (turning off SELinux or
-        // AppArmor), 387 (1.51%).
-        ("commands/tldr-examples.jsonl", 1.52),
+        // AppArmor), 387 (1.51%). A program word holding a bracket glob is an expansion the
+        // guard cannot name (`/usr/bin/[r]m -rf ~`): the glob pages' bare patterns (`[abc]`,
+        // `[a-z][3-9]`, `[!a]`: not commands anyone runs) are asked about, 395 (1.54%).
+        ("commands/tldr-examples.jsonl", 1.55),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {

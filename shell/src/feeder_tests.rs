@@ -164,6 +164,22 @@ fn inline_code_is_read_for_what_it_runs() {
             "rm -rf /x",
         ),
         ("sudo ruby <<< 'system(\"rm -rf /\")'", "rm -rf /"),
+        // Text that runs later: an alias's body where the same command uses the alias, a
+        // command git is configured to run.
+        ("alias x='rm -rf /'\nx", "rm -rf /"),
+        (
+            "alias ll='ls -la' gs='git reset --hard'; gs",
+            "git reset --hard",
+        ),
+        (
+            "git config alias.x '!git reset --hard' && git x",
+            "git reset --hard",
+        ),
+        (
+            "git config --global --add alias.nuke '!rm -rf /'",
+            "rm -rf /",
+        ),
+        ("git config set core.sshCommand 'rm -rf /'", "rm -rf /"),
         (
             "python3 -c \"import os; c='rm -rf /'; os.system(c)\"",
             "rm -rf /",
@@ -186,6 +202,12 @@ fn inline_code_is_read_for_what_it_runs() {
         "python3 - <<< 'print(\"rm -rf /\")'",
         // The here-string is the script's input, not its program.
         "python3 tool.py <<< 'rm -rf /'",
+        // An alias defined and not used here; one whose body holds an expansion.
+        "alias x='rm -rf /'",
+        "alias v='$EDITOR rm -rf /'; v",
+        // A git setting that is not a command.
+        "git config user.name 'rm -rf /'",
+        "git config --file rm -rf",
     ] {
         let got = texts(command);
         assert!(

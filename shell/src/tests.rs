@@ -340,6 +340,7 @@ fn text_the_guard_cannot_read_is_unresolvable() {
         ("git -c core.pager=\"$P\" log", "$P"),
         ("$X -rf /", "$X"),
         ("$(which rm) -rf /", "$(which rm)"),
+        ("/usr/bin/[r]m -rf /", "[r]m"),
         ("watch \"$X\"", "$X"),
     ] {
         let a = analyse(command);

@@ -40,6 +40,7 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, ParseErro
     let mut out = Vec::with_capacity(script.len() / 40 + 4);
     parse_script(script, 0, 0, &mut out)?;
     run_written_scripts(&mut out)?;
+    run_aliases(&mut out)?;
     Ok(out)
 }
 
@@ -81,6 +82,43 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseErro
                 if out.len() > MAX_SEGMENTS {
                     return Err(ParseError::TooManyCommands);
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An alias the same command defines and then uses (`alias x='rm -rf ~'` and, on a later
+/// line, `x`, which runs where aliases expand): the alias's body is listed too, for deny and
+/// ask. A body holding an expansion is not followed (what it runs is read where it is used);
+/// defining an alias alone runs nothing.
+fn run_aliases(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseError> {
+    let defined: Vec<(String, String)> = out
+        .iter()
+        .filter(|c| c.program() == Some("alias"))
+        .flat_map(|c| c.words[1..].iter())
+        .filter(|w| w.literal)
+        .filter_map(|w| {
+            let (name, body) = w.text.split_once('=')?;
+            (!name.is_empty() && !body.contains(['$', '`']))
+                .then(|| (name.to_string(), body.to_string()))
+        })
+        .collect();
+    if defined.is_empty() {
+        return Ok(());
+    }
+    let used: Vec<String> = out
+        .iter()
+        .filter_map(|c| c.program().map(str::to_string))
+        .collect();
+    for (name, body) in &defined {
+        if used.iter().any(|program| program == name) {
+            let first = out.len();
+            // A body that does not parse is just text.
+            let _ = parse_detached(body, 1, out.len(), out);
+            out[first..].iter_mut().for_each(|c| c.deny_only = true);
+            if out.len() > MAX_SEGMENTS {
+                return Err(ParseError::TooManyCommands);
             }
         }
     }

@@ -492,6 +492,9 @@ impl InnerReader<'_, '_> {
                 self.script(offset + i);
             }
         }
+        if program == "git" {
+            self.git_config_command(stage, offset);
+        }
         // `flock FILE -c CMD`, `sg GROUP -c CMD`.
         if matches!(program, "flock" | "sg")
             && let Some(i) = stage.iter().position(|w| matches!(*w, "-c" | "--command"))
@@ -745,20 +748,7 @@ impl InnerReader<'_, '_> {
         let Some((key, value)) = stage.get(i + 1).and_then(|kv| kv.split_once('=')) else {
             return;
         };
-        let key = key.to_ascii_lowercase();
-        let command = value.strip_prefix('!').or_else(|| {
-            (GIT_COMMAND_KEYS.contains(&key.as_str())
-                || (key.starts_with("filter.")
-                    && (key.ends_with(".clean")
-                        || key.ends_with(".smudge")
-                        || key.ends_with(".process")))
-                || (key.starts_with("merge.") && key.ends_with(".driver"))
-                || (key.starts_with("diff.")
-                    && (key.ends_with(".textconv") || key.ends_with(".command")))
-                || key.starts_with("pager."))
-            .then_some(value)
-        });
-        let Some(command) = command else {
+        let Some(command) = git_key_command(key, value) else {
             return;
         };
         if self.literal[offset + i + 1] {
@@ -768,6 +758,39 @@ impl InnerReader<'_, '_> {
             self.inner.opaque.get_or_insert_with(|| {
                 format!("`git -c {}` runs text the guard cannot read", stage[i + 1])
             });
+        }
+    }
+
+    /// `git config [--global …] KEY VALUE` (and `git config set KEY VALUE`): a value that is a
+    /// command git runs later (`alias.x '!rm -rf ~'`, `core.sshCommand`, a filter driver) is
+    /// read for deny and ask, as inline code is; nothing runs it now.
+    fn git_config_command(&mut self, stage: &[&str], offset: usize) {
+        let Some(config) = stage.iter().position(|w| *w == "config") else {
+            return;
+        };
+        let mut operands = Vec::new();
+        let mut i = config + 1;
+        while i < stage.len() {
+            let word = stage[i];
+            if matches!(
+                word,
+                "-f" | "--file" | "--blob" | "--type" | "--default" | "--comment" | "--value"
+            ) {
+                i += 2;
+                continue;
+            }
+            // `git config set KEY VALUE`: `set` is the verb, not the key.
+            let verb = operands.is_empty() && word == "set";
+            if !word.starts_with('-') && !verb {
+                operands.push(i);
+            }
+            i += 1;
+        }
+        if let [key, value, ..] = operands[..]
+            && self.literal[offset + value]
+            && let Some(command) = git_key_command(stage[key], stage[value])
+        {
+            self.inner.code_strings.push(command.to_string());
         }
     }
 
@@ -811,6 +834,25 @@ impl InnerReader<'_, '_> {
             }
         }
     }
+}
+
+/// The command a git config `key` set to `value` runs, if it runs one: a value starting with
+/// `!` for any key (aliases, credential helpers), else the whole value of a command key (a
+/// pager, an ssh command, a filter, merge or diff driver).
+fn git_key_command<'v>(key: &str, value: &'v str) -> Option<&'v str> {
+    let key = key.to_ascii_lowercase();
+    value.strip_prefix('!').or_else(|| {
+        (GIT_COMMAND_KEYS.contains(&key.as_str())
+            || (key.starts_with("filter.")
+                && (key.ends_with(".clean")
+                    || key.ends_with(".smudge")
+                    || key.ends_with(".process")))
+            || (key.starts_with("merge.") && key.ends_with(".driver"))
+            || (key.starts_with("diff.")
+                && (key.ends_with(".textconv") || key.ends_with(".command")))
+            || key.starts_with("pager."))
+        .then_some(value)
+    })
 }
 
 /// The script file `command` runs, if it runs one: `sh F`, `bash -x F`, `source F`, `. F`,

@@ -251,11 +251,11 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             push_generous(&mut segment.generous, stage, &redirects);
         }
     }
-    // A program named by an expansion (`$X -rf /`, `$(which rm)`, `r?`) runs a command the
-    // guard cannot name.
+    // A program named by an expansion (`$X -rf /`, `$(which rm)`, `r?`, `/usr/bin/[r]m`) runs
+    // a command the guard cannot name.
     if let Some(program) = program
         && command.words.first().is_some_and(|w| !w.literal)
-        && program.contains(['$', '`', '*', '?'])
+        && program.contains(['$', '`', '*', '?', '['])
     {
         segment.opaque.get_or_insert_with(|| {
             format!("its program `{program}` is an expansion the guard cannot resolve")
