@@ -324,8 +324,9 @@ fn default_on_real_commands_and_tool_calls() {
         // `setenforce 0`, `aa-teardown` and `apparmor_parser -R` (turning off SELinux or
         // AppArmor), 387 (1.51%). A program word holding a bracket glob is an expansion the
         // guard cannot name (`/usr/bin/[r]m -rf ~`): the glob pages' bare patterns (`[abc]`,
-        // `[a-z][3-9]`, `[!a]`: not commands anyone runs) are asked about, 395 (1.54%).
-        ("commands/tldr-examples.jsonl", 1.55),
+        // `[a-z][3-9]`, `[!a]`: not commands anyone runs) are asked about, 395 (1.54%). With
+        // `kubectl rollout undo` (as `helm rollback` is) and `kubectl replace --force`, 397 (1.55%).
+        ("commands/tldr-examples.jsonl", 1.56),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {

@@ -39,6 +39,7 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     pack!("containers.podman"),
     pack!("containers.force-remove"),
     pack!("database.clickhouse"),
+    pack!("database.frameworks"),
     pack!("database.mongodb"),
     pack!("database.mysql"),
     pack!("database.postgresql"),
