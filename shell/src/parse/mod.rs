@@ -75,15 +75,21 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseErro
     for file in run {
         for (target, body) in &written {
             if same(&file, target) {
-                let first = out.len();
-                // A written script that does not parse is just data.
-                let _ = parse_detached(body, 1, out.len(), out);
-                out[first..].iter_mut().for_each(|c| c.deny_only = true);
-                if out.len() > MAX_SEGMENTS {
-                    return Err(ParseError::TooManyCommands);
-                }
+                list_for_deny_only(body, out)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// List the commands of `text`, which the line runs later (a script it writes, an alias's
+/// body), for deny and ask only. Text that does not parse is just data.
+fn list_for_deny_only(text: &str, out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseError> {
+    let first = out.len();
+    let _ = parse_detached(text, 1, out.len(), out);
+    out[first..].iter_mut().for_each(|c| c.deny_only = true);
+    if out.len() > MAX_SEGMENTS {
+        return Err(ParseError::TooManyCommands);
     }
     Ok(())
 }
@@ -113,13 +119,7 @@ fn run_aliases(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseError> {
         .collect();
     for (name, body) in &defined {
         if used.iter().any(|program| program == name) {
-            let first = out.len();
-            // A body that does not parse is just text.
-            let _ = parse_detached(body, 1, out.len(), out);
-            out[first..].iter_mut().for_each(|c| c.deny_only = true);
-            if out.len() > MAX_SEGMENTS {
-                return Err(ParseError::TooManyCommands);
-            }
+            list_for_deny_only(body, out)?;
         }
     }
     Ok(())

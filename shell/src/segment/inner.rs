@@ -539,8 +539,10 @@ impl InnerReader<'_, '_> {
             self.inner.code_strings.extend(shell_texts(language, code));
         }
         // `python3 - <<< 'CODE'`: an interpreter reading its program from a here-string, as
-        // `python3 <<EOF` reads a here-document's (`parse::redirect`).
-        if let Some(language) = Language::of(program)
+        // `python3 <<EOF` reads a here-document's (`parse::redirect`). Asked only of a command
+        // with a here-string: `stdin_program` peels the command's stages again.
+        if !self.command.here_strings.is_empty()
+            && let Some(language) = Language::of(program)
             && let Some((StdinProgram::Interpreter, _)) = stdin_program(self.command)
         {
             for here in self.command.here_strings.iter().filter(|h| h.literal) {
