@@ -495,6 +495,15 @@ fn command_path_rules_agree_with_the_reference_on_real_files() {
             .collect(),
     };
     let image = compiler::lower::lower_policy(&policy, &Default::default()).unwrap();
+    // Every glob begins with its base's tag: the field is searched by automata run from each
+    // text's start (resumed from a directory's prefix), with no literal index.
+    assert!(
+        image.fields[0].scan_automata.iter().all(|&a| {
+            image.automata[a as usize].search == engine::sidecar::SearchKind::AnchoredAtStart
+        }) && !image.fields[0].scan_automata.is_empty(),
+        "{:?}",
+        image.fields
+    );
     let sidecar = image.encode(policy.to_json().as_bytes()).unwrap();
     let json = policy.to_json();
     let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
@@ -523,6 +532,11 @@ fn command_path_rules_agree_with_the_reference_on_real_files() {
         "git status && cd /tmp/build && make -j4 2>&1 | tee build.log",
         "cat src/main.rs README",
         "ls -la src/deep",
+        // A directory a glob matches: every text behind its prefix matches there.
+        "cd ~/.ssh && cat known_hosts config",
+        "cd ../../home/.ssh; cat x",
+        "cd src/deep/k && cat config",
+        "cd src && cat ../.ENV main.rs ../.env.x.local",
     ];
     let mut denied = 0;
     for command in commands {
@@ -538,7 +552,76 @@ fn command_path_rules_agree_with_the_reference_on_real_files() {
         denied += usize::from(expected.decision == Decision::Deny);
     }
     assert!(
-        denied >= 12,
+        denied >= 16,
         "the cases reach protected files: {denied} denied"
     );
+}
+
+/// A path rule whose glob holds the working directory itself (`Read(//…/work/**)` with the
+/// call in `…/work/p`) reaches every word read below it: the match lies inside the prefix the
+/// words' texts share, which the compiled engine searches once a call and resumes from, so
+/// the match must be taken from the prefix, not only from each word's rest.
+#[test]
+fn a_glob_holding_the_working_directory_reaches_every_word_below_it() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(temp.path()).unwrap();
+    let project = dir.join("work/p");
+    std::fs::create_dir_all(&project).unwrap();
+    let glob = format!("/{}/work/**", dir.display());
+    let rule = |id: &str, glob: &str| HookPolicyRule {
+        id: id.into(),
+        events: vec![],
+        tools: vec!["Bash".into()],
+        input_matchers: vec![InputMatcher {
+            field: "command".into(),
+            on: engine::policy::MatchOn::CommandPath,
+            pattern: glob.into(),
+        }],
+        decision: Decision::Deny,
+        reason: format!("reads {glob}"),
+    };
+    let one = HookPolicy {
+        version: 1,
+        default_decision: Decision::Defer,
+        rules: vec![rule("work", &glob)],
+    };
+    // Two globs share one dense automaton; one alone is a sparse one.
+    let two = HookPolicy {
+        rules: vec![rule("work", &glob), rule("keys", "**/*.pem")],
+        ..one.clone()
+    };
+    for policy in [one, two] {
+        decides_below_the_working_directory(&policy, &dir, &project);
+    }
+}
+
+fn decides_below_the_working_directory(
+    policy: &HookPolicy,
+    dir: &std::path::Path,
+    project: &std::path::Path,
+) {
+    let json = policy.to_json();
+    let sidecar = compiler::lower::build_sidecar(policy, json.as_bytes()).unwrap();
+    let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+    let reference = ReferenceEvaluator::new(policy).unwrap();
+    for (cwd, command, expected) in [
+        (project, "cat README", Decision::Deny),
+        (project, "cat README NOTES", Decision::Deny),
+        (dir, "cat README", Decision::Defer),
+    ] {
+        let input = json!({ "command": command });
+        let call = Call {
+            event: "PreToolUse",
+            tool_name: "Bash",
+            tool_input: &input,
+            places: engine::Places {
+                cwd: cwd.to_str(),
+                home: None,
+                project_root: cwd.to_str(),
+            },
+        };
+        let decided = compiled.decide(call);
+        assert_eq!(decided, reference.decide(call), "{command} in {cwd:?}");
+        assert_eq!(decided.decision, expected, "{command} in {cwd:?}");
+    }
 }

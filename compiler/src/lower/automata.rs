@@ -89,7 +89,9 @@ fn build_dense(
         })?;
     let start_kind = match search {
         SearchKind::Unanchored => StartKind::Unanchored,
-        SearchKind::AnchoredAtEachPosition | SearchKind::AnchoredAtPosition => StartKind::Anchored,
+        SearchKind::AnchoredAtEachPosition
+        | SearchKind::AnchoredAtPosition
+        | SearchKind::AnchoredAtStart => StartKind::Anchored,
     };
     dense::Builder::new()
         .configure(
@@ -239,6 +241,44 @@ pub fn build_anchored_groups(
         search,
         DfaForm::Sparse,
         group_budget,
+        &|pattern, target| match build_dfa(
+            &[pattern],
+            search,
+            DfaForm::Sparse,
+            budgets.fallback_dfa_bytes,
+        ) {
+            Ok(mut automaton) => {
+                automaton.targets = vec![target];
+                Ok(automaton)
+            }
+            Err(failure) => Err(PatternFailure { target, failure }),
+        },
+    )
+}
+
+/// Build path patterns every match of which begins at the text's start (a base's tag) as
+/// anchored multi-pattern DFAs run once from there ([`SearchKind::AnchoredAtStart`]): all of
+/// them in one dense DFA when it fits the group budget (one table lookup a byte: it runs on
+/// every word of a command), else in sparse ones, halving groups on overflow; a single
+/// pattern gets the fallback budget.
+pub fn build_from_start_groups(
+    patterns: &[(&Hir, u32)],
+    budgets: &Budgets,
+) -> Result<Vec<AutomatonImage>, PatternFailure> {
+    let search = SearchKind::AnchoredAtStart;
+    if patterns.len() > 1 {
+        let hirs: Vec<&Hir> = patterns.iter().map(|(h, _)| *h).collect();
+        if let Ok(mut automaton) = build_dfa(&hirs, search, DfaForm::Dense, budgets.group_dfa_bytes)
+        {
+            automaton.targets = patterns.iter().map(|(_, t)| *t).collect();
+            return Ok(vec![automaton]);
+        }
+    }
+    build_groups(
+        patterns,
+        search,
+        DfaForm::Sparse,
+        budgets.group_dfa_bytes,
         &|pattern, target| match build_dfa(
             &[pattern],
             search,

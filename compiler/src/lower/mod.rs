@@ -55,7 +55,8 @@ use regex_syntax::hir::{Dot, Hir, Look};
 
 pub use automata::Budgets;
 use automata::{
-    BuildFailure, PatternFailure, build_anchored_groups, build_partitioned, build_single,
+    BuildFailure, PatternFailure, build_anchored_groups, build_from_start_groups,
+    build_partitioned, build_single,
 };
 use normalise::{Lowered, classify, has_unbounded_repetition, normalise, parse};
 
@@ -366,11 +367,32 @@ impl<'p> Interned<'p> {
 }
 
 /// The parsed regexes of the matchers that need automata, per field: confirming, anchored
-/// (starting with a literal) and scanned.
+/// (starting with a literal), scanned, and those of path fields searched from the start
+/// ([`starts_with_tag`]).
 struct FieldHirs {
     confirm: Vec<Vec<(Hir, u32)>>,
     anchored: Vec<Vec<(Hir, u32)>>,
     scan: Vec<Vec<(Hir, u32)>>,
+    from_start: Vec<Vec<(Hir, u32)>>,
+}
+
+/// Does every match of `hir` begin with a base's tag (`\x02`–`\x05`, [`engine::paths`])? A
+/// path text holds a tag only as its first character, so a path field all of whose regexes
+/// do can be searched by anchored automata run once from each text's start
+/// ([`SearchKind::AnchoredAtStart`](engine::sidecar::SearchKind)), with no literal index: the
+/// engine then also resumes them from the state a directory prefix shared by many texts
+/// leads to. Anything else (an author's regex on a path view) keeps the general lowering.
+fn starts_with_tag(hir: &Hir) -> bool {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(literal) => literal
+            .0
+            .first()
+            .is_some_and(|byte| (0x02..=0x05).contains(byte)),
+        HirKind::Concat(parts) => parts.first().is_some_and(starts_with_tag),
+        HirKind::Capture(capture) => starts_with_tag(&capture.sub),
+        _ => false,
+    }
 }
 
 /// Classify every matcher: the kind of test it needs, its literals, and for those that need
@@ -383,8 +405,36 @@ fn classify_matchers(
     let mut confirm_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     let mut anchored_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
     let mut scan_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
+    let mut from_start_hirs: Vec<Vec<(Hir, u32)>> = vec![Vec::new(); fields.len()];
+    let mut parsed = Vec::with_capacity(pending.len());
     for (id, m) in pending.iter().enumerate() {
-        let hir = parse(&m.regex).map_err(|why| (id as u32, why.to_string()))?;
+        parsed.push(parse(&m.regex).map_err(|why| (id as u32, why.to_string()))?);
+    }
+    // The command-path fields every regex of which begins with a tag. (A file tool's path
+    // field is one path's few texts a call, which the literal index searches as fast.)
+    let mut from_start: Vec<bool> = fields
+        .iter()
+        .map(|(_, view)| *view == MatchOn::CommandPath)
+        .collect();
+    for (m, hir) in pending.iter().zip(&parsed) {
+        if !starts_with_tag(hir) {
+            from_start[m.field as usize] = false;
+        }
+    }
+    for (id, (m, hir)) in pending.iter().zip(parsed).enumerate() {
+        if from_start[m.field as usize] {
+            from_start_hirs[m.field as usize].push((hir, id as u32));
+            matchers.push(MatcherImage {
+                field: m.field,
+                kind: MatcherKind::Scanned,
+                automaton: 0,
+                literals: Vec::new(),
+                chain: Vec::new(),
+                chain_ends_at_word: false,
+                chain_ends_text: false,
+            });
+            continue;
+        }
         let mut chain = Vec::new();
         let mut chain_ends_at_word = false;
         let mut chain_ends_text = false;
@@ -434,6 +484,7 @@ fn classify_matchers(
             confirm: confirm_hirs,
             anchored: anchored_hirs,
             scan: scan_hirs,
+            from_start: from_start_hirs,
         },
     ))
 }
@@ -451,6 +502,7 @@ fn field_automata(
         confirm: confirm_hirs,
         anchored: anchored_hirs,
         scan: scan_hirs,
+        from_start: from_start_hirs,
     } = hirs;
     let mut field_images = Vec::with_capacity(fields.len());
     for (field, &(path, view)) in fields.iter().enumerate() {
@@ -485,6 +537,14 @@ fn field_automata(
         let scanned: Vec<(&Hir, u32)> = scan_hirs[field].iter().map(|(h, t)| (h, *t)).collect();
         let mut scan_automata = Vec::new();
         for automaton in build_partitioned(&scanned, budgets)? {
+            scan_automata.push(automata.len() as u32);
+            automata.push(automaton);
+        }
+        let from_start: Vec<(&Hir, u32)> = from_start_hirs[field]
+            .iter()
+            .map(|(h, t)| (h, *t))
+            .collect();
+        for automaton in build_from_start_groups(&from_start, budgets)? {
             scan_automata.push(automata.len() as u32);
             automata.push(automaton);
         }
@@ -548,4 +608,26 @@ fn tool_tables(
         prefixes: tool_prefixes,
         automata: tool_automata,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regexes_every_match_of_which_begins_with_a_tag_are_searched_from_the_start() {
+        let tagged = |regex: &str| starts_with_tag(&parse(regex).unwrap());
+        // What path globs lower to (`engine::paths::PathGlob::regex`).
+        assert!(tagged(r"\x{3}/\.ssh/id_rsa/"));
+        assert!(tagged(r"\x{5}.*/\.env/"));
+        assert!(tagged(r"\x{2}/etc/shadow/"));
+        assert!(tagged(r"\x{4}/src/(?:secret)/"));
+        // A match that may begin elsewhere, or with another byte.
+        assert!(!tagged(r".*\x{3}/\.ssh/"));
+        assert!(!tagged(r"(?:\x{3}|a)/x/"));
+        assert!(!tagged(r"\x{6}/x/"));
+        assert!(!tagged(r"\x{1}git"));
+        assert!(!tagged(r"^\x{3}/x/"));
+        assert!(!tagged(""));
+    }
 }

@@ -142,25 +142,40 @@ impl CompiledPolicy {
                         }),
                     // A command's path texts are matched as they are made, none kept (the
                     // same texts as the reference evaluator's, `paths::command_path_texts`).
-                    MatchOn::CommandPath => {
-                        let mut failed = None;
-                        let analysis = analyses.get(text);
-                        // Only the texts behind the tags of the field's matchers: a text
-                        // behind another tag matches none of them (`paths::TagSet`).
-                        let _ = paths::each_command_path_text_for(
-                            analysis.path_read_texts(text),
-                            call.places,
-                            field.path_tags(),
-                            &mut |t| match self.match_field(dfas, id, &field, t, matchers) {
-                                Ok(()) => ControlFlow::Continue(()),
-                                Err(e) => {
-                                    failed = Some(e);
-                                    ControlFlow::Break(())
-                                }
-                            },
-                        );
-                        failed.map_or(Ok(()), Err)
-                    }
+                    MatchOn::CommandPath => match self.start_anchored_automata(&field) {
+                        Err(e) => Err(e),
+                        // A field searched from each text's start: the words below a
+                        // directory resume from the state its prefix leads to.
+                        Ok(Some(automata)) => {
+                            let mut sink = automata.matching_into(matchers);
+                            let _ = paths::each_command_path_text_into(
+                                analyses.get(text).path_read_texts(text),
+                                call.places,
+                                field.path_tags(),
+                                &mut sink,
+                            );
+                            sink.finish()
+                        }
+                        Ok(None) => {
+                            let analysis = analyses.get(text);
+                            let mut failed = None;
+                            // Only the texts behind the tags of the field's matchers: a text
+                            // behind another tag matches none of them (`paths::TagSet`).
+                            let _ = paths::each_command_path_text_for(
+                                analysis.path_read_texts(text),
+                                call.places,
+                                field.path_tags(),
+                                &mut |t| match self.match_field(dfas, id, &field, t, matchers) {
+                                    Ok(()) => ControlFlow::Continue(()),
+                                    Err(e) => {
+                                        failed = Some(e);
+                                        ControlFlow::Break(())
+                                    }
+                                },
+                            );
+                            failed.map_or(Ok(()), Err)
+                        }
+                    },
                     // Path, domain and name views: their texts as the reference evaluator
                     // makes them (`shell::AnalysisCache::view_texts`, the one definition).
                     MatchOn::Path

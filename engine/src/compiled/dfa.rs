@@ -3,6 +3,8 @@
 
 use std::cell::RefCell;
 
+use regex_automata::util::primitives::StateID;
+
 use super::*;
 
 /// The DFAs one decision has deserialized, each once: a call runs the same automaton on
@@ -175,6 +177,15 @@ pub(super) fn search_with<A: Automaton>(
                 "an anchored fallback DFA has several patterns",
             ));
         }
+        SearchKind::AnchoredAtStart => {
+            let mut patterns = PatternSet::new(dfa.pattern_len());
+            let input = Input::new(text).anchored(Anchored::Yes);
+            dfa.try_which_overlapping_matches(&input, &mut patterns)
+                .map_err(search_failed)?;
+            for pattern in patterns.iter() {
+                matched.push(targets.get(pattern.as_usize())?);
+            }
+        }
         SearchKind::AnchoredAtPosition => {
             let start = start.ok_or(Inconsistent("a literal-anchored DFA is used as a scan"))?;
             if start > text.len() {
@@ -190,4 +201,210 @@ pub(super) fn search_with<A: Automaton>(
         }
     }
     Ok(())
+}
+
+/// A path field's automata searched from each text's start ([`SearchKind::AnchoredAtStart`])
+/// as a [`paths::PathTextSink`]: a whole text is searched from the start state; a text made of
+/// a directory's prefix and a word resumes from the state the prefix leads to, found once a
+/// call for each prefix (the words of a command share a few directories, and the prefix is
+/// most of each text). The patterns met on the way, at every position (an overlapping
+/// search: a glob matching a directory matches the texts inside it), add their matchers.
+pub(super) struct FromStart<'p, 'm> {
+    automata: Vec<FromStartDfa<'p>>,
+    matched: &'m mut Vec<u32>,
+    failure: Option<Inconsistent>,
+}
+
+/// One automaton of a [`FromStart`].
+struct FromStartDfa<'p> {
+    dfa: LoadedDfa<'p>,
+    targets: Targets<'p>,
+    start: StateID,
+    /// By prefix id ([`paths::PathTextSink::joined`]), the state each prefix searched so far
+    /// leads to (`Some(None)`: the dead state, no text behind the prefix can match).
+    prefixes: Vec<Option<Option<StateID>>>,
+}
+
+impl CompiledPolicy {
+    /// The field's automata for a [`FromStart`], when the field matches only through them:
+    /// every one searched from the text's start, and no literal or always-matching matcher.
+    /// `None` for any other field.
+    pub(super) fn start_anchored_automata(
+        &self,
+        field: &FieldRecord,
+    ) -> Checked<Option<FromStartAutomata<'_>>> {
+        if field.key_lengths != 0 || field.always_count != 0 || field.scan_count == 0 {
+            return Ok(None);
+        }
+        let mut automata = Vec::with_capacity(field.scan_count as usize);
+        for i in 0..field.scan_count as usize {
+            let id = self.word(Section::AutomatonLists, field.scan_first as usize + i)?;
+            let record = self.record::<AutomatonRecord>(id as usize)?;
+            if SearchKind::from_u32(record.search) != Some(SearchKind::AnchoredAtStart) {
+                return Ok(None);
+            }
+            let dfa = self.load_dfa(&record)?;
+            let targets = Targets {
+                policy: self,
+                first: record.target_first as usize,
+                count: record.target_count as usize,
+            };
+            let start = match &dfa {
+                LoadedDfa::Dense(dfa) => anchored_start(dfa, targets)?,
+                LoadedDfa::Sparse(dfa) => anchored_start(dfa, targets)?,
+            };
+            automata.push(FromStartDfa {
+                dfa,
+                targets,
+                start,
+                prefixes: Vec::new(),
+            });
+        }
+        Ok(Some(FromStartAutomata(automata)))
+    }
+}
+
+/// A field's automata searched from each text's start ([`CompiledPolicy::start_anchored_automata`]).
+pub(super) struct FromStartAutomata<'p>(Vec<FromStartDfa<'p>>);
+
+impl<'p> FromStartAutomata<'p> {
+    /// A sink searching every text it is given, adding the matchers met to `matched`.
+    pub(super) fn matching_into<'m>(self, matched: &'m mut Vec<u32>) -> FromStart<'p, 'm> {
+        FromStart {
+            automata: self.0,
+            matched,
+            failure: None,
+        }
+    }
+}
+
+/// The anchored start state of `dfa` at the start of a text, once its pattern count is
+/// checked against its targets.
+fn anchored_start<A: Automaton>(dfa: &A, targets: Targets<'_>) -> Checked<StateID> {
+    if dfa.pattern_len() != targets.count {
+        return Err(Inconsistent(
+            "a DFA's pattern count disagrees with its targets",
+        ));
+    }
+    let config = regex_automata::util::start::Config::new().anchored(Anchored::Yes);
+    dfa.start_state(&config)
+        .map_err(|_| Inconsistent("a DFA has no anchored start state"))
+}
+
+/// Feed `bytes` to `dfa` from `state`, giving `found` the pattern of every match on the way
+/// (a match state reports the patterns matching up to the byte before it); the state reached,
+/// `None` once dead (nothing further can match).
+fn feed<A: Automaton>(
+    dfa: &A,
+    mut state: StateID,
+    bytes: &[u8],
+    found: &mut dyn FnMut(usize) -> Checked<()>,
+) -> Checked<Option<StateID>> {
+    for &byte in bytes {
+        state = dfa.next_state(state, byte);
+        if dfa.is_special_state(state) {
+            if dfa.is_dead_state(state) {
+                return Ok(None);
+            }
+            if dfa.is_quit_state(state) {
+                return Err(Inconsistent("a path DFA gave up on a byte"));
+            }
+            report(dfa, state, found)?;
+        }
+    }
+    Ok(Some(state))
+}
+
+/// The patterns `state` reports, if it is a match state.
+fn report<A: Automaton>(
+    dfa: &A,
+    state: StateID,
+    found: &mut dyn FnMut(usize) -> Checked<()>,
+) -> Checked<()> {
+    if dfa.is_match_state(state) {
+        for i in 0..dfa.match_len(state) {
+            found(dfa.match_pattern(state, i).as_usize())?;
+        }
+    }
+    Ok(())
+}
+
+/// Feed `bytes` from `state` and end the text there: every pattern matching on the way.
+fn feed_to_end<A: Automaton>(
+    dfa: &A,
+    state: StateID,
+    bytes: &[u8],
+    found: &mut dyn FnMut(usize) -> Checked<()>,
+) -> Checked<()> {
+    if let Some(state) = feed(dfa, state, bytes, found)? {
+        report(dfa, dfa.next_eoi_state(state), found)?;
+    }
+    Ok(())
+}
+
+impl FromStartDfa<'_> {
+    /// Search `rest` behind the prefix `(id, prefix)`, or from the start.
+    fn search(
+        &mut self,
+        prefix: Option<(usize, &str)>,
+        rest: &[u8],
+        matched: &mut Vec<u32>,
+    ) -> Checked<()> {
+        let targets = self.targets;
+        let found = &mut |pattern: usize| -> Checked<()> {
+            matched.push(targets.get(pattern)?);
+            Ok(())
+        };
+        let known = prefix.and_then(|(id, _)| self.prefixes.get(id).copied().flatten());
+        let state = match (prefix, known) {
+            (None, _) => Some(self.start),
+            (Some(_), Some(state)) => state,
+            (Some((id, prefix)), None) => {
+                // Once a call: the matches inside the prefix hold for every text behind it.
+                let state = match &self.dfa {
+                    LoadedDfa::Dense(dfa) => feed(dfa, self.start, prefix.as_bytes(), found)?,
+                    LoadedDfa::Sparse(dfa) => feed(dfa, self.start, prefix.as_bytes(), found)?,
+                };
+                if self.prefixes.len() <= id {
+                    self.prefixes.resize(id + 1, None);
+                }
+                self.prefixes[id] = Some(state);
+                state
+            }
+        };
+        let Some(state) = state else {
+            return Ok(());
+        };
+        match &self.dfa {
+            LoadedDfa::Dense(dfa) => feed_to_end(dfa, state, rest, found),
+            LoadedDfa::Sparse(dfa) => feed_to_end(dfa, state, rest, found),
+        }
+    }
+}
+
+impl FromStart<'_, '_> {
+    fn search(&mut self, prefix: Option<(usize, &str)>, rest: &str) -> ControlFlow<()> {
+        for automaton in &mut self.automata {
+            if let Err(e) = automaton.search(prefix, rest.as_bytes(), self.matched) {
+                self.failure = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The first inconsistency met, if any: the matches are then incomplete.
+    pub(super) fn finish(self) -> Checked<()> {
+        self.failure.map_or(Ok(()), Err)
+    }
+}
+
+impl paths::PathTextSink for FromStart<'_, '_> {
+    fn text(&mut self, text: &str) -> ControlFlow<()> {
+        self.search(None, text)
+    }
+
+    fn joined(&mut self, id: usize, prefix: &str, rest: &str) -> ControlFlow<()> {
+        self.search(Some((id, prefix)), rest)
+    }
 }

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use super::glob::expand_glob;
 use super::resolve::FnvBuild;
-use super::texts::{Bases, spellings};
+use super::texts::{Bases, Below, JoinedTexts, PathTextSink, spellings};
 use super::{Places, Spellings, TagSet};
 
 /// The texts a deny or ask path rule searches in a shell command ([`each_command_path_text`]),
@@ -56,18 +56,43 @@ pub fn each_command_path_text_for<'t>(
     tags: TagSet,
     each: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
+    each_command_path_text_into(segment_texts, places, tags, &mut JoinedTexts::new(each))
+}
+
+/// [`each_command_path_text_for`] into a [`PathTextSink`]: the texts of the words below a
+/// directory come as that directory's prefix and the rest, for a matcher that resumes from
+/// each prefix.
+pub fn each_command_path_text_into<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    tags: TagSet,
+    sink: &mut dyn PathTextSink,
+) -> ControlFlow<()> {
     let programs_from_cwd = path_searches_relative_directories();
-    command_path_texts_with(segment_texts, places, programs_from_cwd, tags, each)
+    command_path_texts_into(segment_texts, places, programs_from_cwd, tags, sink)
 }
 
 /// [`each_command_path_text`], told whether a program name may be a file in the working
 /// directory.
+#[cfg(test)]
 pub(super) fn command_path_texts_with<'t>(
     segment_texts: impl Iterator<Item = &'t str> + Clone,
     places: Places<'_>,
     programs_from_cwd: bool,
     tags: TagSet,
     each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let sink = &mut JoinedTexts::new(each);
+    command_path_texts_into(segment_texts, places, programs_from_cwd, tags, sink)
+}
+
+/// [`command_path_texts_with`] into a [`PathTextSink`].
+fn command_path_texts_into<'t>(
+    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    places: Places<'_>,
+    programs_from_cwd: bool,
+    tags: TagSet,
+    sink: &mut dyn PathTextSink,
 ) -> ControlFlow<()> {
     let bases = Bases::new(places, Spellings::All).only(tags);
     // The directories a `cd` in the command moves to: a relative word is also read from each
@@ -86,7 +111,8 @@ pub(super) fn command_path_texts_with<'t>(
         }
     }
     // Per directory, the prefixes its words' texts start with (where that shortcut holds).
-    let belows: Vec<_> = directories.iter().map(|d| bases.below(d)).collect();
+    let mut belows: Vec<_> = directories.iter().map(|d| bases.below(d)).collect();
+    Below::number(&mut belows);
     // The first of `directories` is the working directory only when it is known; without
     // one, every entry is a `cd` target.
     let first_cd_target = usize::from(places.cwd.is_some());
@@ -147,28 +173,30 @@ pub(super) fn command_path_texts_with<'t>(
                 match belows.first() {
                     Some(Some(below)) if relative && first_cd_target == 1 => {
                         let buffers = (&mut joined, &mut scratch);
-                        bases.each_text_below(below, candidate, resolve, buffers, each)?
+                        bases.each_text_below(below, candidate, resolve, buffers, sink)?
                     }
-                    _ => bases.each_text(candidate, resolve, &mut scratch, each)?,
+                    _ => {
+                        bases.each_text(candidate, resolve, &mut scratch, &mut |t| sink.text(t))?
+                    }
                 }
                 let cd_dirs = directories.iter().zip(&belows).skip(first_cd_target);
                 for (directory, below) in cd_dirs.filter(|_| relative) {
                     if let Some(below) = below {
                         let buffers = (&mut joined, &mut scratch);
-                        bases.each_text_below(below, candidate, resolve, buffers, each)?;
+                        bases.each_text_below(below, candidate, resolve, buffers, sink)?;
                         continue;
                     }
                     joined.clear();
                     joined.push_str(directory);
                     joined.push('/');
                     joined.push_str(candidate);
-                    bases.each_text(&joined, resolve, &mut scratch, each)?;
+                    bases.each_text(&joined, resolve, &mut scratch, &mut |t| sink.text(t))?;
                 }
                 // A word the shell would expand as a glob (`cat .e*`): the files it names now.
                 if resolve && candidate.contains(['*', '?', '[']) {
                     for directory in &directories {
                         for path in expand_glob(candidate, directory) {
-                            bases.each_text(&path, true, &mut scratch, each)?;
+                            bases.each_text(&path, true, &mut scratch, &mut |t| sink.text(t))?;
                         }
                     }
                 }

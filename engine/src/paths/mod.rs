@@ -31,11 +31,14 @@ mod tests;
 mod texts;
 
 pub use ::shell::normalise;
-pub use command::{command_path_texts, each_command_path_text, each_command_path_text_for};
+pub use command::{
+    command_path_texts, each_command_path_text, each_command_path_text_for,
+    each_command_path_text_into,
+};
 pub use glob::{MAX_GLOB_EXPANSION, PathGlob, expand_glob};
 pub use resolve::{FsMemo, one_memo_for, resolve, resolve_from};
 pub(crate) use resolve::{has_link, is_normal};
-pub use texts::{Bases, path_texts, spellings};
+pub use texts::{Bases, JoinedTexts, PathTextSink, path_texts, spellings};
 
 /// The tag before a path written relative to the filesystem root (`//` rules).
 pub const ROOT_TAG: char = '\u{2}';

@@ -651,7 +651,13 @@ fn texts_below_a_directory_are_the_joined_paths_texts() {
                             };
                             let _ = if fast {
                                 let buffers = (&mut path, &mut scratch);
-                                bases.each_text_below(&below, word, resolve, buffers, &mut each)
+                                bases.each_text_below(
+                                    &below,
+                                    word,
+                                    resolve,
+                                    buffers,
+                                    &mut super::JoinedTexts::new(&mut each),
+                                )
                             } else {
                                 let joined = format!("{directory}/{word}");
                                 bases.each_text(&joined, resolve, &mut scratch, &mut each)

@@ -279,6 +279,7 @@ impl<'a> Bases<'a> {
         Some(Below {
             directory: directory.to_string(),
             prefixes,
+            first_id: 0,
         })
     }
 
@@ -292,7 +293,7 @@ impl<'a> Bases<'a> {
         word: &str,
         resolve: bool,
         (path, scratch): (&mut String, &mut String),
-        each: &mut dyn FnMut(&str) -> ControlFlow<()>,
+        sink: &mut dyn PathTextSink,
     ) -> ControlFlow<()> {
         path.clear();
         path.push_str(&below.directory);
@@ -301,14 +302,14 @@ impl<'a> Bases<'a> {
         let plain = is_plain_relative(word)
             && (!resolve || matches!(resolve_from(path, &self.real, &self.memo), Cow::Borrowed(_)));
         if !plain {
-            return self.each_text(path, resolve, scratch, each);
+            return self.each_text(path, resolve, scratch, &mut |t| sink.text(t));
         }
-        for prefix in &below.prefixes {
-            scratch.clear();
-            scratch.push_str(prefix);
-            push_folded(scratch, word, true);
-            scratch.push('/');
-            each(scratch)?;
+        // The word's part of every text, folded once.
+        scratch.clear();
+        push_folded(scratch, word, true);
+        scratch.push('/');
+        for (i, prefix) in below.prefixes.iter().enumerate() {
+            sink.joined(below.first_id + i, prefix, scratch)?;
         }
         ControlFlow::Continue(())
     }
@@ -389,6 +390,48 @@ fn push_folded(text: &mut String, part: &str, fold: bool) {
     }
 }
 
+/// Where the texts of a command's paths go ([`super::each_command_path_text_into`]): each
+/// whole, or, for the many words below one directory, as one of that directory's few
+/// prefixes and the rest. A matcher may then search each prefix once and resume from there
+/// for every word; [`JoinedTexts`] joins them for one that reads whole texts.
+pub trait PathTextSink {
+    /// One text.
+    fn text(&mut self, text: &str) -> ControlFlow<()>;
+    /// The text `prefix` followed by `rest`. The texts of one command pass the same few
+    /// prefixes (a tag, `/`, a directory relative to a base, `/`, folded) again and again,
+    /// each always with the same small `id` (numbered from 0), and no two prefixes with one.
+    fn joined(&mut self, id: usize, prefix: &str, rest: &str) -> ControlFlow<()>;
+}
+
+/// A [`PathTextSink`] handing each text, joined, to a closure.
+pub struct JoinedTexts<'a> {
+    each: &'a mut dyn FnMut(&str) -> ControlFlow<()>,
+    scratch: String,
+}
+
+impl<'a> JoinedTexts<'a> {
+    /// Each text to `each`.
+    pub fn new(each: &'a mut dyn FnMut(&str) -> ControlFlow<()>) -> JoinedTexts<'a> {
+        JoinedTexts {
+            each,
+            scratch: String::new(),
+        }
+    }
+}
+
+impl PathTextSink for JoinedTexts<'_> {
+    fn text(&mut self, text: &str) -> ControlFlow<()> {
+        (self.each)(text)
+    }
+
+    fn joined(&mut self, _: usize, prefix: &str, rest: &str) -> ControlFlow<()> {
+        self.scratch.clear();
+        self.scratch.push_str(prefix);
+        self.scratch.push_str(rest);
+        (self.each)(&self.scratch)
+    }
+}
+
 /// The texts of words read below one directory, made from per-base prefixes
 /// ([`Bases::below`], [`Bases::each_text_below`]).
 #[derive(Clone, Debug)]
@@ -398,6 +441,19 @@ pub(super) struct Below {
     /// For each wanted tag whose base holds the directory (or is it): the text up to the word,
     /// the tag, `/`, the directory relative to the base and a `/`, folded.
     prefixes: Vec<String>,
+    /// The id of the first prefix ([`PathTextSink::joined`]); the others follow it.
+    first_id: usize,
+}
+
+impl Below {
+    /// Number the prefixes of `belows` one after another, from 0.
+    pub(super) fn number(belows: &mut [Option<Below>]) {
+        let mut next = 0;
+        for below in belows.iter_mut().flatten() {
+            below.first_id = next;
+            next += below.prefixes.len();
+        }
+    }
 }
 
 /// Is `word` a relative path of plain names (no empty, `.` or `..` component, no `~`)?

@@ -11,7 +11,7 @@ use super::records::{
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -272,6 +272,12 @@ wire_enum! {
         /// there: where a leading literal occurs (for [`MatcherKind::StartsWithLiteral`]), or the
         /// start of the tool name (tool globs are anchored at both ends).
         AnchoredAtPosition = 2,
+        /// Anchored, run once from the text's start, reporting every pattern matching from
+        /// there (format 8): the automata of a command-path field all of whose patterns begin
+        /// with a base's tag, which a path text holds only as its first character
+        /// ([`crate::paths::TagSet`]), so that a match can start nowhere else. The engine may
+        /// resume it from the state a shared prefix of several texts leads to.
+        AnchoredAtStart = 3,
     }
 }
 
