@@ -317,6 +317,53 @@ fn a_pattern_too_big_unanchored_takes_the_anchored_fallback() {
     .unwrap();
 }
 
+/// A pattern held at the text's start (`^…`) is searched once from there, never from every
+/// position: `^[ab]a[ab]{14}c` is too big unanchored as its unanchored twin is, and the
+/// fallback would run it from each of a long command's bytes.
+#[test]
+fn a_pattern_held_at_the_start_is_searched_from_the_start_only() {
+    let policy = single_rule_policy("^[ab]a[ab]{14}c");
+    let image =
+        compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
+    let searches: Vec<_> = image.automata.iter().map(|a| a.search).collect();
+    assert_eq!(
+        searches,
+        [engine::sidecar::SearchKind::AnchoredAtStart],
+        "{:?}",
+        image.matchers
+    );
+    let s = format!("aa{}c", "b".repeat(14));
+    let calls = [
+        bash(&s),
+        bash(&format!("{s} and more")),
+        bash(&format!("x{s}")),
+        bash(&format!("x\n{s}")),
+        bash(&format!("ls; {s}")),
+        bash(&format!("ls\n{s}")),
+        bash(&s[1..]),
+    ];
+    assert_agree(&policy, &calls).unwrap();
+    let json = policy.to_json();
+    let sidecar = image.encode(json.as_bytes()).unwrap();
+    let compiled = CompiledPolicy::from_bytes(&sidecar, json.as_bytes()).unwrap();
+    let decisions: Vec<_> = calls
+        .iter()
+        .map(|(event, tool, input)| {
+            compiled
+                .decide(engine::Call {
+                    event,
+                    tool_name: tool,
+                    tool_input: input,
+                    places: engine::Places::default(),
+                })
+                .decision
+        })
+        .collect();
+    // A regex on the command's raw text: `^` is its start, not a segment's or a line's.
+    use Decision::{Defer, Deny};
+    assert_eq!(decisions, [Deny, Deny, Defer, Defer, Defer, Defer, Defer]);
+}
+
 /// The anchored fallback skips a position whose first byte kills the anchored start state;
 /// that start state depends on the byte before (inside a word or not), so the skip must ask
 /// it with that byte: the first pattern matches only where the byte before allows, the second

@@ -256,6 +256,58 @@ pub fn build_anchored_groups(
     )
 }
 
+/// Build confirming patterns every match of which begins at the text's start (`^…`,
+/// [`super::normalise::starts_at_text_start`]) as DFAs anchored there and run once from the
+/// start ([`SearchKind::AnchoredAtStart`]) instead of over the whole text: they stop at the
+/// first byte that leaves every pattern (`^(npm|pnpm) …` on `git status && …` at the `g`).
+/// Patterns without an unbounded repetition share dense DFAs in groups of
+/// [`Budgets::confirm_group_size`], halving on overflow; the others get their own, dense when
+/// small, else sparse.
+pub fn build_start_anchored(
+    patterns: &[(&Hir, u32)],
+    budgets: &Budgets,
+) -> Result<Vec<AutomatonImage>, PatternFailure> {
+    let search = SearchKind::AnchoredAtStart;
+    let single = |pattern: &Hir, target: u32| -> Result<AutomatonImage, PatternFailure> {
+        let with_target = |mut automaton: AutomatonImage| {
+            automaton.targets = vec![target];
+            automaton
+        };
+        let fail = |failure| PatternFailure { target, failure };
+        match build_dfa(&[pattern], search, DfaForm::Dense, SMALL_DENSE_DFA_BYTES) {
+            Ok(dense) => return Ok(with_target(dense)),
+            Err(BuildFailure::TooBig) => {}
+            Err(failure) => return Err(fail(failure)),
+        }
+        build_dfa(
+            &[pattern],
+            search,
+            DfaForm::Sparse,
+            budgets.fallback_dfa_bytes,
+        )
+        .map(with_target)
+        .map_err(fail)
+    };
+    let (shared, alone): (Vec<_>, Vec<_>) = patterns
+        .iter()
+        .partition(|(hir, _)| !super::normalise::has_unbounded_repetition(hir));
+    let mut out = Vec::new();
+    for group in shared.chunks(budgets.confirm_group_size.max(1)) {
+        let group: Vec<(&Hir, u32)> = group.iter().map(|&&(h, t)| (h, t)).collect();
+        out.extend(build_groups(
+            &group,
+            search,
+            DfaForm::Dense,
+            budgets.group_dfa_bytes,
+            &single,
+        )?);
+    }
+    for &(hir, target) in alone {
+        out.push(single(hir, target)?);
+    }
+    Ok(out)
+}
+
 /// Build path patterns every match of which begins at the text's start (a base's tag) as
 /// anchored multi-pattern DFAs run once from there ([`SearchKind::AnchoredAtStart`]): all of
 /// them in one dense DFA when it fits the group budget (one table lookup a byte: it runs on

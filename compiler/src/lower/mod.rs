@@ -56,9 +56,11 @@ use regex_syntax::hir::{Dot, Hir, Look};
 pub use automata::Budgets;
 use automata::{
     BuildFailure, PatternFailure, build_anchored_groups, build_from_start_groups,
-    build_partitioned, build_single,
+    build_partitioned, build_single, build_start_anchored,
 };
-use normalise::{Lowered, classify, has_unbounded_repetition, normalise, parse};
+use normalise::{
+    Lowered, classify, has_unbounded_repetition, normalise, parse, starts_at_text_start,
+};
 
 use crate::diagnostic::{Code, Diagnostic, Location, quote};
 
@@ -506,12 +508,16 @@ fn field_automata(
     } = hirs;
     let mut field_images = Vec::with_capacity(fields.len());
     for (field, &(path, view)) in fields.iter().enumerate() {
-        // Confirming automata: shareable patterns in groups, the rest alone.
-        let (shared, alone): (Vec<_>, Vec<_>) = confirm_hirs[field]
+        // Confirming automata: those held at the text's start searched from there, the
+        // other shareable patterns in groups, the rest alone.
+        let (at_start, anywhere): (Vec<_>, Vec<_>) = confirm_hirs[field]
             .iter()
             .map(|(h, t)| (h, *t))
+            .partition(|(h, _)| starts_at_text_start(h));
+        let mut built = build_start_anchored(&at_start, budgets)?;
+        let (shared, alone): (Vec<_>, Vec<_>) = anywhere
+            .into_iter()
             .partition(|(h, _)| !has_unbounded_repetition(h));
-        let mut built = Vec::new();
         for group in shared.chunks(budgets.confirm_group_size.max(1)) {
             built.extend(build_partitioned(group, budgets)?);
         }

@@ -297,6 +297,19 @@ pub fn leading_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     }
 }
 
+/// Can a match of `hir` begin only at the start of the text (`^`, `\A`: our flavour is not
+/// multi-line)? Such a pattern is searched by a DFA anchored there, run once from the start
+/// ([`SearchKind::AnchoredAtStart`](engine::sidecar::SearchKind)), not over the whole text.
+pub fn starts_at_text_start(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Look(Look::Start) => true,
+        HirKind::Concat(parts) => parts.first().is_some_and(starts_at_text_start),
+        HirKind::Capture(capture) => starts_at_text_start(&capture.sub),
+        HirKind::Alternation(branches) => branches.iter().all(starts_at_text_start),
+        _ => false,
+    }
+}
+
 /// Does `hir` contain an unbounded repetition (`*`, `+`, `{n,}`)? Patterns without one
 /// combine into multi-pattern DFAs that grow roughly additively; patterns with one can
 /// multiply each other's states, so they get automata of their own.
@@ -319,6 +332,20 @@ mod tests {
 
     fn lowered(pattern: &str) -> Lowered {
         classify(normalise(parse(pattern).unwrap()))
+    }
+
+    #[test]
+    fn only_patterns_held_at_the_text_start_are_searched_from_there() {
+        let held = |pattern: &str| starts_at_text_start(&normalise(parse(pattern).unwrap()));
+        assert!(held(r"^(npm|pnpm)( [^ ]+)* -g( |$)"));
+        assert!(held(r"\Agit push"));
+        assert!(held(r"(^rm|^unlink) x"));
+        assert!(!held(r"(^| )rm -rf"));
+        assert!(!held(r"(?m)^rm"));
+        assert!(!held(r"x^"));
+        // The `.*` unanchored search implies is dropped first; it can only match empty here.
+        assert!(held(r".*^rm"));
+        assert!(!held(r"rm -rf"));
     }
 
     fn literals(list: &[&str]) -> Vec<Vec<u8>> {

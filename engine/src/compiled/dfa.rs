@@ -177,6 +177,12 @@ pub(super) fn search_with<A: Automaton>(
                 "an anchored fallback DFA has several patterns",
             ));
         }
+        SearchKind::AnchoredAtStart if targets.count == 1 => {
+            let input = Input::new(text).anchored(Anchored::Yes).earliest(true);
+            if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
+                matched.push(targets.get(0)?);
+            }
+        }
         SearchKind::AnchoredAtStart => {
             let mut patterns = PatternSet::new(dfa.pattern_len());
             let input = Input::new(text).anchored(Anchored::Yes);
