@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use super::glob::expand_glob;
-use super::resolve::FnvBuild;
+use super::resolve::ShortKeysBuild;
 use super::texts::{Bases, Below, JoinedTexts, PathTextSink, spellings};
 use super::{Places, Spellings, TagSet};
 
@@ -117,8 +117,8 @@ fn command_path_texts_into<'t>(
     // one, every entry is a `cd` target.
     let first_cd_target = usize::from(places.cwd.is_some());
     // Each candidate once, and whether it was resolved.
-    let mut seen: HashMap<&str, bool, FnvBuild> =
-        HashMap::with_capacity_and_hasher(64, FnvBuild::default());
+    let mut seen: HashMap<&str, bool, ShortKeysBuild> =
+        HashMap::with_capacity_and_hasher(64, ShortKeysBuild::default());
     let mut scratch = String::new();
     let mut joined = String::new();
     let mut words: Vec<&str> = Vec::new();
@@ -145,7 +145,7 @@ fn command_path_texts_into<'t>(
             };
             // A leading assignment (`FOO=x cmd`) is never a file; its value may be one.
             let assignment =
-                crate::shell::segment::is_assignment(word) && program.is_none_or(|p| i < p);
+                program.is_none_or(|p| i < p) && crate::shell::segment::is_assignment(word);
             let value = unredirected.split_once('=').map(|(_, value)| value);
             // `@file` names the file a program reads (`curl -d @~/.ssh/id_rsa`, `-F
             // f=@.env`, `gh api -F body=@notes.md`): read without its `@` too.

@@ -130,9 +130,9 @@ pub struct FsMemo {
 #[derive(Debug)]
 struct MemoMaps {
     /// `lstat`: `None` when it failed, else whether the path is a symbolic link.
-    lstat: RefCell<HashMap<String, Option<bool>, FnvBuild>>,
+    lstat: RefCell<HashMap<String, Option<bool>, ShortKeysBuild>>,
     /// `canonicalize`: `None` when it failed.
-    canonical: RefCell<HashMap<String, Option<String>, FnvBuild>>,
+    canonical: RefCell<HashMap<String, Option<String>, ShortKeysBuild>>,
 }
 
 thread_local! {
@@ -157,38 +157,58 @@ pub fn one_memo_for<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// FNV-1a: the memo's keys are a call's own paths, a few dozen short strings, where SipHash's
+/// The memo's hasher: a call's own paths and words, a few dozen short strings, where SipHash's
 /// defence against chosen collisions buys nothing and cost a tenth of the path texts' time.
-/// (A command built to collide costs the hook time only, and the deadline bounds that.)
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Fnv(u64);
+/// (A command built to collide costs the hook time only, and the deadline bounds that.) Eight
+/// bytes a step, each mixed by a multiply and a rotation (FxHash's step): a byte-at-a-time
+/// FNV-1a was 2% of an every-pack decide.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ShortKeys(u64);
 
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
+impl ShortKeys {
+    /// One step: a word folded into the state.
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
-impl std::hash::Hasher for Fnv {
+impl std::hash::Hasher for ShortKeys {
     fn finish(&self) -> u64 {
         self.0
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
     }
 }
 
-pub(super) type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+pub(super) type ShortKeysBuild = std::hash::BuildHasherDefault<ShortKeys>;
 
 impl MemoMaps {
     /// Empty maps, sized for a command's few dozen paths (no rehash on the way).
     fn new() -> MemoMaps {
         MemoMaps {
-            lstat: RefCell::new(HashMap::with_capacity_and_hasher(32, FnvBuild::default())),
-            canonical: RefCell::new(HashMap::with_capacity_and_hasher(4, FnvBuild::default())),
+            lstat: RefCell::new(HashMap::with_capacity_and_hasher(
+                32,
+                ShortKeysBuild::default(),
+            )),
+            canonical: RefCell::new(HashMap::with_capacity_and_hasher(
+                4,
+                ShortKeysBuild::default(),
+            )),
         }
     }
 }
