@@ -49,7 +49,13 @@
 //!    - the field's *scan* automata (multi-pattern `MatchKind::All` DFAs for patterns without
 //!      a usable literal, kept under a size budget by the compiler) run once each, with an
 //!      overlapping search that reports every pattern matching anywhere;
-//!    - *always* matchers (`.*`) match any text.
+//!    - *always* matchers (`.*`) match any text;
+//!    - a *command-path* field whose globs all begin with a base's tag has neither: its
+//!      automata are anchored at the text's start, where a path text's tag is
+//!      ([`SearchKind::AnchoredAtStart`]), and the words read below one directory are searched
+//!      from the state that directory's prefix leads to, found once a call
+//!      ([`paths::PathTextSink`]); a confirming pattern held at the start (`^…`) is searched
+//!      from there alone.
 //! 3. Each matched matcher adds one to the count of every rule using it (posting lists); a
 //!    rule fires when all its distinct matchers matched, one of its tool globs matched (or it
 //!    has none) and its event mask holds the event. Rules without matchers come from the
