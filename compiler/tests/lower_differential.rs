@@ -487,6 +487,22 @@ fn many_patterns_with_inner_dot_stars_split_into_budgeted_automata() {
     .unwrap();
 }
 
+/// A Bash rule denying the commands some word of which, read as a path, `glob` matches.
+fn command_path_rule(id: &str, glob: &str) -> HookPolicyRule {
+    HookPolicyRule {
+        id: id.into(),
+        events: vec![],
+        tools: vec!["Bash".into()],
+        input_matchers: vec![InputMatcher {
+            field: "command".into(),
+            on: engine::policy::MatchOn::CommandPath,
+            pattern: glob.into(),
+        }],
+        decision: Decision::Deny,
+        reason: format!("reads {glob}"),
+    }
+}
+
 /// Path rules read every word of a shell command as a path (`MatchOn::CommandPath`): in a
 /// real directory, with words that reach a protected file through a symlink, `..`, a `cd`, a
 /// glob or letter case, the compiled engine (which makes only the texts behind its field's
@@ -511,18 +527,7 @@ fn command_path_rules_agree_with_the_reference_on_real_files() {
     link(&project.join(".env"), &project.join("src/innocent"));
     link(&home.join(".ssh"), &project.join("src/deep/k"));
     link(&dir.join("keys/server.pem"), &project.join("cert"));
-    let rule = |id: &str, glob: &str| HookPolicyRule {
-        id: id.into(),
-        events: vec![],
-        tools: vec!["Bash".into()],
-        input_matchers: vec![InputMatcher {
-            field: "command".into(),
-            on: engine::policy::MatchOn::CommandPath,
-            pattern: glob.into(),
-        }],
-        decision: Decision::Deny,
-        reason: format!("reads {glob}"),
-    };
+    let rule = command_path_rule;
     let globs = [
         "~/.ssh/id_rsa",
         "~/.ssh/**",
@@ -615,18 +620,7 @@ fn a_glob_holding_the_working_directory_reaches_every_word_below_it() {
     let project = dir.join("work/p");
     std::fs::create_dir_all(&project).unwrap();
     let glob = format!("/{}/work/**", dir.display());
-    let rule = |id: &str, glob: &str| HookPolicyRule {
-        id: id.into(),
-        events: vec![],
-        tools: vec!["Bash".into()],
-        input_matchers: vec![InputMatcher {
-            field: "command".into(),
-            on: engine::policy::MatchOn::CommandPath,
-            pattern: glob.into(),
-        }],
-        decision: Decision::Deny,
-        reason: format!("reads {glob}"),
-    };
+    let rule = command_path_rule;
     let one = HookPolicy {
         version: 1,
         default_decision: Decision::Defer,

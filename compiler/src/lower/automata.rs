@@ -235,7 +235,22 @@ pub fn build_anchored_groups(
     group_budget: usize,
     budgets: &Budgets,
 ) -> Result<Vec<AutomatonImage>, PatternFailure> {
-    let search = SearchKind::AnchoredAtPosition;
+    build_sparse_groups(
+        patterns,
+        SearchKind::AnchoredAtPosition,
+        group_budget,
+        budgets,
+    )
+}
+
+/// Build `patterns` as sparse DFAs searched as `search`, in groups of at most `group_budget`
+/// bytes, halving on overflow; a single pattern gets the fallback budget.
+fn build_sparse_groups(
+    patterns: &[(&Hir, u32)],
+    search: SearchKind,
+    group_budget: usize,
+    budgets: &Budgets,
+) -> Result<Vec<AutomatonImage>, PatternFailure> {
     build_groups(
         patterns,
         search,
@@ -326,24 +341,7 @@ pub fn build_from_start_groups(
             return Ok(vec![automaton]);
         }
     }
-    build_groups(
-        patterns,
-        search,
-        DfaForm::Sparse,
-        budgets.group_dfa_bytes,
-        &|pattern, target| match build_dfa(
-            &[pattern],
-            search,
-            DfaForm::Sparse,
-            budgets.fallback_dfa_bytes,
-        ) {
-            Ok(mut automaton) => {
-                automaton.targets = vec![target];
-                Ok(automaton)
-            }
-            Err(failure) => Err(PatternFailure { target, failure }),
-        },
-    )
+    build_sparse_groups(patterns, search, budgets.group_dfa_bytes, budgets)
 }
 
 fn build_groups(
