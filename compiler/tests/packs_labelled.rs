@@ -326,7 +326,10 @@ fn default_on_real_commands_and_tool_calls() {
         // guard cannot name (`/usr/bin/[r]m -rf ~`): the glob pages' bare patterns (`[abc]`,
         // `[a-z][3-9]`, `[!a]`: not commands anyone runs) are asked about, 395 (1.54%). With
         // `kubectl rollout undo` (as `helm rollback` is) and `kubectl replace --force`, 397 (1.55%).
-        ("commands/tldr-examples.jsonl", 1.56),
+        // With `utmpdump -r … > /var/log/wtmp` (a login record overwritten) and `git
+        // checkout-index -a -f [-n]` (the index's files written over uncommitted changes), 400
+        // (1.56%).
+        ("commands/tldr-examples.jsonl", 1.57),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {
