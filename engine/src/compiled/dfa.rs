@@ -242,7 +242,8 @@ impl CompiledPolicy {
         if field.key_lengths != 0 || field.always_count != 0 || field.scan_count == 0 {
             return Ok(None);
         }
-        let mut automata = Vec::with_capacity(field.scan_count as usize);
+        // Grown as the records read back, never sized by a count the file claims.
+        let mut automata = Vec::new();
         for i in 0..field.scan_count as usize {
             let id = self.word(Section::AutomatonLists, field.scan_first as usize + i)?;
             let record = self.record::<AutomatonRecord>(id as usize)?;
