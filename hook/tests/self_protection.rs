@@ -26,10 +26,15 @@ fn setup(name: &str) -> AgentHome {
 /// The gate's answer to `tool` with `input` (cwd: the project): `None` when it leaves the call
 /// to claude (the profile's allow), else the deny reason.
 fn decide(s: &AgentHome, tool: &str, input: serde_json::Value) -> Option<String> {
+    decide_in(s, &s.project, tool, input)
+}
+
+/// [`decide`] with the call made in `cwd`.
+fn decide_in(s: &AgentHome, cwd: &Path, tool: &str, input: serde_json::Value) -> Option<String> {
     let payload = serde_json::json!({
         "session_id": "sp",
         "hook_event_name": "PreToolUse",
-        "cwd": s.project,
+        "cwd": cwd,
         "tool_name": tool,
         "tool_input": input,
     });
@@ -166,6 +171,41 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
         ),
     ] {
         assert_eq!(decide(&s, tool, input.clone()), None, "{tool} {input}");
+    }
+}
+
+/// An agent whose working directory is already inside the guard's directories (a `cd` in an
+/// earlier call) names the guard's files by bare relative words: nothing in the command spells
+/// the protected directory. Every such word is still denied, by the whole guard as installed.
+/// (The policy's side alone — the protected directory's glob matching inside the prefix the
+/// words' texts share, which the engine searches once and resumes from — is checked by
+/// `a_glob_holding_the_working_directory_reaches_every_word_below_it` in
+/// `compiler/tests/lower_differential.rs`, which fails when that match is dropped; here the
+/// guard's own refusal of its files denies these too.)
+#[test]
+fn the_guard_cannot_be_edited_from_inside_its_own_directories() {
+    let s = setup("self-protection-cwd");
+    let sessions = s.home.join(".animus/x/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    for (cwd, command, says) in [
+        (&s.run, "rm animus-policy.sidecar", "compiled policy"),
+        (&s.run, "cp /dev/null animus-policy.json", "compiled policy"),
+        (&s.run, "echo '{}' > animus-policy.json", "compiled policy"),
+        (&sessions, "truncate -s0 sp.jsonl", "state directory"),
+        (
+            &sessions,
+            "python3 -c 'import os; os.remove(\"sp.jsonl\")'",
+            "state directory",
+        ),
+        (&s.state, "rm -rf x", "state directory"),
+    ] {
+        let reason = decide_in(&s, cwd, "Bash", bash(command))
+            .unwrap_or_else(|| panic!("{command} in {cwd:?} was left to claude"));
+        assert!(
+            reason.contains("protects its own guard"),
+            "{command}: {reason}"
+        );
+        assert!(reason.contains(says), "{command}: {reason}");
     }
 }
 

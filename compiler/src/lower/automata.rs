@@ -305,19 +305,19 @@ pub fn build_start_anchored(
     };
     let (shared, alone): (Vec<_>, Vec<_>) = patterns
         .iter()
+        .copied()
         .partition(|(hir, _)| !super::normalise::has_unbounded_repetition(hir));
     let mut out = Vec::new();
     for group in shared.chunks(budgets.confirm_group_size.max(1)) {
-        let group: Vec<(&Hir, u32)> = group.iter().map(|&&(h, t)| (h, t)).collect();
         out.extend(build_groups(
-            &group,
+            group,
             search,
             DfaForm::Dense,
             budgets.group_dfa_bytes,
             &single,
         )?);
     }
-    for &(hir, target) in alone {
+    for (hir, target) in alone {
         out.push(single(hir, target)?);
     }
     Ok(out)

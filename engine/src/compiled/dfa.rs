@@ -177,20 +177,13 @@ pub(super) fn search_with<A: Automaton>(
                 "an anchored fallback DFA has several patterns",
             ));
         }
-        SearchKind::AnchoredAtStart if targets.count == 1 => {
-            let input = Input::new(text).anchored(Anchored::Yes).earliest(true);
-            if dfa.try_search_fwd(&input).map_err(search_failed)?.is_some() {
-                matched.push(targets.get(0)?);
-            }
-        }
+        // The same walk a path field's texts take ([`FromStart`]), from the start state.
         SearchKind::AnchoredAtStart => {
-            let mut patterns = PatternSet::new(dfa.pattern_len());
-            let input = Input::new(text).anchored(Anchored::Yes);
-            dfa.try_which_overlapping_matches(&input, &mut patterns)
-                .map_err(search_failed)?;
-            for pattern in patterns.iter() {
-                matched.push(targets.get(pattern.as_usize())?);
-            }
+            let start = anchored_start(dfa, targets)?;
+            feed_to_end(dfa, start, text.as_bytes(), &mut |pattern| {
+                matched.push(targets.get(pattern)?);
+                Ok(())
+            })?;
         }
         SearchKind::AnchoredAtPosition => {
             let start = start.ok_or(Inconsistent("a literal-anchored DFA is used as a scan"))?;

@@ -273,10 +273,11 @@ wire_enum! {
         /// start of the tool name (tool globs are anchored at both ends).
         AnchoredAtPosition = 2,
         /// Anchored, run once from the text's start, reporting every pattern matching from
-        /// there (format 8): the automata of a command-path field all of whose patterns begin
-        /// with a base's tag, which a path text holds only as its first character
-        /// ([`crate::paths::TagSet`]), so that a match can start nowhere else. The engine may
-        /// resume it from the state a shared prefix of several texts leads to.
+        /// there (format 8): confirming patterns held at the start (`^…`), and the automata of
+        /// a command-path field all of whose patterns begin with a base's tag, which a path
+        /// text holds only as its first character ([`crate::paths::TagSet`]), so that a match
+        /// can start nowhere else; the engine resumes those from the state a shared prefix of
+        /// several texts leads to.
         AnchoredAtStart = 3,
     }
 }
