@@ -312,8 +312,11 @@ fn default_on_real_commands_and_tool_calls() {
         // `history -cr` (erasing the shell history) 1 more, 272 of 8,557 (3.18%). Reading the
         // `sh -c` string `find -exec` runs as any command (`find . -iname .svn -exec bash -c
         // 'rm -rf {}' \;`, a recursive delete of what a search finds, asked as `-exec rm -rf
-        // {}` is) 2 more, 274 (3.20%).
-        ("commands/nl2bash.jsonl", 3.21),
+        // {}` is) 2 more, 274 (3.20%). Asking before every `find … -delete` (inside the
+        // project too: `find . -name '*.pyc' -delete`) and every `xargs` that hands its input
+        // to a shell (`xargs -I{} sh -c '…'`, `xargs bash`), as cc-safety-net's README blocks
+        // both, 86 more: 360 (4.21%).
+        ("commands/nl2bash.jsonl", 4.22),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
