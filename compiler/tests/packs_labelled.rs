@@ -331,8 +331,10 @@ fn default_on_real_commands_and_tool_calls() {
         // `kubectl rollout undo` (as `helm rollback` is) and `kubectl replace --force`, 397 (1.55%).
         // With `utmpdump -r … > /var/log/wtmp` (a login record overwritten) and `git
         // checkout-index -a -f [-n]` (the index's files written over uncommitted changes), 400
-        // (1.56%).
-        ("commands/tldr-examples.jsonl", 1.57),
+        // (1.56%). With `git clean -f -- path …` (a pathspec after `--`) and `git restore -p`
+        // (every hunk offered for discarding; cc-safety-net blocks a restore without
+        // --staged), and the catalogue round's rules, 403 (1.58%).
+        ("commands/tldr-examples.jsonl", 1.58),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {

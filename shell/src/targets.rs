@@ -15,7 +15,8 @@
 //!   reads, see `segment::options`), **plain** for another `rm`, **find** for a start path
 //!   of a deleting `find` (it deletes what matches below it, placed as its contents);
 //! - the **place**: `cwd` strictly inside the payload's `cwd` or the project root (with no
-//!   `cwd` in the payload, a relative path that does not climb out of it); `temp` strictly
+//!   `cwd` in the payload, a relative path that does not climb out of it; neither bounds
+//!   anything when it is the home directory or the root); `temp` strictly
 //!   inside `/tmp`, `/var/tmp` (or their `/private` forms), a directory the same line made
 //!   with `mktemp`, or below `$TMPDIR` (unless the line sets `TMPDIR`, even as a prefix:
 //!   `TMPDIR=/elsewhere rm -rf $TMPDIR/x` is not read charitably); `outside` anywhere else
@@ -328,10 +329,20 @@ fn place_of(path: &str, places: Places) -> &'static str {
         let base = base.trim_end_matches('/');
         path.len() > base.len() + 1 && path.starts_with(base) && path.as_bytes()[base.len()] == b'/'
     };
+    // A working directory (or project root) that is the home directory or the filesystem's
+    // root bounds nothing: everything there is the user's (cc-safety-net reads a `cwd` of
+    // `$HOME` the same way).
+    let home = places.home.map(|h| crate::normalise(h));
+    let bounds = |root: &str| {
+        let root = crate::normalise(root);
+        let root = root.trim_end_matches('/');
+        !root.is_empty() && home.as_deref().map(|h| h.trim_end_matches('/')) != Some(root)
+    };
     let roots = [places.cwd, places.project_root];
     if roots
         .iter()
         .flatten()
+        .filter(|root| bounds(root))
         .any(|root| strictly_in(&crate::normalise(root)))
     {
         "cwd"

@@ -80,6 +80,13 @@ fn inner_scripts_are_parsed() {
     for (command, want) in [
         ("bash -c 'rm -rf /'", "rm -rf /"),
         ("sudo sh -lc \"git push\"", "git push"),
+        // An option's value is not the script file (`-o pipefail`, `--rcfile F`).
+        ("bash -o pipefail -c 'git reset --hard'", "git reset --hard"),
+        ("bash +O extglob -ec 'git clean -fdx'", "git clean -fdx"),
+        (
+            "bash --rcfile my.rc -c 'git stash clear'",
+            "git stash clear",
+        ),
         ("eval 'git push --force'", "git push --force"),
         ("find . -name x -exec rm {} \\;", "rm {}"),
         // What `find -exec` and `fd -x` run is read as any command: its `-c` string too.
@@ -285,6 +292,7 @@ fn text_fed_to_a_shell_is_read() {
         "chrt -f 10 rm -rf X",
         "cpulimit -l 50 -- rm -rf X",
         "torsocks rm -rf X",
+        "chronic rm -rf X",
         "proxychains -q rm -rf X",
         "watch -n 1 'rm -rf X'",
         "watch 'true; rm -rf X'",

@@ -558,7 +558,12 @@ impl InnerReader<'_, '_> {
     fn shell(&mut self, program: &str, stage: &[&str], offset: usize) {
         // The first operand after an option cluster holding `c`.
         let mut seen_c = false;
+        // The value of the option before (`-o pipefail`, `--rcfile FILE`): not an operand.
+        let mut value_next = false;
         for (i, word) in stage.iter().enumerate().skip(1) {
+            if std::mem::take(&mut value_next) && !seen_c {
+                continue;
+            }
             if seen_c && !word.starts_with(['-', '+']) {
                 self.script(offset + i);
                 break;
@@ -567,6 +572,14 @@ impl InnerReader<'_, '_> {
                 || *word == "--command"
             {
                 seen_c = true;
+            } else if SHELLS.contains(program)
+                && (matches!(*word, "--rcfile" | "--init-file")
+                    || (word.len() > 1
+                        && word.starts_with(['-', '+'])
+                        && !word.starts_with("--")
+                        && word.ends_with(['o', 'O'])))
+            {
+                value_next = true;
             } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(program) {
                 // A shell's first operand is its script file; `su USER -c CMD` names the
                 // user first.

@@ -90,6 +90,54 @@ fn targets_are_resolved_against_the_cwd() {
 }
 
 #[test]
+fn a_working_directory_that_is_the_home_or_the_root_bounds_nothing() {
+    for (cwd, root, command, want) in [
+        (
+            "/home/user",
+            "/home/user",
+            "rm -rf build",
+            "recursive outside ~/build",
+        ),
+        (
+            "/home/user/",
+            "/home/user",
+            "rm -rf node_modules",
+            "recursive outside ~/node_modules",
+        ),
+        ("/", "/", "rm -rf srv/data", "recursive outside /srv/data"),
+        // Only the root that is the home bounds nothing: the project still does.
+        (
+            "/home/user",
+            "/home/user/project",
+            "rm -rf project/x",
+            "recursive cwd ~/project/x",
+        ),
+        (
+            "/home/user/project",
+            "/home/user/project",
+            "rm -rf build",
+            "recursive cwd ~/project/build",
+        ),
+    ] {
+        let places = Places {
+            cwd: Some(cwd),
+            home: Some("/home/user"),
+            project_root: Some(root),
+        };
+        let got: Vec<String> = analyse_in(command, places)
+            .generous_texts()
+            .filter(|t| t.starts_with(TARGET_MARK))
+            .map(String::from)
+            .collect();
+        let want = format!("{TARGET_MARK} {want}");
+        assert!(
+            got.contains(&want),
+            "{cwd} {command:?}: {got:?} lacks {want:?}"
+        );
+    }
+}
+
+#[test]
 fn a_line_in_several_directories_is_read_in_each() {
     let got = targets("(cd /tmp && rm -rf x); rm -rf build");
     for want in [

@@ -162,6 +162,7 @@ pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
     wrapper("eatmydata", "", &[], 0),
     wrapper("nocache", "", &[], 0),
     wrapper("unbuffer", "", &[], 0),
+    wrapper("chronic", "", &[], 0),
     wrapper("catchsegv", "", &[], 0),
     wrapper(
         "dbus-run-session",
@@ -346,6 +347,7 @@ const WRAPPER_NAMES: &[&str] = &[
     "caffeinate",
     "catchsegv",
     "chpst",
+    "chronic",
     "chroot",
     "chrt",
     "command",
