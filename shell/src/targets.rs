@@ -332,7 +332,7 @@ fn place_of(path: &str, places: Places) -> &'static str {
     // A working directory (or project root) that is the home directory or the filesystem's
     // root bounds nothing: everything there is the user's (cc-safety-net reads a `cwd` of
     // `$HOME` the same way).
-    let home = places.home.map(|h| crate::normalise(h));
+    let home = places.home.map(crate::normalise);
     let bounds = |root: &str| {
         let root = crate::normalise(root);
         let root = root.trim_end_matches('/');
