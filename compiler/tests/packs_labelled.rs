@@ -32,6 +32,9 @@ struct Case {
     pack: Option<String>,
     /// The class (ours) or dcg's category.
     class: String,
+    /// The call's working directory, also its project root, when the case names one (a case
+    /// about where a deletion lands); otherwise [`compiler::packs::EXAMPLE_PLACES`]'s.
+    cwd: Option<String>,
 }
 
 fn read_cases(path: &std::path::Path) -> Vec<Case> {
@@ -65,6 +68,7 @@ fn read_cases(path: &std::path::Path) -> Vec<Case> {
                 .or(case["category"].as_str())
                 .unwrap_or("?")
                 .to_string(),
+            cwd: case["cwd"].as_str().map(String::from),
         });
     }
     cases
@@ -87,14 +91,20 @@ impl<'p> Guard<'p> {
         }
     }
 
-    /// The decision and deciding rule for a Bash command.
-    fn decide(&self, command: &str) -> (Decision, Option<String>) {
+    /// The decision and deciding rule for a Bash command run in `cwd` (also the project
+    /// root; [`compiler::packs::EXAMPLE_PLACES`] when `None`).
+    fn decide(&self, command: &str, cwd: Option<&str>) -> (Decision, Option<String>) {
         let input = serde_json::json!({ "command": command });
+        let mut places = compiler::packs::EXAMPLE_PLACES;
+        if let Some(cwd) = cwd {
+            places.cwd = Some(cwd);
+            places.project_root = Some(cwd);
+        }
         let call = || Call {
             event: "PreToolUse",
             tool_name: "Bash",
             tool_input: &input,
-            places: compiler::packs::EXAMPLE_PLACES,
+            places,
         };
         let out = self.automaton.decide(call());
         let by_reference = self.reference.decide(call());
@@ -131,7 +141,7 @@ impl Score {
 fn score(guard: &Guard, cases: &[Case], counts: impl Fn(&Case) -> bool) -> Score {
     let mut s = Score::default();
     for case in cases {
-        let (decision, rule) = guard.decide(&case.command);
+        let (decision, rule) = guard.decide(&case.command, case.cwd.as_deref());
         let stopped = matches!(decision, Decision::Deny | Decision::Ask);
         if case.destructive {
             if !counts(case) {
@@ -232,7 +242,7 @@ fn every_pack_and_default_on_our_labelled_classes() {
     // Per class, every pack: where the cases are, so a regression names its family.
     let mut classes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for case in cases.iter().filter(|c| c.destructive) {
-        let (decision, _) = every.decide(&case.command);
+        let (decision, _) = every.decide(&case.command, case.cwd.as_deref());
         let entry = classes.entry(&case.class).or_default();
         entry.0 += 1;
         entry.1 += usize::from(matches!(decision, Decision::Deny | Decision::Ask));

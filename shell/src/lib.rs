@@ -182,7 +182,7 @@ pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
             }
         }
         Err(why) => Analysis {
-            segments: fallback_segments(command),
+            segments: fallback_segments(command, places),
             unparseable: Some(why),
         },
     };
@@ -230,9 +230,11 @@ pub const NOT_WHOLE: char = '\u{2}';
 /// Coarse on purpose: these feed deny rules only (an unparseable command is never covered).
 /// No cap: a command over the parser's caps (length, nesting, segment count) must not hide
 /// its tail from a deny. Equal pieces are kept once, so padding (`a;a;a;…`) costs nothing.
-pub fn fallback_segments(command: &str) -> Vec<Segment> {
+/// Each piece's deletion targets are resolved in `places` as a parsed command's are
+/// ([`targets`]), so a rule that reads where a deletion lands sees these too.
+pub fn fallback_segments(command: &str, places: crate::Places) -> Vec<Segment> {
     let mut seen = std::collections::HashSet::new();
-    command
+    let commands: Vec<segment::SimpleCommand> = command
         .split(|c: char| {
             matches!(
                 c,
@@ -258,16 +260,24 @@ pub fn fallback_segments(command: &str) -> Vec<Segment> {
             if !seen.insert(key.join(" ")) {
                 return None;
             }
-            let mut segment = segment::segment_of(&segment::SimpleCommand {
+            Some(segment::SimpleCommand {
                 words,
                 unresolved: true,
                 ..Default::default()
-            });
+            })
+        })
+        .collect();
+    commands
+        .iter()
+        .zip(targets::target_texts(&commands, places))
+        .map(|(command, targets)| {
+            let mut segment = segment::segment_of(command);
+            segment.generous.extend(targets);
             segment.strict.clear();
             // An unparseable command is seen by denies through this split; it is not
             // called opaque (its pieces are not what runs).
             segment.opaque = None;
-            Some(segment)
+            segment
         })
         .collect()
 }

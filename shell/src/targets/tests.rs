@@ -137,6 +137,29 @@ fn a_working_directory_that_is_the_home_or_the_root_bounds_nothing() {
     }
 }
 
+/// A command that does not parse is split coarsely, and each piece's targets are still
+/// resolved: a rule reading where a deletion lands must not lose it to a stray quote.
+#[test]
+fn the_pieces_of_an_unparseable_command_have_targets_too() {
+    for (command, want) in [
+        ("rm -rf /usr/local 'x", "recursive outside /usr/local"),
+        ("cd .. && rm -rf app \"", "recursive outside ~/app"),
+        ("rm -rf build 'x", "recursive cwd ~/project/build"),
+    ] {
+        let analysis = analyse_in(command, PLACES);
+        assert!(analysis.unparseable.is_some(), "{command:?} parses");
+        let want = format!("{TARGET_MARK} {want}");
+        let got: Vec<&str> = analysis
+            .generous_texts()
+            .filter(|t| t.starts_with(TARGET_MARK))
+            .collect();
+        assert!(
+            got.contains(&want.as_str()),
+            "{command:?}: {got:?} lacks {want:?}"
+        );
+    }
+}
+
 #[test]
 fn a_line_in_several_directories_is_read_in_each() {
     let got = targets("(cd /tmp && rm -rf x); rm -rf build");
