@@ -333,18 +333,16 @@ fn place_of(path: &str, places: Places) -> &'static str {
     // root bounds nothing: everything there is the user's (cc-safety-net reads a `cwd` of
     // `$HOME` the same way).
     let home = places.home.map(crate::normalise);
-    let bounds = |root: &str| {
-        let root = crate::normalise(root);
-        let root = root.trim_end_matches('/');
-        !root.is_empty() && home.as_deref().map(|h| h.trim_end_matches('/')) != Some(root)
-    };
-    let roots = [places.cwd, places.project_root];
-    if roots
-        .iter()
+    let home = home.as_deref().map(|h| h.trim_end_matches('/'));
+    let in_a_root = [places.cwd, places.project_root]
+        .into_iter()
         .flatten()
-        .filter(|root| bounds(root))
-        .any(|root| strictly_in(&crate::normalise(root)))
-    {
+        .map(crate::normalise)
+        .any(|root| {
+            let root = root.trim_end_matches('/');
+            !root.is_empty() && Some(root) != home && strictly_in(root)
+        });
+    if in_a_root {
         "cwd"
     } else if TEMP_DIRECTORIES.iter().any(|t| strictly_in(t)) {
         "temp"

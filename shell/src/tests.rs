@@ -87,6 +87,12 @@ fn inner_scripts_are_parsed() {
             "bash --rcfile my.rc -c 'git stash clear'",
             "git stash clear",
         ),
+        // Wherever the `o` sits, before or after the `c`, its value is skipped.
+        ("bash -c -o pipefail 'git reset --hard'", "git reset --hard"),
+        ("bash -co pipefail 'git reset --hard'", "git reset --hard"),
+        ("bash -oc pipefail 'git stash clear'", "git stash clear"),
+        ("bash -eo pipefail <<< 'rm -rf /'", "rm -rf /"),
+        ("bash -eo pipefail <(echo 'rm -rf /')", "rm -rf /"),
         ("eval 'git push --force'", "git push --force"),
         ("find . -name x -exec rm {} \\;", "rm {}"),
         // What `find -exec` and `fd -x` run is read as any command: its `-c` string too.

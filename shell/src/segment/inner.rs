@@ -58,23 +58,11 @@ fn shell_reads_stdin(stage: &[&str]) -> bool {
         if is_command_option(word) {
             return false;
         }
-        if word.starts_with("--") {
-            i += if matches!(word, "--rcfile" | "--init-file") {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
         if word.starts_with(['-', '+']) {
-            if word[1..].contains('s') {
+            if !word.starts_with("--") && word[1..].contains('s') {
                 return true;
             }
-            i += if matches!(&word[1..], "o" | "O") {
-                2
-            } else {
-                1
-            };
+            i += if takes_a_value(word) { 2 } else { 1 };
             continue;
         }
         return false;
@@ -269,6 +257,17 @@ pub fn process_substitution_output(word: &str) -> Option<String> {
 /// (`-ec`, `-lc`). A long option (`--norc`, `--rcfile`) is not one.
 fn is_command_option(word: &str) -> bool {
     word.starts_with('-') && !word.starts_with("--") && word.contains('c')
+}
+
+/// A shell option word whose value is the next word: `--rcfile F`, `--init-file F`, or a
+/// cluster holding `o` or `O` (`-o pipefail`, `-eo pipefail`, `-co pipefail`, `+O extglob`:
+/// bash and dash give each of those letters the next word, wherever it sits in the cluster).
+fn takes_a_value(word: &str) -> bool {
+    matches!(word, "--rcfile" | "--init-file")
+        || (word.len() > 1
+            && word.starts_with(['-', '+'])
+            && !word.starts_with("--")
+            && word[1..].contains(['o', 'O']))
 }
 
 /// Interpreters that read commands from their stdin when given no operand (a REPL).
@@ -558,29 +557,24 @@ impl InnerReader<'_, '_> {
     fn shell(&mut self, program: &str, stage: &[&str], offset: usize) {
         // The first operand after an option cluster holding `c`.
         let mut seen_c = false;
-        // The value of the option before (`-o pipefail`, `--rcfile FILE`): not an operand.
+        let shell = SHELLS.contains(program);
+        // The value of the option before (`-o pipefail`, `-co pipefail`, `--rcfile FILE`),
+        // before or after the `c`: not an operand.
         let mut value_next = false;
         for (i, word) in stage.iter().enumerate().skip(1) {
-            if std::mem::take(&mut value_next) && !seen_c {
+            if std::mem::take(&mut value_next) {
                 continue;
             }
             if seen_c && !word.starts_with(['-', '+']) {
                 self.script(offset + i);
                 break;
             }
+            value_next = shell && takes_a_value(word);
             if (word.starts_with('-') && !word.starts_with("--") && word.contains('c'))
                 || *word == "--command"
             {
                 seen_c = true;
-            } else if SHELLS.contains(program)
-                && (matches!(*word, "--rcfile" | "--init-file")
-                    || (word.len() > 1
-                        && word.starts_with(['-', '+'])
-                        && !word.starts_with("--")
-                        && word.ends_with(['o', 'O'])))
-            {
-                value_next = true;
-            } else if !word.starts_with(['-', '+']) && !seen_c && SHELLS.contains(program) {
+            } else if !word.starts_with(['-', '+']) && !seen_c && shell {
                 // A shell's first operand is its script file; `su USER -c CMD` names the
                 // user first.
                 break;
@@ -619,11 +613,7 @@ impl InnerReader<'_, '_> {
                 if is_command_option(word) {
                     break;
                 }
-                i += if matches!(&word[1..], "o" | "O") {
-                    2
-                } else {
-                    1
-                };
+                i += if takes_a_value(word) { 2 } else { 1 };
                 continue;
             }
             self.file_of_commands(word, program);
