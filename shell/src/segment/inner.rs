@@ -444,7 +444,6 @@ impl InnerReader<'_, '_> {
     /// `BASH_ENV=<(…) bash -c true`: the shell first runs the file the variable names.
     fn startup_files(&mut self) {
         let runs_a_shell = peel_stages(self.words)
-            .iter()
             .any(|stage| stage.first().is_some_and(|p| SHELLS.contains(basename(p))));
         if !runs_a_shell {
             return;

@@ -43,7 +43,7 @@ pub(crate) fn is_wrapper(program: &str) -> bool {
 
 /// Every peel stage of `words`: the words, then each command a wrapper in front runs
 /// (`sudo -u x env A=1 rm -rf /` → `env A=1 rm -rf /` → `rm -rf /`).
-pub(crate) fn stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
+pub(crate) fn stages<'w>(words: &'w [&'w str]) -> impl Iterator<Item = &'w [&'w str]> {
     peel_stages(words)
 }
 
@@ -191,21 +191,31 @@ const SAFE_VARIABLES: &[&str] = &[
 /// The segment of one simple command.
 pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
-    let redirects: Vec<&str> = command.redirects.iter().map(|r| r.text.as_str()).collect();
+    let mut redirects = String::new();
+    for (i, redirect) in command.redirects.iter().enumerate() {
+        if i > 0 {
+            redirects.push(' ');
+        }
+        redirects.push_str(&redirect.text);
+    }
     let mut segment = Segment {
         deny_only: command.deny_only,
         opaque: command.opaque.clone(),
-        generous: Vec::with_capacity(2),
+        generous: Vec::with_capacity(4),
         strict: Vec::with_capacity(1),
+    };
+    let mut generous = Generous {
+        texts: &mut segment.generous,
+        redirects,
+        scratch: String::with_capacity(command.words.iter().map(|w| w.text.len() + 1).sum()),
     };
 
     // Generous: the assignments as written, then every peel stage.
     if !command.assignments.is_empty() {
-        let all = with_assignments(command, &words);
-        push_generous(&mut segment.generous, &all, &redirects);
+        generous.push(&with_assignments(command, &words));
     }
     for stage in peel_stages(&words) {
-        push_generous(&mut segment.generous, stage, &redirects);
+        generous.push(stage);
         // `$HOME`, `${HOME}` and `~` name the same directory: a deny written with one sees
         // the others.
         if stage
@@ -217,20 +227,24 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
                     let respelled: Vec<String> =
                         stage.iter().map(|w| w.replacen(from, to, 1)).collect();
                     let respelled: Vec<&str> = respelled.iter().map(String::as_str).collect();
-                    push_generous(&mut segment.generous, &respelled, &redirects);
+                    generous.push(&respelled);
                 }
             }
         }
     }
 
     // Brace expansion and `$IFS`, made as the shell makes them: `{rm,-rf,X}` is `rm -rf X`.
-    let mut program = command.words.first().map(|w| w.text.to_string());
+    // The program is followed only when it is not literal (it may then be an expansion).
+    let program_expands = command.words.first().is_some_and(|w| !w.literal);
+    let mut program = program_expands.then(|| words[0].to_string());
     match expand::expanded_words(&command.words) {
         Ok(Some(expanded)) => {
-            program = expanded.first().cloned();
+            if program_expands {
+                program = expanded.first().cloned();
+            }
             let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
             for stage in peel_stages(&expanded) {
-                push_generous(&mut segment.generous, stage, &redirects);
+                generous.push(stage);
             }
         }
         Ok(None) => {}
@@ -248,13 +262,13 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             .collect();
         program = resolved.first().map(|p| p.to_string());
         for stage in peel_stages(&resolved) {
-            push_generous(&mut segment.generous, stage, &redirects);
+            generous.push(stage);
         }
     }
     // A program named by an expansion (`$X -rf /`, `$(which rm)`, `r?`, `/usr/bin/[r]m`) runs
     // a command the guard cannot name.
     if let Some(program) = program
-        && command.words.first().is_some_and(|w| !w.literal)
+        && program_expands
         && program.contains(['$', '`', '*', '?', '['])
     {
         segment.opaque.get_or_insert_with(|| {
@@ -264,8 +278,9 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 
     // A command of redirections alone (`> file` truncates it, `< file` reads it) is seen as
     // its redirections.
+    let redirects = generous.redirects;
     if words.is_empty() && command.assignments.is_empty() && !redirects.is_empty() {
-        segment.generous.push(redirects.join(" "));
+        segment.generous.push(redirects);
     }
 
     strict_texts(command, &words, &mut segment.strict);
@@ -282,50 +297,68 @@ fn with_assignments<'w>(command: &'w SimpleCommand, words: &[&'w str]) -> Vec<&'
         .collect()
 }
 
-/// Add the texts a deny sees for `words` (with the command's `redirects`) to `texts`: as
-/// written, with the program's basename, short options merged, the option normal form.
-fn push_generous(texts: &mut Vec<String>, words: &[&str], redirects: &[&str]) {
-    if words.is_empty() {
-        return;
-    }
-    let joined = words.join(" ");
-    let base = basename(words[0]);
-    let based = if base.len() != words[0].len() {
-        Some(
-            std::iter::once(base)
-                .chain(words[1..].iter().copied())
-                .collect::<Vec<_>>()
-                .join(" "),
-        )
-    } else {
-        None
-    };
-    // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other. Not
-    // for `find`, whose primaries are words of their own (`-depth -empty -type d`): merged,
-    // they would read as a command that drops its `-empty` test.
-    let merged = (base != "find")
-        .then(|| expand::merged_short_options(words))
-        .flatten()
-        .map(|merged| merged.join(" "));
-    // The normal form of programs with an option table (`rm -fr` → `rm --force
-    // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
-    let normal = options::normal_form(words);
-    let short = normal
-        .as_deref()
-        .and_then(options::rm_short_form)
-        .map(|words| words.join(" "));
-    let normal = normal.map(|words| words.join(" "));
-    for text in std::iter::once(joined)
-        .chain(based)
-        .chain(merged)
-        .chain(normal)
-        .chain(short)
-    {
-        let with = (!redirects.is_empty()).then(|| format!("{text} {}", redirects.join(" ")));
-        for text in std::iter::once(text).chain(with) {
-            if !texts.contains(&text) {
-                texts.push(text);
+/// The generous texts of one segment as they are made: each candidate is written into one
+/// scratch buffer and kept (allocated) only when it is new. Most candidates repeat one
+/// already kept (the basename of a bare program, a normal form equal to the text as
+/// written), and joining each into a `String` of its own was a fifth of the parse.
+struct Generous<'t> {
+    texts: &'t mut Vec<String>,
+    /// The command's redirections joined (`2>&1 >/dev/null`), or empty.
+    redirects: String,
+    scratch: String,
+}
+
+impl Generous<'_> {
+    /// Add the texts a deny sees for `words` (with the command's redirections): as written,
+    /// with the program's basename, short options merged, the option normal form; each also
+    /// with the redirections appended.
+    fn push(&mut self, words: &[&str]) {
+        let Some(&program) = words.first() else {
+            return;
+        };
+        self.push_words(words.iter().copied());
+        let base = basename(program);
+        if base.len() != program.len() {
+            self.push_words(std::iter::once(base).chain(words[1..].iter().copied()));
+        }
+        // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other. Not
+        // for `find`, whose primaries are words of their own (`-depth -empty -type d`):
+        // merged, they would read as a command that drops its `-empty` test.
+        if base != "find"
+            && let Some(merged) = expand::merged_short_options(words)
+        {
+            self.push_words(merged.iter().map(String::as_str));
+        }
+        // The normal form of programs with an option table (`rm -fr` → `rm --force
+        // --recursive`, `git -C d reset --har` → `git reset --hard`; see `options`).
+        if let Some(normal) = options::normal_form(words) {
+            self.push_words(normal.iter().map(String::as_str));
+            if let Some(short) = options::rm_short_form(&normal) {
+                self.push_words(short.iter().map(String::as_str));
             }
+        }
+    }
+
+    /// The text of `words`, then the same with the redirections, each added when new.
+    fn push_words<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
+        self.scratch.clear();
+        for (i, word) in words.enumerate() {
+            if i > 0 {
+                self.scratch.push(' ');
+            }
+            self.scratch.push_str(word);
+        }
+        self.keep_scratch();
+        if !self.redirects.is_empty() {
+            self.scratch.push(' ');
+            self.scratch.push_str(&self.redirects);
+            self.keep_scratch();
+        }
+    }
+
+    fn keep_scratch(&mut self) {
+        if !self.texts.contains(&self.scratch) {
+            self.texts.push(self.scratch.clone());
         }
     }
 }

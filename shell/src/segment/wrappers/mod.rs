@@ -134,28 +134,46 @@ pub(super) fn is_parallel_separator(word: &str) -> bool {
 }
 
 /// Every peel stage of `words` (the words themselves, then each wrapped command).
-pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> Vec<&'w [&'w str]> {
-    let mut stages = vec![words];
-    let mut rest = words;
-    while let Some(first) = rest.first() {
-        let name = basename(first);
-        // Most programs are no wrapper: the name set says so without a scan of the table.
-        if !super::is_wrapper(name) {
-            break;
-        }
-        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
-            break;
-        };
-        let Some(start) = wrapped_start(wrapper, rest) else {
-            break;
-        };
-        rest = &rest[start..];
-        stages.push(rest);
-        if stages.len() > 16 {
-            break;
-        }
+pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> PeelStages<'w> {
+    PeelStages {
+        next: Some(words),
+        given: 0,
     }
-    stages
+}
+
+/// The stages [`peel_stages`] gives, each found as it is asked for (no list is made: every
+/// simple command is peeled several times a call, and most have one stage).
+#[derive(Clone)]
+pub(crate) struct PeelStages<'w> {
+    /// The stage to give next, if any.
+    next: Option<&'w [&'w str]>,
+    /// How many were given (at most 17: the command and 16 peels).
+    given: usize,
+}
+
+impl<'w> Iterator for PeelStages<'w> {
+    type Item = &'w [&'w str];
+
+    fn next(&mut self) -> Option<&'w [&'w str]> {
+        let stage = self.next.take()?;
+        self.given += 1;
+        if self.given < 17 {
+            self.next = peeled(stage);
+        }
+        Some(stage)
+    }
+}
+
+/// The command the wrapper at the start of `words` runs, if it is a wrapper that runs one.
+fn peeled<'w>(words: &'w [&'w str]) -> Option<&'w [&'w str]> {
+    let name = basename(words.first()?);
+    // Most programs are no wrapper: the name set says so without a scan of the table.
+    if !super::is_wrapper(name) {
+        return None;
+    }
+    let wrapper = WRAPPERS.iter().find(|w| w.name == name)?;
+    let start = wrapped_start(wrapper, words)?;
+    Some(&words[start..])
 }
 
 #[cfg(test)]
