@@ -332,14 +332,18 @@ pub fn compile(policy: &HookPolicy) -> (String, Vec<u8>) {
 
 /// Decide a `PreToolUse` Bash call of the command in `input` made in `places`, as a fresh call:
 /// the parse the last call remembered is forgotten first ([`engine::shell::forget_shared`]),
-/// so a benchmark deciding one command again and again measures what an emit does once.
+/// so a benchmark deciding one command again and again measures what an emit does once. As
+/// in an emit, the decision runs inside one fresh file-system memo for the call
+/// ([`engine::paths::one_memo_for`]): the path texts' bases and words share its `lstat`s.
 pub fn decide_bash_fresh(
     compiled: &engine::CompiledPolicy,
     input: &serde_json::Value,
     places: engine::Places<'_>,
 ) -> engine::Outcome {
     engine::shell::forget_shared();
-    compiled.decide(engine::Call::pre_tool_use("Bash", input, places))
+    engine::paths::one_memo_for(|| {
+        compiled.decide(engine::Call::pre_tool_use("Bash", input, places))
+    })
 }
 
 /// The fastest of `rounds` rounds of `calls` calls of `f`, in µs a call: the steady figure

@@ -255,7 +255,8 @@ impl<'a> Bases<'a> {
         }
         let mut prefixes = Vec::new();
         let mut add = |tag: char, rel: Option<&str>| {
-            let mut prefix = String::from(tag);
+            let mut prefix = String::with_capacity(rel.map_or(0, str::len) + 4);
+            prefix.push(tag);
             prefix.push('/');
             if let Some(rel) = rel {
                 push_folded(&mut prefix, rel, true);

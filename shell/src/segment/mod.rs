@@ -373,7 +373,7 @@ fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String
         && command.words.first().is_some_and(|w| w.literal)
         && command.redirects.iter().all(|r| r.harmless);
     if coverable && !command.assignments.is_empty() {
-        strict.push(with_assignments(command, words).join(" "));
+        strict.push(joined_with_room(&with_assignments(command, words)));
     }
     let safe_assignments = command.assignments.iter().all(|a| {
         let name = a.split(['=', '[', '+']).next().unwrap_or(a);
@@ -382,7 +382,7 @@ fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String
     if coverable && safe_assignments {
         let mut rest: &[&str] = words;
         loop {
-            let text = rest.join(" ");
+            let text = joined_with_room(rest);
             if !strict.contains(&text) {
                 strict.push(text);
             }
@@ -400,6 +400,19 @@ fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String
             rest = &rest[start..];
         }
     }
+}
+
+/// `words` joined by spaces, with room for what [`crate::analyse_in`] appends to a strict text
+/// that is not the whole command (a space and [`crate::NOT_WHOLE`]) without growing it.
+fn joined_with_room(words: &[&str]) -> String {
+    let mut text = String::with_capacity(words.iter().map(|w| w.len() + 1).sum::<usize>() + 2);
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push_str(word);
+    }
+    text
 }
 
 #[cfg(test)]
