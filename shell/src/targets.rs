@@ -316,11 +316,29 @@ fn push_target(
             Resolved::Made(p) => ("temp", p.clone()),
             Resolved::Unknown => ("unknown", target.operand.to_string()),
         };
+        // A target named through the home directory (`~/proj/build`, `$HOME/proj/x`) is not
+        // read as the project's even where it resolves inside it: the command names the
+        // user's files by the home, as cc-safety-net reads it (a project's own build
+        // directory is named from the project: `rm -rf build`, `./build`, its full path).
+        let place = if place == "cwd" && through_home(target.operand) {
+            "outside"
+        } else {
+            place
+        };
         let text = format!("{TARGET_MARK} {kind} {place} {path}");
         if !texts.contains(&text) {
             texts.push(text);
         }
     }
+}
+
+/// Is `operand` (as written, expansions unexpanded) a path spelled through the home
+/// directory: `~`, `~user`, `$HOME`, `${HOME}` or `${HOME…}` at its start? (`~+` is the
+/// working directory itself, not the home.)
+fn through_home(operand: &str) -> bool {
+    (operand.starts_with('~') && !operand.starts_with("~+"))
+        || operand.starts_with("$HOME")
+        || operand.starts_with("${HOME")
 }
 
 /// `cwd`, `temp` or `outside` for an absolute normalised path.

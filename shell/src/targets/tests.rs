@@ -78,7 +78,11 @@ fn targets_are_resolved_against_the_cwd() {
             "rm -rf /home/user/project/build",
             "recursive cwd ~/project/build",
         ),
-        ("rm -rf ~/project/target", "recursive cwd ~/project/target"),
+        // Named through the home: not the project's (`through_home`).
+        (
+            "rm -rf ~/project/target",
+            "recursive outside ~/project/target",
+        ),
     ] {
         let want = format!("{TARGET_MARK} {want}");
         let got = targets(command);
@@ -116,6 +120,31 @@ fn a_working_directory_that_is_the_home_or_the_root_bounds_nothing() {
             "/home/user/project",
             "/home/user/project",
             "rm -rf build",
+            "recursive cwd ~/project/build",
+        ),
+        // Named through the home, a path inside the project is not read as the project's.
+        (
+            "/home/user/project",
+            "/home/user/project",
+            "rm -rf ~/project/build",
+            "recursive outside ~/project/build",
+        ),
+        (
+            "/home/user/project",
+            "/home/user/project",
+            "rm -rf $HOME/project/build",
+            "recursive outside ~/project/build",
+        ),
+        (
+            "/home/user/project",
+            "/home/user/project",
+            "rm -rf \"${HOME}\"/project/dist",
+            "recursive outside ~/project/dist",
+        ),
+        (
+            "/home/user/project",
+            "/home/user/project",
+            "rm -rf /home/user/project/build",
             "recursive cwd ~/project/build",
         ),
     ] {
