@@ -192,12 +192,10 @@ const SAFE_VARIABLES: &[&str] = &[
 pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let mut redirects = String::new();
-    for (i, redirect) in command.redirects.iter().enumerate() {
-        if i > 0 {
-            redirects.push(' ');
-        }
-        redirects.push_str(&redirect.text);
-    }
+    push_joined(
+        &mut redirects,
+        command.redirects.iter().map(|r| r.text.as_str()),
+    );
     let mut segment = Segment {
         deny_only: command.deny_only,
         opaque: command.opaque.clone(),
@@ -206,8 +204,15 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     };
     let mut generous = Generous {
         texts: &mut segment.generous,
+        scratch: String::with_capacity(
+            command
+                .words
+                .iter()
+                .map(|w| w.text.len() + 1)
+                .sum::<usize>()
+                + redirects.len(),
+        ),
         redirects,
-        scratch: String::with_capacity(command.words.iter().map(|w| w.text.len() + 1).sum()),
     };
 
     // Generous: the assignments as written, then every peel stage.
@@ -342,12 +347,7 @@ impl Generous<'_> {
     /// The text of `words`, then the same with the redirections, each added when new.
     fn push_words<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
         self.scratch.clear();
-        for (i, word) in words.enumerate() {
-            if i > 0 {
-                self.scratch.push(' ');
-            }
-            self.scratch.push_str(word);
-        }
+        push_joined(&mut self.scratch, words);
         self.keep_scratch();
         if !self.redirects.is_empty() {
             self.scratch.push(' ');
@@ -406,13 +406,18 @@ fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String
 /// that is not the whole command (a space and [`crate::NOT_WHOLE`]) without growing it.
 fn joined_with_room(words: &[&str]) -> String {
     let mut text = String::with_capacity(words.iter().map(|w| w.len() + 1).sum::<usize>() + 2);
-    for (i, word) in words.iter().enumerate() {
-        if i > 0 {
-            text.push(' ');
-        }
-        text.push_str(word);
-    }
+    push_joined(&mut text, words.iter().copied());
     text
+}
+
+/// `words` onto `out`, a space between each (what `join(" ")` makes, into a given buffer).
+fn push_joined<'w>(out: &mut String, words: impl Iterator<Item = &'w str>) {
+    for (i, word) in words.enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
 }
 
 #[cfg(test)]

@@ -143,7 +143,6 @@ pub(super) fn peel_stages<'w>(words: &'w [&'w str]) -> PeelStages<'w> {
 
 /// The stages [`peel_stages`] gives, each found as it is asked for (no list is made: every
 /// simple command is peeled several times a call, and most have one stage).
-#[derive(Clone)]
 pub(crate) struct PeelStages<'w> {
     /// The stage to give next, if any.
     next: Option<&'w [&'w str]>,
