@@ -88,21 +88,111 @@ impl Analysis {
             .flat_map(|s| s.generous.iter().map(String::as_str))
     }
 
-    /// The generous texts path rules read in `command` (the text this analysis is of): every
-    /// segment's, but that of a command that only prints (`echo`, `printf`) when nothing in
-    /// `command` can take what it prints as input or as a file — no pipe, no redirection, no
-    /// command or process substitution. A printed path opens nothing: `echo "cat
-    /// ~/.ssh/id_rsa"` reads no key, while `echo ~/.ssh/id_rsa | xargs cat` still gives the
-    /// path to the rules.
-    pub fn path_read_texts<'a>(&'a self, command: &str) -> impl Iterator<Item = &'a str> + Clone {
-        let output_flows = self.unparseable.is_some()
-            || command.contains(['|', '>', '<', '`'])
-            || command.contains("$(");
-        self.segments
-            .iter()
-            .filter(move |s| output_flows || !s.generous.iter().any(|t| prints_only(t)))
-            .flat_map(|s| s.generous.iter().map(String::as_str))
+    /// The generous texts path rules read in `command` (the text this analysis is of), each
+    /// with its word boundaries ([`ReadText`]): every segment's, but the operands of a
+    /// command that only prints (`echo`, `printf`) are not read when nothing in `command`
+    /// can take what it prints as input — no pipe, no `<`, no command or process
+    /// substitution. A printed path opens nothing: `echo "cat ~/.ssh/id_rsa"` and `echo .env
+    /// >> .gitignore` read no secret (the latter's redirection, a file written, is still
+    /// read), while `echo ~/.ssh/id_rsa | xargs cat` still gives the path to the rules.
+    pub fn path_read_texts<'a>(
+        &'a self,
+        command: &str,
+    ) -> impl Iterator<Item = ReadText<'a>> + Clone {
+        let output_read = self.unparseable.is_some()
+            || has_pipe(command)
+            || command.contains(['<', '`'])
+            || command.contains("$(")
+            || command.contains(">(");
+        let redirected = command.contains('>');
+        self.segments.iter().flat_map(move |s| {
+            let printer = !output_read && s.generous.iter().any(|t| prints_only(t));
+            // A printer without a redirection reads and writes nothing: no text at all.
+            let texts = if printer && !redirected {
+                &s.generous[..0]
+            } else {
+                &s.generous[..]
+            };
+            texts.iter().enumerate().map(move |(i, text)| ReadText {
+                text,
+                inner: &s.inner_spaces,
+                index: i as u32,
+                operands_unread: printer,
+            })
+        })
     }
+}
+
+/// One generous text as path rules read it ([`Analysis::path_read_texts`]): its words, split
+/// where the shell split them (a quoted `"a b"` is one word), a deletion target text
+/// (`@rm-target …`, [`targets`]) as its resolved path alone.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadText<'a> {
+    /// The text.
+    pub text: &'a str,
+    /// Its segment's [`Segment::inner_spaces`], and the text's index there.
+    inner: &'a [(u32, u32)],
+    index: u32,
+    /// A command that only prints, whose output nothing reads: its operands open nothing
+    /// (its redirections do).
+    pub operands_unread: bool,
+}
+
+impl<'a> ReadText<'a> {
+    /// The words of the text: split at whitespace, but not at whitespace inside a word; a
+    /// deletion target text gives its path alone.
+    pub fn words(&self) -> impl Iterator<Item = &'a str> + Clone + 'a {
+        let text = self.text;
+        let target = text
+            .strip_prefix(targets::TARGET_MARK)
+            .and_then(|rest| rest.strip_prefix(' '))
+            .and_then(|rest| rest.splitn(3, ' ').nth(2));
+        let inner = self.inner;
+        let index = self.index;
+        let inner_at = move |at: usize| {
+            inner
+                .iter()
+                .any(|&(t, offset)| t == index && offset as usize == at)
+        };
+        let mut rest = if target.is_some() { "" } else { text };
+        let mut at = 0;
+        target.into_iter().chain(std::iter::from_fn(move || {
+            // Skip the separators, then take characters up to the next one.
+            let start = rest
+                .char_indices()
+                .find(|&(i, c)| !c.is_whitespace() || inner_at(at + i))
+                .map(|(i, _)| i)?;
+            let len = rest[start..]
+                .char_indices()
+                .find(|&(i, c)| c.is_whitespace() && !inner_at(at + start + i))
+                .map_or(rest.len() - start, |(i, _)| i);
+            let word = &rest[start..start + len];
+            rest = &rest[start + len..];
+            at += start + len;
+            Some(word)
+        }))
+    }
+}
+
+impl<'a> From<&'a str> for ReadText<'a> {
+    /// A text whose words are split at every whitespace (no quoted word, not a printer).
+    fn from(text: &'a str) -> ReadText<'a> {
+        ReadText {
+            text,
+            inner: &[],
+            index: 0,
+            operands_unread: false,
+        }
+    }
+}
+
+/// Does `command` hold a `|` that may be a pipe (`|`, `|&`; not the `||` of a list)? Quoted
+/// ones count too: a false pipe only keeps a printer's operands read.
+fn has_pipe(command: &str) -> bool {
+    let bytes = command.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b == b'|' && (i == 0 || bytes[i - 1] != b'|') && bytes.get(i + 1) != Some(&b'|')
+    })
 }
 
 /// Does this segment text run `echo` or `printf` (after any `NAME=value` assignments)?

@@ -433,29 +433,115 @@ fn sentinel_never_inside_a_segment() {
     assert!(a.generous_texts().all(|t| !t.contains(SEGMENT_START)));
 }
 
-/// A command that only prints gives path rules nothing, unless its output can flow on.
+/// A command that only prints gives path rules nothing, unless its output can flow on; into
+/// a file only, its redirection is read and its operands are not.
 #[test]
 fn printed_paths_are_read_only_when_the_output_flows_on() {
-    let texts = |command: &str| -> Vec<String> {
+    let texts = |command: &str| -> Vec<(String, bool)> {
         analyse(command)
             .path_read_texts(command)
-            .map(String::from)
+            .map(|t| (t.text.to_string(), t.operands_unread))
             .collect()
     };
     assert!(texts("echo \"cat ~/.ssh/id_rsa\"").is_empty());
     assert!(texts("FOO=1 printf '%s' ~/.ssh/id_rsa").is_empty());
-    assert_eq!(texts("echo a; cat b"), ["cat b"]);
+    assert_eq!(texts("echo a; cat b"), [("cat b".to_string(), false)]);
     for flowing in [
         "echo ~/.ssh/id_rsa | xargs cat",
-        "echo x > ~/.ssh/id_rsa",
         "cat $(echo ~/.ssh/id_rsa)",
         "cat `echo ~/.ssh/id_rsa`",
         "diff <(echo a) b",
+        "echo ~/.ssh/id_rsa > >(xargs cat)",
+        "echo .env > list; xargs cat < list",
+        "echo .env |& xargs cat",
+        "true || echo .env | xargs cat",
     ] {
+        let texts = texts(flowing);
         assert!(
-            texts(flowing).iter().any(|t| t.starts_with("echo")),
-            "{flowing}: {:?}",
-            texts(flowing)
+            texts
+                .iter()
+                .any(|(t, unread)| t.starts_with("echo") && !unread),
+            "{flowing}: {texts:?}"
         );
     }
+    for into_a_file in [
+        "echo x > ~/.ssh/id_rsa",
+        "echo '.env' >> .gitignore",
+        "grep -q .env .gitignore || echo .env >> .gitignore",
+    ] {
+        let texts = texts(into_a_file);
+        assert!(
+            texts.iter().any(|(t, _)| t.starts_with("echo")),
+            "{into_a_file}: {texts:?}"
+        );
+        assert!(
+            texts
+                .iter()
+                .all(|(t, unread)| *unread || !t.starts_with("echo")),
+            "{into_a_file}: {texts:?}"
+        );
+    }
+}
+
+/// Path rules read the words the program is handed: a quoted word with spaces is one word,
+/// in every generous text that holds it, and a deletion target text is its path alone.
+#[test]
+fn read_texts_split_words_where_the_shell_does() {
+    let words = |command: &str| -> Vec<Vec<String>> {
+        analyse_in(
+            command,
+            Places {
+                cwd: Some("/p"),
+                home: Some("/h"),
+                project_root: Some("/p"),
+            },
+        )
+        .path_read_texts(command)
+        .map(|t| t.words().map(String::from).collect())
+        .collect()
+    };
+    let commit = words("git commit -m \"ignore .env files\" --no-verify");
+    assert!(
+        commit.contains(&vec![
+            "git".into(),
+            "commit".into(),
+            "-m".into(),
+            "ignore .env files".into(),
+            "--no-verify".into()
+        ]),
+        "{commit:?}"
+    );
+    assert!(commit.iter().flatten().all(|w| w != ".env"), "{commit:?}");
+    let cat = words("cat \"my dir/.env\" 'a\tb' plain");
+    assert!(
+        cat.iter().all(|w| w.contains(&"my dir/.env".to_string())),
+        "{cat:?}"
+    );
+    assert!(
+        cat.iter().all(|w| w.contains(&"a\tb".to_string())),
+        "{cat:?}"
+    );
+    assert!(
+        cat.iter().all(|w| w.contains(&"plain".to_string())),
+        "{cat:?}"
+    );
+    // Each segment its own words: `a b` quoted in one, two words in the other.
+    let both = words("cat 'a b' && cat a b");
+    assert!(both.iter().flatten().any(|w| w == "a"), "{both:?}");
+    // A redirection's quoted target is one word too.
+    let redirected = words("cat x > \"out file\"");
+    assert!(
+        redirected.iter().flatten().any(|w| w == ">out file"),
+        "{redirected:?}"
+    );
+    // A deletion target text reads as its resolved path only.
+    let rm = words("rm -rf \"./build dir\"");
+    assert!(rm.contains(&vec!["/p/build dir".to_string()]), "{rm:?}");
+    assert!(
+        rm.iter().flatten().all(|w| w != "recursive" && w != "cwd"),
+        "{rm:?}"
+    );
+    // Plain texts (no analysis) split at every whitespace.
+    let plain: Vec<&str> = ReadText::from("a  b\tc").words().collect();
+    assert_eq!(plain, ["a", "b", "c"]);
 }

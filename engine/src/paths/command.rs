@@ -8,11 +8,12 @@ use super::glob::expand_glob;
 use super::resolve::ShortKeysBuild;
 use super::texts::{Bases, Below, JoinedTexts, PathTextSink, spellings};
 use super::{Places, Spellings, TagSet};
+use crate::shell::ReadText;
 
 /// The texts a deny or ask path rule searches in a shell command ([`each_command_path_text`]),
 /// sorted, each once.
 pub fn command_path_texts<'t>(
-    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    segment_texts: impl Iterator<Item = ReadText<'t>> + Clone,
     places: Places<'_>,
 ) -> Vec<String> {
     let mut texts = Vec::new();
@@ -29,7 +30,10 @@ pub fn command_path_texts<'t>(
 /// once; nothing is kept): every word of every generous segment text read as a path, the
 /// program included (an option's value after `=`, a redirection's target, a word's file after
 /// a leading `@` too), so
-/// `Read(./.env)` also stops `./.env`, `cat .env`, `grep KEY ./.env` and `cat < .env`.
+/// `Read(./.env)` also stops `./.env`, `cat .env`, `grep KEY ./.env` and `cat < .env`. The
+/// words are those the program is handed ([`ReadText::words`]): a quoted word with spaces is
+/// one (`git commit -m "ignore .env files"` names no `.env`; `cat "my dir/.env"` names that
+/// file), and a deletion target text gives its resolved path alone.
 /// Options (`-x`) are skipped. There is no cap on the number of words: padding must not hide
 /// the last one (the hook's deadline bounds a pathological command, and a deadline denies).
 ///
@@ -38,9 +42,11 @@ pub fn command_path_texts<'t>(
 /// it up in `PATH`, never in the working directory, unless `PATH` holds a relative
 /// directory), a leading assignment as a whole (`FOO=x`; its value is resolved), and the
 /// operands of `echo` and `printf` (printed, never opened; their redirections are resolved).
-/// Those words still give their texts as written.
+/// Those words still give their texts as written — but a printer's operands give none when
+/// nothing in the command reads what it prints ([`ReadText::operands_unread`]: `echo .env >>
+/// .gitignore` writes `.gitignore` and reads no `.env`).
 pub fn each_command_path_text<'t>(
-    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    segment_texts: impl Iterator<Item = ReadText<'t>> + Clone,
     places: Places<'_>,
     each: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
@@ -51,7 +57,7 @@ pub fn each_command_path_text<'t>(
 /// matchers are anchored to these bases can match ([`TagSet`]); the texts left out match
 /// none of them.
 pub fn each_command_path_text_for<'t>(
-    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    segment_texts: impl Iterator<Item = ReadText<'t>> + Clone,
     places: Places<'_>,
     tags: TagSet,
     each: &mut dyn FnMut(&str) -> ControlFlow<()>,
@@ -63,7 +69,7 @@ pub fn each_command_path_text_for<'t>(
 /// directory come as that directory's prefix and the rest, for a matcher that resumes from
 /// each prefix.
 pub fn each_command_path_text_into<'t>(
-    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    segment_texts: impl Iterator<Item = ReadText<'t>> + Clone,
     places: Places<'_>,
     tags: TagSet,
     sink: &mut dyn PathTextSink,
@@ -76,7 +82,7 @@ pub fn each_command_path_text_into<'t>(
 /// directory.
 #[cfg(test)]
 pub(super) fn command_path_texts_with<'t>(
-    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    segment_texts: impl Iterator<Item = ReadText<'t>> + Clone,
     places: Places<'_>,
     programs_from_cwd: bool,
     tags: TagSet,
@@ -88,7 +94,7 @@ pub(super) fn command_path_texts_with<'t>(
 
 /// [`command_path_texts_with`] into a [`PathTextSink`].
 fn command_path_texts_into<'t>(
-    segment_texts: impl Iterator<Item = &'t str> + Clone,
+    segment_texts: impl Iterator<Item = ReadText<'t>> + Clone,
     places: Places<'_>,
     programs_from_cwd: bool,
     tags: TagSet,
@@ -99,7 +105,7 @@ fn command_path_texts_into<'t>(
     // (`cd src && cat ../.env` reads the project's `.env`).
     let mut directories: Vec<String> = places.cwd.map(String::from).into_iter().collect();
     for text in segment_texts.clone() {
-        let mut words = text.split_whitespace();
+        let mut words = text.words();
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
         {
@@ -124,7 +130,7 @@ fn command_path_texts_into<'t>(
     let mut words: Vec<&str> = Vec::new();
     for text in segment_texts {
         words.clear();
-        words.extend(text.split_whitespace());
+        words.extend(text.words());
         let program = words
             .iter()
             .position(|w| !crate::shell::segment::is_assignment(w) && !is_redirection(w));
@@ -138,6 +144,9 @@ fn command_path_texts_into<'t>(
             });
             let resolve = if is_redirection(word) {
                 true
+            } else if text.operands_unread && prints_only {
+                // Printed into a file nothing reads back: opens nothing.
+                continue;
             } else if Some(i) == program {
                 word.contains('/') || programs_from_cwd
             } else {

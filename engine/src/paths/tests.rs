@@ -191,7 +191,7 @@ fn words_a_command_cannot_open_are_not_resolved() {
         let analysis = crate::shell::analyse(command);
         let mut found = false;
         let _ = command_path_texts_with(
-            analysis.generous_texts(),
+            analysis.path_read_texts(command),
             places,
             programs_from_cwd,
             TagSet::ALL,
@@ -266,7 +266,7 @@ fn command_words_are_read_as_the_shell_would() {
     let re = regex::Regex::new(&glob.regex(true)).unwrap();
     let denied = |command: &str| {
         let analysis = crate::shell::analyse(command);
-        command_path_texts(analysis.generous_texts(), places)
+        command_path_texts(analysis.path_read_texts(command), places)
             .iter()
             .any(|t| re.is_match(t))
     };
@@ -333,11 +333,16 @@ fn a_tag_set_leaves_out_only_texts_no_glob_of_it_can_match() {
         let analysis = crate::shell::analyse(command);
         let texts_for = |tags: TagSet| {
             let mut texts = Vec::new();
-            let _ =
-                command_path_texts_with(analysis.generous_texts(), places, false, tags, &mut |t| {
+            let _ = command_path_texts_with(
+                analysis.path_read_texts(command),
+                places,
+                false,
+                tags,
+                &mut |t| {
                     texts.push(t.to_string());
                     ControlFlow::Continue(())
-                });
+                },
+            );
             texts
         };
         let all = texts_for(TagSet::ALL);
@@ -362,7 +367,7 @@ fn a_tag_set_leaves_out_only_texts_no_glob_of_it_can_match() {
         let analysis = crate::shell::analyse(command);
         let mut found = false;
         let _ = command_path_texts_with(
-            analysis.generous_texts(),
+            analysis.path_read_texts(command),
             places,
             false,
             TagSet::of(parsed.anchor),
@@ -704,7 +709,7 @@ fn without_a_working_directory_every_cd_target_is_read() {
         let analysis = crate::shell::analyse(command);
         let mut texts = Vec::new();
         let _ = command_path_texts_with(
-            analysis.generous_texts(),
+            analysis.path_read_texts(command),
             places,
             false,
             TagSet::ALL,

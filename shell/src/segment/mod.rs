@@ -113,6 +113,11 @@ pub struct Segment {
     pub deny_only: bool,
     /// It runs text the guard cannot read: why ([`SimpleCommand::opaque`]).
     pub opaque: Option<String>,
+    /// Where a generous text holds whitespace inside one word (`git commit -m "ignore .env
+    /// files"` hands git one word with spaces): `(index in generous, byte offset)`, sorted.
+    /// Path rules read a command's words from its generous texts ([`crate::ReadText`]); these
+    /// do not end a word. Empty (no allocation) when no word holds whitespace.
+    pub inner_spaces: Vec<(u32, u32)>,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -192,18 +197,24 @@ const SAFE_VARIABLES: &[&str] = &[
 pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let mut redirects = String::new();
-    push_joined(
+    let mut redirects_inner = Vec::new();
+    push_joined_noting(
         &mut redirects,
         command.redirects.iter().map(|r| r.text.as_str()),
+        &mut redirects_inner,
     );
     let mut segment = Segment {
         deny_only: command.deny_only,
         opaque: command.opaque.clone(),
         generous: Vec::with_capacity(4),
         strict: Vec::with_capacity(1),
+        inner_spaces: Vec::new(),
     };
     let mut generous = Generous {
         texts: &mut segment.generous,
+        inner: &mut segment.inner_spaces,
+        scratch_inner: Vec::new(),
+        redirects_inner,
         scratch: String::with_capacity(
             command
                 .words
@@ -283,8 +294,12 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 
     // A command of redirections alone (`> file` truncates it, `< file` reads it) is seen as
     // its redirections.
-    let redirects = generous.redirects;
+    let (redirects, redirects_inner) = (generous.redirects, generous.redirects_inner);
     if words.is_empty() && command.assignments.is_empty() && !redirects.is_empty() {
+        let index = segment.generous.len() as u32;
+        segment
+            .inner_spaces
+            .extend(redirects_inner.iter().map(|&at| (index, at)));
         segment.generous.push(redirects);
     }
 
@@ -308,9 +323,15 @@ fn with_assignments<'w>(command: &'w SimpleCommand, words: &[&'w str]) -> Vec<&'
 /// written), and joining each into a `String` of its own was a fifth of the parse.
 struct Generous<'t> {
     texts: &'t mut Vec<String>,
+    /// [`Segment::inner_spaces`] of `texts`.
+    inner: &'t mut Vec<(u32, u32)>,
     /// The command's redirections joined (`2>&1 >/dev/null`), or empty.
     redirects: String,
+    /// The whitespace inside a redirection's word in `redirects` (`>"my file"`).
+    redirects_inner: Vec<u32>,
     scratch: String,
+    /// The whitespace inside a word of `scratch`.
+    scratch_inner: Vec<u32>,
 }
 
 impl Generous<'_> {
@@ -347,18 +368,36 @@ impl Generous<'_> {
     /// The text of `words`, then the same with the redirections, each added when new.
     fn push_words<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
         self.scratch.clear();
-        push_joined(&mut self.scratch, words);
+        self.scratch_inner.clear();
+        push_joined_noting(&mut self.scratch, words, &mut self.scratch_inner);
         self.keep_scratch();
         if !self.redirects.is_empty() {
             self.scratch.push(' ');
+            let base = self.scratch.len() as u32;
+            self.scratch_inner
+                .extend(self.redirects_inner.iter().map(|&at| base + at));
             self.scratch.push_str(&self.redirects);
             self.keep_scratch();
         }
     }
 
+    /// Keep the text in `scratch` when it is new. One already kept from other words
+    /// (`"a b"` against `a b`) keeps only the inner spaces both have: a space that ends a
+    /// word in either is read as ending one (more words, never fewer).
     fn keep_scratch(&mut self) {
-        if !self.texts.contains(&self.scratch) {
-            self.texts.push(self.scratch.clone());
+        match self.texts.iter().position(|t| *t == self.scratch) {
+            None => {
+                let index = self.texts.len() as u32;
+                self.inner
+                    .extend(self.scratch_inner.iter().map(|&at| (index, at)));
+                self.texts.push(self.scratch.clone());
+            }
+            Some(index) => {
+                let index = index as u32;
+                let scratch_inner = &self.scratch_inner;
+                self.inner
+                    .retain(|&(text, at)| text != index || scratch_inner.contains(&at));
+            }
         }
     }
 }
@@ -408,6 +447,29 @@ fn joined_with_room(words: &[&str]) -> String {
     let mut text = String::with_capacity(words.iter().map(|w| w.len() + 1).sum::<usize>() + 2);
     push_joined(&mut text, words.iter().copied());
     text
+}
+
+/// [`push_joined`], noting in `inner` the offset in `out` of each whitespace character
+/// inside a word.
+fn push_joined_noting<'w>(
+    out: &mut String,
+    words: impl Iterator<Item = &'w str>,
+    inner: &mut Vec<u32>,
+) {
+    for (i, word) in words.enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if word.contains(char::is_whitespace) {
+            let base = out.len();
+            inner.extend(
+                word.char_indices()
+                    .filter(|(_, c)| c.is_whitespace())
+                    .map(|(at, _)| (base + at) as u32),
+            );
+        }
+        out.push_str(word);
+    }
 }
 
 /// `words` onto `out`, a space between each (what `join(" ")` makes, into a given buffer).
