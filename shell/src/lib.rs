@@ -141,36 +141,77 @@ pub struct ReadText<'a> {
 impl<'a> ReadText<'a> {
     /// The words of the text: split at whitespace, but not at whitespace inside a word; a
     /// deletion target text gives its path alone.
-    pub fn words(&self) -> impl Iterator<Item = &'a str> + Clone + 'a {
+    pub fn words(&self) -> Words<'a> {
         let text = self.text;
-        let target = text
+        if let Some(path) = text
             .strip_prefix(targets::TARGET_MARK)
             .and_then(|rest| rest.strip_prefix(' '))
-            .and_then(|rest| rest.splitn(3, ' ').nth(2));
-        let inner = self.inner;
-        let index = self.index;
-        let inner_at = move |at: usize| {
-            inner
-                .iter()
-                .any(|&(t, offset)| t == index && offset as usize == at)
-        };
-        let mut rest = if target.is_some() { "" } else { text };
-        let mut at = 0;
-        target.into_iter().chain(std::iter::from_fn(move || {
-            // Skip the separators, then take characters up to the next one.
-            let start = rest
-                .char_indices()
-                .find(|&(i, c)| !c.is_whitespace() || inner_at(at + i))
-                .map(|(i, _)| i)?;
-            let len = rest[start..]
-                .char_indices()
-                .find(|&(i, c)| c.is_whitespace() && !inner_at(at + start + i))
-                .map_or(rest.len() - start, |(i, _)| i);
-            let word = &rest[start..start + len];
-            rest = &rest[start + len..];
-            at += start + len;
-            Some(word)
-        }))
+            .and_then(|rest| rest.splitn(3, ' ').nth(2))
+        {
+            return Words::Target(Some(path));
+        }
+        if self.inner.iter().all(|&(t, _)| t != self.index) {
+            return Words::Plain(text.split_whitespace());
+        }
+        Words::Quoted {
+            rest: text,
+            at: 0,
+            inner: self.inner,
+            index: self.index,
+        }
+    }
+}
+
+/// The words of a [`ReadText`].
+#[derive(Clone, Debug)]
+pub enum Words<'a> {
+    /// No word holds whitespace: split at every whitespace.
+    Plain(std::str::SplitWhitespace<'a>),
+    /// Some word holds whitespace (at these offsets of the text).
+    Quoted {
+        /// What is left to split, from offset `at` of the text.
+        rest: &'a str,
+        at: usize,
+        inner: &'a [(u32, u32)],
+        index: u32,
+    },
+    /// A deletion target text: its path, once.
+    Target(Option<&'a str>),
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Words::Plain(words) => words.next(),
+            Words::Target(path) => path.take(),
+            Words::Quoted {
+                rest,
+                at,
+                inner,
+                index,
+            } => {
+                let inner_at = |offset: usize| {
+                    inner
+                        .iter()
+                        .any(|&(t, o)| t == *index && o as usize == offset)
+                };
+                // Skip the separators, then take characters up to the next one.
+                let start = rest
+                    .char_indices()
+                    .find(|&(i, c)| !c.is_whitespace() || inner_at(*at + i))
+                    .map(|(i, _)| i)?;
+                let len = rest[start..]
+                    .char_indices()
+                    .find(|&(i, c)| c.is_whitespace() && !inner_at(*at + start + i))
+                    .map_or(rest.len() - start, |(i, _)| i);
+                let word = &rest[start..start + len];
+                *rest = &rest[start + len..];
+                *at += start + len;
+                Some(word)
+            }
+        }
     }
 }
 

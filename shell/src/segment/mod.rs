@@ -210,9 +210,19 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         strict: Vec::with_capacity(1),
         inner_spaces: Vec::new(),
     };
+    // Only a word written with whitespace (quoted, escaped) makes one in any stage: peels,
+    // normal forms, expansions and respellings add none.
+    let any_inner = !redirects_inner.is_empty()
+        || command
+            .words
+            .iter()
+            .map(|w| w.text.as_ref())
+            .chain(command.assignments.iter().map(String::as_str))
+            .any(may_hold_whitespace);
     let mut generous = Generous {
         texts: &mut segment.generous,
         inner: &mut segment.inner_spaces,
+        any_inner,
         scratch_inner: Vec::new(),
         redirects_inner,
         scratch: String::with_capacity(
@@ -325,6 +335,8 @@ struct Generous<'t> {
     texts: &'t mut Vec<String>,
     /// [`Segment::inner_spaces`] of `texts`.
     inner: &'t mut Vec<(u32, u32)>,
+    /// May a word hold whitespace (else none is looked for)?
+    any_inner: bool,
     /// The command's redirections joined (`2>&1 >/dev/null`), or empty.
     redirects: String,
     /// The whitespace inside a redirection's word in `redirects` (`>"my file"`).
@@ -368,14 +380,20 @@ impl Generous<'_> {
     /// The text of `words`, then the same with the redirections, each added when new.
     fn push_words<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
         self.scratch.clear();
-        self.scratch_inner.clear();
-        push_joined_noting(&mut self.scratch, words, &mut self.scratch_inner);
+        if self.any_inner {
+            self.scratch_inner.clear();
+            push_joined_noting(&mut self.scratch, words, &mut self.scratch_inner);
+        } else {
+            push_joined(&mut self.scratch, words);
+        }
         self.keep_scratch();
         if !self.redirects.is_empty() {
             self.scratch.push(' ');
-            let base = self.scratch.len() as u32;
-            self.scratch_inner
-                .extend(self.redirects_inner.iter().map(|&at| base + at));
+            if self.any_inner {
+                let base = self.scratch.len() as u32;
+                self.scratch_inner
+                    .extend(self.redirects_inner.iter().map(|&at| base + at));
+            }
             self.scratch.push_str(&self.redirects);
             self.keep_scratch();
         }
@@ -385,6 +403,12 @@ impl Generous<'_> {
     /// (`"a b"` against `a b`) keeps only the inner spaces both have: a space that ends a
     /// word in either is read as ending one (more words, never fewer).
     fn keep_scratch(&mut self) {
+        if !self.any_inner {
+            if !self.texts.contains(&self.scratch) {
+                self.texts.push(self.scratch.clone());
+            }
+            return;
+        }
         match self.texts.iter().position(|t| *t == self.scratch) {
             None => {
                 let index = self.texts.len() as u32;
@@ -460,7 +484,7 @@ fn push_joined_noting<'w>(
         if i > 0 {
             out.push(' ');
         }
-        if word.contains(char::is_whitespace) {
+        if may_hold_whitespace(word) && word.contains(char::is_whitespace) {
             let base = out.len();
             inner.extend(
                 word.char_indices()
@@ -470,6 +494,14 @@ fn push_joined_noting<'w>(
         }
         out.push_str(word);
     }
+}
+
+/// Can `word` hold whitespace? In ASCII that is `\t`..=`\r` or a space; any other byte
+/// that may be part of whitespace is outside ASCII (a cheap test before the exact one on
+/// characters).
+fn may_hold_whitespace(word: &str) -> bool {
+    word.bytes()
+        .any(|b| matches!(b, b'\t'..=b'\r' | b' ') || !b.is_ascii())
 }
 
 /// `words` onto `out`, a space between each (what `join(" ")` makes, into a given buffer).
@@ -485,6 +517,37 @@ fn push_joined<'w>(out: &mut String, words: impl Iterator<Item = &'w str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text met again from words split otherwise keeps only the inner spaces both have, in
+    /// either order: a space that ends a word in one spelling ends it for path rules.
+    #[test]
+    fn a_repeated_text_keeps_the_inner_spaces_both_spellings_have() {
+        for quoted_first in [true, false] {
+            let (mut texts, mut inner) = (Vec::new(), Vec::new());
+            let mut generous = Generous {
+                texts: &mut texts,
+                inner: &mut inner,
+                any_inner: true,
+                redirects: String::new(),
+                redirects_inner: Vec::new(),
+                scratch: String::new(),
+                scratch_inner: Vec::new(),
+            };
+            let (quoted, split): (&[&str], &[&str]) =
+                (&["cat", "a b", "c d"], &["cat", "a", "b", "c d"]);
+            let order = if quoted_first {
+                [quoted, split]
+            } else {
+                [split, quoted]
+            };
+            for words in order {
+                generous.push_words(words.iter().copied());
+            }
+            assert_eq!(texts, ["cat a b c d"]);
+            // `c d` is one word in both: its space stays inner; `a b` is not.
+            assert_eq!(inner, [(0, 9)], "quoted first: {quoted_first}");
+        }
+    }
 
     fn command(words: &[&str]) -> SimpleCommand<'static> {
         let mut c = SimpleCommand::default();
