@@ -113,10 +113,12 @@ impl Analysis {
             } else {
                 &s.generous[..]
             };
+            let targets_from = s.generous.len() - s.target_texts as usize;
             texts.iter().enumerate().map(move |(i, text)| ReadText {
                 text,
                 inner: &s.inner_spaces,
                 index: i as u32,
+                target: i >= targets_from,
                 operands_unread: printer,
             })
         })
@@ -133,6 +135,8 @@ pub struct ReadText<'a> {
     /// Its segment's [`Segment::inner_spaces`], and the text's index there.
     inner: &'a [(u32, u32)],
     index: u32,
+    /// A deletion target text ([`Segment::target_texts`]).
+    target: bool,
     /// A command that only prints, whose output nothing reads: its operands open nothing
     /// (its redirections do).
     pub operands_unread: bool,
@@ -143,12 +147,10 @@ impl<'a> ReadText<'a> {
     /// deletion target text gives its path alone.
     pub fn words(&self) -> Words<'a> {
         let text = self.text;
-        if let Some(path) = text
-            .strip_prefix(targets::TARGET_MARK)
-            .and_then(|rest| rest.strip_prefix(' '))
-            .and_then(|rest| rest.splitn(3, ' ').nth(2))
-        {
-            return Words::Target(Some(path));
+        if self.target {
+            // `@rm-target <kind> <place> <path>`: the path may hold spaces.
+            let path = text.splitn(4, ' ').nth(3);
+            return Words::Target(path);
         }
         if self.inner.iter().all(|&(t, _)| t != self.index) {
             return Words::Plain(text.split_whitespace());
@@ -222,6 +224,7 @@ impl<'a> From<&'a str> for ReadText<'a> {
             text,
             inner: &[],
             index: 0,
+            target: false,
             operands_unread: false,
         }
     }
@@ -236,11 +239,18 @@ fn has_pipe(command: &str) -> bool {
     })
 }
 
-/// Does this segment text run `echo` or `printf` (after any `NAME=value` assignments)?
+/// Does this segment text run `echo` or `printf` (after any `NAME=value` assignments), only
+/// printing? `printf -v NAME` stores what it formats in a variable later commands may read:
+/// not a printer.
 fn prints_only(text: &str) -> bool {
-    text.split_whitespace()
-        .find(|w| !segment::is_assignment(w))
-        .is_some_and(|program| matches!(segment::basename(program), "echo" | "printf"))
+    let mut words = text
+        .split_whitespace()
+        .skip_while(|w| segment::is_assignment(w));
+    match words.next().map(segment::basename) {
+        Some("echo") => true,
+        Some("printf") => !words.any(|w| w.starts_with("-v")),
+        _ => false,
+    }
 }
 
 /// `word` as one shell word: as is when it holds only characters with no meaning to the
@@ -305,6 +315,7 @@ pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
                 .iter_mut()
                 .zip(targets::target_texts(&commands, places))
             {
+                segment.target_texts = texts.len() as u32;
                 segment.generous.extend(texts);
             }
             Analysis {
@@ -403,6 +414,7 @@ pub fn fallback_segments(command: &str, places: crate::Places) -> Vec<Segment> {
         .zip(targets::target_texts(&commands, places))
         .map(|(command, targets)| {
             let mut segment = segment::segment_of(command);
+            segment.target_texts = targets.len() as u32;
             segment.generous.extend(targets);
             segment.strict.clear();
             // An unparseable command is seen by denies through this split; it is not

@@ -454,13 +454,14 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
         "echo ~/.ssh/id_rsa > >(xargs cat)",
         "echo .env > list; xargs cat < list",
         "echo .env |& xargs cat",
+        "printf -v f '%s' .env > /dev/null; cat $f",
         "true || echo .env | xargs cat",
     ] {
         let texts = texts(flowing);
         assert!(
             texts
                 .iter()
-                .any(|(t, unread)| t.starts_with("echo") && !unread),
+                .any(|(t, unread)| (t.starts_with("echo") || t.starts_with("printf")) && !unread),
             "{flowing}: {texts:?}"
         );
     }
@@ -541,6 +542,9 @@ fn read_texts_split_words_where_the_shell_does() {
         rm.iter().flatten().all(|w| w != "recursive" && w != "cwd"),
         "{rm:?}"
     );
+    // A command named like a target text is read as words: the mark is a position.
+    let named = words("@rm-target a b c .env");
+    assert!(named.iter().flatten().any(|w| w == ".env"), "{named:?}");
     // Plain texts (no analysis) split at every whitespace.
     let plain: Vec<&str> = ReadText::from("a  b\tc").words().collect();
     assert_eq!(plain, ["a", "b", "c"]);

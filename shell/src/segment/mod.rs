@@ -118,6 +118,10 @@ pub struct Segment {
     /// Path rules read a command's words from its generous texts ([`crate::ReadText`]); these
     /// do not end a word. Empty (no allocation) when no word holds whitespace.
     pub inner_spaces: Vec<(u32, u32)>,
+    /// How many of the last generous texts are deletion target texts (`@rm-target …`,
+    /// [`crate::targets`]), not the command's words: path rules read each as its path alone.
+    /// Known by position, never by the text (a command may be named `@rm-target`).
+    pub target_texts: u32,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -209,6 +213,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         generous: Vec::with_capacity(4),
         strict: Vec::with_capacity(1),
         inner_spaces: Vec::new(),
+        target_texts: 0,
     };
     // Only a word written with whitespace (quoted, escaped) makes one in any stage: peels,
     // normal forms, expansions and respellings add none.
