@@ -542,6 +542,12 @@ fn read_texts_split_words_where_the_shell_does() {
         rm.iter().flatten().all(|w| w != "recursive" && w != "cwd"),
         "{rm:?}"
     );
+    // A word holding a substitution still splits: its output is not what the text shows.
+    let substituted = words("cat \"$(cat <<'EOF'\n.env\nEOF\n)\"");
+    assert!(
+        substituted.iter().flatten().any(|w| w == ".env"),
+        "{substituted:?}"
+    );
     // A command named like a target text is read as words: the mark is a position.
     let named = words("@rm-target a b c .env");
     assert!(named.iter().flatten().any(|w| w == ".env"), "{named:?}");

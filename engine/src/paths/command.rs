@@ -158,8 +158,13 @@ fn command_path_texts_into<'t>(
             let value = unredirected.split_once('=').map(|(_, value)| value);
             // `@file` names the file a program reads (`curl -d @~/.ssh/id_rsa`, `-F
             // f=@.env`, `gh api -F body=@notes.md`): read without its `@` too.
+            // A word with whitespace at an end is also read without it: the shell drops a
+            // command substitution's trailing newlines (`cat "$(cat <<EOF … EOF)"`), which
+            // the word as the analysis spells it may keep.
+            let trimmed = unredirected.trim();
             let candidates = [
                 Some((unredirected, resolve && !assignment)),
+                (trimmed.len() != unredirected.len()).then_some((trimmed, resolve && !assignment)),
                 unredirected.strip_prefix('@').map(|file| (file, resolve)),
                 value.map(|value| (value, resolve)),
                 value

@@ -489,7 +489,14 @@ fn push_joined_noting<'w>(
         if i > 0 {
             out.push(' ');
         }
-        if may_hold_whitespace(word) && word.contains(char::is_whitespace) {
+        // A word holding an unexpanded substitution (`"$(cat <<'EOF' … EOF)"`) is the
+        // substitution's output, which the text does not show: its whitespace still splits,
+        // as code whose words may be what the command reads.
+        if may_hold_whitespace(word)
+            && !word.contains("$(")
+            && !word.contains('`')
+            && word.contains(char::is_whitespace)
+        {
             let base = out.len();
             inner.extend(
                 word.char_indices()
