@@ -103,7 +103,8 @@ impl Analysis {
             || has_pipe(command)
             || command.contains(['<', '`'])
             || command.contains("$(")
-            || command.contains(">(");
+            || command.contains(">(")
+            || may_redefine_printers(command);
         let redirected = command.contains('>');
         self.segments.iter().flat_map(move |s| {
             let printer = !output_read && s.generous.iter().any(|t| prints_only(t));
@@ -228,6 +229,22 @@ impl<'a> From<&'a str> for ReadText<'a> {
             operands_unread: false,
         }
     }
+}
+
+/// May `command` make `echo` or `printf` run something else: a function defined (`echo() {
+/// cat "$@"; }`, `function echo`), an alias, a builtin disabled (`enable -n echo`, then a file
+/// named `echo` on `PATH`), a file sourced (`. ./defs.sh`, `source defs.sh`) or code
+/// evaluated? Then a printer's operands are read as any command's. Read on the raw text,
+/// generously: any `(` (a function's `name()`, a subshell), and the words `function`,
+/// `alias`, `enable`, `source`, `eval`, and `.` as a command.
+fn may_redefine_printers(command: &str) -> bool {
+    command.contains('(')
+        || ["function", "alias", "enable", "source", "eval"]
+            .iter()
+            .any(|word| command.contains(word))
+        || command
+            .split([';', '&', '|', '\n', '{', '}'])
+            .any(|piece| piece.trim_start().starts_with(". ") || piece.trim() == ".")
 }
 
 /// Does `command` hold a `|` that may be a pipe (`|`, `|&`; not the `||` of a list)? Quoted

@@ -456,6 +456,13 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
         "echo .env |& xargs cat",
         "printf -v f '%s' .env > /dev/null; cat $f",
         "true || echo .env | xargs cat",
+        "echo() { cat \"$@\"; }; echo .env > /tmp/x",
+        "function echo { cat \"$@\"; }; echo .env > /tmp/x",
+        "shopt -s expand_aliases\nalias echo=cat\necho .env > /tmp/x",
+        "enable -n echo; PATH=.:$PATH echo .env > /tmp/x",
+        ". ./defs.sh; echo .env > /tmp/x",
+        "source defs.sh && echo .env > /tmp/x",
+        "eval 'echo() { cat $1; }'; echo .env > /tmp/x",
     ] {
         let texts = texts(flowing);
         assert!(
