@@ -107,7 +107,9 @@ impl Analysis {
             || may_redefine_printers(command);
         let redirected = command.contains('>');
         self.segments.iter().flat_map(move |s| {
-            let printer = !output_read && s.generous.iter().any(|t| prints_only(t));
+            // As written only: a wrapper (`env echo`, `nice printf`) looks the program up
+            // in `PATH`, where the agent may have put a file of its own.
+            let printer = !output_read && s.generous.first().is_some_and(|t| prints_only(t));
             // A printer without a redirection reads and writes nothing: no text at all.
             let texts = if printer && !redirected {
                 &s.generous[..0]
@@ -256,14 +258,15 @@ fn has_pipe(command: &str) -> bool {
     })
 }
 
-/// Does this segment text run `echo` or `printf` (after any `NAME=value` assignments), only
-/// printing? `printf -v NAME` stores what it formats in a variable later commands may read:
-/// not a printer.
+/// Does this segment text run the shell's own `echo` or `printf` (after any `NAME=value`
+/// assignments), only printing? The builtin is named bare: `./echo` or `/usr/bin/echo` is a
+/// file, which may be anything. `printf -v NAME` stores what it formats in a variable later
+/// commands may read: not a printer.
 fn prints_only(text: &str) -> bool {
     let mut words = text
         .split_whitespace()
         .skip_while(|w| segment::is_assignment(w));
-    match words.next().map(segment::basename) {
+    match words.next() {
         Some("echo") => true,
         Some("printf") => !words.any(|w| w.starts_with("-v")),
         _ => false,

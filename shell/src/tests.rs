@@ -445,6 +445,8 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
     };
     assert!(texts("echo \"cat ~/.ssh/id_rsa\"").is_empty());
     assert!(texts("FOO=1 printf '%s' ~/.ssh/id_rsa").is_empty());
+    // A file named `echo` is not the builtin: it may read what it is given.
+    assert!(!texts("./echo .env").is_empty());
     assert_eq!(texts("echo a; cat b"), [("cat b".to_string(), false)]);
     for flowing in [
         "echo ~/.ssh/id_rsa | xargs cat",
@@ -463,6 +465,10 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
         ". ./defs.sh; echo .env > /tmp/x",
         "source defs.sh && echo .env > /tmp/x",
         "eval 'echo() { cat $1; }'; echo .env > /tmp/x",
+        "./echo .env > /tmp/x",
+        "/usr/local/bin/printf .env > /tmp/x",
+        "env echo .env > /tmp/x",
+        "nice printf .env >> /tmp/x",
     ] {
         let texts = texts(flowing);
         assert!(
