@@ -99,11 +99,11 @@ impl Analysis {
         &'a self,
         command: &str,
     ) -> impl Iterator<Item = ReadText<'a>> + Clone {
+        // Any `(`: a command or process substitution reads the output, and a function's
+        // `name()` may redefine the printer.
         let output_read = self.unparseable.is_some()
             || has_pipe(command)
-            || command.contains(['<', '`'])
-            || command.contains("$(")
-            || command.contains(">(")
+            || command.contains(['<', '`', '('])
             || may_redefine_printers(command);
         let redirected = command.contains('>');
         self.segments.iter().flat_map(move |s| {
@@ -237,13 +237,12 @@ impl<'a> From<&'a str> for ReadText<'a> {
 /// cat "$@"; }`, `function echo`), an alias, a builtin disabled (`enable -n echo`, then a file
 /// named `echo` on `PATH`), a file sourced (`. ./defs.sh`, `source defs.sh`) or code
 /// evaluated? Then a printer's operands are read as any command's. Read on the raw text,
-/// generously: any `(` (a function's `name()`, a subshell), and the words `function`,
-/// `alias`, `enable`, `source`, `eval`, and `.` as a command.
+/// generously: the words `function`, `alias`, `enable`, `source`, `eval`, and `.` as a
+/// command (a function's `name()` holds a `(`, which [`Analysis::path_read_texts`] reads).
 fn may_redefine_printers(command: &str) -> bool {
-    command.contains('(')
-        || ["function", "alias", "enable", "source", "eval"]
-            .iter()
-            .any(|word| command.contains(word))
+    ["function", "alias", "enable", "source", "eval"]
+        .iter()
+        .any(|word| command.contains(word))
         || command
             .split([';', '&', '|', '\n', '{', '}'])
             .any(|piece| piece.trim_start().starts_with(". ") || piece.trim() == ".")

@@ -202,10 +202,10 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let mut redirects = String::new();
     let mut redirects_inner = Vec::new();
-    push_joined_noting(
+    push_joined(
         &mut redirects,
         command.redirects.iter().map(|r| r.text.as_str()),
-        &mut redirects_inner,
+        Some(&mut redirects_inner),
     );
     let mut segment = Segment {
         deny_only: command.deny_only,
@@ -215,19 +215,9 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         inner_spaces: Vec::new(),
         target_texts: 0,
     };
-    // Only a word written with whitespace (quoted, escaped) makes one in any stage: peels,
-    // normal forms, expansions and respellings add none.
-    let any_inner = !redirects_inner.is_empty()
-        || command
-            .words
-            .iter()
-            .map(|w| w.text.as_ref())
-            .chain(command.assignments.iter().map(String::as_str))
-            .any(may_hold_whitespace);
     let mut generous = Generous {
         texts: &mut segment.generous,
         inner: &mut segment.inner_spaces,
-        any_inner,
         scratch_inner: Vec::new(),
         redirects_inner,
         scratch: String::with_capacity(
@@ -340,8 +330,6 @@ struct Generous<'t> {
     texts: &'t mut Vec<String>,
     /// [`Segment::inner_spaces`] of `texts`.
     inner: &'t mut Vec<(u32, u32)>,
-    /// May a word hold whitespace (else none is looked for)?
-    any_inner: bool,
     /// The command's redirections joined (`2>&1 >/dev/null`), or empty.
     redirects: String,
     /// The whitespace inside a redirection's word in `redirects` (`>"my file"`).
@@ -385,20 +373,14 @@ impl Generous<'_> {
     /// The text of `words`, then the same with the redirections, each added when new.
     fn push_words<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
         self.scratch.clear();
-        if self.any_inner {
-            self.scratch_inner.clear();
-            push_joined_noting(&mut self.scratch, words, &mut self.scratch_inner);
-        } else {
-            push_joined(&mut self.scratch, words);
-        }
+        self.scratch_inner.clear();
+        push_joined(&mut self.scratch, words, Some(&mut self.scratch_inner));
         self.keep_scratch();
         if !self.redirects.is_empty() {
             self.scratch.push(' ');
-            if self.any_inner {
-                let base = self.scratch.len() as u32;
-                self.scratch_inner
-                    .extend(self.redirects_inner.iter().map(|&at| base + at));
-            }
+            let base = self.scratch.len() as u32;
+            self.scratch_inner
+                .extend(self.redirects_inner.iter().map(|&at| base + at));
             self.scratch.push_str(&self.redirects);
             self.keep_scratch();
         }
@@ -408,12 +390,6 @@ impl Generous<'_> {
     /// (`"a b"` against `a b`) keeps only the inner spaces both have: a space that ends a
     /// word in either is read as ending one (more words, never fewer).
     fn keep_scratch(&mut self) {
-        if !self.any_inner {
-            if !self.texts.contains(&self.scratch) {
-                self.texts.push(self.scratch.clone());
-            }
-            return;
-        }
         match self.texts.iter().position(|t| *t == self.scratch) {
             None => {
                 let index = self.texts.len() as u32;
@@ -474,16 +450,17 @@ fn strict_texts(command: &SimpleCommand, words: &[&str], strict: &mut Vec<String
 /// that is not the whole command (a space and [`crate::NOT_WHOLE`]) without growing it.
 fn joined_with_room(words: &[&str]) -> String {
     let mut text = String::with_capacity(words.iter().map(|w| w.len() + 1).sum::<usize>() + 2);
-    push_joined(&mut text, words.iter().copied());
+    push_joined(&mut text, words.iter().copied(), None);
     text
 }
 
-/// [`push_joined`], noting in `inner` the offset in `out` of each whitespace character
-/// inside a word.
-fn push_joined_noting<'w>(
+/// `words` onto `out`, a space between each (what `join(" ")` makes, into a given buffer),
+/// noting in `inner`, when given, the offset in `out` of each whitespace character inside a
+/// word.
+fn push_joined<'w>(
     out: &mut String,
     words: impl Iterator<Item = &'w str>,
-    inner: &mut Vec<u32>,
+    mut inner: Option<&mut Vec<u32>>,
 ) {
     for (i, word) in words.enumerate() {
         if i > 0 {
@@ -492,7 +469,8 @@ fn push_joined_noting<'w>(
         // A word holding an unexpanded substitution (`"$(cat <<'EOF' … EOF)"`) is the
         // substitution's output, which the text does not show: its whitespace still splits,
         // as code whose words may be what the command reads.
-        if may_hold_whitespace(word)
+        if let Some(inner) = inner.as_deref_mut()
+            && may_hold_whitespace(word)
             && !word.contains("$(")
             && !word.contains('`')
             && word.contains(char::is_whitespace)
@@ -516,16 +494,6 @@ fn may_hold_whitespace(word: &str) -> bool {
         .any(|b| matches!(b, b'\t'..=b'\r' | b' ') || !b.is_ascii())
 }
 
-/// `words` onto `out`, a space between each (what `join(" ")` makes, into a given buffer).
-fn push_joined<'w>(out: &mut String, words: impl Iterator<Item = &'w str>) {
-    for (i, word) in words.enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,7 +507,6 @@ mod tests {
             let mut generous = Generous {
                 texts: &mut texts,
                 inner: &mut inner,
-                any_inner: true,
                 redirects: String::new(),
                 redirects_inner: Vec::new(),
                 scratch: String::new(),
