@@ -138,6 +138,10 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("cp x $HOME/.claude/", DESTINATION_RULE),
         ("echo '{}' > c/settings.local.json", DESTINATION_RULE),
         ("echo x > .claude/x.json", DESTINATION_RULE),
+        // A printer and a quoted word (stop 41 changed how path rules read them; the guard
+        // reads its own way and must still see these).
+        ("printf '{}' >> \"c/settings.local.json\"", DESTINATION_RULE),
+        ("cp x \"<RUN>/animus-policy.json\"", NAMES_GUARD_RULE),
         ("sudo cp fake <BIN>/", DESTINATION_RULE),
         ("bash -c 'cp x .claude/'", DESTINATION_RULE),
         // Naming the guard's files, inline code included.
