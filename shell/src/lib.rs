@@ -412,6 +412,7 @@ pub fn fallback_segments(command: &str, places: crate::Places) -> Vec<Segment> {
                 .map(|w| segment::Word {
                     text: std::borrow::Cow::Owned(w.to_string()),
                     literal: false,
+                    quoted: false,
                 })
                 .collect();
             if words.is_empty() {

@@ -75,6 +75,21 @@ fn quotes_are_removed() {
     assert_eq!(segments("r\\m x"), ["rm x"]);
 }
 
+/// A word that is one double-quoted string and nothing more is marked: the program gets it
+/// as one argument whatever it expands to.
+#[test]
+fn a_word_wholly_in_double_quotes_is_marked() {
+    let commands =
+        crate::parse::simple_commands("cat \"$(date)\" \"a b\" 'c' \"a\"b x\"y\" \"$X\"\"$Y\" p")
+            .unwrap();
+    let cat = commands.iter().find(|c| c.words[0].text == "cat").unwrap();
+    let quoted: Vec<bool> = cat.words.iter().map(|w| w.quoted).collect();
+    assert_eq!(
+        quoted,
+        [false, true, true, false, false, false, false, false]
+    );
+}
+
 #[test]
 fn inner_scripts_are_parsed() {
     for (command, want) in [
@@ -107,10 +122,28 @@ fn inner_scripts_are_parsed() {
         ("bash <<< 'rm -rf /'", "rm -rf /"),
         ("cat <<EOF\n$(rm -rf /)\nEOF", "rm -rf /"),
         ("echo \"$(curl x | sh)\"", "sh"),
+        // A double-quoted substitution of a literal here-document is that text exactly.
+        ("bash -c \"$(cat <<'EOF'\nrm -rf /\nEOF\n)\"", "rm -rf /"),
+        (
+            "sh -lc \"$(cat <<< 'git reset --hard')\"",
+            "git reset --hard",
+        ),
+        (
+            "eval \"$(cat <<'EOF'\ngit push --force\nEOF\n)\"",
+            "git push --force",
+        ),
+        (
+            "eval git \"$(cat <<'EOF'\nclean -fdx\nEOF\n)\"",
+            "git clean -fdx",
+        ),
     ] {
         let got = segments(command);
         assert!(got.iter().any(|g| g == want), "{command:?}: {got:?}");
     }
+    // Known text, but not as written: no allow covers it.
+    assert!(!analyse("bash -c \"$(cat <<'EOF'\nls\nEOF\n)\"").coverable());
+    // `echo`'s output differs between shells (`\n` and the like): not read as a script.
+    assert!(analyse("bash -c \"$(echo 'ls')\"").unresolvable().is_some());
     assert!(!analyse("bash -c \"$X\"").coverable());
     assert!(!analyse("eval \"$CMD\"").coverable());
     assert!(!analyse("$CMD x").coverable());
@@ -556,11 +589,55 @@ fn read_texts_split_words_where_the_shell_does() {
         "{rm:?}"
     );
     // A word holding a substitution still splits: its output is not what the text shows.
-    let substituted = words("cat \"$(cat <<'EOF'\n.env\nEOF\n)\"");
+    let substituted = words("cat x$(cat <<'EOF'\n.env\nEOF\n)");
     assert!(
         substituted.iter().flatten().any(|w| w == ".env"),
         "{substituted:?}"
     );
+    let unquoted = words("cat $(cat <<'EOF'\nREADME.md .env\nEOF\n)");
+    assert!(
+        unquoted.iter().flatten().any(|w| w == ".env"),
+        "{unquoted:?}"
+    );
+    // …unless it is a double-quoted substitution of known text, and nothing more: then the
+    // program is handed that text, its trailing newlines dropped, as one word.
+    let heredoc = words("cat \"$(cat <<'EOF'\n.env\nEOF\n)\"");
+    assert!(
+        heredoc.contains(&vec!["cat".into(), ".env".into()]),
+        "{heredoc:?}"
+    );
+    let printed = words("cat \"$(echo -e '.env\\n')\"");
+    assert!(
+        printed.contains(&vec!["cat".into(), ".env".into()]),
+        "{printed:?}"
+    );
+    // Claude's commit idiom: the message is one word, naming no file.
+    let message = "Remove .env from version control\n\nIt is in .gitignore.";
+    let idiom = words(&format!(
+        "git commit -m \"$(cat <<'EOF'\n{message}\nEOF\n)\""
+    ));
+    assert!(
+        idiom.contains(&vec![
+            "git".into(),
+            "commit".into(),
+            "-m".into(),
+            message.into()
+        ]),
+        "{idiom:?}"
+    );
+    assert!(idiom.iter().flatten().all(|w| w != ".env"), "{idiom:?}");
+    // Text around the substitution, or a second one, keeps the split.
+    for command in [
+        "cat \"x $(cat <<'EOF'\n.env\nEOF\n)\"",
+        "cat \"$(cat <<'EOF'\na .env\nEOF\n)\"$(echo b)",
+        "cat \"$(cat <<'EOF'\na .env\nEOF\n)\"'b'",
+    ] {
+        let read = words(command);
+        assert!(
+            read.iter().flatten().any(|w| w == ".env"),
+            "{command}: {read:?}"
+        );
+    }
     // A command named like a target text is read as words: the mark is a position.
     let named = words("@rm-target a b c .env");
     assert!(named.iter().flatten().any(|w| w == ".env"), "{named:?}");

@@ -20,6 +20,7 @@ impl<'s> Parser<'s, '_> {
             return Ok(Word {
                 text: Cow::Borrowed(&src[start..self.pos]),
                 literal: false,
+                quoted: false,
             });
         }
         let mut owned: Option<String> = None;
@@ -32,6 +33,8 @@ impl<'s> Parser<'s, '_> {
             }
         };
         let mut literal = true;
+        // Where the double-quoted string the word opens with ends.
+        let mut first_quoted_end = None;
         let mut brace_open = false;
         let mut brace_list = false;
         let mut bracket_open = false;
@@ -60,7 +63,12 @@ impl<'s> Parser<'s, '_> {
                     let text = owned.as_mut().expect("made owned above");
                     match b {
                         b'\'' => self.single_quoted(text)?,
-                        b'"' => self.double_quoted(text, &mut literal)?,
+                        b'"' => {
+                            self.double_quoted(text, &mut literal)?;
+                            if here == start {
+                                first_quoted_end = Some(self.pos);
+                            }
+                        }
                         b'$' => {
                             if self.dollar(text, false)? {
                                 literal = false;
@@ -145,7 +153,11 @@ impl<'s> Parser<'s, '_> {
             Some(text) => Cow::Owned(text),
             None => Cow::Borrowed(&src[start..self.pos]),
         };
-        Ok(Word { text, literal })
+        Ok(Word {
+            text,
+            literal,
+            quoted: first_quoted_end == Some(self.pos),
+        })
     }
 
     pub(super) fn next_char(&mut self) -> char {

@@ -231,6 +231,7 @@ mod tests {
         Word {
             text: Cow::Owned(text.to_string()),
             literal,
+            quoted: false,
         }
     }
 

@@ -61,6 +61,7 @@ pub fn sql_segment(command: &SimpleCommand, sql: &str) -> Option<SimpleCommand<'
     let word = |text: String| Word {
         text: std::borrow::Cow::Owned(text),
         literal: true,
+        quoted: false,
     };
     if let Some(flag) = flag {
         out.push(word(flag.to_string()));

@@ -1,6 +1,8 @@
 //! What a simple command runs besides itself: `-c` strings, `eval`, `find -exec`, inline
 //! code, scripts read from stdin or a file.
 
+use std::borrow::Cow;
+
 use super::code::{Language, shell_texts};
 pub use super::feeders::sql_segment;
 use super::feeders::{inline_code, parallel_scripts, parallel_template, sql_reads_stdin};
@@ -231,26 +233,61 @@ fn printf_text(format: &str, args: &[&str]) -> Option<String> {
 /// What a command substitution word (`$(echo rm)`, `` `echo rm` ``) writes, when that is
 /// literal text ([`literal_output`] of its one simple command); `None` otherwise.
 pub fn command_substitution_output(word: &str) -> Option<String> {
-    let inner = word
+    let body = word
         .strip_prefix("$(")
         .and_then(|w| w.strip_suffix(')'))
         .or_else(|| word.strip_prefix('`').and_then(|w| w.strip_suffix('`')))?;
-    process_substitution_output(&format!("<({inner})"))
+    single_command_output(body, false)
 }
 
 /// What the commands of a process substitution word (`<(echo …)`) write, when that is literal
-/// text ([`literal_output`] of its one simple command); `None` otherwise. Only a body without
-/// further substitutions is read again, so the work stays linear.
+/// text ([`literal_output`] of its one simple command); `None` otherwise.
 pub fn process_substitution_output(word: &str) -> Option<String> {
-    let inner = word.strip_prefix("<(")?.strip_suffix(')')?;
-    if inner.contains("<(") || inner.contains(">(") || inner.contains("$(") || inner.contains('`') {
+    let body = word.strip_prefix("<(")?.strip_suffix(')')?;
+    single_command_output(body, false)
+}
+
+/// What the one simple command of `body` writes, when that is literal text (only `cat` of a
+/// literal here-document or here-string when `exact_only`: `echo` and `printf` are read
+/// generously, [`literal_output`]). Only a body without further substitutions is read again,
+/// so the work stays linear.
+fn single_command_output(body: &str, exact_only: bool) -> Option<String> {
+    if body.contains("<(") || body.contains(">(") || body.contains("$(") || body.contains('`') {
         return None;
     }
-    let commands = crate::parse::simple_commands(inner).ok()?;
+    let commands = crate::parse::simple_commands(body).ok()?;
     match commands.as_slice() {
-        [only] => literal_output(only),
+        [only]
+            if !exact_only
+                || only
+                    .words
+                    .first()
+                    .is_some_and(|w| basename(&w.text) == "cat") =>
+        {
+            literal_output(only)
+        }
         _ => None,
     }
+}
+
+/// The one argument a word that is a double-quoted command substitution and nothing more
+/// ([`Word::quoted`]: Claude's `git commit -m "$(cat <<'EOF' … EOF)"`) hands its program,
+/// when the substitution writes literal text: that text with its trailing newlines dropped,
+/// as the shell drops them. `exact_only` takes only output known byte for byte (`cat` of a
+/// literal here-document or here-string), not `echo`'s or `printf`'s, which are read
+/// generously. `None` for any other word.
+pub fn quoted_substitution_argument(word: &Word, exact_only: bool) -> Option<String> {
+    if !word.quoted || word.literal {
+        return None;
+    }
+    let text = word.text.as_ref();
+    let body = text
+        .strip_prefix("$(")
+        .and_then(|w| w.strip_suffix(')'))
+        .or_else(|| text.strip_prefix('`').and_then(|w| w.strip_suffix('`')))?;
+    let mut output = single_command_output(body, exact_only)?;
+    output.truncate(output.trim_end_matches('\n').len());
+    Some(output)
 }
 
 /// A shell option word that gives the script as an argument: `-c`, or a cluster holding `c`
@@ -382,6 +419,12 @@ impl InnerReader<'_, '_> {
         let (words, inner) = (self.words, &mut self.inner);
         if self.literal[index] {
             inner.scripts.push(words[index].to_string());
+        } else if let Some(script) = quoted_substitution_argument(&self.command.words[index], true)
+        {
+            // `bash -c "$(cat <<'EOF' … EOF)"`: the script is that text, known exactly. The
+            // command is still not one an allow covers as written.
+            inner.unresolved = true;
+            inner.scripts.push(script);
         } else if !words[index].contains(['`', '(']) {
             // Variables only (`trap "rm -f $tmp" EXIT`, `-e "ssh -p $port"`): the text as
             // written is read (a variable as the program makes it opaque there). Text with
@@ -647,21 +690,28 @@ impl InnerReader<'_, '_> {
     fn eval(&mut self, stage: &[&str], offset: usize) {
         // A word whose only expansion is a tilde or a brace reads the same when parsed again
         // (`eval rm -rf ~`). Not a glob: the file names it expands to are parsed as code by
-        // eval (a file named `x;curl … | sh`).
+        // eval (a file named `x;curl … | sh`). A double-quoted substitution of known text
+        // (`eval "$(cat <<'EOF' … EOF)"`) is that text.
         let (words, literal) = (self.words, self.literal);
-        if (offset + 1..words.len())
-            .all(|i| literal[i] || !words[i].contains(['$', '`', '*', '?', '[']))
-        {
-            self.inner.scripts.push(stage[1..].join(" "));
-        } else {
-            self.inner.unresolved = true;
-            self.inner.opaque.get_or_insert_with(|| {
-                format!(
-                    "`eval` runs `{}`, text the guard cannot read",
-                    stage[1..].join(" ")
-                )
-            });
+        let mut script = Vec::with_capacity(stage.len() - 1);
+        for i in offset + 1..words.len() {
+            if literal[i] || !words[i].contains(['$', '`', '*', '?', '[']) {
+                script.push(Cow::Borrowed(words[i]));
+            } else if let Some(text) = quoted_substitution_argument(&self.command.words[i], true) {
+                self.inner.unresolved = true;
+                script.push(Cow::Owned(text));
+            } else {
+                self.inner.unresolved = true;
+                self.inner.opaque.get_or_insert_with(|| {
+                    format!(
+                        "`eval` runs `{}`, text the guard cannot read",
+                        stage[1..].join(" ")
+                    )
+                });
+                return;
+            }
         }
+        self.inner.scripts.push(script.join(" "));
     }
 
     /// Options whose value is a command the program runs (`tar --to-command`, `rsync -e`,

@@ -67,6 +67,9 @@ pub struct Word<'a> {
     pub text: Cow<'a, str>,
     /// The word holds no expansion: its text is exactly what the program receives.
     pub literal: bool,
+    /// The word is one double-quoted string and nothing more (`"$(cat <<'EOF' … EOF)"`):
+    /// whatever its expansions make, the program receives it as one argument.
+    pub quoted: bool,
 }
 
 /// One simple command as the parser found it.
@@ -152,6 +155,7 @@ impl Word<'_> {
         Word {
             text: Cow::Owned(self.text.into_owned()),
             literal: self.literal,
+            quoted: self.quoted,
         }
     }
 }
@@ -200,6 +204,33 @@ const SAFE_VARIABLES: &[&str] = &[
 /// The segment of one simple command.
 pub fn segment_of(command: &SimpleCommand) -> Segment {
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    // A word that is a double-quoted command substitution writing literal text (Claude's
+    // `git commit -m "$(cat <<'EOF' … EOF)"`) hands its program that text as one argument:
+    // deny texts read it so (`cat "$(cat <<'EOF'` `.env` `EOF)"` reads `.env`; a message
+    // naming `.env` among other words names no file). Allow texts keep it as written.
+    let arguments: Vec<Option<String>> = if command.words.iter().any(|w| w.quoted && !w.literal) {
+        command
+            .words
+            .iter()
+            .map(|w| inner::quoted_substitution_argument(w, false))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let read_words: Vec<&str> = if arguments.iter().any(Option::is_some) {
+        words
+            .iter()
+            .zip(&arguments)
+            .map(|(&word, argument)| argument.as_deref().unwrap_or(word))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let generous_words: &[&str] = if read_words.is_empty() {
+        &words
+    } else {
+        &read_words
+    };
     let mut redirects = String::new();
     let mut redirects_inner = Vec::new();
     push_joined(
@@ -233,9 +264,9 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 
     // Generous: the assignments as written, then every peel stage.
     if !command.assignments.is_empty() {
-        generous.push(&with_assignments(command, &words));
+        generous.push(&with_assignments(command, generous_words));
     }
-    for stage in peel_stages(&words) {
+    for stage in peel_stages(generous_words) {
         generous.push(stage);
         // `$HOME`, `${HOME}` and `~` name the same directory: a deny written with one sees
         // the others.
@@ -537,6 +568,7 @@ mod tests {
                 c.words.push(Word {
                     text: Cow::Owned(w.to_string()),
                     literal: !w.contains('$'),
+                    quoted: false,
                 });
             }
         }
