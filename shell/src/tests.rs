@@ -267,6 +267,16 @@ fn text_fed_to_a_shell_is_read() {
         "printf 'rm -rf X' | bash",
         "printf '%s\\n' 'rm -rf X' | bash -s",
         "printf 'rm -rf %s\\n' X | sh -",
+        // Octal, hex and unicode escapes, as `printf` and `echo -e` resolve them.
+        "printf '\\162\\155 -rf X' | sh",
+        "printf '\\x72m -rf X' | sh",
+        "echo -e '\\0162m -rf X' | sh",
+        "printf '%b' '\\u0072m -rf X' | sh",
+        "printf '%b' 'true\\nrm -rf X\\c; echo no' | sh",
+        "echo -e 'true\\nrm -rf X\\c; echo no' | sh",
+        // bash's plain `echo` writes `\c` and what follows; `sh`'s stops there.
+        "echo 'true\\c; rm -rf X' | sh",
+        "echo -eE 'true\\c; rm -rf X' | sh",
         "cat <<EOF | bash\nrm -rf X\nEOF",
         "cat <<'EOF' | sh\nrm -rf X\nEOF",
         "cat <<< 'rm -rf X' | sh",
@@ -610,6 +620,11 @@ fn read_texts_split_words_where_the_shell_does() {
     assert!(
         printed.contains(&vec!["cat".into(), ".env".into()]),
         "{printed:?}"
+    );
+    let octal = words("cat \"$(printf '\\056env')\"");
+    assert!(
+        octal.contains(&vec!["cat".into(), ".env".into()]),
+        "{octal:?}"
     );
     // Claude's commit idiom: the message is one word, naming no file.
     let message = "Remove .env from version control\n\nIt is in .gitignore.";

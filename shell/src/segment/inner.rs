@@ -153,7 +153,17 @@ pub fn literal_output(command: &SimpleCommand) -> Option<String> {
             }) {
                 i += 1;
             }
-            Some(unescape(&words[i..].join(" ")))
+            let escapes_on = words[1..i]
+                .iter()
+                .flat_map(|w| w.chars())
+                .rfind(|c| matches!(c, 'e' | 'E'))
+                == Some('e');
+            let escapes = if escapes_on {
+                Escapes::Echo
+            } else {
+                Escapes::PlainEcho
+            };
+            unescape(&words[i..].join(" "), escapes).map(|(text, _)| text)
         }
         "printf" => {
             let i = if words.get(1) == Some(&"--") { 2 } else { 1 };
@@ -173,33 +183,102 @@ pub fn literal_output(command: &SimpleCommand) -> Option<String> {
     }
 }
 
-/// `\n`, `\t`, `\\` and quote escapes resolved (generously: `sh`'s `echo` resolves them,
-/// bash's does not without `-e`; a deny may see more, never less).
-fn unescape(text: &str) -> String {
+/// Whose backslash escapes [`unescape`] resolves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    /// `echo -e`'s and `printf %b`'s: octal as `\0NNN`, `\c` ends all output.
+    Echo,
+    /// Plain `echo`'s: as [`Escapes::Echo`], but `\c` is written as is and the output goes
+    /// on, as bash's `echo` writes it (`sh`'s and zsh's stop there: a script piped on is read
+    /// whole, more than they run).
+    PlainEcho,
+    /// A `printf` format's: octal as `\NNN`, `\c` is written as is, and a `%` made by an
+    /// escape is written, not a conversion.
+    PrintfFormat,
+}
+
+/// The backslash escapes of `echo -e` and `printf` resolved: `\n`, `\t`, `\r`, `\a`, `\b`,
+/// `\f`, `\v`, `\e`, octal (`\0NNN` for `echo`, `\NNN` for `printf`: `\056env` is `.env`),
+/// `\xHH`, `\uHHHH`, `\UHHHHHHHH`, and any other `\X` as `X` — generously: `sh`'s `echo`
+/// resolves them, bash's does not without `-e`; a deny may see more, never less. With
+/// whether `\c` ended the output there (`echo -e`, `%b`: nothing more is written, by this
+/// command at all). `None` when an escape makes a byte that is no character alone (an octal
+/// or hex value from 0x80): the output is then not known as text.
+fn unescape(text: &str, escapes: Escapes) -> Option<(String, bool)> {
     if !text.contains('\\') {
-        return text.to_string();
+        return Some((text.to_string(), false));
     }
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
+    let mut chars = text.chars().peekable();
+    // Up to `most` more digits of `radix` after `value`, from `chars`.
+    let digits = |chars: &mut std::iter::Peekable<std::str::Chars>, mut value: u32, radix, most| {
+        for _ in 0..most {
+            match chars.peek().and_then(|c| c.to_digit(radix)) {
+                Some(d) => {
+                    value = value * radix + d;
+                    chars.next();
+                }
+                None => break,
+            }
+        }
+        value
+    };
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
+        let Some(escape) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let (code, byte) = match escape {
+            'n' => (10, true),
+            't' => (9, true),
+            'r' => (13, true),
+            'a' => (7, true),
+            'b' => (8, true),
+            'f' => (12, true),
+            'v' => (11, true),
+            'e' | 'E' => (27, true),
+            'c' if escapes == Escapes::Echo => return Some((out, true)),
+            '0'..='7' if escapes == Escapes::PrintfFormat => {
+                (digits(&mut chars, escape as u32 - '0' as u32, 8, 2), true)
+            }
+            '0' => (digits(&mut chars, 0, 8, 3), true),
+            'x' if chars.peek().is_some_and(char::is_ascii_hexdigit) => {
+                (digits(&mut chars, 0, 16, 2), true)
+            }
+            'u' if chars.peek().is_some_and(char::is_ascii_hexdigit) => {
+                (digits(&mut chars, 0, 16, 4), false)
+            }
+            'U' if chars.peek().is_some_and(char::is_ascii_hexdigit) => {
+                (digits(&mut chars, 0, 16, 8), false)
+            }
+            'c' => {
+                out.push_str("\\c");
+                continue;
+            }
+            other => {
+                out.push(other);
+                continue;
+            }
+        };
+        if byte && code >= 0x80 {
+            return None;
         }
+        let decoded = char::from_u32(code)?;
+        if decoded == '%' && escapes == Escapes::PrintfFormat {
+            out.push('%');
+        }
+        out.push(decoded);
     }
-    out
+    Some((out, false))
 }
 
 /// What `printf FORMAT ARGS…` writes, when every conversion is `%s`, `%b` or `%%`.
 fn printf_text(format: &str, args: &[&str]) -> Option<String> {
-    let format = unescape(format);
+    let (format, _) = unescape(format, Escapes::PrintfFormat)?;
     let mut out = String::new();
     let mut next = 0;
     // The format is reused while arguments remain (bounded).
@@ -213,10 +292,17 @@ fn printf_text(format: &str, args: &[&str]) -> Option<String> {
             }
             match chars.next() {
                 Some('%') => out.push('%'),
-                Some('s') | Some('b') => {
+                Some('s') => {
                     used = true;
-                    if let Some(arg) = args.get(next) {
-                        out.push_str(&unescape(arg));
+                    out.push_str(args.get(next).unwrap_or(&""));
+                    next += 1;
+                }
+                Some('b') => {
+                    used = true;
+                    let (arg, ended) = unescape(args.get(next).unwrap_or(&""), Escapes::Echo)?;
+                    out.push_str(&arg);
+                    if ended {
+                        return Some(out);
                     }
                     next += 1;
                 }
