@@ -209,6 +209,29 @@ fn the_guard_cannot_be_edited_from_inside_its_own_directories() {
     }
 }
 
+/// A word that reaches a guard file through a link the agent made is read resolved, whatever
+/// the program does with it: a function of the same command, a script of the project named by
+/// its path, an interpreter's script (the engine's own refusal reads only the programs it
+/// knows; the compiled rules read every word).
+#[test]
+fn a_guard_file_named_through_a_link_is_denied_whatever_the_program() {
+    let s = setup("self-protection-link");
+    std::fs::create_dir_all(s.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(".claude", s.project.join("c")).unwrap();
+    for command in [
+        "echo() { tee \"$@\"; }; echo c/settings.json < /tmp/evil",
+        "./echo c/settings.json",
+        "python3 tool.py c/settings.local.json",
+        "cp /tmp/evil \"c/settings.json\"",
+    ] {
+        let reason = decide(&s, "Bash", bash(command))
+            .unwrap_or_else(|| panic!("{command} was left to claude"));
+        assert!(reason.contains("claude's settings"), "{command}: {reason}");
+    }
+    // Other words through the same link are not the guard's.
+    assert_eq!(decide(&s, "Bash", bash("cat c/commands/review.md")), None);
+}
+
 const CLAIMS_BUILT_IN: &str = "agent_profiles:\n  a:\n    hooks:\n      policy_rules:\n        - id: \"animus.self_protection:~/.animus/**\"\n          decision: allow\n          reason: mine\n";
 
 #[test]

@@ -99,17 +99,15 @@ impl Analysis {
         &'a self,
         command: &str,
     ) -> impl Iterator<Item = ReadText<'a>> + Clone {
-        // Any `(`: a command or process substitution reads the output, and a function's
-        // `name()` may redefine the printer.
-        let output_read = self.unparseable.is_some()
-            || has_pipe(command)
-            || command.contains(['<', '`', '('])
-            || may_redefine_printers(command);
+        let redefinable = self.unparseable.is_some() || may_redefine_printers(command);
+        // Any `(`: a command or process substitution reads the output.
+        let output_read = has_pipe(command) || command.contains(['<', '`', '(']);
         let redirected = command.contains('>');
         self.segments.iter().flat_map(move |s| {
             // As written only: a wrapper (`env echo`, `nice printf`) looks the program up
             // in `PATH`, where the agent may have put a file of its own.
-            let printer = !output_read && s.generous.first().is_some_and(|t| prints_only(t));
+            let shell_printer = !redefinable && s.generous.first().is_some_and(|t| prints_only(t));
+            let printer = shell_printer && !output_read;
             // A printer without a redirection reads and writes nothing: no text at all.
             let texts = if printer && !redirected {
                 &s.generous[..0]
@@ -122,6 +120,7 @@ impl Analysis {
                 inner: &s.inner_spaces,
                 index: i as u32,
                 target: i >= targets_from,
+                shell_printer,
                 operands_unread: printer,
             })
         })
@@ -140,8 +139,13 @@ pub struct ReadText<'a> {
     index: u32,
     /// A deletion target text ([`Segment::target_texts`]).
     target: bool,
-    /// A command that only prints, whose output nothing reads: its operands open nothing
-    /// (its redirections do).
+    /// The shell's own `echo` or `printf`, named bare as written in a command that cannot
+    /// redefine them: its operands are printed, never opened (its redirections are). A
+    /// `./echo`, a wrapper's `echo` (looked up in `PATH`) or an `echo` the command redefines
+    /// may open what it is given.
+    pub shell_printer: bool,
+    /// A [`Self::shell_printer`] whose output nothing reads: its operands name nothing a
+    /// path rule need see.
     pub operands_unread: bool,
 }
 
@@ -228,19 +232,24 @@ impl<'a> From<&'a str> for ReadText<'a> {
             inner: &[],
             index: 0,
             target: false,
+            shell_printer: false,
             operands_unread: false,
         }
     }
 }
 
 /// May `command` make `echo` or `printf` run something else: a function defined (`echo() {
-/// cat "$@"; }`, `function echo`), an alias, a builtin disabled (`enable -n echo`, then a file
-/// named `echo` on `PATH`), a file sourced (`. ./defs.sh`, `source defs.sh`) or code
-/// evaluated? Then a printer's operands are read as any command's. Read on the raw text,
-/// generously: the words `function`, `alias`, `enable`, `source`, `eval`, and `.` as a
-/// command (a function's `name()` holds a `(`, which [`Analysis::path_read_texts`] reads).
+/// cat "$@"; }`, `echo ( ) …`, `function echo`), an alias, a builtin disabled (`enable -n
+/// echo`, then a file named `echo` on `PATH`), a file sourced (`. ./defs.sh`, `source
+/// defs.sh`) or code evaluated? Then a printer's operands are read as any command's. Read on
+/// the raw text, generously: a `(` with only blanks before the next `)`, the words
+/// `function`, `alias`, `enable`, `source`, `eval`, and `.` as a command.
 fn may_redefine_printers(command: &str) -> bool {
-    ["function", "alias", "enable", "source", "eval"]
+    command.match_indices('(').any(|(at, _)| {
+        command[at + 1..]
+            .trim_start_matches([' ', '\t', '\n', '\\'])
+            .starts_with(')')
+    }) || ["function", "alias", "enable", "source", "eval"]
         .iter()
         .any(|word| command.contains(word))
         || command

@@ -140,6 +140,14 @@ fn inner_scripts_are_parsed() {
         let got = segments(command);
         assert!(got.iter().any(|g| g == want), "{command:?}: {got:?}");
     }
+    // A here-document whose stdin is then taken from a file writes that file: not known.
+    for command in [
+        "bash -c \"$(cat <<'EOF' < x.sh\nls\nEOF\n)\"",
+        "bash -c \"$(cat <<'EOF' 0<&3\nls\nEOF\n)\"",
+        "cat <<'EOF' <x.sh | sh\nls\nEOF",
+    ] {
+        assert!(analyse(command).unresolvable().is_some(), "{command}");
+    }
     // Known text, but not as written: no allow covers it.
     assert!(!analyse("bash -c \"$(cat <<'EOF'\nls\nEOF\n)\"").coverable());
     // `echo`'s output differs between shells (`\n` and the like): not read as a script.
@@ -474,6 +482,45 @@ fn sentinel_never_inside_a_segment() {
     let a = analyse("echo $'\\x01'git status");
     assert!(!a.coverable());
     assert!(a.generous_texts().all(|t| !t.contains(SEGMENT_START)));
+}
+
+/// Only the shell's own printer, named bare in a command that cannot redefine it, has its
+/// operands unopened: path rules resolve the words of any other (`./echo c/settings.json`
+/// with `c` a link reads that file).
+#[test]
+fn only_the_shell_printer_opens_nothing() {
+    let printer = |command: &str| -> Vec<bool> {
+        analyse(command)
+            .path_read_texts(command)
+            .filter(|t| t.text.contains("echo") || t.text.contains("printf"))
+            .map(|t| t.shell_printer)
+            .collect()
+    };
+    for own in [
+        "echo x > y",
+        "echo \"done $(date +%s)\" > /tmp/status.txt",
+        "printf '%s' a | cat",
+    ] {
+        let flags = printer(own);
+        assert!(
+            !flags.is_empty() && flags.iter().all(|&p| p),
+            "{own}: {flags:?}"
+        );
+    }
+    for other in [
+        "./echo c/settings.json",
+        "/usr/local/bin/printf x",
+        "env echo x",
+        "echo() { tee \"$@\"; }; echo c/settings.json < /tmp/evil",
+        "echo ( ) { tee \"$@\"; }; echo x",
+        "function echo { tee \"$@\"; }; echo x",
+        "alias echo=tee; echo x",
+        ". ./defs.sh; echo x",
+        "printf -v v x",
+    ] {
+        let flags = printer(other);
+        assert!(flags.iter().all(|&p| !p), "{other}: {flags:?}");
+    }
 }
 
 /// A command that only prints gives path rules nothing, unless its output can flow on; into

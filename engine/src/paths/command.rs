@@ -134,9 +134,9 @@ fn command_path_texts_into<'t>(
         let program = words
             .iter()
             .position(|w| !crate::shell::segment::is_assignment(w) && !is_redirection(w));
-        let prints_only = program
-            .map(|i| words[i])
-            .is_some_and(|p| matches!(crate::shell::segment::basename(p), "echo" | "printf"));
+        // The shell's own printer opens none of its operands (a `./echo`, an `echo` the
+        // command redefines, may).
+        let prints_only = text.shell_printer;
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
         for (i, &word) in words.iter().enumerate() {
             let unredirected = word.trim_start_matches(|c: char| {

@@ -169,7 +169,12 @@ pub fn literal_output(command: &SimpleCommand) -> Option<String> {
             let i = if words.get(1) == Some(&"--") { 2 } else { 1 };
             printf_text(words.get(i)?, &words[i + 1..])
         }
-        "cat" if words.len() == 1 || (words.len() == 2 && words[1] == "-") => {
+        // Its input is the here-document or here-string unless another redirection of its
+        // stdin follows (`cat <<'EOF' < x.sh` writes `x.sh`).
+        "cat"
+            if (words.len() == 1 || (words.len() == 2 && words[1] == "-"))
+                && !command.redirects.iter().any(redirects_stdin_from_a_file) =>
+        {
             match (
                 command.heredoc_bodies.as_slice(),
                 command.here_strings.as_slice(),
@@ -181,6 +186,16 @@ pub fn literal_output(command: &SimpleCommand) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Does `redirect` give stdin something other than a here-document or here-string (`<
+/// file`, `0<file`, `<&3`, `<> file`)?
+fn redirects_stdin_from_a_file(redirect: &super::Redirect) -> bool {
+    let operator = redirect
+        .text
+        .trim_start_matches(|c: char| c.is_ascii_digit());
+    let descriptor = &redirect.text[..redirect.text.len() - operator.len()];
+    matches!(descriptor, "" | "0") && operator.starts_with('<') && !operator.starts_with("<<")
 }
 
 /// Whose backslash escapes [`unescape`] resolves.
