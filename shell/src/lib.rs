@@ -57,6 +57,9 @@ pub struct Analysis {
     pub segments: Vec<Segment>,
     /// Why the command could not be parsed (then `segments` come from the fallback split).
     pub unparseable: Option<ParseError>,
+    /// A segment prints ([`Segment::prints`]) and the command may make `echo` or `printf`
+    /// run something else ([`may_redefine_printers`]).
+    pub printers_redefined: bool,
 }
 
 impl Analysis {
@@ -99,14 +102,14 @@ impl Analysis {
         &'a self,
         command: &str,
     ) -> impl Iterator<Item = ReadText<'a>> + Clone {
-        let redefinable = self.unparseable.is_some() || may_redefine_printers(command);
+        let redefinable = self.unparseable.is_some() || self.printers_redefined;
         // Any `(`: a command or process substitution reads the output.
         let output_read = has_pipe(command) || command.contains(['<', '`', '(']);
         let redirected = command.contains('>');
         self.segments.iter().flat_map(move |s| {
             // As written only: a wrapper (`env echo`, `nice printf`) looks the program up
             // in `PATH`, where the agent may have put a file of its own.
-            let shell_printer = !redefinable && s.generous.first().is_some_and(|t| prints_only(t));
+            let shell_printer = s.prints && !redefinable;
             let printer = shell_printer && !output_read;
             // A printer without a redirection reads and writes nothing: no text at all.
             let texts = if printer && !redirected {
@@ -266,21 +269,6 @@ fn has_pipe(command: &str) -> bool {
     })
 }
 
-/// Does this segment text run the shell's own `echo` or `printf` (after any `NAME=value`
-/// assignments), only printing? The builtin is named bare: `./echo` or `/usr/bin/echo` is a
-/// file, which may be anything. `printf -v NAME` stores what it formats in a variable later
-/// commands may read: not a printer.
-fn prints_only(text: &str) -> bool {
-    let mut words = text
-        .split_whitespace()
-        .skip_while(|w| segment::is_assignment(w));
-    match words.next() {
-        Some("echo") => true,
-        Some("printf") => !words.any(|w| w.starts_with("-v")),
-        _ => false,
-    }
-}
-
 /// `word` as one shell word: as is when it holds only characters with no meaning to the
 /// shell, else in single quotes (`it's` → `'it'\''s'`).
 pub fn quote_word(word: &str) -> String {
@@ -346,14 +334,18 @@ pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
                 segment.target_texts = texts.len() as u32;
                 segment.generous.extend(texts);
             }
+            let printers_redefined =
+                segments.iter().any(|s| s.prints) && may_redefine_printers(command);
             Analysis {
                 segments,
                 unparseable: None,
+                printers_redefined,
             }
         }
         Err(why) => Analysis {
             segments: fallback_segments(command, places),
             unparseable: Some(why),
+            printers_redefined: true,
         },
     };
     for segment in &mut analysis.segments {

@@ -125,6 +125,11 @@ pub struct Segment {
     /// [`crate::targets`]), not the command's words: path rules read each as its path alone.
     /// Known by position, never by the text (a command may be named `@rm-target`).
     pub target_texts: u32,
+    /// Its program, as written, is `echo` or `printf` named bare: the shell's own printer
+    /// unless the command redefines it ([`crate::ReadText`]). A `./echo` or `/usr/bin/echo`
+    /// is a file, which may be anything; `printf -v NAME` stores what it formats in a
+    /// variable later commands may read, and is not one.
+    pub prints: bool,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -245,6 +250,11 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         strict: Vec::with_capacity(1),
         inner_spaces: Vec::new(),
         target_texts: 0,
+        prints: match words.first() {
+            Some(&"echo") => true,
+            Some(&"printf") => !words.iter().any(|w| w.starts_with("-v")),
+            _ => false,
+        },
     };
     let mut generous = Generous {
         texts: &mut segment.generous,
