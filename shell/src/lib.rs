@@ -57,9 +57,10 @@ pub struct Analysis {
     pub segments: Vec<Segment>,
     /// Why the command could not be parsed (then `segments` come from the fallback split).
     pub unparseable: Option<ParseError>,
-    /// A segment prints ([`Segment::prints`]) and the command may make `echo` or `printf`
-    /// run something else ([`may_redefine_printers`]).
-    pub printers_redefined: bool,
+    /// A segment prints or searches ([`Segment::prints`], [`Segment::pattern`]) and the
+    /// command may make a program run something else ([`may_redefine_printers`]): a function,
+    /// an alias, a sourced file.
+    pub programs_redefined: bool,
 }
 
 impl Analysis {
@@ -102,7 +103,7 @@ impl Analysis {
         &'a self,
         command: &str,
     ) -> impl Iterator<Item = ReadText<'a>> + Clone {
-        let redefinable = self.unparseable.is_some() || self.printers_redefined;
+        let redefinable = self.unparseable.is_some() || self.programs_redefined;
         // Any `(`: a command or process substitution reads the output.
         let output_read = has_pipe(command) || command.contains(['<', '`', '(']);
         let redirected = command.contains('>');
@@ -110,6 +111,7 @@ impl Analysis {
             // As written only: a wrapper (`env echo`, `nice printf`) looks the program up
             // in `PATH`, where the agent may have put a file of its own.
             let shell_printer = s.prints && !redefinable;
+            let pattern = s.pattern.as_deref().filter(|_| !redefinable);
             let printer = shell_printer && !output_read;
             // A printer without a redirection reads and writes nothing: no text at all.
             let texts = if printer && !redirected {
@@ -124,6 +126,7 @@ impl Analysis {
                 index: i as u32,
                 target: i >= targets_from,
                 shell_printer,
+                pattern,
                 operands_unread: printer,
             })
         })
@@ -147,6 +150,10 @@ pub struct ReadText<'a> {
     /// `./echo`, a wrapper's `echo` (looked up in `PATH`) or an `echo` the command redefines
     /// may open what it is given.
     pub shell_printer: bool,
+    /// The pattern a search program is given ([`Segment::pattern`]), when the command cannot
+    /// redefine the program: the first word after the program equal to it is text searched
+    /// for, not a file (`grep -q .env .gitignore` opens `.gitignore` alone).
+    pub pattern: Option<&'a str>,
     /// A [`Self::shell_printer`] whose output nothing reads: its operands name nothing a
     /// path rule need see.
     pub operands_unread: bool,
@@ -236,6 +243,7 @@ impl<'a> From<&'a str> for ReadText<'a> {
             index: 0,
             target: false,
             shell_printer: false,
+            pattern: None,
             operands_unread: false,
         }
     }
@@ -334,18 +342,24 @@ pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
                 segment.target_texts = texts.len() as u32;
                 segment.generous.extend(texts);
             }
-            let printers_redefined =
-                segments.iter().any(|s| s.prints) && may_redefine_printers(command);
+            // A search program is a file looked up in `PATH`: where the command changes
+            // `PATH` or the shell's table of program paths (`PATH=. grep …`, `hash -p ./x
+            // grep`), its pattern may be handed to a file of the agent's.
+            if command.contains("PATH") || command.contains("hash") {
+                segments.iter_mut().for_each(|s| s.pattern = None);
+            }
+            let programs_redefined = segments.iter().any(|s| s.prints || s.pattern.is_some())
+                && may_redefine_printers(command);
             Analysis {
                 segments,
                 unparseable: None,
-                printers_redefined,
+                programs_redefined,
             }
         }
         Err(why) => Analysis {
             segments: fallback_segments(command, places),
             unparseable: Some(why),
-            printers_redefined: true,
+            programs_redefined: true,
         },
     };
     for segment in &mut analysis.segments {

@@ -523,6 +523,72 @@ fn only_the_shell_printer_opens_nothing() {
     }
 }
 
+/// A search program's pattern is not read as a path when it surely is the pattern; every
+/// other word still is, and any doubt reads it too.
+#[test]
+fn a_search_pattern_is_not_a_path() {
+    let words = |command: &str| -> Vec<String> {
+        analyse(command)
+            .path_read_texts(command)
+            .flat_map(|t| {
+                let pattern = t.pattern;
+                let all: Vec<&str> = t.words().collect();
+                // The words path rules read: all but the first one equal to the pattern
+                // after the program (as `engine::paths` reads them).
+                let program = all
+                    .iter()
+                    .position(|w| !crate::segment::is_assignment(w))
+                    .unwrap_or(0);
+                let skip = pattern.and_then(|p| (program + 1..all.len()).find(|&i| all[i] == p));
+                all.iter()
+                    .enumerate()
+                    .filter(|(i, _)| Some(*i) != skip)
+                    .map(|(_, w)| w.to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    for skipped in [
+        "grep -q .env .gitignore",
+        "grep -qx '.env' .gitignore || true",
+        "rg -n .env src",
+        "grep -rn -- .env docs",
+        "LC_ALL=C grep -i '^.env$' .gitignore",
+        "grep --color=never .env README.md",
+    ] {
+        let read = words(skipped);
+        assert!(
+            read.iter()
+                .all(|w| w != ".env" && w != "'.env'" && w != "^.env$"),
+            "{skipped}: {read:?}"
+        );
+    }
+    for read in [
+        "grep .env .env",
+        "grep \"\" .env",
+        "grep -e x .env",
+        "grep -f pats .env",
+        "grep -rf .env x",
+        "grep --file=.env x",
+        "grep -A 3 .env x",
+        "rg -t env .env",
+        "rg --ignore-file .env x",
+        "./grep .env x",
+        "sudo grep .env x",
+        "grep() { cat \"$@\"; }; grep .env x",
+        "grep $X .env",
+        "PATH=.:$PATH grep .env x",
+        "export PATH=.; grep .env x",
+        "hash -p ./x grep; grep .env x",
+    ] {
+        let words = words(read);
+        assert!(
+            words.iter().any(|w| w.ends_with(".env")),
+            "{read}: {words:?}"
+        );
+    }
+}
+
 /// A command that only prints gives path rules nothing, unless its output can flow on; into
 /// a file only, its redirection is read and its operands are not.
 #[test]

@@ -137,6 +137,18 @@ fn command_path_texts_into<'t>(
         // The shell's own printer opens none of its operands (a `./echo`, an `echo` the
         // command redefines, may).
         let prints_only = text.shell_printer;
+        // A search program's pattern is text searched for: its first word after the program
+        // (unless a bare program name may be a file in the working directory).
+        let pattern = text
+            .pattern
+            .filter(|_| !programs_from_cwd)
+            .and_then(|pattern| {
+                let after = program? + 1;
+                words[after..]
+                    .iter()
+                    .position(|w| *w == pattern)
+                    .map(|i| after + i)
+            });
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
         for (i, &word) in words.iter().enumerate() {
             let unredirected = word.trim_start_matches(|c: char| {
@@ -144,6 +156,8 @@ fn command_path_texts_into<'t>(
             });
             let resolve = if is_redirection(word) {
                 true
+            } else if Some(i) == pattern {
+                continue;
             } else if text.operands_unread && prints_only {
                 // Printed into a file nothing reads back: opens nothing.
                 continue;

@@ -130,6 +130,10 @@ pub struct Segment {
     /// is a file, which may be anything; `printf -v NAME` stores what it formats in a
     /// variable later commands may read, and is not one.
     pub prints: bool,
+    /// The pattern operand of a search program named bare (`grep`, `egrep`, `fgrep`, `rg`),
+    /// when it is surely the pattern: no `-e`/`-f` (then every operand is a file), only
+    /// options known to take no value before it, not empty ([`search_pattern`]).
+    pub pattern: Option<String>,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -255,6 +259,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             Some(&"printf") => !words.iter().any(|w| w.starts_with("-v")),
             _ => false,
         },
+        pattern: search_pattern(&command.words),
     };
     let mut generous = Generous {
         texts: &mut segment.generous,
@@ -351,6 +356,81 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 
     strict_texts(command, &words, &mut segment.strict);
     segment
+}
+
+/// The pattern operand of `words` when they run a search program named bare whose first
+/// operand is surely its pattern ([`Segment::pattern`]). Conservative: any option that may
+/// take the next word as its value (`-A 3`, `-t env`, `--ignore-file F`), any `-e`/`-f`
+/// (`--regexp`, `--file`, a cluster holding them: then the operands are all files), an empty
+/// pattern (the texts do not show an empty word) or one holding an expansion (it may split
+/// into several words) give none, and every word is read as a path.
+fn search_pattern(command_words: &[Word]) -> Option<String> {
+    let words: Vec<&str> = command_words.iter().map(|w| w.text.as_ref()).collect();
+    // Letters that are flags alone (take no value), per program.
+    let flags = match *words.first()? {
+        "grep" | "egrep" | "fgrep" => "ivnrRlLcoqswxEFGPHhaIzZbUy",
+        "rg" => "ivnlcoqswxFPSuLHNaz",
+        _ => return None,
+    };
+    let sets_patterns = |w: &&str| {
+        if let Some(long) = w.strip_prefix("--") {
+            long.starts_with("reg") || long.starts_with("fil")
+        } else {
+            w.starts_with('-') && w.len() > 1 && w[1..].contains(['e', 'f'])
+        }
+    };
+    if words.iter().any(sets_patterns) {
+        return None;
+    }
+    // The pattern: a literal word (an expansion may split into several), not empty.
+    let pattern =
+        |word: &Word| (word.literal && !word.text.is_empty()).then(|| word.text.to_string());
+    let mut rest = command_words[1..].iter();
+    for whole in rest.by_ref() {
+        let word = whole.text.as_ref();
+        if word == "--" {
+            break;
+        }
+        if !word.starts_with('-') || word == "-" {
+            return pattern(whole);
+        }
+        let known = match word.strip_prefix("--") {
+            // A long option with its value attached, or a known flag.
+            Some(long) => {
+                long.contains('=')
+                    || matches!(
+                        long,
+                        "ignore-case"
+                            | "invert-match"
+                            | "line-number"
+                            | "recursive"
+                            | "files-with-matches"
+                            | "files-without-match"
+                            | "count"
+                            | "only-matching"
+                            | "quiet"
+                            | "silent"
+                            | "word-regexp"
+                            | "line-regexp"
+                            | "extended-regexp"
+                            | "fixed-strings"
+                            | "perl-regexp"
+                            | "with-filename"
+                            | "no-filename"
+                            | "text"
+                            | "hidden"
+                            | "no-ignore"
+                            | "smart-case"
+                            | "color"
+                    )
+            }
+            None => word[1..].chars().all(|c| flags.contains(c)),
+        };
+        if !known {
+            return None;
+        }
+    }
+    rest.next().and_then(pattern)
 }
 
 /// The command's leading assignments, then its `words`: the command as written.
