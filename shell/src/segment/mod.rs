@@ -365,9 +365,9 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 /// pattern (the texts do not show an empty word) or one holding an expansion (it may split
 /// into several words) give none, and every word is read as a path.
 fn search_pattern(command_words: &[Word]) -> Option<String> {
-    let words: Vec<&str> = command_words.iter().map(|w| w.text.as_ref()).collect();
-    // Letters that are flags alone (take no value), per program.
-    let flags = match *words.first()? {
+    // Letters that are flags alone (take no value), per program. Decided on the program
+    // before anything else: most segments run no search program.
+    let flags = match command_words.first()?.text.as_ref() {
         "grep" | "egrep" | "fgrep" => "ivnrRlLcoqswxEFGPHhaIzZbUy",
         "rg" => "ivnlcoqswxFPSuLHNaz",
         _ => return None,
@@ -379,7 +379,10 @@ fn search_pattern(command_words: &[Word]) -> Option<String> {
             w.starts_with('-') && w.len() > 1 && w[1..].contains(['e', 'f'])
         }
     };
-    if words.iter().any(sets_patterns) {
+    if command_words
+        .iter()
+        .any(|w| sets_patterns(&w.text.as_ref()))
+    {
         return None;
     }
     // The pattern: a literal word (an expansion may split into several), not empty.
