@@ -1,5 +1,6 @@
 //! Print how a generated policy's sidecar divides between automata kinds.
 //! `cargo run --release -p animus-benches --example sidecar_breakdown -- real-lists 10000`
+//! (`every-pack` for the built-in packs; `SIDECAR_EACH_AUTOMATON=1` lists every automaton)
 use std::collections::BTreeMap;
 
 fn main() {
@@ -9,6 +10,7 @@ fn main() {
         "word-pairs" => animus_benches::word_pair_policy(n),
         "author" => animus_benches::author_policy(n),
         "adversarial" => animus_benches::adversarial_policy(n),
+        "every-pack" => animus_benches::packs_policy(&compiler::packs::every_pack_list()),
         _ => animus_benches::real_list_policy(n),
     };
     let start = std::time::Instant::now();
@@ -42,6 +44,17 @@ fn main() {
             .or_default();
         e.0 += 1;
         e.1 += a.dfa_bytes.len();
+    }
+    if std::env::var_os("SIDECAR_EACH_AUTOMATON").is_some() {
+        for (i, a) in image.automata.iter().enumerate() {
+            println!(
+                "automaton {i}: {:?} {:?}, {} patterns, {} bytes",
+                a.search,
+                a.form,
+                a.targets.len(),
+                a.dfa_bytes.len()
+            );
+        }
     }
     for (k, (count, bytes)) in kinds {
         println!("{k}: {count} ({bytes} bytes)");

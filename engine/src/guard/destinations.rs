@@ -296,8 +296,17 @@ fn assignments_and_directories(
             && let Some(target) = expand_word(target, &variables, places)
         {
             for dir in absolute(&target, &directories.clone(), places) {
-                if !directories.contains(&dir) {
-                    directories.push(dir);
+                // A glob the shell expands (`cd .clau*`): the directories it names now.
+                let expanded = if dir.contains(['*', '?', '[']) {
+                    let dots = texts.iter().any(|t| crate::paths::enables_dot_globs(t));
+                    crate::paths::expand_glob(&dir, "/", dots)
+                } else {
+                    vec![dir]
+                };
+                for dir in expanded {
+                    if !directories.contains(&dir) {
+                        directories.push(dir);
+                    }
                 }
             }
         }
@@ -335,6 +344,7 @@ fn effects_of(texts: &[&str]) -> Effects {
                 }
             }
             "find" => find(args, &mut effects),
+            "git" => git(args, &mut effects),
             _ => {}
         }
     }
@@ -902,6 +912,131 @@ fn unzip(args: &[&str], effects: &mut Effects) {
         }
     }
     effects.written.push((dir.unwrap_or(".").to_string(), true));
+}
+
+/// `git [-C DIR]… checkout TREE-ISH [--] PATH…`, `git restore --source=TREE-ISH PATH…` and
+/// `git checkout-index`: working-tree files rewritten with what a commit (which the agent may
+/// have made) or the index holds, each path as a tree (a directory's files are all
+/// rewritten). A pathspec with a glob (git's `*` crosses `/` and matches a leading `.`:
+/// `'*.json'` reaches `.claude/settings.json`) rewrites the tree of its literal directory.
+/// Restoring from the index alone (`git checkout -- x`, `git restore x`) and switching
+/// branches are left to the packs and the sandbox: the paths are not the agent's choice of
+/// content, or not named.
+fn git(args: &[&str], effects: &mut Effects) {
+    // The global options before the subcommand: `-C DIR` (cumulative) and `--work-tree`
+    // move where the paths land.
+    let mut prefixes: Vec<String> = vec![String::new()];
+    let mut at = 0;
+    while let Some(&a) = args.get(at) {
+        let value = match a {
+            "-C" | "--work-tree" => args.get(at + 1).copied(),
+            "-c" | "--git-dir" | "--namespace" | "--config-env" => {
+                at += 2;
+                continue;
+            }
+            _ => a.strip_prefix("--work-tree="),
+        };
+        if let Some(dir) = value {
+            let dir = dir.trim_end_matches('/');
+            let joined = |prefix: &str| {
+                if dir.starts_with('/') || prefix.is_empty() {
+                    format!("{dir}/")
+                } else {
+                    format!("{prefix}{dir}/")
+                }
+            };
+            if a == "-C" {
+                prefixes = prefixes.iter().map(|p| joined(p)).collect();
+            } else {
+                // The work tree: the paths may be read from it or from the directory.
+                let more: Vec<String> = prefixes.iter().map(|p| joined(p)).collect();
+                prefixes.extend(more);
+            }
+            at += if a.contains('=') { 1 } else { 2 };
+            continue;
+        }
+        if !a.starts_with('-') {
+            break;
+        }
+        at += 1;
+    }
+    let Some(&subcommand) = args.get(at) else {
+        return;
+    };
+    let rest = &args[(at + 1).min(args.len())..];
+    let paths: Vec<&str> = match subcommand {
+        "checkout" => {
+            let dashes = rest.iter().position(|w| *w == "--");
+            let before = operands(&rest[..dashes.unwrap_or(rest.len())], b"bB");
+            match dashes {
+                Some(k) if !before.is_empty() => rest[k + 1..].to_vec(),
+                None if before.len() > 1 => before[1..].to_vec(),
+                _ => Vec::new(),
+            }
+        }
+        "restore" => {
+            let sourced = rest.iter().any(|w| {
+                w.starts_with("--source")
+                    || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
+            });
+            let worktree = rest.iter().any(|w| {
+                *w == "--worktree"
+                    || (w.starts_with('-') && !w.starts_with("--") && w.contains('W'))
+            });
+            let staged = rest.iter().any(|w| {
+                *w == "--staged" || (w.starts_with('-') && !w.starts_with("--") && w.contains('S'))
+            });
+            if sourced && (worktree || !staged) {
+                let mut paths = operands(rest, b"s");
+                // `--source X`: its value is no path.
+                if let Some(k) = rest.iter().position(|w| *w == "--source")
+                    && let Some(value) = rest.get(k + 1)
+                {
+                    paths.retain(|p| p != value);
+                }
+                paths
+            } else {
+                Vec::new()
+            }
+        }
+        "checkout-index" => {
+            let mut paths = operands(rest, b"");
+            let all = rest
+                .iter()
+                .any(|w| matches!(*w, "-a" | "--all" | "--stdin") || w.starts_with("--prefix="));
+            if all {
+                paths.push(".");
+            }
+            paths.extend(rest.iter().filter_map(|w| w.strip_prefix("--prefix=")));
+            paths
+        }
+        _ => Vec::new(),
+    };
+    for path in paths {
+        // Pathspec magic: `:/x` and `:(top)x` are from the top of the work tree (the
+        // project, read as the working directory); `:!x` excludes.
+        let path = if let Some(magic) = path.strip_prefix(":(") {
+            magic.split_once(')').map_or("", |(_, p)| p)
+        } else if path.starts_with(":!") || path.starts_with(":^") {
+            continue;
+        } else {
+            path.strip_prefix(":/").unwrap_or(path)
+        };
+        // A glob is matched by git itself across directories: the tree of its literal part.
+        let path = match path.find(['*', '?', '[']) {
+            Some(glob) => path[..glob].rsplit_once('/').map_or(".", |(dir, _)| dir),
+            None => path,
+        };
+        let path = if path.is_empty() { "." } else { path };
+        for prefix in &prefixes {
+            let target = if path.starts_with('/') {
+                path.to_string()
+            } else {
+                format!("{prefix}{path}")
+            };
+            effects.written.push((target, true));
+        }
+    }
 }
 
 /// `find START… EXPR` with `-delete`, `-exec`, `-execdir`, `-ok` or `-okdir`.

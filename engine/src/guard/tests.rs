@@ -108,6 +108,27 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("cp x src/../.claude", DESTINATION_RULE),
         ("ln -s .claude c2", DESTINATION_RULE),
         ("ln -sf /dev/null .claude/x", DESTINATION_RULE),
+        // Files rewritten from a commit the agent may have made, the guard's among them.
+        ("git checkout evil -- .claude", DESTINATION_RULE),
+        ("git checkout evil .claude", DESTINATION_RULE),
+        ("git checkout evil -- .", DESTINATION_RULE),
+        ("git checkout evil -- '*.json'", DESTINATION_RULE),
+        ("git checkout evil -- ':/.claude'", DESTINATION_RULE),
+        ("git -C src checkout evil -- ../.claude", DESTINATION_RULE),
+        (
+            "git --work-tree=. checkout evil -- .claude",
+            DESTINATION_RULE,
+        ),
+        ("git restore --source evil .claude", DESTINATION_RULE),
+        ("git restore -s evil -- .claude", DESTINATION_RULE),
+        (
+            "git restore --source=evil --staged --worktree .claude",
+            DESTINATION_RULE,
+        ),
+        ("git checkout-index -a -f", DESTINATION_RULE),
+        // A `cd` to a glob the shell expands, then a bare name.
+        ("cd .clau* && cp x settings.json", DESTINATION_RULE),
+        ("cd .cl?ude; tee settings.json < x", DESTINATION_RULE),
         ("ln -s <RUN> r", NAMES_GUARD_RULE),
         ("ln -s ~ h", DESTINATION_RULE),
         (
@@ -217,6 +238,17 @@ fn ordinary_work_and_reading_the_guard_places_pass() {
         "find . -inum 752010 -exec rm {} \\;",
         "find . -depth -empty -type d -delete",
         "find -L . -type l -delete",
+        "git checkout main",
+        "git checkout -b feature origin/main",
+        "git checkout -- src/main.rs",
+        "git checkout HEAD~1 -- src/",
+        "git checkout HEAD~1 -- 'src/*.rs'",
+        "git restore src/x.rs",
+        "git restore --staged .",
+        "git restore --source=HEAD~1 --staged .",
+        "git restore --source HEAD~1 src/lib.rs",
+        "git switch -c topic",
+        "cd sr* && cp a b",
     ] {
         assert_eq!(s.refusal(command), None, "{command}");
     }

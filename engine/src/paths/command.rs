@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use super::glob::expand_glob;
+use super::glob::{enables_dot_globs, expand_glob};
 use super::resolve::ShortKeysBuild;
 use super::texts::{Bases, Below, JoinedTexts, PathTextSink, spellings};
 use super::{Places, Spellings, TagSet};
@@ -104,14 +104,27 @@ fn command_path_texts_into<'t>(
     // The directories a `cd` in the command moves to: a relative word is also read from each
     // (`cd src && cat ../.env` reads the project's `.env`).
     let mut directories: Vec<String> = places.cwd.map(String::from).into_iter().collect();
+    // Whether the command makes globs match dotfiles, asked once a glob is met.
+    let all_texts = segment_texts.clone();
+    let mut dot_globs: Option<bool> = None;
+    let mut dots =
+        || *dot_globs.get_or_insert_with(|| all_texts.clone().any(|t| enables_dot_globs(t.text)));
     for text in segment_texts.clone() {
         let mut words = text.words();
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
         {
             for spelling in spellings(target, places, Spellings::All, &bases.real, &bases.memo) {
-                if spelling.starts_with('/') && !directories.contains(&spelling) {
-                    directories.push(spelling);
+                // A glob the shell expands (`cd .clau*`): the directories it names now.
+                let expanded = if spelling.contains(['*', '?', '[']) {
+                    expand_glob(&spelling, "/", dots())
+                } else {
+                    vec![spelling]
+                };
+                for spelling in expanded {
+                    if spelling.starts_with('/') && !directories.contains(&spelling) {
+                        directories.push(spelling);
+                    }
                 }
             }
         }
@@ -221,9 +234,21 @@ fn command_path_texts_into<'t>(
                     bases.each_text(&joined, resolve, &mut scratch, &mut |t| sink.text(t))?;
                 }
                 // A word the shell would expand as a glob (`cat .e*`): the files it names now.
+                // `~/` is the home's (`cat ~/.s*/id_rsa`); an absolute word is expanded once.
                 if resolve && candidate.contains(['*', '?', '[']) {
-                    for directory in &directories {
-                        for path in expand_glob(candidate, directory) {
+                    let home_word = candidate
+                        .strip_prefix("~/")
+                        .zip(places.home)
+                        .map(|(rest, home)| format!("{}/{rest}", home.trim_end_matches('/')));
+                    let word = home_word.as_deref().unwrap_or(candidate);
+                    let root = [String::from("/")];
+                    let from = if word.starts_with('/') {
+                        &root[..]
+                    } else {
+                        &directories[..]
+                    };
+                    for directory in from {
+                        for path in expand_glob(word, directory, dots()) {
                             bases.each_text(&path, true, &mut scratch, &mut |t| sink.text(t))?;
                         }
                     }

