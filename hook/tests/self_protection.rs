@@ -135,6 +135,22 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
             "binary",
         ),
         ("Bash", bash(&format!("truncate -s0 {}", p(&exe))), "binary"),
+        // Files rewritten from a commit the agent may have made; a `cd` to a glob.
+        (
+            "Bash",
+            bash("git checkout evil -- .claude"),
+            "coding agent's settings",
+        ),
+        (
+            "Bash",
+            bash("git restore --source=evil -- .claude"),
+            "coding agent's settings",
+        ),
+        (
+            "Bash",
+            bash("cd .clau* && cp /tmp/x settings.json"),
+            "settings",
+        ),
         // A command of a redirection alone truncates the file it names.
         (
             "Bash",
