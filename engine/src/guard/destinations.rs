@@ -921,7 +921,7 @@ fn unzip(args: &[&str], effects: &mut Effects) {
 /// `'*.json'` reaches `.claude/settings.json`) rewrites the tree of its literal directory.
 /// Restoring from the index alone (`git checkout -- x`, `git restore x`) and switching
 /// branches are left to the packs and the sandbox: the paths are not the agent's choice of
-/// content, or not named.
+/// content, or not named. `git clean -fx` removes (below).
 fn git(args: &[&str], effects: &mut Effects) {
     // The global options before the subcommand: `-C DIR` (cumulative) and `--work-tree`
     // move where the paths land.
@@ -998,6 +998,55 @@ fn git(args: &[&str], effects: &mut Effects) {
             } else {
                 Vec::new()
             }
+        }
+        // `git clean -f -x` (or `-X`) removes the ignored files too: a harness's local settings
+        // (`.claude/settings.local.json`, git-ignored by claude) and an install's wiring in
+        // them. Unless dry, or an exclusion (`-e .claude`) keeps the holder.
+        "clean" => {
+            let cluster_has = |c: char| {
+                rest.iter()
+                    .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains(c))
+            };
+            let force = cluster_has('f') || rest.contains(&"--force");
+            let dry = cluster_has('n') || rest.contains(&"--dry-run");
+            let ignored = cluster_has('x') || cluster_has('X');
+            // `-e X`, `-eX`, a cluster ending in `e` (`-fdxe X`), `--exclude[=]X`.
+            let mut exclusions: Vec<&str> = Vec::new();
+            for (k, w) in rest.iter().enumerate() {
+                if let Some(value) = w.strip_prefix("--exclude=") {
+                    exclusions.push(value);
+                } else if *w == "--exclude" {
+                    exclusions.extend(rest.get(k + 1));
+                } else if let Some(cluster) = w.strip_prefix('-').filter(|c| !c.starts_with('-'))
+                    && let Some(at) = cluster.find('e')
+                {
+                    match &cluster[at + 1..] {
+                        "" => exclusions.extend(rest.get(k + 1)),
+                        value => exclusions.push(value),
+                    }
+                }
+            }
+            let kept = exclusions.iter().any(|e| {
+                let e = e.trim_matches('/');
+                HOLDER_NAMES.iter().any(|holder| glob_matches(e, holder))
+            });
+            if force && !dry && ignored && !kept {
+                let mut paths = operands(rest, b"e");
+                if paths.is_empty() {
+                    paths.push(".");
+                }
+                for path in paths {
+                    for prefix in &prefixes {
+                        let target = if path.starts_with('/') {
+                            path.to_string()
+                        } else {
+                            format!("{prefix}{path}")
+                        };
+                        effects.removed.push(target);
+                    }
+                }
+            }
+            Vec::new()
         }
         "checkout-index" => {
             let mut paths = operands(rest, b"");

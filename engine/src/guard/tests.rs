@@ -126,6 +126,11 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
             DESTINATION_RULE,
         ),
         ("git checkout-index -a -f", DESTINATION_RULE),
+        // Ignored files removed too: claude's git-ignored local settings among them.
+        ("git clean -fdx", DESTINATION_RULE),
+        ("git clean -f -d -X", DESTINATION_RULE),
+        ("git clean --force -x .claude", DESTINATION_RULE),
+        ("git -C src clean -ffx ..", DESTINATION_RULE),
         // A `cd` to a glob the shell expands, then a bare name.
         ("cd .clau* && cp x settings.json", DESTINATION_RULE),
         ("cd .cl?ude; tee settings.json < x", DESTINATION_RULE),
@@ -248,6 +253,11 @@ fn ordinary_work_and_reading_the_guard_places_pass() {
         "git restore --source=HEAD~1 --staged .",
         "git restore --source HEAD~1 src/lib.rs",
         "git switch -c topic",
+        "git clean -fd",
+        "git clean -ndx",
+        "git clean -fdx --dry-run",
+        "git clean -fdx -e .claude",
+        "git clean -fdx src/",
         "cd sr* && cp a b",
     ] {
         assert_eq!(s.refusal(command), None, "{command}");
