@@ -36,7 +36,8 @@
 //! `$PWD` are read. A line that may be in several directories (a `cd` in a subshell or a
 //! branch: this pass reads the line in order, not its control flow) gets one text per
 //! directory, so each place is seen. `{}` (a feeder's placeholder) is not a target: `find`'s
-//! own start paths are, and what `xargs` reads is not visible.
+//! own start paths are, and what `xargs` reads is not visible; below a named directory
+//! (`/srv/{}`) it is something inside that directory.
 //!
 //! A rule then reads, say, `^@rm-target recursive (outside|unknown) ` (ask: a recursive delete
 //! outside the project and the temporary directories), or a resolved system directory.
@@ -296,7 +297,25 @@ fn push_target(
     let trimmed = target.operand.trim_end_matches('/');
     let refused = target.operand.is_empty()
         || (!trimmed.is_empty() && matches!(trimmed.rsplit('/').next(), Some("." | "..")));
-    if target.operand.contains("{}") || (target.kind != "find" && refused) {
+    if let Some(at) = target.operand.find("{}") {
+        // A placeholder below a named directory (`parallel rm -rf /srv/{}`, `xargs -I{} rm
+        // -rf ../{}`): what is deleted is something inside that directory, placed as its
+        // contents. A placeholder in the first name (`{}`, `x{}`) names nothing known.
+        if let Some(slash) = target.operand[..at].rfind('/') {
+            let directory = Target {
+                operand: if slash == 0 {
+                    "/"
+                } else {
+                    &target.operand[..slash]
+                },
+                kind: target.kind,
+                contents: true,
+            };
+            push_target(texts, directory, directories, places, variables);
+        }
+        return;
+    }
+    if target.kind != "find" && !target.contents && refused {
         return;
     }
     let kind = target.kind;

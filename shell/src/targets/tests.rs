@@ -58,6 +58,17 @@ fn targets_are_resolved_against_the_cwd() {
         ("find . -name '*.pyc' -delete", "find cwd ~/project"),
         ("find / -name x -delete", "find outside /"),
         ("find ~/other -exec rm -rf {} +", "find outside ~/other"),
+        // A feeder's placeholder below a named directory: something inside it.
+        (
+            "ls /srv | parallel rm -rf /srv/{}",
+            "recursive outside /srv",
+        ),
+        ("ls | xargs -I{} rm -rf ../{}", "recursive outside ~"),
+        ("ls | xargs -I% rm -rf /opt/% ", "recursive outside /opt/%"),
+        (
+            "parallel rm -rf build/{} ::: a",
+            "recursive cwd ~/project/build",
+        ),
         ("find /tmp/x -delete", "find temp /tmp/x"),
         ("find -delete", "find cwd ~/project"),
         ("D=/opt/x; rm -rf $D/y", "recursive outside /opt/x/y"),
