@@ -3,8 +3,10 @@
 //!
 //! The agent a session guards could otherwise hand its work to a second agent that nothing
 //! guards: `claude -p … --dangerously-skip-permissions`, `codex exec
-//! --dangerously-bypass-approvals-and-sandbox`, `gemini -y`, `opencode run --pure`, or a guarded
-//! launch with the kill switch set (`ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject …`).
+//! --dangerously-bypass-approvals-and-sandbox`, `gemini -y`, `opencode run --pure`, a guarded
+//! launch with the kill switch set (`ANIMUS_DISABLE_HARNESS_HOOKS=1 animus-hook inject …`), or
+//! one that skips or moves the settings its hooks live in (`claude --bare`, `--settings …`,
+//! `HOME=/tmp/h claude …`).
 //! Flags checked against the pinned CLIs' `--help` (Claude Code 2.1.328, Codex 0.169.0, Gemini
 //! CLI 0.61.0, opencode 1.18.33).
 
@@ -23,6 +25,12 @@ const UNIQUE_FLAGS: &[(&str, &str)] = &[
 /// value `None` for a switch, `Some(v)` for an option whose value `v` turns checks off.
 const CLI_FLAGS: &[(&str, &str, Option<&str>)] = &[
     ("claude", "--permission-mode", Some("bypassPermissions")),
+    // Modes that skip the hooks of the settings files (2.1.328's `--help`): `--bare` (also
+    // LSP, plugins, CLAUDE.md), `--safe-mode` (every customisation), `--restricted` (ignores
+    // the user, project and local settings files; `--tools Bash` brings the shell back).
+    ("claude", "--bare", None),
+    ("claude", "--safe-mode", None),
+    ("claude", "--restricted", None),
     ("codex", "--yolo", None),
     ("codex", "--sandbox", Some("danger-full-access")),
     ("codex", "-s", Some("danger-full-access")),
@@ -43,7 +51,19 @@ const VARIABLES: &[(&str, &str)] = &[
         "OPENCODE_PURE",
         "opencode then loads no plugin, the guard's included",
     ),
+    (
+        "CLAUDE_CODE_SIMPLE",
+        "Claude Code then runs in its minimal mode (`--bare`), which skips the settings' hooks",
+    ),
 ];
+
+/// Variables that move where a coding agent reads its settings (and so its hooks) from:
+/// refused in a command that starts one (`HOME=/tmp/h claude -p …` reads no `~/.claude`).
+const CONFIG_HOMES: &[&str] = &["HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "CODEX_HOME"];
+
+/// The coding-agent CLIs, by the start of the word naming them (a path, an npm package:
+/// `@anthropic-ai/claude-code`, `@google/gemini-cli`).
+const CLIS: &[&str] = &["claude", "codex", "gemini", "opencode"];
 
 /// Programs whose words are text, not a launch (`grep -- --yolo`, a commit message).
 fn only_text(program: &str) -> bool {
@@ -115,6 +135,73 @@ pub fn nested_agent_refusal<'t>(
             if found {
                 let spelled = value.map_or_else(|| flag.to_string(), |v| format!("{flag} {v}"));
                 return refuse(format!("`{cli} … {spelled}`"));
+            }
+        }
+        let cli_at = words.iter().position(|w| {
+            let name = basename(w);
+            CLIS.iter().any(|cli| name.starts_with(cli))
+        });
+        let Some(at) = cli_at else {
+            continue;
+        };
+        if let Some(why) = settings_switch_hooks_off(basename(words[at]), &words[at + 1..]) {
+            return refuse(why);
+        }
+        if let Some(name) = CONFIG_HOMES.iter().find(|name| assigns(command, name)) {
+            return refuse(format!(
+                "`{name}` is set where a coding agent starts: it would read its settings, and \
+                 their hooks, from elsewhere"
+            ));
+        }
+    }
+    None
+}
+
+/// Options of a coding agent's launch (`cli`, then its arguments `rest`) that load settings
+/// able to switch its hooks off: Claude Code's `--settings` (a file or JSON read at start: it
+/// may set `disableAllHooks` or a permission mode), its `--setting-sources` without all of
+/// `user`, `project` and `local` (the hooks live in one of them), and Codex's `-c`/`--config`
+/// overriding `sandbox_mode` to `danger-full-access` (its `-s danger-full-access`) or its
+/// hooks.
+fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
+    let values = |flag: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, w) in rest.iter().enumerate() {
+            if *w == flag {
+                out.push(rest.get(i + 1).map_or(String::new(), |v| v.to_string()));
+            } else if let Some(value) = w.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                out.push(value.to_string());
+            }
+        }
+        out
+    };
+    if cli.starts_with("claude") {
+        if !values("--settings").is_empty() {
+            return Some(
+                "`claude … --settings`: settings loaded at its start may switch its hooks or \
+                 permissions off"
+                    .into(),
+            );
+        }
+        for sources in values("--setting-sources") {
+            let listed: Vec<&str> = sources.split(',').map(str::trim).collect();
+            if !["user", "project", "local"]
+                .iter()
+                .all(|source| listed.contains(source))
+            {
+                return Some(format!(
+                    "`claude … --setting-sources {sources}`: the settings left out hold hooks"
+                ));
+            }
+        }
+    }
+    if cli.starts_with("codex") {
+        for value in values("-c").into_iter().chain(values("--config")) {
+            let key = value.split('=').next().unwrap_or("").trim();
+            if (key == "sandbox_mode" && value.contains("danger-full-access"))
+                || key.starts_with("hooks")
+            {
+                return Some(format!("`codex … -c {value}`"));
             }
         }
     }
@@ -189,6 +276,24 @@ mod tests {
             "export ANIMUS_DISABLE_HARNESS_HOOKS; animus-hook inject x",
             "python3 -c \"import os; os.environ['ANIMUS_DISABLE_HARNESS_HOOKS']='1'\"",
             "sudo -E gemini -y",
+            "claude -p x --bare",
+            "claude --safe-mode -p x",
+            "claude --restricted --tools Bash -p x",
+            "CLAUDE_CODE_SIMPLE=1 claude -p x",
+            "claude -p x --settings '{\"disableAllHooks\": true}'",
+            "claude -p x --settings /tmp/s.json",
+            "claude -p x --settings=/tmp/s.json",
+            "claude -p x --setting-sources project",
+            "claude -p x --setting-sources=user,local",
+            "npx @anthropic-ai/claude-code -p x --setting-sources project,local",
+            "HOME=/tmp/h claude -p x",
+            "env HOME=/tmp/h claude -p x",
+            "export CLAUDE_CONFIG_DIR=/tmp/c; claude -p x",
+            "XDG_CONFIG_HOME=/tmp/x opencode run x",
+            "CODEX_HOME=/tmp/c codex exec x",
+            "codex -c sandbox_mode=danger-full-access exec x",
+            "codex --config 'sandbox_mode=\"danger-full-access\"' exec x",
+            "codex -c hooks.pre_tool_use=[] exec x",
         ] {
             assert!(refused(command).is_some(), "{command}");
         }
@@ -209,6 +314,13 @@ mod tests {
             "tool --dangerously-skip-permissions-report",
             "apt-get install -y jq",
             "unset ANIMUS_DISABLE_HARNESS_HOOKS_OLD",
+            "claude -p x --setting-sources user,project,local",
+            "claude -p x --tools Read --model sonnet",
+            "codex -c model=o3 exec x",
+            "codex -c sandbox_mode=workspace-write exec x",
+            "HOME=/tmp/h npm test",
+            "git commit -m 'run claude with --bare or --settings'",
+            "echo claude --safe-mode",
         ] {
             assert_eq!(refused(command), None, "{command}");
         }
