@@ -137,14 +137,25 @@ pub fn nested_agent_refusal<'t>(
                 return refuse(format!("`{cli} … {spelled}`"));
             }
         }
-        let cli_at = words.iter().position(|w| {
+        let cli_at = words.iter().enumerate().find_map(|(i, w)| {
             let name = basename(w);
-            CLIS.iter().any(|cli| name.starts_with(cli))
+            if let Some(cli) = CLIS.iter().find(|cli| name.starts_with(*cli)) {
+                return Some((i, *cli));
+            }
+            // A program named by a variable the command assigns a CLI (`X=claude; $X --bare`).
+            let variable = w.trim_start_matches('"').strip_prefix('$')?;
+            let variable = variable
+                .trim_start_matches('{')
+                .trim_end_matches(['"', '}']);
+            (i == 0)
+                .then(|| cli_assigned(command, variable))
+                .flatten()
+                .map(|cli| (i, cli))
         });
-        let Some(at) = cli_at else {
+        let Some((at, cli)) = cli_at else {
             continue;
         };
-        if let Some(why) = settings_switch_hooks_off(basename(words[at]), &words[at + 1..]) {
+        if let Some(why) = settings_switch_hooks_off(cli, &words[at + 1..]) {
             return refuse(why);
         }
         if let Some(name) = CONFIG_HOMES.iter().find(|name| assigns(command, name)) {
@@ -164,6 +175,42 @@ pub fn nested_agent_refusal<'t>(
 /// overriding `sandbox_mode` to `danger-full-access` (its `-s danger-full-access`) or its
 /// hooks.
 fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
+    // Claude Code's own commands that rewrite its settings: `import` (another agent's
+    // configuration, which the agent can write, into claude's) and disabling or removing a
+    // plugin (the guard may be one).
+    if cli == "claude" {
+        match rest {
+            ["import", more @ ..] if !more.contains(&"--dry-run") => {
+                return Some("`claude import`: it writes another agent's configuration into claude's settings".into());
+            }
+            [
+                "plugin" | "plugins",
+                "disable" | "uninstall" | "remove" | "rm",
+                ..,
+            ] => {
+                return Some(format!(
+                    "`claude {} {}`: the guard may be that plugin",
+                    rest[0], rest[1]
+                ));
+            }
+            _ => {}
+        }
+    }
+    // The per-CLI flags, for a CLI named through a variable.
+    for (flag_cli, flag, value) in CLI_FLAGS.iter().filter(|(c, _, _)| *c == cli) {
+        let found = match value {
+            None => rest.iter().any(|w| w == flag),
+            Some(v) => rest.iter().enumerate().any(|(i, w)| {
+                (w == flag && rest.get(i + 1) == Some(v))
+                    || w.strip_prefix(flag)
+                        .and_then(|r| r.strip_prefix('='))
+                        .is_some_and(|r| r == *v)
+            }),
+        };
+        if found {
+            return Some(format!("`{flag_cli} … {flag}`"));
+        }
+    }
     let values = |flag: &str| -> Vec<String> {
         let mut out = Vec::new();
         for (i, w) in rest.iter().enumerate() {
@@ -203,6 +250,35 @@ fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
             {
                 return Some(format!("`codex … -c {value}`"));
             }
+        }
+    }
+    None
+}
+
+/// The CLI (of [`CLIS`]) the command assigns to the variable `name` (`X=claude`,
+/// `c="/usr/local/bin/codex"`), if it does.
+fn cli_assigned(command: &str, name: &str) -> Option<&'static str> {
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let mut from = 0;
+    while let Some(found) = command[from..].find(name) {
+        let at = from + found;
+        from = at + name.len();
+        let before = command[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some(value) = command[from..].strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start_matches(['\'', '"']);
+        let end = value
+            .find(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '\'' | '"'))
+            .unwrap_or(value.len());
+        let program = basename(&value[..end]);
+        if let Some(cli) = CLIS.iter().find(|cli| program.starts_with(*cli)) {
+            return Some(cli);
         }
     }
     None
@@ -294,6 +370,15 @@ mod tests {
             "codex -c sandbox_mode=danger-full-access exec x",
             "codex --config 'sandbox_mode=\"danger-full-access\"' exec x",
             "codex -c hooks.pre_tool_use=[] exec x",
+            "X=claude; $X --bare -p x",
+            "c=/usr/local/bin/claude && \"$c\" --settings s.json -p x",
+            "C=claude; ${C} --dangerously-skip-permissions",
+            "g=gemini; $g -y -p x",
+            "exec claude --bare -p x",
+            "timeout 60 claude --safe-mode -p x",
+            "claude import cursor --yes",
+            "claude plugin disable animus",
+            "claude plugins uninstall animus-guard",
         ] {
             assert!(refused(command).is_some(), "{command}");
         }
@@ -321,6 +406,11 @@ mod tests {
             "HOME=/tmp/h npm test",
             "git commit -m 'run claude with --bare or --settings'",
             "echo claude --safe-mode",
+            "X=claude; $X -p x",
+            "X=make; $X --bare",
+            "claude import cursor --dry-run",
+            "claude plugin enable animus",
+            "claude mcp list",
         ] {
             assert_eq!(refused(command), None, "{command}");
         }
