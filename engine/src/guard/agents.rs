@@ -122,17 +122,7 @@ pub fn nested_agent_refusal<'t>(
             let Some(at) = words.iter().position(|w| basename(w).starts_with(cli)) else {
                 continue;
             };
-            let rest = &words[at + 1..];
-            let found = match value {
-                None => rest.iter().any(|w| w == flag),
-                Some(v) => rest.iter().enumerate().any(|(i, w)| {
-                    (w == flag && rest.get(i + 1) == Some(v))
-                        || w.strip_prefix(flag)
-                            .and_then(|r| r.strip_prefix('='))
-                            .is_some_and(|r| r == *v)
-                }),
-            };
-            if found {
+            if flag_given(&words[at + 1..], flag, *value) {
                 let spelled = value.map_or_else(|| flag.to_string(), |v| format!("{flag} {v}"));
                 return refuse(format!("`{cli} … {spelled}`"));
             }
@@ -198,16 +188,7 @@ fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
     }
     // The per-CLI flags, for a CLI named through a variable.
     for (flag_cli, flag, value) in CLI_FLAGS.iter().filter(|(c, _, _)| *c == cli) {
-        let found = match value {
-            None => rest.iter().any(|w| w == flag),
-            Some(v) => rest.iter().enumerate().any(|(i, w)| {
-                (w == flag && rest.get(i + 1) == Some(v))
-                    || w.strip_prefix(flag)
-                        .and_then(|r| r.strip_prefix('='))
-                        .is_some_and(|r| r == *v)
-            }),
-        };
-        if found {
+        if flag_given(rest, flag, *value) {
             return Some(format!("`{flag_cli} … {flag}`"));
         }
     }
@@ -253,6 +234,20 @@ fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
         }
     }
     None
+}
+
+/// Is `flag` among a launch's arguments `rest`: the switch (`value` `None`), or the option
+/// with the value `v` that turns checks off (`--flag v`, `--flag=v`)?
+fn flag_given(rest: &[&str], flag: &str, value: Option<&str>) -> bool {
+    match value {
+        None => rest.contains(&flag),
+        Some(v) => rest.iter().enumerate().any(|(i, w)| {
+            (*w == flag && rest.get(i + 1) == Some(&v))
+                || w.strip_prefix(flag)
+                    .and_then(|r| r.strip_prefix('='))
+                    .is_some_and(|r| r == v)
+        }),
+    }
 }
 
 /// The CLI (of [`CLIS`]) the command assigns to the variable `name` (`X=claude`,

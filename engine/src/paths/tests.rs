@@ -145,6 +145,22 @@ fn project_with_env() -> (tempfile::TempDir, std::path::PathBuf, String) {
     (temp, dir, root)
 }
 
+/// Does a deny of `glob` stop `command` run in the project `root` (its own working directory
+/// and project root; no home)?
+fn denied_in_project(root: &str, glob: &str, command: &str) -> bool {
+    let places = Places {
+        cwd: Some(root),
+        home: Some("/nonexistent-home"),
+        project_root: Some(root),
+    };
+    let glob = PathGlob::parse(glob).unwrap();
+    let re = regex::Regex::new(&glob.regex(true)).unwrap();
+    let analysis = crate::shell::analyse(command);
+    command_path_texts(analysis.path_read_texts(command), places)
+        .iter()
+        .any(|t| re.is_match(t))
+}
+
 #[test]
 fn symlinks_resolve() {
     let (_temp, dir, root) = project_with_env();
@@ -256,20 +272,7 @@ fn words_a_command_cannot_open_are_not_resolved() {
 #[test]
 fn command_words_are_read_as_the_shell_would() {
     let (_temp, _, root) = project_with_env();
-    let root = root.as_str();
-    let places = Places {
-        cwd: Some(root),
-        home: Some("/nonexistent-home"),
-        project_root: Some(root),
-    };
-    let glob = PathGlob::parse("./.env").unwrap();
-    let re = regex::Regex::new(&glob.regex(true)).unwrap();
-    let denied = |command: &str| {
-        let analysis = crate::shell::analyse(command);
-        command_path_texts(analysis.path_read_texts(command), places)
-            .iter()
-            .any(|t| re.is_match(t))
-    };
+    let denied = |command: &str| denied_in_project(&root, "./.env", command);
     assert!(denied("cat .env"));
     assert!(denied("./.env"), "running the file reads it");
     assert!(denied("cat < .env"));
@@ -302,20 +305,7 @@ fn command_words_are_read_as_the_shell_would() {
 fn a_cd_to_a_glob_reads_the_words_in_the_directories_it_names() {
     let (_temp, dir, root) = project_with_env();
     std::fs::write(dir.join("p/src/key"), "x").unwrap();
-    let root = root.as_str();
-    let places = Places {
-        cwd: Some(root),
-        home: Some("/nonexistent-home"),
-        project_root: Some(root),
-    };
-    let glob = PathGlob::parse("./src/key").unwrap();
-    let re = regex::Regex::new(&glob.regex(true)).unwrap();
-    let denied = |command: &str| {
-        let analysis = crate::shell::analyse(command);
-        command_path_texts(analysis.path_read_texts(command), places)
-            .iter()
-            .any(|t| re.is_match(t))
-    };
+    let denied = |command: &str| denied_in_project(&root, "./src/key", command);
     assert!(denied("cd src && cat key"));
     assert!(denied("cd sr* && cat key"));
     assert!(denied("cd s?c; cat key"));
