@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use super::glob::{enables_dot_globs, expand_glob};
 use super::resolve::ShortKeysBuild;
-use super::texts::{Bases, Below, JoinedTexts, PathTextSink, spellings};
+use super::texts::{Bases, Below, JoinedTexts, PathTextSink, spellings, under_home};
 use super::{Places, Spellings, TagSet};
 use crate::shell::ReadText;
 
@@ -236,10 +236,7 @@ fn command_path_texts_into<'t>(
                 // A word the shell would expand as a glob (`cat .e*`): the files it names now.
                 // `~/` is the home's (`cat ~/.s*/id_rsa`); an absolute word is expanded once.
                 if resolve && candidate.contains(['*', '?', '[']) {
-                    let home_word = candidate
-                        .strip_prefix("~/")
-                        .zip(places.home)
-                        .map(|(rest, home)| format!("{}/{rest}", home.trim_end_matches('/')));
+                    let home_word = under_home(candidate, places.home);
                     let word = home_word.as_deref().unwrap_or(candidate);
                     let root = [String::from("/")];
                     let from = if word.starts_with('/') {

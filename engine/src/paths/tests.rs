@@ -410,6 +410,9 @@ fn a_tag_set_leaves_out_only_texts_no_glob_of_it_can_match() {
     assert!(denied("cat ~/.ssh/id_r?a", "~/.ssh/id_rsa"));
     assert!(denied("cd /tmp && cat ~/.ss[h]/id_rsa", &root_glob));
     assert!(!denied("cat ~/.s*/id_rsa.pub", "~/.ssh/id_rsa"));
+    // `~//x` is the home's `x` (an empty name between slashes), written or globbed.
+    assert!(denied("cat ~//.ssh/id_rsa", "~/.ssh/id_rsa"));
+    assert!(denied("cat ~//.s*/id_rsa", "~/.ssh/id_rsa"));
 }
 
 #[test]

@@ -11,10 +11,10 @@ use super::{CWD_TAG, HOME_TAG, PROJECT_TAG, Places, ROOT_TAG, Spellings, TagSet}
 /// the path made absolute against the working directory (or project root): `None` for a
 /// relative path when neither is known.
 fn expand(value: &str, places: Places<'_>) -> (Option<String>, Option<String>) {
-    let expanded: Option<String> = match (value.strip_prefix("~/"), places.home) {
-        (Some(rest), Some(home)) => Some(join(home, rest)),
-        _ if value == "~" => places.home.map(String::from),
-        _ => None,
+    let expanded = match under_home(value, places.home) {
+        Some(path) => Some(path),
+        None if value == "~" => places.home.map(String::from),
+        None => None,
     };
     let given = expanded.as_deref().unwrap_or(value);
     let absolute = if given.starts_with('/') {
@@ -26,6 +26,13 @@ fn expand(value: &str, places: Places<'_>) -> (Option<String>, Option<String>) {
             .map(|cwd| join(cwd, given))
     };
     (expanded, absolute)
+}
+
+/// `~/x` below the home, when it is known: `x` joined to it, any slashes at its start being
+/// empty names the shell keeps inside the home (`~//.ssh` is the home's `.ssh`, not `/.ssh`).
+pub(super) fn under_home(value: &str, home: Option<&str>) -> Option<String> {
+    let rest = value.strip_prefix("~/")?;
+    Some(join(home?, rest.trim_start_matches('/')))
 }
 
 /// The path made absolute ([`expand`]) with `.` and `..` collapsed; `None` for a relative path
