@@ -130,7 +130,7 @@ pub fn nested_agent_refusal<'t>(
         let cli_at = words.iter().enumerate().find_map(|(i, w)| {
             let name = basename(w);
             if let Some(cli) = CLIS.iter().find(|cli| name.starts_with(*cli)) {
-                return Some((i, *cli));
+                return Some((i, *cli, false));
             }
             // A program named by a variable the command assigns a CLI (`X=claude; $X --bare`).
             let variable = w.trim_start_matches('"').strip_prefix('$')?;
@@ -140,12 +140,13 @@ pub fn nested_agent_refusal<'t>(
             (i == 0)
                 .then(|| cli_assigned(command, variable))
                 .flatten()
-                .map(|cli| (i, cli))
+                .map(|cli| (i, cli, true))
         });
-        let Some((at, cli)) = cli_at else {
+        let Some((at, cli, named_through_variable)) = cli_at else {
             continue;
         };
-        if let Some(why) = settings_switch_hooks_off(cli, &words[at + 1..]) {
+        if let Some(why) = settings_switch_hooks_off(cli, &words[at + 1..], named_through_variable)
+        {
             return refuse(why);
         }
         if let Some(name) = CONFIG_HOMES.iter().find(|name| assigns(command, name)) {
@@ -163,8 +164,13 @@ pub fn nested_agent_refusal<'t>(
 /// may set `disableAllHooks` or a permission mode), its `--setting-sources` without all of
 /// `user`, `project` and `local` (the hooks live in one of them), and Codex's `-c`/`--config`
 /// overriding `sandbox_mode` to `danger-full-access` (its `-s danger-full-access`) or its
-/// hooks.
-fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
+/// hooks; also claude's `import` and plugin removal, and, for a CLI `named_through_variable`
+/// (`X=claude; $X …`), the per-CLI flags of [`CLI_FLAGS`].
+fn settings_switch_hooks_off(
+    cli: &str,
+    rest: &[&str],
+    named_through_variable: bool,
+) -> Option<String> {
     // Claude Code's own commands that rewrite its settings: `import` (another agent's
     // configuration, which the agent can write, into claude's) and disabling or removing a
     // plugin (the guard may be one).
@@ -186,24 +192,17 @@ fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
             _ => {}
         }
     }
-    // The per-CLI flags, for a CLI named through a variable.
-    for (flag_cli, flag, value) in CLI_FLAGS.iter().filter(|(c, _, _)| *c == cli) {
-        if flag_given(rest, flag, *value) {
-            return Some(format!("`{flag_cli} … {flag}`"));
-        }
-    }
-    let values = |flag: &str| -> Vec<String> {
-        let mut out = Vec::new();
-        for (i, w) in rest.iter().enumerate() {
-            if *w == flag {
-                out.push(rest.get(i + 1).map_or(String::new(), |v| v.to_string()));
-            } else if let Some(value) = w.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-                out.push(value.to_string());
+    // The per-CLI flags, for a CLI named through a variable (one named by its word had them
+    // checked with the others).
+    if named_through_variable {
+        for (flag_cli, flag, value) in CLI_FLAGS.iter().filter(|(c, _, _)| *c == cli) {
+            if flag_given(rest, flag, *value) {
+                return Some(format!("`{flag_cli} … {flag}`"));
             }
         }
-        out
-    };
-    if cli.starts_with("claude") {
+    }
+    let values = |flag: &str| flag_values(rest, flag);
+    if cli == "claude" {
         if !values("--settings").is_empty() {
             return Some(
                 "`claude … --settings`: settings loaded at its start may switch its hooks or \
@@ -223,7 +222,7 @@ fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
             }
         }
     }
-    if cli.starts_with("codex") {
+    if cli == "codex" {
         for value in values("-c").into_iter().chain(values("--config")) {
             let key = value.split('=').next().unwrap_or("").trim();
             if (key == "sandbox_mode" && value.contains("danger-full-access"))
@@ -241,13 +240,21 @@ fn settings_switch_hooks_off(cli: &str, rest: &[&str]) -> Option<String> {
 fn flag_given(rest: &[&str], flag: &str, value: Option<&str>) -> bool {
     match value {
         None => rest.contains(&flag),
-        Some(v) => rest.iter().enumerate().any(|(i, w)| {
-            (*w == flag && rest.get(i + 1) == Some(&v))
-                || w.strip_prefix(flag)
-                    .and_then(|r| r.strip_prefix('='))
-                    .is_some_and(|r| r == v)
-        }),
+        Some(v) => flag_values(rest, flag).contains(&v),
     }
+}
+
+/// The values `flag` is given among `rest` (`--flag v`, `--flag=v`; empty when it ends them).
+fn flag_values<'a>(rest: &[&'a str], flag: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for (i, w) in rest.iter().enumerate() {
+        if *w == flag {
+            out.push(rest.get(i + 1).copied().unwrap_or(""));
+        } else if let Some(value) = w.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+            out.push(value);
+        }
+    }
+    out
 }
 
 /// The CLI (of [`CLIS`]) the command assigns to the variable `name` (`X=claude`,

@@ -921,7 +921,7 @@ fn unzip(args: &[&str], effects: &mut Effects) {
 /// `'*.json'` reaches `.claude/settings.json`) rewrites the tree of its literal directory.
 /// Restoring from the index alone (`git checkout -- x`, `git restore x`) and switching
 /// branches are left to the packs and the sandbox: the paths are not the agent's choice of
-/// content, or not named. `git clean -fx` removes (below).
+/// content, or not named. `git clean -fx` removes (below); an alias is read as a checkout.
 fn git(args: &[&str], effects: &mut Effects) {
     // The global options before the subcommand: `-C DIR` (cumulative) and `--work-tree`
     // move where the paths land.
@@ -964,52 +964,32 @@ fn git(args: &[&str], effects: &mut Effects) {
         return;
     };
     let rest = &args[(at + 1).min(args.len())..];
-    let paths: Vec<&str> = match subcommand {
-        "checkout" => {
-            let dashes = rest.iter().position(|w| *w == "--");
-            let before = operands(&rest[..dashes.unwrap_or(rest.len())], b"bB");
-            match dashes {
-                Some(k) if !before.is_empty() => rest[k + 1..].to_vec(),
-                None if before.len() > 1 => before[1..].to_vec(),
-                _ => Vec::new(),
-            }
-        }
+    let short = |c: char| short_option_given(rest, c);
+    // The paths the subcommand rewrites, and whether it removes them instead.
+    let (paths, removes): (Vec<&str>, bool) = match subcommand {
         "restore" => {
-            let sourced = rest.iter().any(|w| {
-                w.starts_with("--source")
-                    || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
-            });
-            let worktree = rest.iter().any(|w| {
-                *w == "--worktree"
-                    || (w.starts_with('-') && !w.starts_with("--") && w.contains('W'))
-            });
-            let staged = rest.iter().any(|w| {
-                *w == "--staged" || (w.starts_with('-') && !w.starts_with("--") && w.contains('S'))
-            });
+            let sourced = short('s') || rest.iter().any(|w| w.starts_with("--source"));
+            let worktree = short('W') || rest.contains(&"--worktree");
+            let staged = short('S') || rest.contains(&"--staged");
             if sourced && (worktree || !staged) {
-                let mut paths = operands(rest, b"s");
-                // `--source X`: its value is no path.
-                if let Some(k) = rest.iter().position(|w| *w == "--source")
-                    && let Some(value) = rest.get(k + 1)
-                {
-                    paths.retain(|p| p != value);
-                }
-                paths
+                // `--source X`: its value is no path (`-s X` is known to `operands`).
+                let value_at = rest.iter().position(|w| *w == "--source").map(|k| k + 1);
+                let rest: Vec<&str> = (0..rest.len())
+                    .filter(|&k| Some(k) != value_at)
+                    .map(|k| rest[k])
+                    .collect();
+                (operands(&rest, b"s"), false)
             } else {
-                Vec::new()
+                (Vec::new(), false)
             }
         }
         // `git clean -f -x` (or `-X`) removes the ignored files too: a harness's local settings
         // (`.claude/settings.local.json`, git-ignored by claude) and an install's wiring in
         // them. Unless dry, or an exclusion (`-e .claude`) keeps the holder.
         "clean" => {
-            let cluster_has = |c: char| {
-                rest.iter()
-                    .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains(c))
-            };
-            let force = cluster_has('f') || rest.contains(&"--force");
-            let dry = cluster_has('n') || rest.contains(&"--dry-run");
-            let ignored = cluster_has('x') || cluster_has('X');
+            let force = short('f') || rest.contains(&"--force");
+            let dry = short('n') || rest.contains(&"--dry-run");
+            let ignored = short('x') || short('X');
             // `-e X`, `-eX`, a cluster ending in `e` (`-fdxe X`), `--exclude[=]X`.
             let mut exclusions: Vec<&str> = Vec::new();
             for (k, w) in rest.iter().enumerate() {
@@ -1031,22 +1011,11 @@ fn git(args: &[&str], effects: &mut Effects) {
                 HOLDER_NAMES.iter().any(|holder| glob_matches(e, holder))
             });
             if force && !dry && ignored && !kept {
-                let mut paths = operands(rest, b"e");
-                if paths.is_empty() {
-                    paths.push(".");
-                }
-                for path in paths {
-                    for prefix in &prefixes {
-                        let target = if path.starts_with('/') {
-                            path.to_string()
-                        } else {
-                            format!("{prefix}{path}")
-                        };
-                        effects.removed.push(target);
-                    }
-                }
+                let paths = operands(rest, b"e");
+                (if paths.is_empty() { vec!["."] } else { paths }, true)
+            } else {
+                (Vec::new(), true)
             }
-            Vec::new()
         }
         "checkout-index" => {
             let mut paths = operands(rest, b"");
@@ -1057,9 +1026,22 @@ fn git(args: &[&str], effects: &mut Effects) {
                 paths.push(".");
             }
             paths.extend(rest.iter().filter_map(|w| w.strip_prefix("--prefix=")));
-            paths
+            (paths, false)
         }
-        _ => Vec::new(),
+        // `checkout`, and a subcommand git does not ship: an alias may be any command
+        // (`git config alias.co checkout`, earlier or in another call; `git -c
+        // alias.co=checkout co evil -- .claude`), read as the checkout it may be.
+        sub if sub == "checkout" || !GIT_SUBCOMMANDS.contains(&sub) => {
+            let dashes = rest.iter().position(|w| *w == "--");
+            let before = operands(&rest[..dashes.unwrap_or(rest.len())], b"bB");
+            let paths = match dashes {
+                Some(k) if !before.is_empty() => rest[k + 1..].to_vec(),
+                None if before.len() > 1 => before[1..].to_vec(),
+                _ => Vec::new(),
+            };
+            (paths, false)
+        }
+        _ => (Vec::new(), false),
     };
     for path in paths {
         // Pathspec magic: `:/x` and `:(top)x` are from the top of the work tree (the
@@ -1083,9 +1065,131 @@ fn git(args: &[&str], effects: &mut Effects) {
             } else {
                 format!("{prefix}{path}")
             };
-            effects.written.push((target, true));
+            if removes {
+                effects.removed.push(target);
+            } else {
+                effects.written.push((target, true));
+            }
         }
     }
+}
+
+/// The subcommands git ships (and `lfs`): any other is an alias, which may stand for any of
+/// them.
+const GIT_SUBCOMMANDS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-mailmap",
+    "check-ref-format",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "citool",
+    "clean",
+    "clone",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "credential",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "filter-branch",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "grep",
+    "gui",
+    "hash-object",
+    "help",
+    "init",
+    "instaweb",
+    "interpret-trailers",
+    "lfs",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "mv",
+    "name-rev",
+    "notes",
+    "pack-objects",
+    "prune",
+    "pull",
+    "push",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "remote",
+    "repack",
+    "replace",
+    "request-pull",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "send-email",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-ref",
+    "sparse-checkout",
+    "stash",
+    "status",
+    "stripspace",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-index",
+    "update-ref",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+];
+
+/// Does a short option cluster among `args` (`-f`, `-fdx`) hold the letter `c`?
+fn short_option_given(args: &[&str], c: char) -> bool {
+    args.iter()
+        .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains(c))
 }
 
 /// `find START… EXPR` with `-delete`, `-exec`, `-execdir`, `-ok` or `-okdir`.

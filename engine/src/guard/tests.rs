@@ -131,6 +131,14 @@ fn copies_moves_and_removals_reaching_the_guard_are_refused() {
         ("git clean -f -d -X", DESTINATION_RULE),
         ("git clean --force -x .claude", DESTINATION_RULE),
         ("git -C src clean -ffx ..", DESTINATION_RULE),
+        ("git clean -fdx ':/'", DESTINATION_RULE),
+        // An alias may be checkout: set earlier, or in the command.
+        ("git co evil -- .claude", DESTINATION_RULE),
+        (
+            "git -c alias.co=checkout co evil -- .claude",
+            DESTINATION_RULE,
+        ),
+        ("git restore --source .claude -- .claude", DESTINATION_RULE),
         // A `cd` to a glob the shell expands, then a bare name.
         ("cd .clau* && cp x settings.json", DESTINATION_RULE),
         ("cd .cl?ude; tee settings.json < x", DESTINATION_RULE),
@@ -258,6 +266,12 @@ fn ordinary_work_and_reading_the_guard_places_pass() {
         "git clean -fdx --dry-run",
         "git clean -fdx -e .claude",
         "git clean -fdx src/",
+        "git clean -fdx ':!.claude'",
+        "git st",
+        "git co main",
+        "git lfs pull",
+        "git log evil -- .claude",
+        "git diff evil -- .claude",
         "cd sr* && cp a b",
     ] {
         assert_eq!(s.refusal(command), None, "{command}");
