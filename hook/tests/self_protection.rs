@@ -148,6 +148,11 @@ fn the_guard_cannot_be_edited_under_an_allow_everything_profile() {
         ),
         (
             "Bash",
+            bash("git -c alias.co=checkout co evil -- .claude"),
+            "coding agent's settings",
+        ),
+        (
+            "Bash",
             bash("cd .clau* && cp /tmp/x settings.json"),
             "settings",
         ),
