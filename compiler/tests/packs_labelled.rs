@@ -325,8 +325,10 @@ fn default_on_real_commands_and_tool_calls() {
         // {}` is) 2 more, 274 (3.20%). Asking before every `find … -delete` (inside the
         // project too: `find . -name '*.pyc' -delete`) and every `xargs` that hands its input
         // to a shell (`xargs -I{} sh -c '…'`, `xargs bash`), as cc-safety-net's README blocks
-        // both, 86 more: 360 (4.21%).
-        ("commands/nl2bash.jsonl", 4.22),
+        // both, 86 more: 360 (4.21%). Asking before code planted to run later
+        // (system.persistence: a crontab installed from a file or stdin, `crontab -e`, a
+        // `.git/hooks` file written or made executable), 17 more: 377 (4.41%).
+        ("commands/nl2bash.jsonl", 4.42),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
@@ -343,8 +345,12 @@ fn default_on_real_commands_and_tool_calls() {
         // checkout-index -a -f [-n]` (the index's files written over uncommitted changes), 400
         // (1.56%). With `git clean -f -- path …` (a pathspec after `--`) and `git restore -p`
         // (every hunk offered for discarding; cc-safety-net blocks a restore without
-        // --staged), and the catalogue round's rules, 403 (1.58%).
-        ("commands/tldr-examples.jsonl", 1.58),
+        // --staged), and the catalogue round's rules, 403 (1.58%). Asking before code
+        // planted to run later (system.persistence: `crontab -e`/`crontab file`, `at`/`batch`
+        // jobs, `systemd-run --on-calendar`, `systemctl link|edit`, `launchctl load`, and
+        // the pages' `… completion bash >> ~/.bashrc`/`starship init zsh >> ~/.zshrc`, code
+        // that runs in every later shell), 30 more: 433 (1.69%).
+        ("commands/tldr-examples.jsonl", 1.70),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
     ] {

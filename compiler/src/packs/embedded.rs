@@ -94,6 +94,7 @@ pub(super) const EMBEDDED: &[(&str, &str)] = &[
     pack!("system.disk"),
     pack!("system.firewall"),
     pack!("system.permissions"),
+    pack!("system.persistence"),
     pack!("system.services"),
     pack!("system.users"),
 ];
