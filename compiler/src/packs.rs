@@ -12,7 +12,10 @@
 //!   basename; see `engine::shell`), as an author rule on `Bash.command`;
 //! - `entries`: claude permission entries (`Read(~/.ssh/id_*)`), lowered as `tool_policy`
 //!   entries of the rule's decision (a `Read(…)` deny also reads every word of a shell command
-//!   as a path).
+//!   as a path);
+//! - `file_entries`: claude permission entries for the file tools alone (`Edit(~/.bashrc)`):
+//!   the shell's words are not read as paths, so `source ~/.bashrc` is not asked about; the
+//!   rule's `regex` reads the shell's writes instead.
 //!
 //! Pack rules are kernel rules: never downgraded, ids `pack.<pack>:<rule>` (the `pack.` prefix
 //! is reserved), and the reason names the pack and rule, why, and what to do instead. Their
@@ -34,7 +37,7 @@ use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Code, Diagnostic, Errors, Location, quote};
 use crate::profile::Located;
-use crate::tool_policy::{MONITOR_TOOL, lower_entry};
+use crate::tool_policy::{LoweredEntry, MONITOR_TOOL, lower_entry};
 
 mod embedded;
 mod examples;
@@ -78,6 +81,10 @@ pub struct PackRule {
     pub regex: Vec<Located<String>>,
     /// Claude permission entries.
     pub entries: Vec<Located<String>>,
+    /// Claude permission entries naming files for the file tools alone (`Edit(~/.bashrc)`):
+    /// lowered without the shell-word reading a deny or ask entry otherwise adds
+    /// ([`file_tool_parts`]).
+    pub file_entries: Vec<Located<String>>,
     /// Commands the rule must decide.
     pub examples_match: Vec<Located<String>>,
     /// Commands the rule must leave alone.
@@ -108,6 +115,8 @@ struct RawRule {
     regex: Option<OneOrMany>,
     #[serde(default)]
     entries: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    file_entries: Option<Vec<Spanned<String>>>,
     #[serde(default, rename = "match")]
     examples_match: Option<Vec<Spanned<String>>>,
     #[serde(default)]
@@ -225,16 +234,20 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
             Some(OneOrMany::Many(many)) => located(many),
         };
         let entries = located(r.entries.unwrap_or_default());
+        let file_entries = located(r.file_entries.unwrap_or_default());
         let examples_match = located(r.examples_match.unwrap_or_default());
         let examples_not_match = located(r.not_match.unwrap_or_default());
         for (location, message) in pattern_errors(&r.id, r.decision, &regex, &entries) {
             error(location, message);
         }
-        if regex.is_empty() && entries.is_empty() {
+        for (location, message) in file_entry_errors(&r.id, r.decision, &file_entries) {
+            error(location, message);
+        }
+        if regex.is_empty() && entries.is_empty() && file_entries.is_empty() {
             error(
                 location.clone(),
                 format!(
-                    "rule `{}` has neither `regex` nor `entries`: it matches nothing",
+                    "rule `{}` has no `regex`, `entries` or `file_entries`: it matches nothing",
                     r.id
                 ),
             );
@@ -265,6 +278,7 @@ pub fn parse_pack(path: &str, text: &str) -> Result<Pack, Errors> {
             instead: r.instead,
             regex,
             entries,
+            file_entries,
             examples_match,
             examples_not_match,
             location,
@@ -333,6 +347,60 @@ fn pattern_errors(
         }
     }
     out
+}
+
+/// The errors of the rule `id`'s `file_entries`: each must lower as a claude entry and reach
+/// file tools only ([`file_tool_parts`]): a `Bash(…)` entry there would read the shell, which is
+/// what `file_entries` leaves out.
+fn file_entry_errors(
+    id: &str,
+    decision: Decision,
+    file_entries: &[Located<String>],
+) -> Vec<(Location, String)> {
+    let mut out = pattern_errors(id, decision, &[], file_entries);
+    for entry in file_entries {
+        let Ok(lowered) = lower_entry(&entry.value, decision) else {
+            continue;
+        };
+        let parts = file_tool_parts(lowered.parts);
+        // Each part names files: a path matcher on named tools (a part with no tool glob
+        // reaches every tool, the shell among them; one with no matcher every call).
+        let names_files = |p: &LoweredEntry| {
+            !p.tools.is_empty()
+                && !p.tools.iter().any(|t| {
+                    t == "Bash" || t == MONITOR_TOOL || t == "PowerShell" || t.contains('*')
+                })
+                && !p.input_matchers.is_empty()
+                && p.input_matchers
+                    .iter()
+                    .all(|m| matches!(m.on, MatchOn::Path | MatchOn::ResolvedPath))
+        };
+        if parts.is_empty() || !parts.iter().all(names_files) {
+            out.push((
+                entry.location.clone(),
+                format!(
+                    "rule `{id}`: `file_entries` holds entries of the file tools (`Read(…)`, \
+                     `Edit(…)`); `{}` is not one (put it under `entries`)",
+                    quote(&entry.value)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The parts of a lowered entry that read the file tools' own fields: the shell-word reading a
+/// deny or ask entry adds ([`MatchOn::CommandPath`]) left out.
+fn file_tool_parts(parts: Vec<LoweredEntry>) -> Vec<LoweredEntry> {
+    parts
+        .into_iter()
+        .filter(|part| {
+            !part
+                .input_matchers
+                .iter()
+                .any(|m| m.on == MatchOn::CommandPath)
+        })
+        .collect()
 }
 
 fn valid_name(name: &str) -> bool {
@@ -446,6 +514,14 @@ pub fn lower_rule(pack: &Pack, rule: &PackRule) -> Vec<(HookPolicyRule, Location
         // Checked when the pack was parsed.
         if let Ok(lowered) = lower_entry(&entry.value, rule.decision) {
             for part in lowered.parts {
+                parts.push((part.tools, part.input_matchers, entry.location.clone()));
+            }
+        }
+    }
+    for entry in &rule.file_entries {
+        // Checked when the pack was parsed: file tools only.
+        if let Ok(lowered) = lower_entry(&entry.value, rule.decision) {
+            for part in file_tool_parts(lowered.parts) {
                 parts.push((part.tools, part.input_matchers, entry.location.clone()));
             }
         }
@@ -596,6 +672,94 @@ mod tests {
         assert!(parse_pack("packs/t.x.yaml", marked).unwrap().default);
         let plain = marked.replace("default: true\n", "");
         assert!(!parse_pack("packs/t.x.yaml", &plain).unwrap().default);
+    }
+
+    /// `file_entries` reach the file tools and not the shell's words: system.persistence asks
+    /// before Write or Edit change a shell startup file, a git hook, a login service or an MCP
+    /// server list, while reading them (the Read tool, `source ~/.bashrc`) passes.
+    #[test]
+    fn file_entries_reach_the_file_tools_and_not_the_shell() {
+        let packs = catalogue().unwrap();
+        let pack = packs
+            .iter()
+            .find(|p| p.name == "system.persistence")
+            .unwrap();
+        let policy = engine::HookPolicy {
+            version: engine::policy::POLICY_VERSION,
+            default_decision: Decision::Defer,
+            rules: pack
+                .rules
+                .iter()
+                .flat_map(|r| lower_rule(pack, r))
+                .map(|(r, _)| r)
+                .collect(),
+        };
+        let evaluator = engine::reference::ReferenceEvaluator::new(&policy).unwrap();
+        let decide = |tool: &str, input: serde_json::Value| {
+            evaluator
+                .decide(engine::Call {
+                    event: "PreToolUse",
+                    tool_name: tool,
+                    tool_input: &input,
+                    places: EXAMPLE_PLACES,
+                })
+                .decision
+        };
+        let file = |path: &str| serde_json::json!({ "file_path": path, "content": "x" });
+        for (tool, path) in [
+            ("Write", "/home/user/.bashrc"),
+            ("Edit", "/home/user/.zshrc"),
+            ("Write", "/home/user/.config/fish/conf.d/x.fish"),
+            ("Write", "/home/user/project/.git/hooks/pre-commit"),
+            ("Edit", "/home/user/project/.git/config"),
+            ("Write", "/home/user/.config/systemd/user/x.service"),
+            ("Write", "/etc/profile.d/x.sh"),
+            ("Edit", "/home/user/.claude.json"),
+            ("Write", "/home/user/project/.mcp.json"),
+        ] {
+            assert_eq!(decide(tool, file(path)), Decision::Ask, "{tool} {path}");
+        }
+        for (tool, input) in [
+            ("Read", file("/home/user/.bashrc")),
+            ("Write", file("/home/user/project/src/main.rs")),
+            ("Write", file("/home/user/project/notes/bashrc.md")),
+            ("Bash", serde_json::json!({ "command": "source ~/.bashrc" })),
+            ("Bash", serde_json::json!({ "command": "cat .mcp.json" })),
+            ("Bash", serde_json::json!({ "command": "ls .git/hooks" })),
+        ] {
+            assert_eq!(
+                decide(tool, input.clone()),
+                Decision::Defer,
+                "{tool} {input}"
+            );
+        }
+    }
+
+    #[test]
+    fn file_entries_hold_file_tool_entries_only() {
+        for (entry, ok) in [
+            ("Edit(~/.bashrc)", true),
+            ("Read(~/.bashrc)", true),
+            ("Bash(rm:*)", false),
+            ("WebFetch(domain:example.com)", false),
+            ("*", false),
+            ("Edit(", false),
+            ("Edit", false),
+        ] {
+            let text = format!(
+                "pack: t.x\ndescription: d\nrules:\n  - id: r\n    decision: ask\n    why: w\n    regex: '^x$'\n    file_entries: ['{entry}']\n    match: ['x']\n"
+            );
+            let parsed = parse_pack("packs/t.x.yaml", &text);
+            assert_eq!(
+                parsed.is_ok(),
+                ok,
+                "{entry}: {:?}",
+                parsed.err().map(|e| e.to_string())
+            );
+            if let Err(e) = parsed {
+                assert!(e.to_string().contains("packs/t.x.yaml:8:"), "{e}");
+            }
+        }
     }
 
     #[test]
