@@ -716,6 +716,11 @@ mod tests {
             ("Write", "/etc/profile.d/x.sh"),
             ("Edit", "/home/user/.claude.json"),
             ("Write", "/home/user/project/.mcp.json"),
+            ("Edit", "/home/user/project/.claude/hooks/format.sh"),
+            (
+                "Write",
+                "/home/user/.claude/plugins/cache/m/p/1.0/hooks/hooks.json",
+            ),
         ] {
             assert_eq!(decide(tool, file(path)), Decision::Ask, "{tool} {path}");
         }
@@ -723,6 +728,10 @@ mod tests {
             ("Read", file("/home/user/.bashrc")),
             ("Write", file("/home/user/project/src/main.rs")),
             ("Write", file("/home/user/project/notes/bashrc.md")),
+            (
+                "Write",
+                file("/home/user/project/.claude/commands/review.md"),
+            ),
             ("Bash", serde_json::json!({ "command": "source ~/.bashrc" })),
             ("Bash", serde_json::json!({ "command": "cat .mcp.json" })),
             ("Bash", serde_json::json!({ "command": "ls .git/hooks" })),
