@@ -327,8 +327,9 @@ fn default_on_real_commands_and_tool_calls() {
         // to a shell (`xargs -I{} sh -c '…'`, `xargs bash`), as cc-safety-net's README blocks
         // both, 86 more: 360 (4.21%). Asking before code planted to run later
         // (system.persistence: a crontab installed from a file or stdin, `crontab -e`, a
-        // `.git/hooks` file written or made executable), 17 more: 377 (4.41%).
-        ("commands/nl2bash.jsonl", 4.42),
+        // `.git/hooks` file written or made executable), 17 more: 377 (4.41%); a program
+        // linked into `~/bin` (on the user's PATH, ahead of the system's), 3 more: 380 (4.44%).
+        ("commands/nl2bash.jsonl", 4.45),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;
@@ -349,7 +350,8 @@ fn default_on_real_commands_and_tool_calls() {
         // planted to run later (system.persistence: `crontab -e`/`crontab file`, `at`/`batch`
         // jobs, `systemd-run --on-calendar`, `systemctl link|edit`, `launchctl load`, and
         // the pages' `… completion bash >> ~/.bashrc`/`starship init zsh >> ~/.zshrc`, code
-        // that runs in every later shell), 30 more: 433 (1.69%).
+        // that runs in every later shell), 30 more: 433 (1.69%); `direnv allow`, 1 more:
+        // 434 (1.70%).
         ("commands/tldr-examples.jsonl", 1.70),
         // Every stop here comes from the core packs.
         ("tool-calls/pretooluse-hook-inputs.jsonl", 0.5),
