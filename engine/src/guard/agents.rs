@@ -263,15 +263,8 @@ fn cli_assigned(command: &str, name: &str) -> Option<&'static str> {
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return None;
     }
-    let mut from = 0;
-    while let Some(found) = command[from..].find(name) {
-        let at = from + found;
-        from = at + name.len();
-        let before = command[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue;
-        }
-        let Some(value) = command[from..].strip_prefix('=') else {
+    for (_, end) in name_starts(command, name) {
+        let Some(value) = command[end..].strip_prefix('=') else {
             continue;
         };
         let value = value.trim_start_matches(['\'', '"']);
@@ -286,18 +279,23 @@ fn cli_assigned(command: &str, name: &str) -> Option<&'static str> {
     None
 }
 
+/// Each place `name` occurs in `text` not inside a longer name (no letter, digit or `_` just
+/// before it), as its start and end.
+fn name_starts<'t>(text: &'t str, name: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
+    text.match_indices(name)
+        .map(|(at, _)| (at, at + name.len()))
+        .filter(|&(at, _)| {
+            !text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
 /// Does `text` assign the environment variable `name`: `NAME=…` (a prefix, `env`, `export`),
 /// `export NAME`, or in inline code `environ['NAME'] = …`, `putenv("NAME", …)`, `{"NAME": …}`?
 pub(crate) fn assigns(text: &str, name: &str) -> bool {
-    let mut from = 0;
-    while let Some(found) = text[from..].find(name) {
-        let at = from + found;
-        let end = at + name.len();
-        from = end;
-        let before = text[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue;
-        }
+    for (at, end) in name_starts(text, name) {
         let after = text[end..].trim_start_matches(['\'', '"', ']', '}', ')', ' ', '\t']);
         if (after.starts_with('=') && !after.starts_with("=="))
             || after.starts_with(',')
