@@ -510,18 +510,16 @@ pub fn lower_rule(pack: &Pack, rule: &PackRule) -> Vec<(HookPolicyRule, Location
             re.location.clone(),
         ));
     }
-    for entry in &rule.entries {
-        // Checked when the pack was parsed.
+    let entries = rule.entries.iter().map(|e| (e, false));
+    for (entry, files_only) in entries.chain(rule.file_entries.iter().map(|e| (e, true))) {
+        // Checked when the pack was parsed (a file entry names files for the file tools).
         if let Ok(lowered) = lower_entry(&entry.value, rule.decision) {
-            for part in lowered.parts {
-                parts.push((part.tools, part.input_matchers, entry.location.clone()));
-            }
-        }
-    }
-    for entry in &rule.file_entries {
-        // Checked when the pack was parsed: file tools only.
-        if let Ok(lowered) = lower_entry(&entry.value, rule.decision) {
-            for part in file_tool_parts(lowered.parts) {
+            let lowered = if files_only {
+                file_tool_parts(lowered.parts)
+            } else {
+                lowered.parts
+            };
+            for part in lowered {
                 parts.push((part.tools, part.input_matchers, entry.location.clone()));
             }
         }
