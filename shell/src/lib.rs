@@ -57,9 +57,9 @@ pub struct Analysis {
     pub segments: Vec<Segment>,
     /// Why the command could not be parsed (then `segments` come from the fallback split).
     pub unparseable: Option<ParseError>,
-    /// A segment prints or searches ([`Segment::prints`], [`Segment::pattern`]) and the
-    /// command may make a program run something else ([`may_redefine_printers`]): a function,
-    /// an alias, a sourced file.
+    /// A segment prints, searches or runs a subcommand ([`Segment::prints`],
+    /// [`Segment::text_operand`]) and the command may make a program run something else
+    /// ([`may_redefine_printers`]): a function, an alias, a sourced file.
     pub programs_redefined: bool,
 }
 
@@ -111,7 +111,7 @@ impl Analysis {
             // As written only: a wrapper (`env echo`, `nice printf`) looks the program up
             // in `PATH`, where the agent may have put a file of its own.
             let shell_printer = s.prints && !redefinable;
-            let pattern = s.pattern.as_deref().filter(|_| !redefinable);
+            let text_operand = s.text_operand.as_deref().filter(|_| !redefinable);
             let printer = shell_printer && !output_read;
             // A printer without a redirection reads and writes nothing: no text at all.
             let texts = if printer && !redirected {
@@ -126,7 +126,7 @@ impl Analysis {
                 index: i as u32,
                 target: i >= targets_from,
                 shell_printer,
-                pattern,
+                text_operand,
                 operands_unread: printer,
             })
         })
@@ -150,10 +150,11 @@ pub struct ReadText<'a> {
     /// `./echo`, a wrapper's `echo` (looked up in `PATH`) or an `echo` the command redefines
     /// may open what it is given.
     pub shell_printer: bool,
-    /// The pattern a search program is given ([`Segment::pattern`]), when the command cannot
-    /// redefine the program: the first word after the program equal to it is text searched
-    /// for, not a file (`grep -q .env .gitignore` opens `.gitignore` alone).
-    pub pattern: Option<&'a str>,
+    /// The pattern a search program is given or a program's subcommand
+    /// ([`Segment::text_operand`]), when the command cannot redefine the program: the first
+    /// word after the program equal to it is text, not a file (`grep -q .env .gitignore`
+    /// opens `.gitignore` alone, `git status` no `status`).
+    pub text_operand: Option<&'a str>,
     /// A [`Self::shell_printer`] whose output nothing reads: its operands name nothing a
     /// path rule need see.
     pub operands_unread: bool,
@@ -243,7 +244,7 @@ impl<'a> From<&'a str> for ReadText<'a> {
             index: 0,
             target: false,
             shell_printer: false,
-            pattern: None,
+            text_operand: None,
             operands_unread: false,
         }
     }
@@ -346,9 +347,11 @@ pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
             // `PATH` or the shell's table of program paths (`PATH=. grep …`, `hash -p ./x
             // grep`), its pattern may be handed to a file of the agent's.
             if command.contains("PATH") || command.contains("hash") {
-                segments.iter_mut().for_each(|s| s.pattern = None);
+                segments.iter_mut().for_each(|s| s.text_operand = None);
             }
-            let programs_redefined = segments.iter().any(|s| s.prints || s.pattern.is_some())
+            let programs_redefined = segments
+                .iter()
+                .any(|s| s.prints || s.text_operand.is_some())
                 && may_redefine_printers(command);
             Analysis {
                 segments,

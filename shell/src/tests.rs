@@ -531,7 +531,7 @@ fn a_search_pattern_is_not_a_path() {
         analyse(command)
             .path_read_texts(command)
             .flat_map(|t| {
-                let pattern = t.pattern;
+                let pattern = t.text_operand;
                 let all: Vec<&str> = t.words().collect();
                 // The words path rules read: all but the first one equal to the pattern
                 // after the program (as `engine::paths` reads them).
@@ -585,6 +585,55 @@ fn a_search_pattern_is_not_a_path() {
         assert!(
             words.iter().any(|w| w.ends_with(".env")),
             "{read}: {words:?}"
+        );
+    }
+}
+
+/// A program's subcommand right after it (`git status`, `npm run`) is text, not a file: it
+/// is the segment's text operand. Anything else, and any doubt, is read.
+#[test]
+fn a_subcommand_is_not_a_path() {
+    let operands = |command: &str| -> Vec<Option<String>> {
+        analyse(command)
+            .path_read_texts(command)
+            .map(|t| t.text_operand.map(String::from))
+            .collect()
+    };
+    for (command, subcommand) in [
+        ("git status", "status"),
+        ("git lfs pull", "lfs"),
+        ("cargo build --release", "build"),
+        ("npm run test -- --watch=false", "run"),
+        ("pnpm install", "install"),
+        ("go test ./...", "test"),
+        ("docker compose up", "compose"),
+        ("kubectl get pods", "get"),
+    ] {
+        let found = operands(command);
+        assert!(
+            found.iter().all(|o| o.as_deref() == Some(subcommand)),
+            "{command}: {found:?}"
+        );
+    }
+    for command in [
+        // Not a subcommand of the program, or not right after it.
+        "git st",
+        "git -C log status",
+        "cargo script.rs",
+        "bun index.ts",
+        "node run",
+        "./git status",
+        "sudo git status",
+        "git $CMD",
+        // The program may be another's.
+        "git() { cat \"$@\"; }; git status",
+        "PATH=.:$PATH git status",
+        "hash -p ./x git; git status",
+    ] {
+        let found = operands(command);
+        assert!(
+            found.iter().all(Option::is_none),
+            "{command}: {found:?}"
         );
     }
 }

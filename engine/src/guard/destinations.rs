@@ -22,6 +22,7 @@ use crate::paths::FsMemo;
 use super::Guard;
 use crate::paths::{Places, normalise};
 use crate::shell::Analysis;
+use crate::shell::segment::subcommands::GIT_SHIPPED;
 use crate::shell::segment::{basename, is_assignment};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1031,7 +1032,7 @@ fn git(args: &[&str], effects: &mut Effects) {
         // `checkout`, and a subcommand git does not ship: an alias may be any command
         // (`git config alias.co checkout`, earlier or in another call; `git -c
         // alias.co=checkout co evil -- .claude`), read as the checkout it may be.
-        sub if sub == "checkout" || !GIT_SUBCOMMANDS.contains(&sub) => {
+        sub if sub == "checkout" || !GIT_SHIPPED.contains(&sub) => {
             let dashes = rest.iter().position(|w| *w == "--");
             let before = operands(&rest[..dashes.unwrap_or(rest.len())], b"bB");
             let paths = match dashes {
@@ -1073,118 +1074,6 @@ fn git(args: &[&str], effects: &mut Effects) {
         }
     }
 }
-
-/// The subcommands git ships (and `lfs`): any other is an alias, which may stand for any of
-/// them.
-const GIT_SUBCOMMANDS: &[&str] = &[
-    "add",
-    "am",
-    "annotate",
-    "apply",
-    "archive",
-    "bisect",
-    "blame",
-    "branch",
-    "bundle",
-    "cat-file",
-    "check-attr",
-    "check-ignore",
-    "check-mailmap",
-    "check-ref-format",
-    "checkout",
-    "checkout-index",
-    "cherry",
-    "cherry-pick",
-    "citool",
-    "clean",
-    "clone",
-    "commit",
-    "commit-graph",
-    "commit-tree",
-    "config",
-    "count-objects",
-    "credential",
-    "describe",
-    "diff",
-    "diff-files",
-    "diff-index",
-    "diff-tree",
-    "difftool",
-    "fast-export",
-    "fast-import",
-    "fetch",
-    "fetch-pack",
-    "filter-branch",
-    "for-each-ref",
-    "format-patch",
-    "fsck",
-    "gc",
-    "grep",
-    "gui",
-    "hash-object",
-    "help",
-    "init",
-    "instaweb",
-    "interpret-trailers",
-    "lfs",
-    "log",
-    "ls-files",
-    "ls-remote",
-    "ls-tree",
-    "maintenance",
-    "merge",
-    "merge-base",
-    "merge-file",
-    "merge-tree",
-    "mergetool",
-    "mktag",
-    "mktree",
-    "mv",
-    "name-rev",
-    "notes",
-    "pack-objects",
-    "prune",
-    "pull",
-    "push",
-    "range-diff",
-    "read-tree",
-    "rebase",
-    "reflog",
-    "remote",
-    "repack",
-    "replace",
-    "request-pull",
-    "rerere",
-    "reset",
-    "restore",
-    "rev-list",
-    "rev-parse",
-    "revert",
-    "rm",
-    "send-email",
-    "shortlog",
-    "show",
-    "show-branch",
-    "show-ref",
-    "sparse-checkout",
-    "stash",
-    "status",
-    "stripspace",
-    "submodule",
-    "switch",
-    "symbolic-ref",
-    "tag",
-    "update-index",
-    "update-ref",
-    "var",
-    "verify-commit",
-    "verify-pack",
-    "verify-tag",
-    "version",
-    "whatchanged",
-    "worktree",
-    "write-tree",
-];
 
 /// Does a short option cluster among `args` (`-f`, `-fdx`) hold the letter `c`?
 fn short_option_given(args: &[&str], c: char) -> bool {

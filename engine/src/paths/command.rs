@@ -150,10 +150,11 @@ fn command_path_texts_into<'t>(
         // The shell's own printer opens none of its operands (a `./echo`, an `echo` the
         // command redefines, may).
         let prints_only = text.shell_printer;
-        // A search program's pattern is text searched for: its first word after the program
-        // (unless a bare program name may be a file in the working directory).
+        // A search program's pattern is text searched for, a subcommand names no file: its
+        // first word after the program (unless a bare program name may be a file in the
+        // working directory).
         let pattern = text
-            .pattern
+            .text_operand
             .filter(|_| !programs_from_cwd)
             .and_then(|pattern| {
                 let after = program? + 1;

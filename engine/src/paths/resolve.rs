@@ -133,6 +133,9 @@ struct MemoMaps {
     lstat: RefCell<HashMap<String, Option<bool>, ShortKeysBuild>>,
     /// `canonicalize`: `None` when it failed.
     canonical: RefCell<HashMap<String, Option<String>, ShortKeysBuild>>,
+    /// This process's working directory as `getcwd` spells it (no link on the way), once
+    /// asked; `None` when it could not be read or is not a normal path.
+    process_directory: std::cell::OnceCell<Option<String>>,
 }
 
 thread_local! {
@@ -209,6 +212,7 @@ impl MemoMaps {
                 4,
                 ShortKeysBuild::default(),
             )),
+            process_directory: std::cell::OnceCell::new(),
         }
     }
 }
@@ -248,11 +252,36 @@ impl FsMemo {
         self.ask_lstat(path)
     }
 
-    /// `lstat(path)` asked of the file system, the answer kept.
+    /// `lstat(path)` asked of the file system, the answer kept. Two kinds of path are known
+    /// without asking: `/dev` and `/dev/null` (the system's null device, in half the
+    /// commands an agent runs as `2>/dev/null`: only root can make it anything else), and
+    /// the directories on the way to this process's working directory (`getcwd` spells it
+    /// with no link on the way, and a hook runs in the session's directory: one `getcwd`
+    /// stands for the `lstat` of each of its components, which every call's bases ask).
     fn ask_lstat(&self, path: &str) -> Option<bool> {
-        let found = lstat(path);
+        let found =
+            if matches!(path, "/dev" | "/dev/null") || self.on_the_way_to_our_directory(path) {
+                Some(false)
+            } else {
+                lstat(path)
+            };
         self.maps.lstat.borrow_mut().insert(path.to_string(), found);
         found
+    }
+
+    /// Is `path` (absolute, normal) this process's working directory or a directory on the
+    /// way to it? The working directory is asked once a memo, when the first `lstat` is.
+    fn on_the_way_to_our_directory(&self, path: &str) -> bool {
+        let ours = self.maps.process_directory.get_or_init(|| {
+            let directory = std::env::current_dir().ok()?.into_os_string();
+            let directory = directory.into_string().ok()?;
+            is_normal(&directory).then_some(directory)
+        });
+        path.starts_with('/')
+            && ours.as_deref().is_some_and(|ours| {
+                ours.strip_prefix(path)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
     }
 
     /// `canonicalize(path)`: a normal path with no link on the way is its own, found with the

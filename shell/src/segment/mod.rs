@@ -26,6 +26,7 @@ mod inner;
 mod names;
 mod options;
 mod options_git;
+pub mod subcommands;
 mod wrappers;
 
 pub use inner::{
@@ -34,6 +35,7 @@ pub use inner::{
     stdin_program, string_literals,
 };
 pub(crate) use options::normal_form;
+use subcommands::subcommand;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
 /// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?
@@ -130,10 +132,12 @@ pub struct Segment {
     /// is a file, which may be anything; `printf -v NAME` stores what it formats in a
     /// variable later commands may read, and is not one.
     pub prints: bool,
-    /// The pattern operand of a search program named bare (`grep`, `egrep`, `fgrep`, `rg`),
-    /// when it is surely the pattern: no `-e`/`-f` (then every operand is a file), only
-    /// options known to take no value before it, not empty ([`search_pattern`]).
-    pub pattern: Option<String>,
+    /// The operand that is text, not a file: the pattern operand of a search program named
+    /// bare (`grep`, `egrep`, `fgrep`, `rg`), when it is surely the pattern: no `-e`/`-f`
+    /// (then every operand is a file), only options known to take no value before it, not
+    /// empty ([`search_pattern`]); else the subcommand of a program that takes one from a
+    /// fixed list (`git status`, `cargo build`, `npm run`: [`subcommand`]).
+    pub text_operand: Option<String>,
 }
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
@@ -259,7 +263,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             Some(&"printf") => !words.iter().any(|w| w.starts_with("-v")),
             _ => false,
         },
-        pattern: search_pattern(&command.words),
+        text_operand: search_pattern(&command.words).or_else(|| subcommand(&command.words)),
     };
     let mut generous = Generous {
         texts: &mut segment.generous,
