@@ -631,10 +631,7 @@ fn a_subcommand_is_not_a_path() {
         "hash -p ./x git; git status",
     ] {
         let found = operands(command);
-        assert!(
-            found.iter().all(Option::is_none),
-            "{command}: {found:?}"
-        );
+        assert!(found.iter().all(Option::is_none), "{command}: {found:?}");
     }
 }
 

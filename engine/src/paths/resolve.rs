@@ -229,7 +229,7 @@ impl Default for FsMemo {
 
 impl FsMemo {
     /// `lstat(path)`: `None` when it fails, else whether `path` is a symbolic link.
-    fn lstat(&self, path: &str) -> Option<bool> {
+    pub(super) fn lstat(&self, path: &str) -> Option<bool> {
         if let Some(known) = self.maps.lstat.borrow().get(path) {
             return *known;
         }
@@ -271,7 +271,7 @@ impl FsMemo {
 
     /// Is `path` (absolute, normal) this process's working directory or a directory on the
     /// way to it? The working directory is asked once a memo, when the first `lstat` is.
-    fn on_the_way_to_our_directory(&self, path: &str) -> bool {
+    pub(super) fn on_the_way_to_our_directory(&self, path: &str) -> bool {
         let ours = self.maps.process_directory.get_or_init(|| {
             let directory = std::env::current_dir().ok()?.into_os_string();
             let directory = directory.into_string().ok()?;

@@ -432,6 +432,50 @@ fn tag_sets_read_back_and_hold_their_tags() {
     }
 }
 
+/// The paths the memo answers without asking (`/dev`, `/dev/null`, the directories on the way
+/// to this process's working directory) answer as `lstat(2)` does, and only those are spared:
+/// a name inside the working directory, or beside a directory on the way whose name starts
+/// the same, is still asked.
+#[test]
+fn paths_known_without_asking_answer_as_lstat() {
+    let ours = std::env::current_dir().unwrap();
+    let ours = ours.to_str().unwrap();
+    let memo = FsMemo::default();
+    let lstat_of = |path: &str| {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| m.file_type().is_symlink())
+    };
+    let mut on_the_way = vec![ours.to_string()];
+    let mut at = ours;
+    while let Some((parent, _)) = at.rsplit_once('/').filter(|(p, _)| !p.is_empty()) {
+        on_the_way.push(parent.to_string());
+        at = parent;
+    }
+    assert!(
+        on_the_way.len() >= 2,
+        "the tests run below the root: {ours}"
+    );
+    for path in on_the_way
+        .iter()
+        .map(String::as_str)
+        .chain(["/dev", "/dev/null"])
+    {
+        assert_eq!(memo.lstat(path), lstat_of(path), "{path}");
+        assert_eq!(memo.lstat(path), Some(false), "{path}");
+    }
+    for path in &on_the_way {
+        assert!(memo.on_the_way_to_our_directory(path), "{path}");
+    }
+    let inside = format!("{ours}/src");
+    let beside = format!("{ours}x");
+    let beside_parent = format!("{}x", on_the_way[1]);
+    for path in [&inside, &beside, &beside_parent, "/", "", "src", "/dev/nul"] {
+        assert!(!memo.on_the_way_to_our_directory(path), "{path}");
+        assert_eq!(memo.lstat(path), lstat_of(path), "{path}");
+    }
+}
+
 /// The memo's `lstat` (asked as `readlink`) answers as `lstat(2)` does: whether a path exists
 /// without following a final link, and whether it is one.
 #[test]
