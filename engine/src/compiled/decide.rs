@@ -451,24 +451,30 @@ impl CompiledPolicy {
             matched,
         )?;
         if field.key_lengths != 0 {
-            let mut to_confirm = Vec::new();
-            let mut chains = Vec::new();
-            let mut pieces = Vec::new();
+            let mut hits = dfas.hits.borrow_mut();
+            let HitLists {
+                to_confirm,
+                chains,
+                pieces,
+            } = &mut *hits;
+            to_confirm.clear();
+            chains.clear();
+            pieces.clear();
             self.search_literals(
                 field_id,
                 field.key_lengths,
                 text.as_bytes(),
                 LiteralHits {
                     matched,
-                    to_confirm: &mut to_confirm,
-                    chains: &mut chains,
-                    pieces: &mut pieces,
+                    to_confirm,
+                    chains,
+                    pieces,
                 },
             )?;
             // (automaton, start): whole-text confirmations carry no start.
             to_confirm.sort_unstable();
             to_confirm.dedup();
-            for (automaton, start) in to_confirm {
+            for &(automaton, start) in to_confirm.iter() {
                 self.run_automaton(dfas, automaton, text, start, matched)?;
             }
             // A chain is checked once, however often its literal occurs, and searched for
@@ -477,8 +483,8 @@ impl CompiledPolicy {
             chains.dedup();
             pieces.sort_unstable();
             pieces.dedup();
-            for matcher in chains {
-                if self.chain_matches(matcher, text, &pieces)? {
+            for &matcher in chains.iter() {
+                if self.chain_matches(matcher, text, pieces)? {
                     matched.push(matcher);
                 }
             }

@@ -19,6 +19,22 @@ pub(super) struct Dfas<'p> {
     /// table's map among them), moved once into its box instead of again at each growth of
     /// the list (measured: build command decide 29.0 → 27.2 µs).
     loaded: RefCell<Vec<(u32, Box<LoadedDfa<'p>>)>>,
+    /// The lists one text's literal search fills ([`CompiledPolicy::match_field`]), kept
+    /// between texts: a call searches a dozen texts or more, and each list's first push
+    /// was an allocation (fifteen of a build command's two hundred).
+    pub(super) hits: RefCell<HitLists>,
+}
+
+/// The lists a literal search fills for one text ([`super::literals::LiteralHits`]), empty
+/// between texts.
+#[derive(Default)]
+pub(super) struct HitLists {
+    /// `(automaton, start)` to confirm: whole-text confirmations carry no start.
+    pub(super) to_confirm: Vec<(u32, Option<usize>)>,
+    /// Literal chains whose indexed piece occurs.
+    pub(super) chains: Vec<u32>,
+    /// The chain pieces that occur.
+    pub(super) pieces: Vec<u32>,
 }
 
 /// One deserialized DFA, borrowing the mapped sidecar.
@@ -235,8 +251,10 @@ impl CompiledPolicy {
         if field.key_lengths != 0 || field.always_count != 0 || field.scan_count == 0 {
             return Ok(None);
         }
-        // Grown as the records read back, never sized by a count the file claims.
-        let mut automata = Vec::new();
+        // Grown as the records read back, never sized beyond a few by a count the file
+        // claims (one automaton in every policy measured: room for four of them made a
+        // 3 KB allocation each call).
+        let mut automata = Vec::with_capacity((field.scan_count as usize).min(4));
         for i in 0..field.scan_count as usize {
             let id = self.word(Section::AutomatonLists, field.scan_first as usize + i)?;
             let record = self.record::<AutomatonRecord>(id as usize)?;

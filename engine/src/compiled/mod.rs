@@ -106,7 +106,7 @@ mod literals;
 mod load;
 mod tables;
 
-use dfa::Dfas;
+use dfa::{Dfas, HitLists};
 use literals::{LiteralHits, next_char, sorted_prefixes_of};
 use load::PolicyBytes;
 use tables::{partition_point, read_record, read_word};

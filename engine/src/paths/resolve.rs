@@ -257,31 +257,49 @@ impl FsMemo {
     /// commands an agent runs as `2>/dev/null`: only root can make it anything else), and
     /// the directories on the way to this process's working directory (`getcwd` spells it
     /// with no link on the way, and a hook runs in the session's directory: one `getcwd`
-    /// stands for the `lstat` of each of its components, which every call's bases ask).
+    /// stands for the `lstat` of each of its components, which every call's bases ask). A
+    /// path below that directory is asked relative to it, which spares the kernel the walk
+    /// down to it (measured: 550 against 730 ns a `readlink` four levels down).
     fn ask_lstat(&self, path: &str) -> Option<bool> {
         let found =
             if matches!(path, "/dev" | "/dev/null") || self.on_the_way_to_our_directory(path) {
                 Some(false)
             } else {
-                lstat(path)
+                lstat(self.below_our_directory(path).unwrap_or(path))
             };
         self.maps.lstat.borrow_mut().insert(path.to_string(), found);
         found
     }
 
+    /// This process's working directory, asked once a memo (when the first `lstat` is).
+    fn our_directory(&self) -> Option<&str> {
+        self.maps
+            .process_directory
+            .get_or_init(|| {
+                let directory = std::env::current_dir().ok()?.into_os_string();
+                let directory = directory.into_string().ok()?;
+                is_normal(&directory).then_some(directory)
+            })
+            .as_deref()
+    }
+
     /// Is `path` (absolute, normal) this process's working directory or a directory on the
-    /// way to it? The working directory is asked once a memo, when the first `lstat` is.
+    /// way to it?
     pub(super) fn on_the_way_to_our_directory(&self, path: &str) -> bool {
-        let ours = self.maps.process_directory.get_or_init(|| {
-            let directory = std::env::current_dir().ok()?.into_os_string();
-            let directory = directory.into_string().ok()?;
-            is_normal(&directory).then_some(directory)
-        });
         path.starts_with('/')
-            && ours.as_deref().is_some_and(|ours| {
+            && self.our_directory().is_some_and(|ours| {
                 ours.strip_prefix(path)
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             })
+    }
+
+    /// `path` (absolute, normal) relative to this process's working directory, when it lies
+    /// strictly below it.
+    pub(super) fn below_our_directory<'a>(&self, path: &'a str) -> Option<&'a str> {
+        let ours = self.our_directory().filter(|ours| *ours != "/")?;
+        path.strip_prefix(ours)?
+            .strip_prefix('/')
+            .filter(|rest| !rest.is_empty())
     }
 
     /// `canonicalize(path)`: a normal path with no link on the way is its own, found with the

@@ -474,6 +474,17 @@ fn paths_known_without_asking_answer_as_lstat() {
         assert!(!memo.on_the_way_to_our_directory(path), "{path}");
         assert_eq!(memo.lstat(path), lstat_of(path), "{path}");
     }
+    // A path below the working directory is asked relative to it: the same answers.
+    assert_eq!(memo.below_our_directory(&inside), Some("src"));
+    let below = format!("{ours}/src/lib.rs");
+    let missing = format!("{ours}/no-such-file");
+    for path in [&below, &missing] {
+        assert!(memo.below_our_directory(path).is_some(), "{path}");
+        assert_eq!(memo.lstat(path), lstat_of(path), "{path}");
+    }
+    for path in [ours, &beside, "/", "src"] {
+        assert_eq!(memo.below_our_directory(path), None, "{path}");
+    }
 }
 
 /// The memo's `lstat` (asked as `readlink`) answers as `lstat(2)` does: whether a path exists
