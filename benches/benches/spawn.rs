@@ -71,12 +71,13 @@ fn main() {
         policy.display().to_string(),
     ];
     let state = work.join("state");
+    let project = work.join("project");
 
     // Warm the page cache and check the hook really decides (a deny for the trade payload).
     let trade =
         std::fs::read(repo.join("corpus/payloads/PreToolUse.Bash.trade-live.json")).unwrap();
     for binary in [&hook, &full] {
-        let out = spawn(binary, &emit_args, &trade, &state).1;
+        let out = spawn(binary, &emit_args, &trade, (&state, &project)).1;
         assert!(
             out.contains("\"permissionDecision\":\"deny\""),
             "the 10k-rule policy must deny `trade --live`: {out}"
@@ -104,12 +105,12 @@ fn main() {
     let mut build_empty_times = Vec::with_capacity(rounds);
     for i in 0..rounds {
         let payload = &payloads[i % payloads.len()];
-        empty_times.push(spawn(&empty, &[], payload, &state).0);
-        hook_times.push(spawn(&hook, &emit_args, payload, &state).0);
-        full_times.push(spawn(&full, &emit_args, payload, &state).0);
-        packs_times.push(spawn(&hook, &packs_args, payload, &state).0);
-        build_empty_times.push(spawn(&empty, &[], &build_payload, &state).0);
-        build_times.push(spawn(&hook, &packs_args, &build_payload, &state).0);
+        empty_times.push(spawn(&empty, &[], payload, (&state, &project)).0);
+        hook_times.push(spawn(&hook, &emit_args, payload, (&state, &project)).0);
+        full_times.push(spawn(&full, &emit_args, payload, (&state, &project)).0);
+        packs_times.push(spawn(&hook, &packs_args, payload, (&state, &project)).0);
+        build_empty_times.push(spawn(&empty, &[], &build_payload, (&state, &project)).0);
+        build_times.push(spawn(&hook, &packs_args, &build_payload, (&state, &project)).0);
     }
     let (h, f, p, e) = (
         median(&mut hook_times),
@@ -154,10 +155,18 @@ fn median(v: &mut [Duration]) -> Duration {
 }
 
 /// Spawn `bin args` with `stdin`, wait; the wall time and stdout.
-fn spawn(bin: &Path, args: &[String], stdin: &[u8], state: &Path) -> (Duration, String) {
+fn spawn(
+    bin: &Path,
+    args: &[String],
+    stdin: &[u8],
+    (state, cwd): (&Path, &Path),
+) -> (Duration, String) {
     let started = Instant::now();
+    // In the session's directory, as a harness runs its hooks (Claude Code, Codex and Gemini
+    // CLI: the session's cwd, the payload's `cwd`), the empty binary too.
     let mut child = Command::new(bin)
         .args(args)
+        .current_dir(cwd)
         .env("ANIMUS_CONFIG_DIR", state)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

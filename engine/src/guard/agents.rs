@@ -91,8 +91,10 @@ pub fn nested_agent_refusal<'t>(
             return refuse(format!("`{name}` is set: {why}"));
         }
     }
-    // One word list for every segment.
+    // One word list for every segment, and the words' base names (each CLI is looked for
+    // among them: taken once a word, not once a word and CLI).
     let mut words: Vec<&str> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
     for text in segment_texts {
         words.clear();
         words.extend(text.split_whitespace());
@@ -107,6 +109,8 @@ pub fn nested_agent_refusal<'t>(
             continue;
         }
         let words = &words[start..];
+        names.clear();
+        names.extend(words.iter().map(|w| basename(w)));
         for (flag, cli) in UNIQUE_FLAGS {
             // The flag, or the flag with a value attached (`--flag=…`).
             if words.iter().any(|w| {
@@ -119,7 +123,7 @@ pub fn nested_agent_refusal<'t>(
         for (cli, flag, value) in CLI_FLAGS {
             // The CLI itself, or a launcher naming it (`npx @google/gemini-cli`, `node
             // …/codex.js`): checked from the word naming it on.
-            let Some(at) = words.iter().position(|w| basename(w).starts_with(cli)) else {
+            let Some(at) = names.iter().position(|name| name.starts_with(cli)) else {
                 continue;
             };
             if flag_given(&words[at + 1..], flag, *value) {
@@ -127,8 +131,7 @@ pub fn nested_agent_refusal<'t>(
                 return refuse(format!("`{cli} … {spelled}`"));
             }
         }
-        let cli_at = words.iter().enumerate().find_map(|(i, w)| {
-            let name = basename(w);
+        let cli_at = words.iter().zip(&names).enumerate().find_map(|(i, (w, name))| {
             if let Some(cli) = CLIS.iter().find(|cli| name.starts_with(*cli)) {
                 return Some((i, *cli, false));
             }

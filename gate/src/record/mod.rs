@@ -75,7 +75,12 @@ use crate::sha256::{hex, sha256};
 
 /// `<sanitized-repo-name>-<first 12 hex of sha256(canonical project path)>`.
 pub fn repo_scope(project_root: &Path) -> Result<String, RecordError> {
-    let canonical = fs::canonicalize(project_root)
+    // `canonicalize` exactly, through a memo: the project root is where a hook runs, and the
+    // memo knows the directories on the way there from one `getcwd` (no `readlink` each).
+    // Where it finds no real path, `canonicalize` itself says why.
+    let canonical = engine::paths::FsMemo::default()
+        .real_path(project_root)
+        .map_or_else(|| fs::canonicalize(project_root), Ok)
         .map_err(RecordError::io("resolve project root", project_root))?;
     let name: String = canonical
         .file_name()
