@@ -131,20 +131,24 @@ pub fn nested_agent_refusal<'t>(
                 return refuse(format!("`{cli} … {spelled}`"));
             }
         }
-        let cli_at = words.iter().zip(&names).enumerate().find_map(|(i, (w, name))| {
-            if let Some(cli) = CLIS.iter().find(|cli| name.starts_with(*cli)) {
-                return Some((i, *cli, false));
-            }
-            // A program named by a variable the command assigns a CLI (`X=claude; $X --bare`).
-            let variable = w.trim_start_matches('"').strip_prefix('$')?;
-            let variable = variable
-                .trim_start_matches('{')
-                .trim_end_matches(['"', '}']);
-            (i == 0)
-                .then(|| cli_assigned(command, variable))
-                .flatten()
-                .map(|cli| (i, cli, true))
-        });
+        let cli_at = words
+            .iter()
+            .zip(&names)
+            .enumerate()
+            .find_map(|(i, (w, name))| {
+                if let Some(cli) = CLIS.iter().find(|cli| name.starts_with(*cli)) {
+                    return Some((i, *cli, false));
+                }
+                // A program named by a variable the command assigns a CLI (`X=claude; $X --bare`).
+                let variable = w.trim_start_matches('"').strip_prefix('$')?;
+                let variable = variable
+                    .trim_start_matches('{')
+                    .trim_end_matches(['"', '}']);
+                (i == 0)
+                    .then(|| cli_assigned(command, variable))
+                    .flatten()
+                    .map(|cli| (i, cli, true))
+            });
         let Some((at, cli, named_through_variable)) = cli_at else {
             continue;
         };
