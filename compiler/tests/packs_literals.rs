@@ -1,0 +1,70 @@
+//! What a built-in pack's regex costs every call: each matcher of a text field is found through
+//! the literal index by a literal every match holds, and confirmed by its automaton only where
+//! that literal occurs. A regex whose literal is one byte (a space) or that has none is
+//! confirmed or scanned on every text of every call: stop 44's first `git config` rule put
+//! `(?i)` over the whole regex, its only literal became a space, and four DFAs ran on every
+//! segment text of every Bash call (an emit's 761k instructions became 823k). Every such
+//! matcher of the built-in packs is listed here, with its rule.
+
+use compiler::lower::{Budgets, lower_policy};
+use engine::policy::MatchOn;
+use engine::sidecar::format::MatcherKind;
+
+/// The shortest literal a text matcher may be found by: two bytes (the packs' shortest are
+/// program names such as `rm`, `mv`, `at`, and `..`).
+const SHORTEST_LITERAL: usize = 2;
+
+#[test]
+fn every_pack_matcher_is_found_by_a_literal() {
+    let packs = compiler::packs::every_pack_list();
+    let profile = compiler::load_profile_str(
+        &format!("agents:\n  all:\n    packs: {packs}\n"),
+        "all-packs.yaml".into(),
+        "all",
+    )
+    .expect("the pack list loads");
+    let compiled = compiler::compile_profile(&profile).expect("the packs compile");
+    let image = lower_policy(&compiled.policy, &Budgets::default()).expect("the packs lower");
+    let mut offenders = Vec::new();
+    let mut checked = 0;
+    for rule in image.rules.iter().filter(|r| r.id.starts_with("pack.")) {
+        for &id in &rule.matchers {
+            let matcher = &image.matchers[id as usize];
+            let field = &image.fields[matcher.field as usize];
+            // A path field's texts are a call's few paths, each searched from its start by
+            // one automaton: no literal index there.
+            if matches!(
+                field.view,
+                MatchOn::CommandPath | MatchOn::Path | MatchOn::ResolvedPath
+            ) {
+                continue;
+            }
+            checked += 1;
+            let shortest = match matcher.kind {
+                MatcherKind::Scanned => Some(0),
+                MatcherKind::Confirmed | MatcherKind::StartsWithLiteral => {
+                    matcher.literals.iter().map(Vec::len).min()
+                }
+                MatcherKind::LiteralChain => matcher.chain.iter().map(Vec::len).max(),
+                _ => None,
+            };
+            if let Some(shortest) = shortest.filter(|&len| len < SHORTEST_LITERAL) {
+                let literals: Vec<String> = matcher
+                    .literals
+                    .iter()
+                    .map(|l| String::from_utf8_lossy(l).into_owned())
+                    .collect();
+                offenders.push(format!(
+                    "{} ({:?} on `{}`, shortest literal {shortest} bytes: {literals:?})",
+                    rule.id, matcher.kind, field.path
+                ));
+            }
+        }
+    }
+    assert!(checked > 500, "the packs' text matchers were read: {checked}");
+    assert!(
+        offenders.is_empty(),
+        "pack matchers confirmed or scanned on every text (give each regex a literal of {SHORTEST_LITERAL}+ bytes that every match holds, outside any (?i)):\n{}",
+        offenders.join("\n")
+    );
+}
