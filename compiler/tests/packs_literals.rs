@@ -61,7 +61,10 @@ fn every_pack_matcher_is_found_by_a_literal() {
             }
         }
     }
-    assert!(checked > 500, "the packs' text matchers were read: {checked}");
+    assert!(
+        checked > 500,
+        "the packs' text matchers were read: {checked}"
+    );
     assert!(
         offenders.is_empty(),
         "pack matchers confirmed or scanned on every text (give each regex a literal of {SHORTEST_LITERAL}+ bytes that every match holds, outside any (?i)):\n{}",
