@@ -135,6 +135,7 @@ pub fn compile_profile(profile: &AgentProfile) -> Result<Compiled, Errors> {
     for author in &profile.policy_rules {
         let mut findings = Vec::new();
         crate::lint::never_firing_author_rule(author, &mut findings);
+        crate::lint::regex_without_literal(author, &mut findings);
         for finding in findings {
             match finding.severity {
                 crate::Severity::Error => failures.push(finding),

@@ -83,11 +83,13 @@ pub enum Code {
     EntryNote,
     /// An author rule's decision the merge lowers (only tightening is allowed).
     DowngradedRule,
+    /// An author regex found by no literal of two bytes or more: confirmed on every text.
+    RegexWithoutLiteral,
 }
 
 impl Code {
     /// Every code, in the order of their numbers.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 21] = [
         Code::Error,
         Code::UnknownKey,
         Code::InvalidConfig,
@@ -108,6 +110,7 @@ impl Code {
         Code::IgnoredEntry,
         Code::EntryNote,
         Code::DowngradedRule,
+        Code::RegexWithoutLiteral,
     ];
 
     /// The code and the name: `("AH203", "allow-everything")`.
@@ -133,6 +136,7 @@ impl Code {
             Code::IgnoredEntry => ("AH206", "ignored-entry"),
             Code::EntryNote => ("AH207", "entry-note"),
             Code::DowngradedRule => ("AH208", "downgraded-rule"),
+            Code::RegexWithoutLiteral => ("AH209", "regex-without-literal"),
         }
     }
 

@@ -93,6 +93,48 @@ pub fn lint(profile: &AgentProfile, compiled: &Compiled) -> Vec<Diagnostic> {
     out
 }
 
+/// The shortest literal an author regex may be found by before it is a cost worth a warning
+/// (`rm` is two bytes).
+const SHORTEST_USEFUL_LITERAL: usize = 2;
+
+/// An author regex (`on: text` or `text_and_segments`) found by no literal of two bytes or
+/// more that every match holds: the literal index cannot skip a text for it, so its automaton
+/// runs on every text of its field, every call (what a `(?i)` over a whole regex, or a regex of
+/// classes and one space, makes). It decides right, slowly: a warning, with the way out.
+pub(crate) fn regex_without_literal(rule: &AuthorRule, out: &mut Vec<Diagnostic>) {
+    for matcher in rule.input_matchers.iter().filter(|m| m.is_regex()) {
+        let Some(shortest) = crate::lower::normalise::shortest_index_literal(&matcher.pattern)
+        else {
+            continue;
+        };
+        if shortest >= SHORTEST_USEFUL_LITERAL {
+            continue;
+        }
+        let found_by = if shortest == 0 {
+            "holds no literal every match contains".to_string()
+        } else {
+            format!("is found by a literal of {shortest} byte")
+        };
+        out.push(
+            Diagnostic::warning(
+                Some(rule.location.clone()),
+                format!(
+                    "rule `{}`, matcher on `{}`: the regex `{}` {found_by}, so it is searched \
+                     in every text of the field, every call",
+                    quote(&rule.id),
+                    quote(&matcher.field),
+                    quote(&matcher.pattern)
+                ),
+            )
+            .with_code(Code::RegexWithoutLiteral)
+            .with_help(
+                "start or anchor it with a word every match holds (`git config`, not `(?i)git \
+                 config`: keep a `(?i)` to the part that needs it), or write its spellings out",
+            ),
+        );
+    }
+}
+
 /// An author rule that can never fire: a matcher on a field no tool of the rule has, or a
 /// regex that matches nothing (errors); a tool glob that matches no Claude tool and no MCP
 /// tool (a warning: it may be another harness's tool). `compile` reports these.

@@ -264,3 +264,39 @@ fn a_malformed_inline_example_names_its_place() {
         "cfg.yaml:17:21: error: rule `no-prod`: an example is a Bash command",
     );
 }
+
+/// An author regex found by no literal of two bytes or more is searched in every text of its
+/// field, every call: a warning at the rule (AH209), with the way out; one that starts with a
+/// word is not.
+#[test]
+fn a_regex_without_a_literal_is_a_warning_at_its_rule() {
+    let rule = |id: &str, regex: &str| {
+        format!(
+            "        - id: {id}\n          tools: [Bash]\n          decision: ask\n          input_matchers:\n            - field: command\n              regex: '{regex}'\n"
+        )
+    };
+    let yaml = format!(
+        "agents:\n  a:\n    hooks:\n      policy_rules:\n{}{}{}",
+        rule("folded", r"(?i)git config core\.hookspath"),
+        rule("kept", r"git config (?i:core\.hookspath)"),
+        rule("classes", r"[a-z]+ [0-9]+"),
+    );
+    let profile = load_profile_str(&yaml, "cfg.yaml".into(), "a").unwrap();
+    let compiled = compiler::compile_profile(&profile).unwrap();
+    let found: Vec<String> = compiled
+        .warnings
+        .iter()
+        .filter(|d| d.code == compiler::diagnostic::Code::RegexWithoutLiteral)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_starts(
+        &found[0],
+        "cfg.yaml:5:11: warning: rule `folded`, matcher on `command`",
+    );
+    assert_starts(
+        &found[1],
+        "cfg.yaml:17:11: warning: rule `classes`, matcher on `command`",
+    );
+    assert_has(&found[0], "every text of the field, every call");
+}

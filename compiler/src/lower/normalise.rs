@@ -144,6 +144,23 @@ pub fn normalise(hir: Hir) -> Hir {
     Hir::concat(parts)
 }
 
+/// The length of the shortest literal the literal index would find `regex` by, for a regex
+/// confirmed where a literal occurs (or the length of the piece a literal chain is found by);
+/// `Some(0)` for one scanned over every text, `None` for one decided by its literals alone
+/// (exact, word prefix, end of text, always) or that does not parse. A short one is confirmed
+/// on nearly every text of its field.
+pub fn shortest_index_literal(regex: &str) -> Option<usize> {
+    let shortest = |literals: &[Vec<u8>]| literals.iter().map(Vec::len).min();
+    match classify(normalise(parse(regex).ok()?)) {
+        Lowered::Scanned(_) => Some(0),
+        Lowered::Confirmed { literals, .. } | Lowered::StartsWithLiteral { literals, .. } => {
+            shortest(&literals)
+        }
+        Lowered::LiteralChain { pieces, .. } => pieces.iter().map(Vec::len).max(),
+        Lowered::Always | Lowered::Exact(_) | Lowered::WordPrefix(_) | Lowered::EndsText(_) => None,
+    }
+}
+
 /// Decide how a normalised pattern is evaluated.
 pub fn classify(hir: Hir) -> Lowered {
     if matches!(hir.kind(), HirKind::Empty) {
