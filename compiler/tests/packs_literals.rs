@@ -6,9 +6,8 @@
 //! segment text of every Bash call (an emit's 761k instructions became 823k). Every such
 //! matcher of the built-in packs is listed here, with its rule.
 
-use compiler::lower::{Budgets, lower_policy};
+use compiler::lower::normalise::shortest_index_literal;
 use engine::policy::MatchOn;
-use engine::sidecar::format::MatcherKind;
 
 /// The shortest literal a text matcher may be found by: two bytes (the packs' shortest are
 /// program names such as `rm`, `mv`, `at`, and `..`).
@@ -24,39 +23,32 @@ fn every_pack_matcher_is_found_by_a_literal() {
     )
     .expect("the pack list loads");
     let compiled = compiler::compile_profile(&profile).expect("the packs compile");
-    let image = lower_policy(&compiled.policy, &Budgets::default()).expect("the packs lower");
     let mut offenders = Vec::new();
     let mut checked = 0;
-    for rule in image.rules.iter().filter(|r| r.id.starts_with("pack.")) {
-        for &id in &rule.matchers {
-            let matcher = &image.matchers[id as usize];
-            let field = &image.fields[matcher.field as usize];
+    for rule in compiled
+        .policy
+        .rules
+        .iter()
+        .filter(|r| r.id.starts_with("pack."))
+    {
+        for matcher in &rule.input_matchers {
+            // The regex the compiler lowers, as it classifies it (the author lint's question).
+            let (view, regex) = matcher.search_regex().expect("a pack matcher lowers");
             // A path field's texts are a call's few paths, each searched from its start by
             // one automaton: no literal index there.
             if matches!(
-                field.view,
+                view,
                 MatchOn::CommandPath | MatchOn::Path | MatchOn::ResolvedPath
             ) {
                 continue;
             }
             checked += 1;
-            let shortest = match matcher.kind {
-                MatcherKind::Scanned => Some(0),
-                MatcherKind::Confirmed | MatcherKind::StartsWithLiteral => {
-                    matcher.literals.iter().map(Vec::len).min()
-                }
-                MatcherKind::LiteralChain => matcher.chain.iter().map(Vec::len).max(),
-                _ => None,
-            };
-            if let Some(shortest) = shortest.filter(|&len| len < SHORTEST_LITERAL) {
-                let literals: Vec<String> = matcher
-                    .literals
-                    .iter()
-                    .map(|l| String::from_utf8_lossy(l).into_owned())
-                    .collect();
+            if let Some(shortest) =
+                shortest_index_literal(&regex).filter(|&len| len < SHORTEST_LITERAL)
+            {
                 offenders.push(format!(
-                    "{} ({:?} on `{}`, shortest literal {shortest} bytes: {literals:?})",
-                    rule.id, matcher.kind, field.path
+                    "{} (on `{}`, shortest literal {shortest} bytes: `{regex}`)",
+                    rule.id, matcher.field
                 ));
             }
         }
