@@ -18,6 +18,7 @@ use engine::semantics::glob_matches;
 
 use crate::Compiled;
 use crate::diagnostic::{Code, Diagnostic, Location, Severity, quote};
+use crate::lower::normalise::{SHORTEST_USEFUL_LITERAL, shortest_index_literal};
 use crate::profile::{AgentProfile, AuthorRule};
 use crate::tool_policy::{CLAUDE_TOOLS, known_fields};
 
@@ -93,18 +94,13 @@ pub fn lint(profile: &AgentProfile, compiled: &Compiled) -> Vec<Diagnostic> {
     out
 }
 
-/// The shortest literal an author regex may be found by before it is a cost worth a warning
-/// (`rm` is two bytes).
-const SHORTEST_USEFUL_LITERAL: usize = 2;
-
 /// An author regex (`on: text` or `text_and_segments`) found by no literal of two bytes or
 /// more that every match holds: the literal index cannot skip a text for it, so its automaton
 /// runs on every text of its field, every call (what a `(?i)` over a whole regex, or a regex of
 /// classes and one space, makes). It decides right, slowly: a warning, with the way out.
 pub(crate) fn regex_without_literal(rule: &AuthorRule, out: &mut Vec<Diagnostic>) {
     for matcher in rule.input_matchers.iter().filter(|m| m.is_regex()) {
-        let Some(shortest) = crate::lower::normalise::shortest_index_literal(&matcher.pattern)
-        else {
+        let Some(shortest) = shortest_index_literal(&matcher.pattern) else {
             continue;
         };
         if shortest >= SHORTEST_USEFUL_LITERAL {

@@ -6,12 +6,8 @@
 //! segment text of every Bash call (an emit's 761k instructions became 823k). Every such
 //! matcher of the built-in packs is listed here, with its rule.
 
-use compiler::lower::normalise::shortest_index_literal;
+use compiler::lower::normalise::{SHORTEST_USEFUL_LITERAL, shortest_index_literal};
 use engine::policy::MatchOn;
-
-/// The shortest literal a text matcher may be found by: two bytes (the packs' shortest are
-/// program names such as `rm`, `mv`, `at`, and `..`).
-const SHORTEST_LITERAL: usize = 2;
 
 #[test]
 fn every_pack_matcher_is_found_by_a_literal() {
@@ -44,7 +40,7 @@ fn every_pack_matcher_is_found_by_a_literal() {
             }
             checked += 1;
             if let Some(shortest) =
-                shortest_index_literal(&regex).filter(|&len| len < SHORTEST_LITERAL)
+                shortest_index_literal(&regex).filter(|&len| len < SHORTEST_USEFUL_LITERAL)
             {
                 offenders.push(format!(
                     "{} (on `{}`, shortest literal {shortest} bytes: `{regex}`)",
@@ -59,7 +55,7 @@ fn every_pack_matcher_is_found_by_a_literal() {
     );
     assert!(
         offenders.is_empty(),
-        "pack matchers confirmed or scanned on every text (give each regex a literal of {SHORTEST_LITERAL}+ bytes that every match holds, outside any (?i)):\n{}",
+        "pack matchers confirmed or scanned on every text (give each regex a literal of {SHORTEST_USEFUL_LITERAL}+ bytes that every match holds, outside any (?i)):\n{}",
         offenders.join("\n")
     );
 }

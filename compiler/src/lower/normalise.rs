@@ -144,6 +144,12 @@ pub fn normalise(hir: Hir) -> Hir {
     Hir::concat(parts)
 }
 
+/// The shortest literal a regex of a text field should be found by (`rm` is two bytes): one
+/// found by less, or by none, is searched in nearly every text of its field, every call. The
+/// pack test (`compiler/tests/packs_literals.rs`) holds the built-in packs to it; an author's
+/// regex below it is warned about (AH209).
+pub const SHORTEST_USEFUL_LITERAL: usize = 2;
+
 /// The length of the shortest literal the literal index would find `regex` by, for a regex
 /// confirmed where a literal occurs (or the length of the piece a literal chain is found by);
 /// `Some(0)` for one scanned over every text, `None` for one decided by its literals alone
