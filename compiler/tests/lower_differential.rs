@@ -364,6 +364,42 @@ fn a_pattern_held_at_the_start_is_searched_from_the_start_only() {
     assert_eq!(decisions, [Deny, Deny, Defer, Defer, Defer, Defer, Defer]);
 }
 
+/// A confirmed pattern held at the text's start whose matches start with known literals
+/// (`^(rm|git)( [^ ]+)* --force`) is confirmed only on a text that starts with one of them
+/// (format 9): its literal (` --force`) elsewhere, or the prefix anywhere but at the start,
+/// decides nothing, and every outcome is the reference's.
+#[test]
+fn a_pattern_confirmed_at_the_start_agrees_where_its_prefix_is_and_is_not() {
+    use engine::sidecar::MatcherKind;
+    for regex in [
+        r"^(rm|git)( [^ ]+)* --force",
+        r"(^rm|^git push)( [a-z]+)* --force( |$)",
+        r"^rm -rf .*/",
+    ] {
+        let policy = single_rule_policy(regex);
+        let image =
+            compiler::lower::lower_policy(&policy, &compiler::lower::Budgets::default()).unwrap();
+        let kinds: Vec<_> = image.matchers.iter().map(|m| m.kind).collect();
+        assert_eq!(kinds, [MatcherKind::ConfirmedAtStart], "{regex}");
+        let calls = [
+            bash("rm a --force"),
+            bash("git push --force"),
+            bash("git push origin --force x"),
+            bash("ls && rm a --force"),
+            bash(" rm a --force"),
+            bash("xrm a --force"),
+            bash("rmdir --force"),
+            bash("rm -rf a/"),
+            bash("ls; rm -rf a/"),
+            bash("git --force"),
+            bash("--force rm"),
+            bash("rm"),
+            bash(""),
+        ];
+        assert_agree(&policy, &calls).unwrap();
+    }
+}
+
 /// The anchored fallback skips a position whose first byte kills the anchored start state;
 /// that start state depends on the byte before (inside a word or not), so the skip must ask
 /// it with that byte: the first pattern matches only where the byte before allows, the second

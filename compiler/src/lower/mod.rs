@@ -432,12 +432,14 @@ fn classify_matchers(
                 automaton: 0,
                 literals: Vec::new(),
                 chain: Vec::new(),
+                text_prefixes: Vec::new(),
                 chain_ends_at_word: false,
                 chain_ends_text: false,
             });
             continue;
         }
         let mut chain = Vec::new();
+        let mut text_prefixes = Vec::new();
         let mut chain_ends_at_word = false;
         let mut chain_ends_text = false;
         let (kind, literals) = match classify(normalise(hir)) {
@@ -460,9 +462,18 @@ fn classify_matchers(
                 anchored_hirs[m.field as usize].push((hir, id as u32));
                 (MatcherKind::StartsWithLiteral, literals)
             }
-            Lowered::Confirmed { literals, hir } => {
+            Lowered::Confirmed {
+                literals,
+                text_prefixes: prefixes,
+                hir,
+            } => {
                 confirm_hirs[m.field as usize].push((hir, id as u32));
-                (MatcherKind::Confirmed, literals)
+                if prefixes.is_empty() {
+                    (MatcherKind::Confirmed, literals)
+                } else {
+                    text_prefixes = prefixes;
+                    (MatcherKind::ConfirmedAtStart, literals)
+                }
             }
             Lowered::Scanned(hir) => {
                 scan_hirs[m.field as usize].push((hir, id as u32));
@@ -475,6 +486,7 @@ fn classify_matchers(
             automaton: 0,
             literals,
             chain,
+            text_prefixes,
             chain_ends_at_word,
             chain_ends_text,
         });

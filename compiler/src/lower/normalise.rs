@@ -17,7 +17,9 @@
 //!   multi-pattern DFA is a trie, while the unanchored one needs failure transitions from
 //!   every state (9 KB per `Bash(git status:*)` rule unanchored and dense).
 //! - [`Lowered::Confirmed`]: every match contains one of a small set of literals (found by
-//!   [`required_literals`]); the literal index triggers a DFA over the whole text.
+//!   [`required_literals`]); the literal index triggers a DFA over the whole text — for a
+//!   pattern held at the text's start (`^rm …`) that also starts the text with one of a few
+//!   literals ([`text_prefixes`]), only on a text that starts with one.
 //! - [`Lowered::Scanned`]: no usable literal (`(?i)sudo`, `^$`): searched by a scan automaton
 //!   on every text of its field.
 
@@ -59,6 +61,9 @@ pub enum Lowered {
     Confirmed {
         /// The required literals.
         literals: Vec<Vec<u8>>,
+        /// Literals one of which starts the text in every match ([`text_prefixes`]); empty
+        /// when there is no such small set.
+        text_prefixes: Vec<Vec<u8>>,
         /// The normalised pattern.
         hir: Hir,
     },
@@ -196,7 +201,11 @@ pub fn classify(hir: Hir) -> Lowered {
         return Lowered::StartsWithLiteral { literals, hir };
     }
     match required_literals(&hir) {
-        Some(literals) => Lowered::Confirmed { literals, hir },
+        Some(literals) => Lowered::Confirmed {
+            literals,
+            text_prefixes: text_prefixes(&hir).unwrap_or_default(),
+            hir,
+        },
         None => Lowered::Scanned(hir),
     }
 }
@@ -318,6 +327,30 @@ pub fn leading_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
         }
         _ => None,
     }
+}
+
+/// A small set of literals one of which starts the text in every match of `hir`: the
+/// [`leading_literals`] of what follows its `^` (`^(rm|unlink) …`: `rm`, `unlink`), for each
+/// branch of an alternation. `None` when there is none (`^(?i)git …` folds its case into
+/// classes; `^[a-z]+ …` has no literal) — and never an empty literal, which every text starts
+/// with.
+pub fn text_prefixes(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    let prefixes = match hir.kind() {
+        HirKind::Concat(parts) => match parts.split_first() {
+            Some((first, rest)) if matches!(first.kind(), HirKind::Look(Look::Start)) => {
+                rest.first().and_then(leading_literals)
+            }
+            // `(^a|^b)c`: every match begins with a match of the first part.
+            Some((first, _)) => text_prefixes(first),
+            None => None,
+        },
+        HirKind::Capture(capture) => text_prefixes(&capture.sub),
+        HirKind::Alternation(branches) => {
+            union_of(branches, text_prefixes).filter(|all| all.len() <= MAX_REQUIRED_LITERALS)
+        }
+        _ => None,
+    }?;
+    (!prefixes.iter().any(Vec::is_empty)).then_some(prefixes)
 }
 
 /// Can a match of `hir` begin only at the start of the text (`^`, `\A`: our flavour is not
@@ -451,6 +484,26 @@ mod tests {
                 (other, _) => panic!("{regex}: unexpected {other:?}"),
             };
             assert_eq!(found, literals(want), "{regex}");
+        }
+    }
+
+    #[test]
+    fn confirmed_patterns_held_at_the_start_know_their_text_prefixes() {
+        // Each regex and the literals one of which starts every text it matches.
+        for (regex, want) in [
+            (r"^rm( [^ ]+)* -[rRf]+ /", Some(&["rm"][..])),
+            (r"^(rm|unlink)( [^ ]+)* /etc", Some(&["rm", "unlink"])),
+            (r"(^at|^batch)( [^ ]+)* -f", Some(&["at", "batch"])),
+            (r"^(sudo )?rm( [^ ]+)* /etc", None),
+            (r"^(?i:git) .*checkout", None),
+            (r"^[a-z]+ .*--force", None),
+            (r"(?i:a)( [^ ]+)* --force", None),
+        ] {
+            let Lowered::Confirmed { text_prefixes, .. } = lowered(regex) else {
+                panic!("{regex}: expected a confirmed matcher");
+            };
+            let want = want.map(literals).unwrap_or_default();
+            assert_eq!(text_prefixes, want, "{regex}");
         }
     }
 

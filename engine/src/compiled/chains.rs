@@ -1,8 +1,31 @@
-//! Literal chains (`curl * | bash`): the pieces in order, by substring search.
+//! Literal chains (`curl * | bash`): the pieces in order, by substring search; and the text
+//! prefixes of a matcher confirmed at the text's start, kept where a chain keeps its pieces.
 
 use super::*;
 
 impl CompiledPolicy {
+    /// Does `text` start with one of the prefixes of `matcher`, a
+    /// [`MatcherKind::ConfirmedAtStart`] (its chain pieces)? Only then can its regex match.
+    pub(super) fn starts_with_a_prefix(
+        &self,
+        matcher: &MatcherRecord,
+        text: &[u8],
+    ) -> Checked<bool> {
+        let (first, count) = (matcher.chain_first as usize, matcher.chain_len());
+        if count == 0 {
+            return Err(Inconsistent(
+                "a matcher confirmed at the start has no prefixes",
+            ));
+        }
+        for i in first..first + count {
+            let piece = self.record::<ChainPieceRecord>(i)?;
+            if text.starts_with(self.bytes_at(piece.offset, piece.len)?) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Does the literal chain of `matcher` match `text`? Its literal (the piece the compiler
     /// chose to index, see `compiler::lower`) occurs, and `present` holds the ids of the chain
     /// pieces that occur in `text` (sorted). Unless all of the chain's do, it cannot match;

@@ -132,6 +132,11 @@ impl CompiledPolicy {
                             Some(MatcherKind::Confirmed) => {
                                 to_confirm.push((matcher.automaton, None))
                             }
+                            Some(MatcherKind::ConfirmedAtStart) => {
+                                if self.starts_with_a_prefix(&matcher, text)? {
+                                    to_confirm.push((matcher.automaton, None))
+                                }
+                            }
                             Some(MatcherKind::LiteralChain) => chains.push(entry.target),
                             Some(MatcherKind::StartsWithLiteral) => {
                                 to_confirm.push((matcher.automaton, Some(start)))

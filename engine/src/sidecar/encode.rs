@@ -252,12 +252,27 @@ impl SidecarImage {
         let mut chain_pieces = Words::default();
         let mut piece_ids: BTreeMap<(u32, &[u8]), u32> = BTreeMap::new();
         let mut pieces: Vec<(u32, &[u8])> = Vec::new();
-        for (matcher, posted) in self.matchers.iter().zip(&rules.matcher_rules) {
+        for (id, (matcher, posted)) in self.matchers.iter().zip(&rules.matcher_rules).enumerate() {
             let [first, count] = post(posted);
             let chain_first = chain_pieces.len() / CHAIN_PIECE_WIDTH as u32;
-            for piece in &matcher.chain {
+            let at_start = matcher.kind == MatcherKind::ConfirmedAtStart;
+            if at_start == matcher.text_prefixes.is_empty() || at_start && !matcher.chain.is_empty()
+            {
+                return Err(EncodeError(format!(
+                    "matcher {id} has text prefixes without being confirmed at the text's start, or \
+                     is confirmed there without any"
+                )));
+            }
+            // A matcher confirmed at the text's start keeps its prefixes where a chain keeps
+            // its pieces, none indexed: the engine compares them with the text's start.
+            let pieces_of = if at_start {
+                &matcher.text_prefixes
+            } else {
+                &matcher.chain
+            };
+            for piece in pieces_of {
                 let [offset, len] = strings.add(piece)?;
-                if piece.len() < MIN_INDEXED_PIECE {
+                if at_start || piece.len() < MIN_INDEXED_PIECE {
                     chain_pieces.record(ChainPieceRecord {
                         offset,
                         len,
@@ -275,7 +290,7 @@ impl SidecarImage {
                 });
                 chain_pieces.record(ChainPieceRecord { offset, len, id });
             }
-            let chain_count = to_u32(matcher.chain.len(), "a literal chain")?;
+            let chain_count = to_u32(pieces_of.len(), "a literal chain")?;
             matchers.record(MatcherRecord {
                 field: matcher.field,
                 kind: matcher.kind as u32,
@@ -358,6 +373,7 @@ impl SidecarImage {
                 matcher.kind,
                 MatcherKind::Exact
                     | MatcherKind::Confirmed
+                    | MatcherKind::ConfirmedAtStart
                     | MatcherKind::StartsWithLiteral
                     | MatcherKind::WordPrefix
                     | MatcherKind::EndsText

@@ -11,7 +11,7 @@ use super::records::{
 /// The first eight bytes of every sidecar.
 pub const MAGIC: [u8; 8] = *b"ANIMUSSC";
 /// The format version this engine reads and writes.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The regex-automata version whose DFA serialization the sidecar carries. The workspace pins
 /// the crate to exactly this version; a sidecar from another is rejected, never reinterpreted.
 pub const REGEX_AUTOMATA_VERSION: &str = "0.4.19";
@@ -256,6 +256,13 @@ wire_enum! {
         /// The literal at the end of the text (`P$`; `Bash(git status)` as a segment pattern,
         /// `\x01git status$`): a literal hit decides it when nothing follows it.
         EndsText = 7,
+        /// As [`MatcherKind::Confirmed`] (a literal hit triggers its DFA, searched from the
+        /// text's start), for a regex every match of which also *starts the text* with one of
+        /// a few literals (`^rm( [^ ]+)* -[rRf]…`: `rm`; format 9). The DFA runs only when the
+        /// text starts with one of them: the matcher's chain pieces hold them, none indexed
+        /// (a `^git …` rule found by ` checkout` is not confirmed on `cd x && git checkout y`'s
+        /// whole text, nor a `^at …` rule, found by `at`, on `git status`).
+        ConfirmedAtStart = 8,
     }
 }
 

@@ -50,12 +50,15 @@ pub struct MatcherImage {
     pub field: u32,
     /// How it is decided.
     pub kind: MatcherKind,
-    /// Its confirming automaton, for [`MatcherKind::Confirmed`] and
-    /// [`MatcherKind::StartsWithLiteral`].
+    /// Its confirming automaton, for [`MatcherKind::Confirmed`],
+    /// [`MatcherKind::ConfirmedAtStart`] and [`MatcherKind::StartsWithLiteral`].
     pub automaton: u32,
-    /// The literals of [`MatcherKind::Exact`], [`MatcherKind::Confirmed`] and
-    /// [`MatcherKind::StartsWithLiteral`] matchers.
+    /// The literals of [`MatcherKind::Exact`], [`MatcherKind::Confirmed`],
+    /// [`MatcherKind::ConfirmedAtStart`] and [`MatcherKind::StartsWithLiteral`] matchers.
     pub literals: Vec<Vec<u8>>,
+    /// For [`MatcherKind::ConfirmedAtStart`] (and only for it): the literals one of which
+    /// starts every text the matcher matches. Written as its chain pieces, none indexed.
+    pub text_prefixes: Vec<Vec<u8>>,
     /// The pieces of a [`MatcherKind::LiteralChain`]; its literal is the one piece the
     /// literal index finds it by (chosen by the compiler, any of them).
     pub chain: Vec<Vec<u8>>,

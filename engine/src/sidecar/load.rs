@@ -458,7 +458,7 @@ mod tests {
             ),
             (
                 LoadError::UnsupportedFormat { found: 5 },
-                "sidecar format version 5 is not supported (this animus-hook reads version 8); run \
+                "sidecar format version 5 is not supported (this animus-hook reads version 9); run \
                  `animus-hook compile` again with this animus-hook",
             ),
             (

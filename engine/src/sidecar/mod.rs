@@ -6,7 +6,7 @@
 //! [`SidecarImage::encode`]s it ([`encode`] module); the hook maps the file and verifies it
 //! ([`load`] module). [`format`](mod@format) holds the layout both sides share.
 //!
-//! # Layout (format version 8)
+//! # Layout (format version 9)
 //!
 //! All integers are little-endian `u32` unless noted. The file is a fixed header followed by
 //! sections, each starting on an 8-byte boundary (regex-automata's dense DFAs need 4-byte
@@ -15,7 +15,7 @@
 //! | offset | size | field |
 //! |-------:|-----:|-------|
 //! | 0      | 8    | magic `ANIMUSSC` |
-//! | 8      | 4    | format version (`8`) |
+//! | 8      | 4    | format version (`9`) |
 //! | 12     | 4    | header length in bytes |
 //! | 16     | 16   | **file digest**: xxh3-128 of every byte from offset 32 to the end |
 //! | 32     | 4    | endianness marker `0x01020304` (reads back unchanged only on little-endian) |
@@ -40,7 +40,7 @@
 //! [`SEGMENT_START`](crate::shell::SEGMENT_START) in front (deny and ask entries), each
 //! segment's strict texts one segment at a time (allow entries, which must cover every
 //! segment), the tagged spellings of a file path ([`crate::paths::path_texts`]: all of them,
-//! or the resolved one), or a URL's host ([`crate::web::host_texts`]); a `(path, view)` pair is one field; format 7: for a path view, also the bases its matchers are anchored to, [`crate::paths::TagSet`], so that texts behind the other bases' tags are not made; format 8: a command-path field all of whose globs begin with a tag has no literals, only automata run once from the text's start, [`SearchKind::AnchoredAtStart`], which the engine resumes from the state a shared directory prefix leads to); the literal index (an open-addressing hash table keyed by `(field, length,
+//! or the resolved one), or a URL's host ([`crate::web::host_texts`]); a `(path, view)` pair is one field; format 7: for a path view, also the bases its matchers are anchored to, [`crate::paths::TagSet`], so that texts behind the other bases' tags are not made; format 8: a command-path field all of whose globs begin with a tag has no literals, only automata run once from the text's start, [`SearchKind::AnchoredAtStart`], which the engine resumes from the state a shared directory prefix leads to; format 9: a confirmed matcher every match of which starts the text with one of a few literals carries them as its chain pieces, none indexed, [`MatcherKind::ConfirmedAtStart`], and its DFA runs only on a text that starts with one); the literal index (an open-addressing hash table keyed by `(field, length,
 //! first ≤ 8 bytes)`, its groups' literals sorted and searched by their next 8 bytes as an
 //! integer, behind a per-field prefilter — key lengths per hashed pair of first bytes, the
 //! set of one-byte literals, a set of hashed first trigrams — and a Bloom filter; an entry
