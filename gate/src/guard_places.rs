@@ -40,6 +40,11 @@ pub fn of(policy_path: &Path) -> Guard {
     // The twins first, in one order, so both binaries answer alike; then the running one.
     if let Ok(exe) = std::env::current_exe() {
         if let Some(dir) = exe.parent() {
+            // `current_exe` reads `/proc/self/exe`, which the kernel spells from the binary's
+            // own directory entries: no directory on the way is a link.
+            if let Some(dir) = dir.to_str() {
+                memo.know_kernel_spelled_directory(dir);
+            }
             for twin in ["animus-hook", "animus-hook-emit"] {
                 let twin = dir.join(twin);
                 if twin.is_file() {

@@ -270,6 +270,26 @@ impl FsMemo {
         found
     }
 
+    /// Take `directory` and every directory on the way to it as existing and not links,
+    /// without asking: for a path the kernel has just spelled from the file system's own
+    /// entries, as `readlink("/proc/self/exe")` spells the running binary's (a link is never
+    /// the parent of anything, so no component of such a path is one). The guard's places
+    /// include the binary and its twins beside it: their directories then cost no system
+    /// call. A path that is not absolute and normal is ignored; nothing already asked is
+    /// overwritten.
+    pub fn know_kernel_spelled_directory(&self, directory: &str) {
+        if !is_normal(directory) || directory == "/" {
+            return;
+        }
+        let mut known = self.maps.lstat.borrow_mut();
+        for (end, _) in directory.match_indices('/').skip(1) {
+            known
+                .entry(directory[..end].to_string())
+                .or_insert(Some(false));
+        }
+        known.entry(directory.to_string()).or_insert(Some(false));
+    }
+
     /// This process's working directory, asked once a memo (when the first `lstat` is).
     fn our_directory(&self) -> Option<&str> {
         self.maps

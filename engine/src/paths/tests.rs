@@ -492,6 +492,48 @@ fn paths_known_without_asking_answer_as_lstat() {
     }
 }
 
+/// The running binary's directory as `/proc/self/exe` spells it is taken without asking,
+/// and its answers are `lstat(2)`'s; a name below it, a path not normal, and what the memo
+/// already knew are untouched.
+#[test]
+fn the_binary_directory_the_kernel_spells_answers_as_lstat() {
+    let lstat_of = |path: &str| {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| m.file_type().is_symlink())
+    };
+    let exe = std::fs::read_link("/proc/self/exe").unwrap();
+    let dir = exe.parent().unwrap().to_str().unwrap().to_string();
+    let temp = tempfile::tempdir().unwrap();
+    let link = temp.path().join("link");
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    let link = link.to_str().unwrap();
+    let memo = FsMemo::default();
+    // Asked before: kept (a link stays a link).
+    assert_eq!(memo.lstat(link), Some(true));
+    memo.know_kernel_spelled_directory(link);
+    assert_eq!(memo.lstat(link), Some(true));
+    memo.know_kernel_spelled_directory("relative/dir");
+    memo.know_kernel_spelled_directory("/a/../b");
+    assert_eq!(memo.lstat("relative"), None);
+    memo.know_kernel_spelled_directory(&dir);
+    let mut on_the_way = vec![dir.clone()];
+    let mut at = dir.as_str();
+    while let Some((parent, _)) = at.rsplit_once('/').filter(|(p, _)| !p.is_empty()) {
+        on_the_way.push(parent.to_string());
+        at = parent;
+    }
+    for path in &on_the_way {
+        assert_eq!(memo.lstat(path), Some(false), "{path}");
+        assert_eq!(memo.lstat(path), lstat_of(path), "{path}");
+    }
+    let exe = exe.to_str().unwrap();
+    let missing = format!("{dir}/no-such-binary");
+    for path in [exe, &missing, "/a", "/b"] {
+        assert_eq!(memo.lstat(path), lstat_of(path), "{path}");
+    }
+}
+
 /// The memo's `lstat` (asked as `readlink`) answers as `lstat(2)` does: whether a path exists
 /// without following a final link, and whether it is one.
 #[test]
