@@ -329,7 +329,11 @@ fn default_on_real_commands_and_tool_calls() {
         // (system.persistence: a crontab installed from a file or stdin, `crontab -e`, a
         // `.git/hooks` file written or made executable), 17 more: 377 (4.41%); a program
         // linked into `~/bin` (on the user's PATH, ahead of the system's), 3 more: 380 (4.44%).
-        ("commands/nl2bash.jsonl", 4.45),
+        // A `find`'s listing piped to a feeder's delete read as that `find` deleting (`find
+        // /home -name x | xargs rm`, `… -print0 | xargs -0 rm -f`, `… | xargs -0 rmdir`: the
+        // start path is the target, as for `find /home -name x -delete`, which stops
+        // already), 42 more: 422 (4.93%).
+        ("commands/nl2bash.jsonl", 4.94),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;

@@ -36,8 +36,11 @@
 //! `$PWD` are read. A line that may be in several directories (a `cd` in a subshell or a
 //! branch: this pass reads the line in order, not its control flow) gets one text per
 //! directory, so each place is seen. `{}` (a feeder's placeholder) is not a target: `find`'s
-//! own start paths are, and what `xargs` reads is not visible; below a named directory
-//! (`/srv/{}`) it is something inside that directory.
+//! own start paths are; below a named directory (`/srv/{}`) it is something inside that
+//! directory. What `xargs` or `parallel` reads is seen only when its pipe carries a `find`'s
+//! listing, directly or through line filters (`find /home -name x | grep y | xargs rm`):
+//! that `find`'s start paths are targets of kind **find**, as if it deleted (it lists what
+//! is deleted).
 //!
 //! A rule then reads, say, `^@rm-target recursive (outside|unknown) ` (ask: a recursive delete
 //! outside the project and the temporary directories), or a resolved system directory.
@@ -118,7 +121,7 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
         variables.push(("TMPDIR".to_string(), Value::Unknown));
     }
     let mut out = vec![Vec::new(); commands.len()];
-    for (command, texts) in commands.iter().zip(&mut out) {
+    for (i, (command, texts)) in commands.iter().zip(&mut out).enumerate() {
         let Some(first) = command.words.first() else {
             for assignment in &command.assignments {
                 define(&mut variables, assignment);
@@ -143,9 +146,15 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
             continue;
         }
         let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+        // The `xargs` or `parallel` stage the deleting program runs under, if any.
+        let mut feeder: Option<&[&str]> = None;
         for stage in segment::stages(&words) {
             let program = segment::basename(stage[0]);
             match program {
+                "xargs" | "parallel" => {
+                    feeder = Some(stage);
+                    continue;
+                }
                 "cd" | "pushd" | "popd" => {
                     let to = match (program, stage.get(1)) {
                         ("popd", _) | (_, Some(&"-")) => None,
@@ -187,6 +196,28 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                         };
                         push_target(texts, target, &directories, places, &variables);
                     }
+                    push_listed_targets(
+                        texts,
+                        commands,
+                        i,
+                        feeder,
+                        stage,
+                        &directories,
+                        places,
+                        &variables,
+                    );
+                }
+                "unlink" | "shred" | "rmdir" if feeder.is_some() => {
+                    push_listed_targets(
+                        texts,
+                        commands,
+                        i,
+                        feeder,
+                        stage,
+                        &directories,
+                        places,
+                        &variables,
+                    );
                 }
                 "find" if find_deletes(stage) => {
                     for operand in find_start_paths(stage) {
@@ -204,6 +235,79 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
         }
     }
     out
+}
+
+/// Programs that pass on lines they read unchanged (all, some, or reordered): a `find`'s
+/// listing through them still names paths below its start paths.
+const LINE_FILTERS: &[&str] = &[
+    "grep", "egrep", "fgrep", "sort", "uniq", "head", "tail", "cat", "tac", "shuf",
+];
+
+/// When the deleting program `stage` runs under `feeder` (`xargs`, `parallel`) reading its
+/// operands from a pipe, and the pipe carries a `find`'s listing (through line filters:
+/// `find / -type f | grep log | xargs rm`), the start paths of that `find` as targets placed
+/// as their contents, as for `find … -delete` (what is deleted is what it lists). An `xargs
+/// -a FILE` or a `parallel … ::: ARGS` reads no pipe; a listing the line transforms (`sed`,
+/// `awk`) or a compound between them is not read.
+#[allow(clippy::too_many_arguments)]
+fn push_listed_targets(
+    texts: &mut Vec<String>,
+    commands: &[SimpleCommand],
+    i: usize,
+    feeder: Option<&[&str]>,
+    stage: &[&str],
+    directories: &[Directory],
+    places: Places,
+    variables: &[(String, Value)],
+) {
+    let Some(feeder) = feeder else {
+        return;
+    };
+    // The feeder's own options: the words before the command it runs.
+    let options = &feeder[1..feeder.len().saturating_sub(stage.len()).max(1)];
+    let reads_a_file = options.iter().any(|o| {
+        o.starts_with("--arg-file")
+            || (o.starts_with('-') && !o.starts_with("--") && o.contains('a'))
+    });
+    let has_arguments = segment::basename(feeder[0]) == "parallel"
+        && feeder
+            .iter()
+            .any(|w| matches!(*w, ":::" | "::::" | ":::+" | "::::+"));
+    if reads_a_file || has_arguments {
+        return;
+    }
+    for path in listing_find(commands, i) {
+        let target = Target {
+            operand: &path,
+            kind: "find",
+            contents: true,
+        };
+        push_target(texts, target, directories, places, variables);
+    }
+}
+
+/// The start paths of the `find` whose listing the pipe into `commands[i]` carries, through
+/// [`LINE_FILTERS`] (none when the pipe carries anything else).
+fn listing_find(commands: &[SimpleCommand], i: usize) -> Vec<String> {
+    let mut j = i;
+    while commands[j].stdin_piped && j > 0 {
+        j -= 1;
+        let words: Vec<&str> = commands[j].words.iter().map(|w| w.text.as_ref()).collect();
+        let Some(innermost) = segment::stages(&words).last().filter(|s| !s.is_empty()) else {
+            return Vec::new();
+        };
+        match segment::basename(innermost[0]) {
+            "find" => {
+                return find_start_paths(innermost)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect();
+            }
+            filter if LINE_FILTERS.contains(&filter) => continue,
+            _ => return Vec::new(),
+        }
+    }
+    Vec::new()
 }
 
 /// Record `NAME=value` (from a standalone assignment or `export`).

@@ -104,6 +104,64 @@ fn targets_are_resolved_against_the_cwd() {
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
+/// What a feeder's `rm` reads from a pipe that carries a `find`'s listing (through line
+/// filters) is what that `find` lists: its start paths are targets, placed as their contents,
+/// as for `find … -delete`. A feeder that reads a file or its own arguments, a listing a
+/// program transforms, and a pipe from anything else give none.
+#[test]
+fn a_find_listing_fed_to_rm_names_its_start_paths() {
+    let mut wrong = Vec::new();
+    for (command, want) in [
+        (
+            "find /home -print0 | xargs -0 rm -f",
+            &["find outside /home"][..],
+        ),
+        ("find / -type f | xargs rm", &["find outside /"]),
+        (
+            "find ~ -name '*.log' | sudo xargs rm -f",
+            &["find outside ~"],
+        ),
+        (
+            "find /etc -type f | grep conf | sort | xargs -n1 rm",
+            &["find outside /etc"],
+        ),
+        ("find /srv -type f | parallel rm", &["find outside /srv"]),
+        (
+            "find /srv -type f | xargs -I{} shred -u {}",
+            &["find outside /srv"],
+        ),
+        (
+            "find ./build -name '*.o' | xargs rm -f",
+            &["find cwd ~/project/build"],
+        ),
+        (
+            "find . -name '*.pyc' -print0 | xargs -0 rm -f",
+            &["find cwd ~/project"],
+        ),
+        // The line may be in either directory: a text for each (the module docs).
+        (
+            "cd /var && find log -type f | xargs rm",
+            &["find cwd ~/project/log", "find outside /var/log"],
+        ),
+        ("find / -type f | xargs -a list rm", &[]),
+        ("find / -type f | xargs --arg-file=list rm", &[]),
+        ("find / | parallel rm ::: a", &[]),
+        ("find / -type f | sed 's/x/y/' | xargs rm", &[]),
+        ("ls / | xargs rm", &[]),
+        ("find / -type f | xargs grep x", &[]),
+        ("find / -type f; xargs rm < list", &[]),
+    ] {
+        let want: Vec<String> = want.iter().map(|w| format!("{TARGET_MARK} {w}")).collect();
+        // The listing's texts (an `rm`'s own operands give theirs as before).
+        let mut got = targets(command);
+        got.retain(|t| t.starts_with(&format!("{TARGET_MARK} find ")));
+        if got != want {
+            wrong.push(format!("{command:?}: {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 #[test]
 fn a_working_directory_that_is_the_home_or_the_root_bounds_nothing() {
     for (cwd, root, command, want) in [
