@@ -8,8 +8,12 @@
 //! (seen by deny and ask, never by allow):
 //!
 //! ```text
-//! @rm-target <recursive|plain|find> <cwd|temp|outside|unknown> <resolved path>
+//! @rm-target <recursive|plain|find|write> <cwd|temp|outside|unknown> <resolved path>
 //! ```
+//!
+//! (The same text, of kind **write**, for every file the command writes by a redirection
+//! (`>`, `>>`, `&>`; not `/dev/null`) or names to `tee`: `cd ~ && echo x >> .bashrc` writes
+//! `~/.bashrc`, which a rule on the written file reads however the line spells it.)
 //!
 //! - **recursive** when `rm` has `-r`/`-R`/`--recursive` (in any spelling the normal form
 //!   reads, see `segment::options`), **plain** for another `rm`, **find** for a start path
@@ -122,6 +126,17 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
     }
     let mut out = vec![Vec::new(); commands.len()];
     for (i, (command, texts)) in commands.iter().zip(&mut out).enumerate() {
+        // The files its redirections write (`> f`, `>> f`, `&> f`), read where the line is.
+        for redirect in command.redirects.iter().filter(|r| !r.harmless) {
+            if let Some(written) = &redirect.written_as {
+                let target = Target {
+                    operand: written,
+                    kind: "write",
+                    contents: false,
+                };
+                push_target(texts, target, &directories, places, &variables);
+            }
+        }
         let Some(first) = command.words.first() else {
             for assignment in &command.assignments {
                 define(&mut variables, assignment);
@@ -141,6 +156,7 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                 | "readonly"
                 | "rm"
                 | "find"
+                | "tee"
         );
         if !relevant && !segment::is_wrapper(program) {
             continue;
@@ -206,6 +222,17 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                         places,
                         &variables,
                     );
+                }
+                "tee" => {
+                    let (_, operands) = split_operands(&stage[1..]);
+                    for operand in operands {
+                        let target = Target {
+                            operand,
+                            kind: "write",
+                            contents: false,
+                        };
+                        push_target(texts, target, &directories, places, &variables);
+                    }
                 }
                 "unlink" | "shred" | "rmdir" if feeder.is_some() => {
                     push_listed_targets(

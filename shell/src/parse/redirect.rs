@@ -70,6 +70,7 @@ impl<'s> Parser<'s, '_> {
                 text: format!("{}{}", &self.text[start..i + operator.len()], word.text),
                 harmless: true,
                 writes: None,
+                written_as: None,
             });
             return Ok(true);
         }
@@ -95,12 +96,14 @@ impl<'s> Parser<'s, '_> {
         if operator == "<<<" {
             command.here_strings.push(target.clone());
         }
-        let writes = (matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>") && target.literal)
-            .then(|| target.text.to_string());
+        let written_as =
+            matches!(operator, ">" | ">>" | ">|" | "&>" | "&>>").then(|| target.text.to_string());
+        let writes = written_as.clone().filter(|_| target.literal);
         command.redirects.push(Redirect {
             text: format!("{}{}", &self.text[start..i + operator.len()], target.text),
             harmless,
             writes,
+            written_as,
         });
         Ok(true)
     }

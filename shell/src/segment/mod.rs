@@ -59,6 +59,9 @@ pub struct Redirect {
     pub harmless: bool,
     /// The file it writes (`>`, `>>`, `>|`, `&>`, `&>>` to a literal path).
     pub writes: Option<String>,
+    /// The file a writing redirection names, as written, expansions kept (`~/.bashrc`,
+    /// `$HOME/.profile`, `"$D/x"`): what the deletion and write targets resolve.
+    pub written_as: Option<String>,
 }
 
 /// A word after quote removal.

@@ -162,6 +162,47 @@ fn a_find_listing_fed_to_rm_names_its_start_paths() {
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
+/// A file a redirection or `tee` writes is a target of kind `write`, resolved where the line
+/// is: `cd ~ && echo x >> .bashrc` writes `~/.bashrc`. `/dev/null` and descriptor
+/// duplications write no file.
+#[test]
+fn written_files_are_targets_of_kind_write() {
+    let mut wrong = Vec::new();
+    for (command, want) in [
+        ("echo x >> ~/.bashrc", &["write outside ~/.bashrc"][..]),
+        (
+            "cd ~ && echo 'alias ls=rm' >> .bashrc",
+            &["write cwd ~/project/.bashrc", "write outside ~/.bashrc"],
+        ),
+        (
+            "cd && printf x > .zshrc",
+            &["write cwd ~/project/.zshrc", "write outside ~/.zshrc"],
+        ),
+        (
+            "cd /etc; sudo tee -a hosts < x",
+            &["write cwd ~/project/hosts", "write outside /etc/hosts"],
+        ),
+        (
+            "make 2>&1 | tee build.log",
+            &["write cwd ~/project/build.log"],
+        ),
+        (
+            "cat > /tmp/x.txt <<EOF\nhi\nEOF",
+            &["write temp /tmp/x.txt"],
+        ),
+        ("ls > /dev/null 2>&1", &[]),
+        ("echo hi", &[]),
+    ] {
+        let want: Vec<String> = want.iter().map(|w| format!("{TARGET_MARK} {w}")).collect();
+        let mut got = targets(command);
+        got.retain(|t| t.starts_with(&format!("{TARGET_MARK} write ")));
+        if got != want {
+            wrong.push(format!("{command:?}: {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 #[test]
 fn a_working_directory_that_is_the_home_or_the_root_bounds_nothing() {
     for (cwd, root, command, want) in [
