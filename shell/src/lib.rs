@@ -18,8 +18,9 @@
 //! - **options in their normal form** for `rm`, `git`, `chmod`, `chown`, `chgrp` (full long
 //!   names, clusters split, abbreviations expanded, git's global options dropped; `rm -rf`
 //!   for any recursive forced `rm`);
-//! - **deletion targets resolved** against the call's `cwd` ([`targets`], [`analyse_in`]):
-//!   `@rm-target <recursive|plain|find> <cwd|temp|outside|unknown> <path>`;
+//! - **deletion and write targets resolved** against the call's `cwd` ([`targets`],
+//!   [`analyse_in`]): `@rm-target <recursive|plain|find|write> <cwd|temp|outside|unknown>
+//!   <path>`;
 //! - **SQL fed to a client** (`echo 'DROP TABLE t' | psql`, `psql <<EOF`) is the client
 //!   given it as an argument (`psql -c DROP TABLE t`).
 //!
