@@ -299,6 +299,24 @@ fn command_words_are_read_as_the_shell_would() {
     assert!(!denied("shopt -s nullglob; cat *"));
 }
 
+/// The command a `find` action runs is read as a segment of its own: the pattern `grep`
+/// searches for there names no file, while what `cat` or `cp` opens there is read.
+#[test]
+fn a_find_action_is_read_as_its_own_command() {
+    let (_temp, _, root) = project_with_env();
+    let denied = |command: &str| denied_in_project(&root, "./.env", command);
+    assert!(!denied("find . -exec grep -l .env {} \\;"));
+    assert!(!denied("find . -name '*.rs' -exec grep -Hn .env {} +"));
+    assert!(denied("find . -exec cat .env \\;"));
+    assert!(denied("find . -execdir cp .env /tmp/x \\;"));
+    assert!(denied("find . -ok sh -c 'cat .env' \\;"));
+    assert!(denied("find .env -type f"), "a start path is read");
+    assert!(
+        denied("find . -exec cat .env"),
+        "an action without its end is read"
+    );
+}
+
 /// A `cd` to a glob goes where the shell goes, the directories the glob names now: a bare
 /// word after `cd sr*` is read in `src`.
 #[test]
