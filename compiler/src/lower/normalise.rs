@@ -201,11 +201,25 @@ pub fn classify(hir: Hir) -> Lowered {
         return Lowered::StartsWithLiteral { literals, hir };
     }
     match required_literals(&hir) {
-        Some(literals) => Lowered::Confirmed {
-            literals,
-            text_prefixes: text_prefixes(&hir).unwrap_or_default(),
-            hir,
-        },
+        Some(literals) => {
+            let text_prefixes = text_prefixes(&hir).unwrap_or_default();
+            // The prefix is checked at the text's start anyway: the literal index finds the
+            // matcher by a literal after it, where one of three bytes or more is required
+            // (`^@rm-target write … /\.(bashrc|zshrc|…)$` by its file names, not by the
+            // prefix every write target starts with).
+            let literals = if text_prefixes.is_empty() {
+                literals
+            } else {
+                literals_after_the_prefix(&hir)
+                    .filter(|after| after.iter().all(|l| l.len() >= 3))
+                    .unwrap_or(literals)
+            };
+            Lowered::Confirmed {
+                literals,
+                text_prefixes,
+                hir,
+            }
+        }
         None => Lowered::Scanned(hir),
     }
 }
@@ -242,18 +256,35 @@ pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
         HirKind::Repetition(repetition) if repetition.min >= 1 => {
             required_literals(&repetition.sub)
         }
-        HirKind::Concat(parts) => parts
-            .iter()
-            .filter_map(required_literals)
-            .max_by_key(|set| {
-                let shortest = set.iter().map(Vec::len).min().unwrap_or(0);
-                (shortest.min(8), usize::MAX - set.len())
-            }),
+        HirKind::Concat(parts) => best_required(parts.iter().filter_map(required_literals)),
         HirKind::Alternation(branches) => {
             union_of(branches, required_literals).filter(|all| all.len() <= MAX_REQUIRED_LITERALS)
         }
         _ => None,
     }
+}
+
+/// The best required literal set (as [`required_literals`] chooses among a concatenation's
+/// parts) of what follows `^` and the part giving the text prefix, for `^P…`.
+fn literals_after_the_prefix(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    match parts.as_slice() {
+        [start, _prefix, rest @ ..] if matches!(start.kind(), HirKind::Look(Look::Start)) => {
+            best_required(rest.iter().filter_map(required_literals))
+        }
+        _ => None,
+    }
+}
+
+/// Among candidate literal sets, the one whose shortest literal is longest (longer literals
+/// trigger fewer confirmations), then the smaller set.
+fn best_required(sets: impl Iterator<Item = Vec<Vec<u8>>>) -> Option<Vec<Vec<u8>>> {
+    sets.max_by_key(|set| {
+        let shortest = set.iter().map(Vec::len).min().unwrap_or(0);
+        (shortest.min(8), usize::MAX - set.len())
+    })
 }
 
 /// Is `hir` the word-end tail `(?:\s|\z)`?
@@ -504,6 +535,31 @@ mod tests {
             };
             let want = want.map(literals).unwrap_or_default();
             assert_eq!(text_prefixes, want, "{regex}");
+        }
+    }
+
+    /// A pattern confirmed at the start is found by a literal after its prefix where one of
+    /// three bytes or more is required; else by its best literal, as any confirmed pattern.
+    #[test]
+    fn confirmed_patterns_held_at_the_start_are_found_after_their_prefix() {
+        for (regex, want) in [
+            (
+                r"^@rm-target write [a-z]+ (~|/root)/\.(bashrc|zshrc)$",
+                &["bashrc", "zshrc"][..],
+            ),
+            (r"^git( [^ ]+)* push( [^ ]+)* --force", &[" --force"]),
+            (r"^rm( [^ ]+)* -[rRf]+ /etc", &[" /etc"]),
+            (r"^@rm-target recursive [a-z]+ /(etc|bin)$", &["bin", "etc"]),
+            // Nothing of three bytes after the prefix: the best literal, the prefix here.
+            (
+                r"^@rm-target recursive [a-z]+ /$",
+                &["@rm-target recursive "],
+            ),
+        ] {
+            let Lowered::Confirmed { literals: got, .. } = lowered(regex) else {
+                panic!("{regex}: expected a confirmed matcher");
+            };
+            assert_eq!(got, literals(want), "{regex}");
         }
     }
 
