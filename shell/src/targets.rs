@@ -125,10 +125,15 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
         variables.push(("TMPDIR".to_string(), Value::Unknown));
     }
     let mut out = vec![Vec::new(); commands.len()];
+    let in_project_root = starts_in_project_root(places);
     for (i, (command, texts)) in commands.iter().zip(&mut out).enumerate() {
         // The files its redirections write (`> f`, `>> f`, `&> f`), read where the line is.
         for redirect in command.redirects.iter().filter(|r| !r.harmless) {
-            if let Some(written) = &redirect.written_as {
+            if let Some(written) = redirect
+                .written_as
+                .as_deref()
+                .filter(|w| spelled_elsewhere(w, &directories, in_project_root))
+            {
                 let target = Target {
                     operand: written,
                     kind: "write",
@@ -225,7 +230,10 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                 }
                 "tee" => {
                     let (_, operands) = split_operands(&stage[1..]);
-                    for operand in operands {
+                    for operand in operands
+                        .into_iter()
+                        .filter(|w| spelled_elsewhere(w, &directories, in_project_root))
+                    {
                         let target = Target {
                             operand,
                             kind: "write",
@@ -335,6 +343,40 @@ fn listing_find(commands: &[SimpleCommand], i: usize) -> Vec<String> {
         }
     }
     Vec::new()
+}
+
+/// Does the file `written` names lie somewhere its spelling does not say, so that a rule on
+/// written files needs its resolved path: a spelling through the home or a variable (`~/x`,
+/// `$HOME/x`), an absolute path not in normal form (`//root/.bashrc`, `/a/../b`), or a relative
+/// one read after a `cd` or from a working directory that is not the project root (the home,
+/// where `>> .bashrc` writes the user's). An absolute normal path, or a relative one written
+/// in the project root with no `cd` before it (`> build.log`, every-day work), is read by
+/// those rules as written: no target text (each costs every rule's search).
+/// `in_project_root`: the line starts in the project root ([`starts_in_project_root`]).
+fn spelled_elsewhere(written: &str, directories: &[Directory], in_project_root: bool) -> bool {
+    if written.starts_with('/') {
+        // Not in normal form: an empty, `.` or `..` component, or a trailing `/`.
+        return written[1..]
+            .split('/')
+            .any(|component| matches!(component, "" | "." | ".."));
+    }
+    if written.starts_with(['~', '$', '`']) {
+        return true;
+    }
+    directories.len() > 1 || !in_project_root
+}
+
+/// Does the line start in the project root (known, and not the home: a project opened at the
+/// home is the home, where `>> .bashrc` writes the user's)?
+fn starts_in_project_root(places: Places) -> bool {
+    match (places.cwd, places.project_root) {
+        (Some(cwd), Some(root)) => {
+            let cwd = crate::normalise(cwd);
+            cwd == crate::normalise(root)
+                && places.home.is_none_or(|home| crate::normalise(home) != cwd)
+        }
+        _ => false,
+    }
 }
 
 /// Record `NAME=value` (from a standalone assignment or `export`).

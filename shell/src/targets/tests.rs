@@ -163,8 +163,9 @@ fn a_find_listing_fed_to_rm_names_its_start_paths() {
 }
 
 /// A file a redirection or `tee` writes is a target of kind `write`, resolved where the line
-/// is: `cd ~ && echo x >> .bashrc` writes `~/.bashrc`. `/dev/null` and descriptor
-/// duplications write no file.
+/// is: `cd ~ && echo x >> .bashrc` writes `~/.bashrc` — when the spelling does not say where
+/// it lies already (`spelled_elsewhere`). `/dev/null` and descriptor duplications write no
+/// file.
 #[test]
 fn written_files_are_targets_of_kind_write() {
     let mut wrong = Vec::new();
@@ -182,14 +183,19 @@ fn written_files_are_targets_of_kind_write() {
             "cd /etc; sudo tee -a hosts < x",
             &["write cwd ~/project/hosts", "write outside /etc/hosts"],
         ),
+        ("echo x >> $HOME/.profile", &["write outside ~/.profile"]),
         (
-            "make 2>&1 | tee build.log",
-            &["write cwd ~/project/build.log"],
+            "echo x >> //home/user/.bashrc",
+            &["write outside ~/.bashrc"],
         ),
         (
-            "cat > /tmp/x.txt <<EOF\nhi\nEOF",
-            &["write temp /tmp/x.txt"],
+            "echo x > /etc/../home/user/.zshrc",
+            &["write outside ~/.zshrc"],
         ),
+        // What the text says already: no target (each costs every rule's search).
+        ("make 2>&1 | tee build.log", &[]),
+        ("cat > /tmp/x.txt <<EOF\nhi\nEOF", &[]),
+        ("echo x > /home/user/.bashrc", &[]),
         ("ls > /dev/null 2>&1", &[]),
         ("echo hi", &[]),
     ] {
@@ -201,6 +207,34 @@ fn written_files_are_targets_of_kind_write() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// A relative write from a project opened at the home, or from a working directory that is
+/// not the project root, is resolved (`>> .bashrc` there writes the user's).
+#[test]
+fn a_relative_write_outside_the_project_root_is_resolved() {
+    let writes = |cwd: &str, root: &str, command: &str| -> Vec<String> {
+        let places = Places {
+            cwd: Some(cwd),
+            home: Some("/home/user"),
+            project_root: Some(root),
+        };
+        analyse_in(command, places)
+            .generous_texts()
+            .filter(|t| t.starts_with(&format!("{TARGET_MARK} write ")))
+            .map(String::from)
+            .collect()
+    };
+    let bashrc = [format!("{TARGET_MARK} write outside ~/.bashrc")];
+    assert_eq!(
+        writes("/home/user", "/home/user", "echo x >> .bashrc"),
+        bashrc
+    );
+    assert_eq!(
+        writes("/home/user", "/home/user/p", "echo x >> .bashrc"),
+        bashrc
+    );
+    assert!(writes("/home/user/p", "/home/user/p", "echo x >> .bashrc").is_empty());
 }
 
 #[test]
