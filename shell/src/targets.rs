@@ -354,9 +354,9 @@ fn listing_find(commands: &[SimpleCommand], i: usize) -> Vec<String> {
 /// those rules as written: no target text (each costs every rule's search).
 /// `in_project_root`: the line starts in the project root ([`starts_in_project_root`]).
 fn spelled_elsewhere(written: &str, directories: &[Directory], in_project_root: bool) -> bool {
-    if written.starts_with('/') {
+    if let Some(below_root) = written.strip_prefix('/') {
         // Not in normal form: an empty, `.` or `..` component, or a trailing `/`.
-        return written[1..]
+        return below_root
             .split('/')
             .any(|component| matches!(component, "" | "." | ".."));
     }
