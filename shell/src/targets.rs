@@ -201,7 +201,13 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                         }
                     }
                 }
-                "rm" => {
+                "rm" | "unlink" | "shred" | "rmdir" if program == "rm" || feeder.is_some() => {
+                    if program != "rm" {
+                        // Run by a feeder: what it deletes is what the pipe lists.
+                        let listed = (commands, i, feeder, stage);
+                        push_listed_targets(texts, listed, &directories, places, &variables);
+                        break;
+                    }
                     let normal = segment::normal_form(stage);
                     let words: Vec<&str> = match &normal {
                         Some(n) => n.iter().map(String::as_str).collect(),
@@ -217,16 +223,8 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                         };
                         push_target(texts, target, &directories, places, &variables);
                     }
-                    push_listed_targets(
-                        texts,
-                        commands,
-                        i,
-                        feeder,
-                        stage,
-                        &directories,
-                        places,
-                        &variables,
-                    );
+                    let listed = (commands, i, feeder, stage);
+                    push_listed_targets(texts, listed, &directories, places, &variables);
                 }
                 "tee" => {
                     let (_, operands) = split_operands(&stage[1..]);
@@ -241,18 +239,6 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                         };
                         push_target(texts, target, &directories, places, &variables);
                     }
-                }
-                "unlink" | "shred" | "rmdir" if feeder.is_some() => {
-                    push_listed_targets(
-                        texts,
-                        commands,
-                        i,
-                        feeder,
-                        stage,
-                        &directories,
-                        places,
-                        &variables,
-                    );
                 }
                 "find" if find_deletes(stage) => {
                     for operand in find_start_paths(stage) {
@@ -284,17 +270,16 @@ const LINE_FILTERS: &[&str] = &[
 /// as their contents, as for `find … -delete` (what is deleted is what it lists). An `xargs
 /// -a FILE` or a `parallel … ::: ARGS` reads no pipe; a listing the line transforms (`sed`,
 /// `awk`) or a compound between them is not read.
-#[allow(clippy::too_many_arguments)]
+/// `listed`: the commands, the index of the one running `stage` (the deleting program), and
+/// the feeder stage it runs under.
 fn push_listed_targets(
     texts: &mut Vec<String>,
-    commands: &[SimpleCommand],
-    i: usize,
-    feeder: Option<&[&str]>,
-    stage: &[&str],
+    listed: (&[SimpleCommand], usize, Option<&[&str]>, &[&str]),
     directories: &[Directory],
     places: Places,
     variables: &[(String, Value)],
 ) {
+    let (commands, i, feeder, stage) = listed;
     let Some(feeder) = feeder else {
         return;
     };

@@ -151,15 +151,19 @@ fn a_find_listing_fed_to_rm_names_its_start_paths() {
         ("find / -type f | xargs grep x", &[]),
         ("find / -type f; xargs rm < list", &[]),
     ] {
-        let want: Vec<String> = want.iter().map(|w| format!("{TARGET_MARK} {w}")).collect();
         // The listing's texts (an `rm`'s own operands give theirs as before).
-        let mut got = targets(command);
-        got.retain(|t| t.starts_with(&format!("{TARGET_MARK} find ")));
-        if got != want {
-            wrong.push(format!("{command:?}: {got:?}, want {want:?}"));
-        }
+        wrong.extend(kind_differs(command, "find", want));
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// How the target texts of `kind` of `command` differ from `want` (kind and place first),
+/// if they do.
+fn kind_differs(command: &str, kind: &str, want: &[&str]) -> Option<String> {
+    let want: Vec<String> = want.iter().map(|w| format!("{TARGET_MARK} {w}")).collect();
+    let mut got = targets(command);
+    got.retain(|t| t.starts_with(&format!("{TARGET_MARK} {kind} ")));
+    (got != want).then(|| format!("{command:?}: {got:?}, want {want:?}"))
 }
 
 /// A file a redirection or `tee` writes is a target of kind `write`, resolved where the line
@@ -199,12 +203,7 @@ fn written_files_are_targets_of_kind_write() {
         ("ls > /dev/null 2>&1", &[]),
         ("echo hi", &[]),
     ] {
-        let want: Vec<String> = want.iter().map(|w| format!("{TARGET_MARK} {w}")).collect();
-        let mut got = targets(command);
-        got.retain(|t| t.starts_with(&format!("{TARGET_MARK} write ")));
-        if got != want {
-            wrong.push(format!("{command:?}: {got:?}, want {want:?}"));
-        }
+        wrong.extend(kind_differs(command, "write", want));
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
