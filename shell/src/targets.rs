@@ -202,29 +202,32 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                     }
                 }
                 "rm" | "unlink" | "shred" | "rmdir" if program == "rm" || feeder.is_some() => {
-                    if program != "rm" {
-                        // Run by a feeder: what it deletes is what the pipe lists.
-                        let listed = (commands, i, feeder, stage);
-                        push_listed_targets(texts, listed, &directories, places, &variables);
-                        break;
+                    if program == "rm" {
+                        let normal = segment::normal_form(stage);
+                        let words: Vec<&str> = match &normal {
+                            Some(n) => n.iter().map(String::as_str).collect(),
+                            None => stage.to_vec(),
+                        };
+                        let (options, operands) = split_operands(&words[1..]);
+                        let recursive = options.contains(&"--recursive");
+                        for operand in operands {
+                            let target = Target {
+                                operand,
+                                kind: if recursive { "recursive" } else { "plain" },
+                                contents: false,
+                            };
+                            push_target(texts, target, &directories, places, &variables);
+                        }
                     }
-                    let normal = segment::normal_form(stage);
-                    let words: Vec<&str> = match &normal {
-                        Some(n) => n.iter().map(String::as_str).collect(),
-                        None => stage.to_vec(),
-                    };
-                    let (options, operands) = split_operands(&words[1..]);
-                    let recursive = options.contains(&"--recursive");
-                    for operand in operands {
+                    // Run by a feeder: it also deletes what its pipe lists.
+                    for path in listed_paths(commands, i, feeder, stage) {
                         let target = Target {
-                            operand,
-                            kind: if recursive { "recursive" } else { "plain" },
-                            contents: false,
+                            operand: &path,
+                            kind: "find",
+                            contents: true,
                         };
                         push_target(texts, target, &directories, places, &variables);
                     }
-                    let listed = (commands, i, feeder, stage);
-                    push_listed_targets(texts, listed, &directories, places, &variables);
                 }
                 "tee" => {
                     let (_, operands) = split_operands(&stage[1..]);
@@ -265,23 +268,19 @@ const LINE_FILTERS: &[&str] = &[
 ];
 
 /// When the deleting program `stage` runs under `feeder` (`xargs`, `parallel`) reading its
-/// operands from a pipe, and the pipe carries a `find`'s listing (through line filters:
-/// `find / -type f | grep log | xargs rm`), the start paths of that `find` as targets placed
-/// as their contents, as for `find … -delete` (what is deleted is what it lists). An `xargs
-/// -a FILE` or a `parallel … ::: ARGS` reads no pipe; a listing the line transforms (`sed`,
-/// `awk`) or a compound between them is not read.
-/// `listed`: the commands, the index of the one running `stage` (the deleting program), and
-/// the feeder stage it runs under.
-fn push_listed_targets(
-    texts: &mut Vec<String>,
-    listed: (&[SimpleCommand], usize, Option<&[&str]>, &[&str]),
-    directories: &[Directory],
-    places: Places,
-    variables: &[(String, Value)],
-) {
-    let (commands, i, feeder, stage) = listed;
+/// operands from a pipe, and the pipe into `commands[i]` carries a `find`'s listing (through
+/// line filters: `find / -type f | grep log | xargs rm`), the start paths of that `find`: the
+/// caller places them as their contents, as for `find … -delete` (what is deleted is what it
+/// lists). An `xargs -a FILE` or a `parallel … ::: ARGS` reads no pipe; a listing the line
+/// transforms (`sed`, `awk`) or a compound between them is not read.
+fn listed_paths(
+    commands: &[SimpleCommand],
+    i: usize,
+    feeder: Option<&[&str]>,
+    stage: &[&str],
+) -> Vec<String> {
     let Some(feeder) = feeder else {
-        return;
+        return Vec::new();
     };
     // The feeder's own options: the words before the command it runs.
     let options = &feeder[1..feeder.len().saturating_sub(stage.len()).max(1)];
@@ -290,20 +289,11 @@ fn push_listed_targets(
             || (o.starts_with('-') && !o.starts_with("--") && o.contains('a'))
     });
     let has_arguments = segment::basename(feeder[0]) == "parallel"
-        && feeder
-            .iter()
-            .any(|w| matches!(*w, ":::" | "::::" | ":::+" | "::::+"));
+        && feeder.iter().any(|w| segment::is_parallel_separator(w));
     if reads_a_file || has_arguments {
-        return;
+        return Vec::new();
     }
-    for path in listing_find(commands, i) {
-        let target = Target {
-            operand: &path,
-            kind: "find",
-            contents: true,
-        };
-        push_target(texts, target, directories, places, variables);
-    }
+    listing_find(commands, i)
 }
 
 /// The start paths of the `find` whose listing the pipe into `commands[i]` carries, through
@@ -401,14 +391,14 @@ fn split_operands<'w>(args: &[&'w str]) -> (Vec<&'w str>, Vec<&'w str>) {
 
 /// Does this `find` delete what it finds?
 fn find_deletes(stage: &[&str]) -> bool {
-    stage.iter().enumerate().any(|(i, word)| {
-        *word == "-delete"
-            || (matches!(*word, "-exec" | "-execdir" | "-ok" | "-okdir")
-                && stage[i + 1..]
+    stage.contains(&"-delete")
+        || segment::find_action_commands(stage)
+            .into_iter()
+            .any(|action| {
+                stage[action]
                     .iter()
-                    .take_while(|w| !matches!(**w, ";" | "+"))
-                    .any(|w| matches!(segment::basename(w), "rm" | "unlink" | "shred" | "rmdir")))
-    })
+                    .any(|w| matches!(segment::basename(w), "rm" | "unlink" | "shred" | "rmdir"))
+            })
 }
 
 /// `find`'s start paths (`.` when none is given).

@@ -78,25 +78,6 @@ pub fn each_command_path_text_into<'t>(
     command_path_texts_into(segment_texts, places, programs_from_cwd, tags, sink)
 }
 
-/// The positions (offset by `at`) of the words of each command a `find` runs
-/// (`-exec`/`-execdir`/`-ok`/`-okdir` through its `;` or `+`); an action without its end is
-/// left alone.
-fn find_action_words(words: &[&str], at: usize) -> Vec<std::ops::RangeInclusive<usize>> {
-    let mut ranges = Vec::new();
-    let mut i = 1;
-    while i < words.len() {
-        if matches!(words[i], "-exec" | "-execdir" | "-ok" | "-okdir")
-            && let Some(end) = words[i + 1..].iter().position(|w| matches!(*w, ";" | "+"))
-        {
-            ranges.push(at + i + 1..=at + i + end);
-            i += end + 2;
-            continue;
-        }
-        i += 1;
-    }
-    ranges
-}
-
 /// [`each_command_path_text`], told whether a program name may be a file in the working
 /// directory.
 #[cfg(test)]
@@ -183,10 +164,19 @@ fn command_path_texts_into<'t>(
                     .map(|i| after + i)
             });
         // The command a `find` action runs (`-exec grep -l .env {} ;`) is a segment of its
-        // own, whose words are read there: the pattern `grep` searches for is no path.
-        let action = program
+        // own (`find_action_commands`, which the analysis exposes), whose words are read
+        // there: the pattern `grep` searches for is no path. An action without its end is
+        // read here too.
+        let action: Vec<_> = program
             .filter(|&p| crate::shell::segment::basename(words[p]) == "find")
-            .map_or(Vec::new(), |p| find_action_words(&words[p..], p));
+            .map_or(Vec::new(), |p| {
+                let find = &words[p..];
+                crate::shell::segment::find_action_commands(find)
+                    .into_iter()
+                    .filter(|action| action.end < find.len())
+                    .map(|action| p + action.start..p + action.end)
+                    .collect()
+            });
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
         for (i, &word) in words.iter().enumerate() {
             if action.iter().any(|range| range.contains(&i)) {

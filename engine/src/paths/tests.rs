@@ -310,6 +310,8 @@ fn a_find_action_is_read_as_its_own_command() {
     assert!(denied("find . -exec cat .env \\;"));
     assert!(denied("find . -execdir cp .env /tmp/x \\;"));
     assert!(denied("find . -ok sh -c 'cat .env' \\;"));
+    // A `+` not after `{}` ends the action as the analysis reads it: both agree on the words.
+    assert!(denied("find . -exec cat .env + \\;"));
     assert!(denied("find .env -type f"), "a start path is read");
     assert!(
         denied("find . -exec cat .env"),

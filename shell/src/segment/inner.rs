@@ -973,22 +973,33 @@ impl InnerReader<'_, '_> {
             self.inner.commands.push(command);
         }
         if program == "find" {
-            let mut i = 1;
-            while i < stage.len() {
-                if matches!(stage[i], "-exec" | "-execdir" | "-ok" | "-okdir") {
-                    let end = (i + 1..stage.len())
-                        .find(|&j| matches!(stage[j], ";" | "+"))
-                        .unwrap_or(stage.len());
-                    if end > i + 1 {
-                        let command = owned(i + 1, end);
-                        self.inner.commands.push(command);
-                    }
-                    i = end;
-                }
-                i += 1;
+            for action in find_action_commands(stage) {
+                let command = owned(action.start, action.end);
+                self.inner.commands.push(command);
             }
         }
     }
+}
+
+/// Where, in a `find` stage's words, each command its actions run lies (`-exec`, `-execdir`,
+/// `-ok`, `-okdir`, up to their `;` or `+`, or to the end when there is none): the words
+/// after the action, the terminator excluded. An action with no command gives none.
+pub fn find_action_commands(stage: &[&str]) -> Vec<std::ops::Range<usize>> {
+    let mut actions = Vec::new();
+    let mut i = 1;
+    while i < stage.len() {
+        if matches!(stage[i], "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let end = (i + 1..stage.len())
+                .find(|&j| matches!(stage[j], ";" | "+"))
+                .unwrap_or(stage.len());
+            if end > i + 1 {
+                actions.push(i + 1..end);
+            }
+            i = end;
+        }
+        i += 1;
+    }
+    actions
 }
 
 /// The command a git config `key` set to `value` runs, if it runs one: a value starting with

@@ -30,12 +30,13 @@ pub mod subcommands;
 mod wrappers;
 
 pub use inner::{
-    Inner, StdinProgram, inner_commands, literal_output, process_substitution_output,
-    reads_commands_from_a_terminal, reads_script_from_stdin, script_file_run, sql_segment,
-    stdin_program, string_literals,
+    Inner, StdinProgram, find_action_commands, inner_commands, literal_output,
+    process_substitution_output, reads_commands_from_a_terminal, reads_script_from_stdin,
+    script_file_run, sql_segment, stdin_program, string_literals,
 };
 pub(crate) use options::normal_form;
 use subcommands::subcommand;
+pub(crate) use wrappers::is_parallel_separator;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
 /// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?

@@ -129,7 +129,7 @@ pub(super) fn wrapped_start(w: &Wrapper, words: &[&str]) -> Option<usize> {
 }
 
 /// Does `word` end GNU parallel's command (`:::`, `::::`, `:::+`, `::::+`)?
-pub(super) fn is_parallel_separator(word: &str) -> bool {
+pub(crate) fn is_parallel_separator(word: &str) -> bool {
     matches!(word, ":::" | "::::" | ":::+" | "::::+")
 }
 
