@@ -193,7 +193,12 @@ fn command_path_texts_into<'t>(
                 // Printed into a file nothing reads back: opens nothing.
                 continue;
             } else if Some(i) == program {
-                word.contains('/') || programs_from_cwd
+                // A program name without a `/` is looked up in `PATH` (no relative directory
+                // in it): running it reads no file its spelling names.
+                if !word.contains('/') && !programs_from_cwd {
+                    continue;
+                }
+                true
             } else {
                 !prints_only
             };

@@ -267,6 +267,32 @@ fn words_a_command_cannot_open_are_not_resolved() {
         denied("innocent --version", true),
         "unless PATH names a relative directory"
     );
+    // A program name without a `/` names no file here, even by its spelling: no text at all
+    // (`git status && make` reads neither `./git` nor `./make`).
+    let texts = |command: &str, programs_from_cwd: bool| {
+        let analysis = crate::shell::analyse(command);
+        let mut texts = Vec::new();
+        let _ = command_path_texts_with(
+            analysis.path_read_texts(command),
+            places,
+            programs_from_cwd,
+            TagSet::ALL,
+            &mut |t| {
+                texts.push(t.to_string());
+                ControlFlow::Continue(())
+            },
+        );
+        texts
+    };
+    let names_make = |texts: Vec<String>| texts.iter().any(|t| t.ends_with("/make/"));
+    assert!(
+        !names_make(texts("make -j4", false)),
+        "{:?}",
+        texts("make -j4", false)
+    );
+    assert!(names_make(texts("make -j4", true)));
+    assert!(names_make(texts("./make -j4", false)));
+    assert!(names_make(texts("cat make", false)), "an operand is a file");
 }
 
 #[test]
