@@ -160,6 +160,7 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                 | "local"
                 | "readonly"
                 | "rm"
+                | "rimraf"
                 | "find"
                 | "tee"
         );
@@ -225,6 +226,18 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                             operand: &path,
                             kind: "find",
                             contents: true,
+                        };
+                        push_target(texts, target, &directories, places, &variables);
+                    }
+                }
+                // Node's `rm -rf` (`npx rimraf dist`): every operand is deleted recursively.
+                "rimraf" => {
+                    let (_, operands) = split_operands(&stage[1..]);
+                    for operand in operands {
+                        let target = Target {
+                            operand,
+                            kind: "recursive",
+                            contents: false,
                         };
                         push_target(texts, target, &directories, places, &variables);
                     }

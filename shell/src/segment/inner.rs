@@ -451,11 +451,54 @@ pub fn reads_commands_from_a_terminal<'c>(command: &'c SimpleCommand) -> Option<
 
 /// Programs that run a script, inline code or another command given as arguments.
 static RUNNERS: NameSet = NameSet::new(&[
-    "psql", "mysql", "mariadb", "sqlite3", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
-    "fish", "csh", "tcsh", "su", "script", "runuser", "eval", "find", "python", "python2",
-    "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "awk", "gawk", "mawk",
-    "nawk", "lua", "luajit", "trap", "flock", "tar", "rsync", "git", "make", "gmake", "fd",
-    "fdfind", "source", ".", "sg",
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite3",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "ash",
+    "fish",
+    "csh",
+    "tcsh",
+    "su",
+    "script",
+    "runuser",
+    "eval",
+    "find",
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "lua",
+    "luajit",
+    "trap",
+    "flock",
+    "tar",
+    "rsync",
+    "git",
+    "make",
+    "gmake",
+    "fd",
+    "fdfind",
+    "source",
+    ".",
+    "sg",
+    "nix-shell",
 ]);
 
 /// Variables naming a file of commands a shell reads at start.
@@ -826,6 +869,14 @@ impl InnerReader<'_, '_> {
             let runs = match program {
                 "tar" => self.tar_option(name, value, stage, offset, i),
                 "rsync" => matches!(name, "-e" | "--rsh"),
+                // `nix-shell --run CMD`, `doppler run --command CMD`, `npx -c CMD`, `npm exec
+                // -c CMD`: a script the runner hands to a shell.
+                "nix-shell" => matches!(name, "--run" | "--command"),
+                "doppler" => name == "--command",
+                "npx" => matches!(name, "-c" | "--call"),
+                "npm" => {
+                    matches!(stage.get(1), Some(&("exec" | "x"))) && matches!(name, "-c" | "--call")
+                }
                 "make" | "gmake" => {
                     // `make --eval=TEXT`: makefile text, whose recipes are shell commands.
                     // Read as a script; text that does not parse is opaque.

@@ -39,9 +39,10 @@ use subcommands::subcommand;
 pub(crate) use wrappers::is_parallel_separator;
 use wrappers::{WRAPPERS, peel_stages, wrapped_start};
 
-/// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …)?
+/// Is `program` (a basename) a wrapper this module peels (`sudo`, `env`, `xargs`, …) or a
+/// runner of a command after a subcommand (`uv run`, `bundle exec`, …)?
 pub(crate) fn is_wrapper(program: &str) -> bool {
-    wrappers::WRAPPER_SET.contains(program)
+    wrappers::WRAPPER_SET.contains(program) || wrappers::RUNNER_SET.contains(program)
 }
 
 /// Every peel stage of `words`: the words, then each command a wrapper in front runs

@@ -4,7 +4,8 @@
 use super::{basename, is_assignment};
 
 mod table;
-pub(super) use table::{WRAPPER_SET, WRAPPERS};
+use table::RUNNERS;
+pub(super) use table::{RUNNER_SET, WRAPPER_SET, WRAPPERS};
 
 /// How a wrapper's options are read.
 pub(super) struct Wrapper {
@@ -57,6 +58,55 @@ impl Wrapper {
             ..self
         }
     }
+}
+
+/// A program that runs a command given after one of its subcommands (`uv run CMD`, `bundle
+/// exec CMD`): the options after the subcommand are read as `options` reads a wrapper's.
+pub(super) struct Runner {
+    /// The program name (basename).
+    program: &'static str,
+    /// The subcommands that run a command.
+    subcommands: &'static [&'static str],
+    /// How the options after the subcommand are read.
+    options: Wrapper,
+    /// The command follows the first of these words instead (`mise exec TOOLS -- CMD`, `nix
+    /// develop -c CMD`): the words before it are not the command.
+    after: Option<&'static [&'static str]>,
+}
+
+/// A runner of a command after `subcommands`.
+pub(super) const fn runner(
+    program: &'static str,
+    subcommands: &'static [&'static str],
+    options: Wrapper,
+    after: Option<&'static [&'static str]>,
+) -> Runner {
+    Runner {
+        program,
+        subcommands,
+        options,
+        after,
+    }
+}
+
+/// Where the command a runner runs starts in `words` (its program first, then the
+/// subcommand), or `None` when it runs none (`uv run` alone, `npm exec -c 'CMD'`, where `-c`'s
+/// script is read as one).
+fn runner_start(r: &Runner, words: &[&str]) -> Option<usize> {
+    if !r.subcommands.contains(words.get(1)?) {
+        return None;
+    }
+    if let Some(markers) = r.after {
+        let at = words[2..].iter().position(|w| markers.contains(w))? + 2;
+        return (at + 1 < words.len()).then_some(at + 1);
+    }
+    // The options after the subcommand, read as a wrapper's whose name is the subcommand.
+    let mut start = wrapped_start(&r.options, &words[1..])? + 1;
+    // `aws-vault exec PROFILE -- CMD`: a `--` after the positional words.
+    if words.get(start) == Some(&"--") {
+        start += 1;
+    }
+    (start < words.len()).then_some(start)
 }
 
 /// Short options whose value may only be attached (`xargs -i{}`, `xargs -l2`, `xargs -eEND`):
@@ -170,8 +220,10 @@ fn peeled<'w>(words: &'w [&'w str]) -> Option<&'w [&'w str]> {
     if !super::is_wrapper(name) {
         return None;
     }
-    let wrapper = WRAPPERS.iter().find(|w| w.name == name)?;
-    let start = wrapped_start(wrapper, words)?;
+    let start = match WRAPPERS.iter().find(|w| w.name == name) {
+        Some(wrapper) => wrapped_start(wrapper, words)?,
+        None => runner_start(RUNNERS.iter().find(|r| r.program == name)?, words)?,
+    };
     Some(&words[start..])
 }
 
@@ -185,5 +237,58 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names, WRAPPER_SET.names());
+        let mut programs: Vec<&str> = RUNNERS.iter().map(|r| r.program).collect();
+        programs.sort_unstable();
+        programs.dedup();
+        assert_eq!(programs, RUNNER_SET.names());
+        for program in &programs {
+            assert!(
+                !WRAPPER_SET.contains(program),
+                "{program} is a wrapper and a runner"
+            );
+        }
+    }
+
+    #[test]
+    fn runners_run_the_command_after_their_subcommand() {
+        let start = |command: &str| {
+            let words: Vec<&str> = command.split(' ').collect();
+            let name = words[0];
+            let r = RUNNERS.iter().find(|r| r.program == name).unwrap();
+            runner_start(r, &words).map(|i| words[i..].join(" "))
+        };
+        for (command, runs) in [
+            ("uv run rm -rf X", Some("rm -rf X")),
+            ("uv run -- rm -rf X", Some("rm -rf X")),
+            (
+                "uv run --with requests -p 3.12 python x.py",
+                Some("python x.py"),
+            ),
+            ("uv run --with=requests pytest", Some("pytest")),
+            ("uv sync", None),
+            ("uv run", None),
+            ("poetry run -C sub rm -rf X", Some("rm -rf X")),
+            ("bundle exec rake db:drop", Some("rake db:drop")),
+            ("npm exec -- rimraf X", Some("rimraf X")),
+            ("npm exec -c script", None),
+            ("npm install", None),
+            ("pnpm dlx rimraf X", Some("rimraf X")),
+            ("conda run -n base rm -rf X", Some("rm -rf X")),
+            ("mise exec node@20 -- rm -rf X", Some("rm -rf X")),
+            ("mise exec node@20", None),
+            ("direnv exec . rm -rf X", Some("rm -rf X")),
+            ("aws-vault exec prod -- rm -rf X", Some("rm -rf X")),
+            ("aws-vault exec -d 1h prod rm -rf X", Some("rm -rf X")),
+            ("nix develop -c rm -rf X", Some("rm -rf X")),
+            (
+                "nix shell nixpkgs#hello --command rm -rf X",
+                Some("rm -rf X"),
+            ),
+            ("nix develop", None),
+            ("nix run nixpkgs#hello", None),
+            ("doppler run -p web -c dev -- rm -rf X", Some("rm -rf X")),
+        ] {
+            assert_eq!(start(command).as_deref(), runs, "{command}");
+        }
     }
 }

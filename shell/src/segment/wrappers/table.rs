@@ -1,6 +1,6 @@
 //! The wrappers the engine peels, as data: how each reads its options.
 
-use super::{Wrapper, wrapper};
+use super::{Runner, Wrapper, runner, wrapper};
 use crate::segment::names::NameSet;
 
 pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
@@ -189,6 +189,8 @@ pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
     wrapper("dumb-init", "", &[], 0),
     wrapper("caffeinate", "tw", &[], 0),
     wrapper("busybox", "", &[], 0),
+    // toybox is busybox's multi-call peer (Android's userland): `toybox rm -rf ~`.
+    wrapper("toybox", "", &[], 0),
     wrapper("pkexec", "", &["--user"], 0),
     wrapper(
         "runuser",
@@ -225,6 +227,26 @@ pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
     )
     .with_assignments(),
     wrapper("doas", "uC", &[], 0),
+    // systemd's sudo (v256+): runs the command as root through the service manager.
+    wrapper(
+        "run0",
+        "ugD",
+        &[
+            "--user",
+            "--group",
+            "--chdir",
+            "--unit",
+            "--property",
+            "--description",
+            "--slice",
+            "--nice",
+            "--setenv",
+            "--background",
+            "--machine",
+            "--shell-prompt-prefix",
+        ],
+        0,
+    ),
     wrapper(
         "env",
         "uCSP",
@@ -269,6 +291,20 @@ pub(in crate::segment) const WRAPPERS: &[Wrapper] = &[
     )
     .peeled_by_claude(),
     wrapper("parallel", "aCdEIjJLnNPsS", PARALLEL_LONG_WITH_VALUE, 0),
+    // A package's program, fetched if need be: `npx rimraf ~`, `bunx rimraf ~`. `-c` is a
+    // script (read by `inner`), not the command.
+    wrapper("npx", "pc", &["--package", "--call"], 0),
+    wrapper("bunx", "p", &["--package"], 0),
+    // A command run with variables set from a file or the words before it (npm scripts'
+    // `dotenv -e .env.test -- jest`, `env-cmd -f .env node x`, `cross-env NODE_ENV=test jest`).
+    wrapper("dotenv", "evp", &[], 0),
+    wrapper(
+        "env-cmd",
+        "fer",
+        &["--file", "--environments", "--rc-file"],
+        0,
+    ),
+    wrapper("cross-env", "", &[], 0).with_assignments(),
 ];
 
 /// GNU parallel's long options that take a value in the next word.
@@ -343,6 +379,7 @@ pub(in crate::segment) static WRAPPER_SET: NameSet = NameSet::new(WRAPPER_NAMES)
 /// The names of [`WRAPPERS`], sorted (a test keeps the two lists equal).
 const WRAPPER_NAMES: &[&str] = &[
     "builtin",
+    "bunx",
     "busybox",
     "caffeinate",
     "catchsegv",
@@ -352,11 +389,14 @@ const WRAPPER_NAMES: &[&str] = &[
     "chrt",
     "command",
     "cpulimit",
+    "cross-env",
     "dbus-run-session",
     "doas",
+    "dotenv",
     "dumb-init",
     "eatmydata",
     "env",
+    "env-cmd",
     "exec",
     "fakeroot",
     "firejail",
@@ -368,6 +408,7 @@ const WRAPPER_NAMES: &[&str] = &[
     "nocache",
     "noglob",
     "nohup",
+    "npx",
     "nsenter",
     "numactl",
     "parallel",
@@ -376,6 +417,7 @@ const WRAPPER_NAMES: &[&str] = &[
     "proot",
     "proxychains",
     "proxychains4",
+    "run0",
     "runuser",
     "setpriv",
     "setsid",
@@ -391,10 +433,222 @@ const WRAPPER_NAMES: &[&str] = &[
     "timeout",
     "tini",
     "torsocks",
+    "toybox",
     "unbuffer",
     "unshare",
     "valgrind",
     "watch",
     "xargs",
     "xvfb-run",
+];
+
+/// Programs that run any command after a subcommand: a project's environment (`uv run CMD`,
+/// `poetry run CMD`, `bundle exec CMD`, `nix develop -c CMD`), a package's program (`pnpm dlx
+/// rimraf ~`) or secrets injected (`op run -- CMD`, `aws-vault exec PROFILE -- CMD`).
+pub(in crate::segment) const RUNNERS: &[Runner] = &[
+    runner(
+        "uv",
+        &["run"],
+        wrapper(
+            "uv run",
+            "pw",
+            &[
+                "--with",
+                "--with-editable",
+                "--with-requirements",
+                "--python",
+                "--package",
+                "--extra",
+                "--group",
+                "--only-group",
+                "--no-group",
+                "--env-file",
+                "--directory",
+                "--project",
+                "--index",
+                "--default-index",
+                "--index-url",
+                "--extra-index-url",
+                "--find-links",
+                "--cache-dir",
+                "--config-file",
+                "--color",
+                "--prerelease",
+                "--resolution",
+                "--exclude-newer",
+            ],
+            0,
+        ),
+        None,
+    ),
+    runner(
+        "poetry",
+        &["run"],
+        wrapper("poetry run", "CP", &["--directory", "--project"], 0),
+        None,
+    ),
+    runner("pipenv", &["run"], wrapper("pipenv run", "", &[], 0), None),
+    runner(
+        "bundle",
+        &["exec"],
+        wrapper("bundle exec", "", &["--gemfile"], 0),
+        None,
+    ),
+    runner(
+        "pnpm",
+        &["exec", "dlx"],
+        wrapper(
+            "pnpm exec",
+            "C",
+            &["--dir", "--filter", "--package", "--reporter"],
+            0,
+        ),
+        None,
+    ),
+    runner(
+        "npm",
+        &["exec", "x"],
+        wrapper(
+            "npm exec",
+            "wc",
+            &["--package", "--workspace", "--prefix", "--call"],
+            0,
+        ),
+        None,
+    ),
+    runner(
+        "yarn",
+        &["exec", "dlx"],
+        wrapper("yarn exec", "p", &["--package"], 0),
+        None,
+    ),
+    runner(
+        "bun",
+        &["x"],
+        wrapper("bun x", "p", &["--package"], 0),
+        None,
+    ),
+    runner(
+        "conda",
+        &["run"],
+        wrapper("conda run", "np", &["--name", "--prefix", "--cwd"], 0),
+        None,
+    ),
+    runner(
+        "mamba",
+        &["run"],
+        wrapper("mamba run", "np", &["--name", "--prefix", "--cwd"], 0),
+        None,
+    ),
+    runner(
+        "micromamba",
+        &["run"],
+        wrapper("micromamba run", "np", &["--name", "--prefix", "--cwd"], 0),
+        None,
+    ),
+    // `mise exec [TOOL@VERSION]… -- CMD`: the tools come first, the command after `--`.
+    runner(
+        "mise",
+        &["exec", "x"],
+        wrapper("mise exec", "", &[], 0),
+        Some(&["--"]),
+    ),
+    runner("asdf", &["exec"], wrapper("asdf exec", "", &[], 0), None),
+    runner(
+        "direnv",
+        &["exec"],
+        wrapper("direnv exec", "", &[], 1),
+        None,
+    ),
+    runner(
+        "devbox",
+        &["run"],
+        wrapper("devbox run", "c", &["--config"], 0),
+        None,
+    ),
+    runner(
+        "pixi",
+        &["run", "exec"],
+        wrapper("pixi run", "e", &["--environment", "--manifest-path"], 0),
+        None,
+    ),
+    runner("hatch", &["run"], wrapper("hatch run", "", &[], 0), None),
+    runner(
+        "pdm",
+        &["run"],
+        wrapper("pdm run", "p", &["--project", "--venv"], 0),
+        None,
+    ),
+    runner(
+        "rye",
+        &["run"],
+        wrapper("rye run", "", &["--pyproject"], 0),
+        None,
+    ),
+    runner(
+        "op",
+        &["run"],
+        wrapper("op run", "", &["--env-file", "--account", "--config"], 0),
+        None,
+    ),
+    runner(
+        "doppler",
+        &["run"],
+        wrapper(
+            "doppler run",
+            "pc",
+            &[
+                "--project",
+                "--config",
+                "--token",
+                "--command",
+                "--name-transformer",
+            ],
+            0,
+        ),
+        None,
+    ),
+    runner(
+        "aws-vault",
+        &["exec"],
+        wrapper("aws-vault exec", "d", &["--duration", "--region"], 1),
+        None,
+    ),
+    // `nix develop -c CMD`, `nix shell PKG… --command CMD`: the command after the option.
+    runner(
+        "nix",
+        &["develop", "shell"],
+        wrapper("nix develop", "", &[], 0),
+        Some(&["-c", "--command"]),
+    ),
+];
+
+/// The programs of [`RUNNERS`] as a set (a test keeps the two lists equal).
+pub(in crate::segment) static RUNNER_SET: NameSet = NameSet::new(RUNNER_NAMES);
+
+/// The programs of [`RUNNERS`], sorted.
+const RUNNER_NAMES: &[&str] = &[
+    "asdf",
+    "aws-vault",
+    "bun",
+    "bundle",
+    "conda",
+    "devbox",
+    "direnv",
+    "doppler",
+    "hatch",
+    "mamba",
+    "micromamba",
+    "mise",
+    "nix",
+    "npm",
+    "op",
+    "pdm",
+    "pipenv",
+    "pixi",
+    "pnpm",
+    "poetry",
+    "rye",
+    "uv",
+    "yarn",
 ];
