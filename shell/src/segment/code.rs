@@ -28,6 +28,9 @@ pub enum Language {
     Php,
     Awk,
     Lua,
+    /// `Rscript -e`, `R -e`.
+    R,
+    Julia,
 }
 
 impl Language {
@@ -42,6 +45,8 @@ impl Language {
             "php" => Language::Php,
             "awk" | "gawk" | "mawk" | "nawk" => Language::Awk,
             "lua" | "luajit" => Language::Lua,
+            "Rscript" | "R" => Language::R,
+            "julia" => Language::Julia,
             _ => return None,
         })
     }
@@ -52,8 +57,12 @@ impl Language {
 enum Effect {
     /// Shell text (a list: a command's words).
     Shell,
-    /// A program, then (maybe) a list of its arguments: `execFileSync('rm', ['-rf', p])`.
+    /// A program, then (maybe) a list of its arguments: `execFileSync('rm', ['-rf', p])`,
+    /// `new Deno.Command('rm', {args: ['-rf', p]})`, R's `system2('rm', c('-rf', p))`.
     ProgramThenArgs,
+    /// A program, then the list of its whole argv, its name first: `os.execvp('rm', ['rm',
+    /// '-rf', p])`.
+    ProgramThenArgv,
     /// Deletes a file or an empty directory.
     Delete,
     /// Deletes a directory tree.
@@ -84,6 +93,12 @@ fn calls(language: Language) -> &'static [(&'static str, Effect)] {
             ("os.unlink", Delete),
             ("os.rmdir", Rmdir),
             ("os.removedirs", Rmdir),
+            ("os.execv", ProgramThenArgv),
+            ("os.execve", ProgramThenArgv),
+            ("os.execvp", ProgramThenArgv),
+            ("os.execvpe", ProgramThenArgv),
+            ("os.posix_spawn", ProgramThenArgv),
+            ("os.posix_spawnp", ProgramThenArgv),
         ],
         Language::JavaScript => &[
             ("execSync", Shell),
@@ -162,6 +177,14 @@ fn calls(language: Language) -> &'static [(&'static str, Effect)] {
             ("io.popen", Shell),
             ("os.remove", Delete),
         ],
+        Language::R => &[
+            ("system", Shell),
+            ("system2", ProgramThenArgs),
+            ("unlink", DeleteTreeIfRecursive),
+            ("file.remove", Delete),
+        ],
+        // Julia runs backquoted commands (`run(`rm -rf x`)`), read as Ruby's are.
+        Language::Julia => &[("rm", DeleteTreeIfRecursive)],
     }
 }
 
@@ -204,6 +227,8 @@ fn dynamic(language: Language) -> &'static [&'static str] {
         ],
         Language::Awk => &["|"],
         Language::Lua => &["load", "loadstring", "dofile", "require", "debug."],
+        Language::R => &["eval", "parse", "do.call", "source", "get("],
+        Language::Julia => &["eval", "Meta.parse", "include", "ccall"],
     }
 }
 
@@ -213,6 +238,10 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
     // Ruby, Perl and PHP run backquoted text (and `%x(…)`, `qx{…}`) through a shell.
     if matches!(language, Language::Ruby | Language::Perl | Language::Php) {
         out.extend(backquoted(language, code));
+    }
+    // Julia's command literals: run(`rm -rf x`).
+    if language == Language::Julia {
+        out.extend(between(code, "`", '`'));
     }
     // zx's and Bun's shell: $`rm -rf x`.
     if language == Language::JavaScript {
@@ -252,6 +281,11 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
         let mut from = 0;
         while let Some(at) = find_name(code, name, from) {
             from = at + name.len();
+            // Julia's `rm` is also a word of the commands its strings print
+            // (`println("rm -rf /")`): a name opening a string is no call.
+            if language == Language::Julia && code[..at].ends_with(['"', '`']) {
+                continue;
+            }
             match read_call(language, &code[from..], effect) {
                 Some(text) => out.push(text),
                 None => unreadable = true,
@@ -336,22 +370,50 @@ fn read_call(language: Language, rest: &str, effect: Effect) -> Option<String> {
     let (first, after) = argument(language, args)?;
     let after = after.trim_start();
     let text = match effect {
-        Effect::Shell => first,
-        Effect::ProgramThenArgs => {
+        Effect::ProgramThenArgs | Effect::ProgramThenArgv => {
+            // The program unquoted: `spawn('rm -rf x', {shell: true})` runs a shell.
             let mut words = vec![first];
-            if let Some(list) = after.strip_prefix(',').map(str::trim_start)
-                && list.starts_with('[')
-            {
+            if let Some(list) = after.strip_prefix(',').and_then(argument_list) {
                 let (joined, _) = argument(language, list)?;
                 words.push(joined);
             }
+            let text = words.join(" ");
+            if effect == Effect::ProgramThenArgv {
+                // The list names the program again first (argv[0]): the rest are its
+                // arguments. A list that is not the program's whole argv is read as is.
+                let argv = &text[words[0].len()..].trim_start();
+                match argv.split_once(' ') {
+                    Some((_, arguments)) => format!("{} {arguments}", words[0]),
+                    None => words[0].clone(),
+                }
+            } else {
+                text
+            }
+        }
+        // Perl's and Ruby's `system "rm", "-rf", "/"`, `exec(…)`: a program and its arguments
+        // as a list, no shell between.
+        Effect::Shell
+            if matches!(language, Language::Perl | Language::Ruby) && after.starts_with(',') =>
+        {
+            let mut words = vec![first];
+            let mut rest = after;
+            while let Some(next) = rest.strip_prefix(',') {
+                let (word, after) = literal(language, next.trim_start())?;
+                words.push(quote_word(&word));
+                rest = after.trim_start();
+            }
+            if !ends_argument(rest) {
+                return None;
+            }
             words.join(" ")
         }
+        Effect::Shell => first,
         Effect::Delete => format!("rm {}", quote_word(&first)),
         Effect::Rmdir => format!("rmdir {}", quote_word(&first)),
         Effect::DeleteTree => format!("rm -rf {}", quote_word(&first)),
         Effect::DeleteTreeIfRecursive => {
-            let options = after.split(')').next().unwrap_or("");
+            let options = after.split(')').next().unwrap_or("").to_ascii_lowercase();
+            // `{recursive: true}`, `recursive = TRUE` (R), `; recursive=true` (Julia).
             if options.contains("recursive") && options.contains("true") {
                 format!("rm -rf {}", quote_word(&first))
             } else {
@@ -362,15 +424,33 @@ fn read_call(language: Language, rest: &str, effect: Effect) -> Option<String> {
     Some(text)
 }
 
+/// The list of arguments that follows a program in a call, if it is one: `['-rf', p]`, R's
+/// `c('-rf', p)` (read as `['-rf', p]`), or the `args` of an options object (`{args: […]}`).
+fn argument_list(after: &str) -> Option<&str> {
+    let rest = after.trim_start();
+    if rest.starts_with('[') || rest.starts_with("c(") {
+        return Some(rest);
+    }
+    let object = rest.strip_prefix('{')?;
+    let at = find_name(object, "args", 0)?;
+    let list = object[at + "args".len()..].trim_start().strip_prefix(':')?;
+    Some(list.trim_start()).filter(|l| l.starts_with('['))
+}
+
 /// A call's first argument: a string literal (its text) or a list of them (its words, each
 /// quoted as one shell word, joined), and the code after it; `None` for anything else (a
 /// variable, an expression: `'rm -rf x'.split()`).
 fn argument(language: Language, args: &str) -> Option<(String, &str)> {
-    if let Some(mut rest) = args.strip_prefix('[') {
+    let list = match args.strip_prefix('[') {
+        Some(rest) => Some((rest, ']')),
+        None if language == Language::R => args.strip_prefix("c(").map(|rest| (rest, ')')),
+        None => None,
+    };
+    if let Some((mut rest, close)) = list {
         let mut words = Vec::new();
         loop {
             rest = rest.trim_start();
-            if let Some(after) = rest.strip_prefix(']') {
+            if let Some(after) = rest.strip_prefix(close) {
                 return ends_argument(after).then(|| (words.join(" "), after));
             }
             let (word, after) = literal(language, rest)?;

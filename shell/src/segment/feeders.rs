@@ -134,6 +134,8 @@ pub(super) fn inline_code<'s>(program: &str, stage: &[&'s str]) -> Option<&'s st
             }
             "php" if *word == "-r" => return next(i),
             "lua" | "luajit" if *word == "-e" => return next(i),
+            "Rscript" | "R" if *word == "-e" => return next(i),
+            "julia" if matches!(*word, "-e" | "-E" | "--eval" | "--print") => return next(i),
             _ => {}
         }
     }

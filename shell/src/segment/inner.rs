@@ -33,6 +33,28 @@ pub struct Inner {
     pub lenient_scripts: Vec<String>,
 }
 
+/// The texts AppleScript `code` hands to a shell: each `do shell script "…"` string literal.
+fn apple_shell_scripts(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("do shell script") {
+        let rest = code[at + "do shell script".len()..].trim_start();
+        let Some(body) = rest.strip_prefix('"') else {
+            continue;
+        };
+        let mut text = String::new();
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => text.extend(chars.next()),
+                c => text.push(c),
+            }
+        }
+        out.push(text);
+    }
+    out
+}
+
 /// Does the command (after its wrappers) run a shell that reads its script from stdin (no
 /// `-c`, no script file; `-s`, `-` or `/dev/stdin`)?
 pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
@@ -499,6 +521,12 @@ static RUNNERS: NameSet = NameSet::new(&[
     ".",
     "sg",
     "nix-shell",
+    "Rscript",
+    "R",
+    "julia",
+    "pwsh",
+    "powershell",
+    "osascript",
 ]);
 
 /// Variables naming a file of commands a shell reads at start.
@@ -689,6 +717,22 @@ impl InnerReader<'_, '_> {
         if program == "watch" {
             self.watch(stage, offset);
         }
+        if matches!(
+            program,
+            "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe"
+        ) {
+            self.powershell(stage);
+        }
+        // `osascript -e 'do shell script "rm -rf ~"'`: AppleScript handing text to sh.
+        if program == "osascript" {
+            for (i, word) in stage.iter().enumerate() {
+                if *word == "-e"
+                    && let Some(code) = stage.get(i + 1)
+                {
+                    self.inner.code_strings.extend(apple_shell_scripts(code));
+                }
+            }
+        }
         // `env -S 'CMD ARGS'`: the string split into the command.
         if program == "env" {
             for (i, word) in stage.iter().enumerate() {
@@ -735,6 +779,62 @@ impl InnerReader<'_, '_> {
                     .code_strings
                     .extend(shell_texts(language, &here.text));
             }
+        }
+    }
+
+    /// PowerShell's `-Command` (`-c`, `-CommandWithArgs`): the rest of the words are the
+    /// command text, read as shell commands for deny and ask (`Remove-Item -Recurse -Force
+    /// ~` reads as its words; text that does not parse as shell is data). `-EncodedCommand`
+    /// is text the guard cannot read.
+    fn powershell(&mut self, stage: &[&str]) {
+        let mut i = 1;
+        while i < stage.len() {
+            let lower = stage[i].to_ascii_lowercase();
+            let Some(name) = lower.strip_prefix('-').filter(|n| !n.is_empty()) else {
+                // A script file, then its arguments.
+                return;
+            };
+            if matches!(name, "c" | "cwa" | "commandwithargs")
+                || (name.len() >= 3 && "command".starts_with(name))
+            {
+                let text = stage[i + 1..].join(" ");
+                if !text.is_empty() {
+                    self.inner.code_strings.push(text);
+                }
+                return;
+            }
+            if matches!(name, "e" | "ec") || (name.len() >= 2 && "encodedcommand".starts_with(name))
+            {
+                self.inner.unresolved = true;
+                self.inner.opaque.get_or_insert_with(|| {
+                    format!("`{}` runs a base64 command the guard cannot read", stage[0])
+                });
+                return;
+            }
+            if matches!(name, "f" | "file") {
+                return;
+            }
+            // Parameters taking a value.
+            let takes_value = [
+                "executionpolicy",
+                "ep",
+                "workingdirectory",
+                "wd",
+                "configurationname",
+                "outputformat",
+                "of",
+                "inputformat",
+                "if",
+                "windowstyle",
+                "w",
+                "version",
+                "v",
+                "settingsfile",
+                "custompipename",
+                "psconsolefile",
+            ]
+            .contains(&name);
+            i += if takes_value { 2 } else { 1 };
         }
     }
 

@@ -70,6 +70,35 @@ fn shell_outs_and_deletions_are_read() {
         (Awk, "BEGIN{system(\"rm -rf x\")}", "rm -rf x"),
         (JavaScript, "await $`rm -rf /`", "rm -rf /"),
         (Ruby, "include FileUtils; rm_rf('/x y')", "rm -rf '/x y'"),
+        (Perl, "exec \"rm\", \"-rf\", \"/\"", "rm -rf /"),
+        (Perl, "system(\"rm\", \"-rf\", \"/x y\")", "rm -rf '/x y'"),
+        (Ruby, "system('rm', '-rf', '/')", "rm -rf /"),
+        (
+            Python,
+            "import os; os.execvp('rm', ['rm', '-rf', '/'])",
+            "rm -rf /",
+        ),
+        (
+            Python,
+            "import os; os.posix_spawnp('rm', ['rm', '-rf', '/'], {})",
+            "rm -rf /",
+        ),
+        (
+            JavaScript,
+            "await new Deno.Command('rm', {args: ['-rf', '/']}).output()",
+            "rm -rf /",
+        ),
+        (
+            JavaScript,
+            "Deno.removeSync('/home/u', {recursive: true})",
+            "rm -rf /home/u",
+        ),
+        (R, "system('rm -rf ~')", "rm -rf ~"),
+        (R, "system2('rm', c('-rf', '/'))", "rm -rf /"),
+        (R, "unlink('~', recursive = TRUE)", "rm -rf ~"),
+        (R, "unlink('notes.txt')", "rm notes.txt"),
+        (Julia, "run(`rm -rf /`)", "rm -rf /"),
+        (Julia, "rm(\"/home/u\", recursive=true)", "rm -rf /home/u"),
     ] {
         let got = shell_texts(language, code);
         assert!(got.iter().any(|t| t == want), "{code}: {got:?}");
@@ -86,6 +115,8 @@ fn printed_strings_are_not_commands() {
         (Perl, "print \"rm -rf /\\n\""),
         (Awk, "{print \"rm -rf /\"}"),
         (Python, "import os; print(os.getcwd(), 'rm -rf /')"),
+        (Julia, "println(\"rm -rf /\")"),
+        (R, "print('rm -rf /')"),
     ] {
         assert_eq!(shell_texts(language, code), Vec::<String>::new(), "{code}");
     }
