@@ -204,19 +204,9 @@ fn words_a_command_cannot_open_are_not_resolved() {
     };
     let re = regex::Regex::new(&PathGlob::parse("./.env").unwrap().regex(true)).unwrap();
     let denied = |command: &str, programs_from_cwd: bool| {
-        let analysis = crate::shell::analyse(command);
-        let mut found = false;
-        let _ = command_path_texts_with(
-            analysis.path_read_texts(command),
-            places,
-            programs_from_cwd,
-            TagSet::ALL,
-            &mut |t| {
-                found |= re.is_match(t);
-                ControlFlow::Continue(())
-            },
-        );
-        found
+        command_texts(command, places, programs_from_cwd)
+            .iter()
+            .any(|t| re.is_match(t))
     };
     assert!(denied("cat innocent", false), "an operand is resolved");
     assert!(denied("FOO=1 cat innocent", false));
@@ -269,21 +259,8 @@ fn words_a_command_cannot_open_are_not_resolved() {
     );
     // A program name without a `/` names no file here, even by its spelling: no text at all
     // (`git status && make` reads neither `./git` nor `./make`).
-    let texts = |command: &str, programs_from_cwd: bool| {
-        let analysis = crate::shell::analyse(command);
-        let mut texts = Vec::new();
-        let _ = command_path_texts_with(
-            analysis.path_read_texts(command),
-            places,
-            programs_from_cwd,
-            TagSet::ALL,
-            &mut |t| {
-                texts.push(t.to_string());
-                ControlFlow::Continue(())
-            },
-        );
-        texts
-    };
+    let texts =
+        |command: &str, programs_from_cwd: bool| command_texts(command, places, programs_from_cwd);
     let names_make = |texts: Vec<String>| texts.iter().any(|t| t.ends_with("/make/"));
     assert!(
         !names_make(texts("make -j4", false)),
@@ -293,6 +270,23 @@ fn words_a_command_cannot_open_are_not_resolved() {
     assert!(names_make(texts("make -j4", true)));
     assert!(names_make(texts("./make -j4", false)));
     assert!(names_make(texts("cat make", false)), "an operand is a file");
+}
+
+/// Every path text of `command` run in `places` (every tag).
+fn command_texts(command: &str, places: Places<'_>, programs_from_cwd: bool) -> Vec<String> {
+    let analysis = crate::shell::analyse(command);
+    let mut texts = Vec::new();
+    let _ = command_path_texts_with(
+        analysis.path_read_texts(command),
+        places,
+        programs_from_cwd,
+        TagSet::ALL,
+        &mut |t| {
+            texts.push(t.to_string());
+            ControlFlow::Continue(())
+        },
+    );
+    texts
 }
 
 #[test]
@@ -884,18 +878,7 @@ fn without_a_working_directory_every_cd_target_is_read() {
         "cd ~/.ssh && cat id_rsa",
         "cd /tmp && cd /h/.ssh && cat id_rsa",
     ] {
-        let analysis = crate::shell::analyse(command);
-        let mut texts = Vec::new();
-        let _ = command_path_texts_with(
-            analysis.path_read_texts(command),
-            places,
-            false,
-            TagSet::ALL,
-            &mut |t| {
-                texts.push(t.to_string());
-                ControlFlow::Continue(())
-            },
-        );
+        let texts = command_texts(command, places, false);
         assert!(
             texts.iter().any(|t| t == "\u{3}/.ssh/id_rsa/"),
             "{command}: {texts:?}"

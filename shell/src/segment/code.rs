@@ -372,23 +372,20 @@ fn read_call(language: Language, rest: &str, effect: Effect) -> Option<String> {
     let text = match effect {
         Effect::ProgramThenArgs | Effect::ProgramThenArgv => {
             // The program unquoted: `spawn('rm -rf x', {shell: true})` runs a shell.
-            let mut words = vec![first];
+            let mut text = first;
             if let Some(list) = after.strip_prefix(',').and_then(argument_list) {
                 let (joined, _) = argument(language, list)?;
-                words.push(joined);
-            }
-            let text = words.join(" ");
-            if effect == Effect::ProgramThenArgv {
-                // The list names the program again first (argv[0]): the rest are its
-                // arguments. A list that is not the program's whole argv is read as is.
-                let argv = &text[words[0].len()..].trim_start();
-                match argv.split_once(' ') {
-                    Some((_, arguments)) => format!("{} {arguments}", words[0]),
-                    None => words[0].clone(),
+                // An argv names the program again first (argv[0]); its arguments follow.
+                let arguments = match effect {
+                    Effect::ProgramThenArgv => joined.split_once(' ').map_or("", |(_, a)| a),
+                    _ => &joined,
+                };
+                if !arguments.is_empty() {
+                    text.push(' ');
+                    text.push_str(arguments);
                 }
-            } else {
-                text
             }
+            text
         }
         // Perl's and Ruby's `system "rm", "-rf", "/"`, `exec(…)`: a program and its arguments
         // as a list, no shell between.

@@ -33,28 +33,6 @@ pub struct Inner {
     pub lenient_scripts: Vec<String>,
 }
 
-/// The texts AppleScript `code` hands to a shell: each `do shell script "…"` string literal.
-fn apple_shell_scripts(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (at, _) in code.match_indices("do shell script") {
-        let rest = code[at + "do shell script".len()..].trim_start();
-        let Some(body) = rest.strip_prefix('"') else {
-            continue;
-        };
-        let mut text = String::new();
-        let mut chars = body.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => break,
-                '\\' => text.extend(chars.next()),
-                c => text.push(c),
-            }
-        }
-        out.push(text);
-    }
-    out
-}
-
 /// Does the command (after its wrappers) run a shell that reads its script from stdin (no
 /// `-c`, no script file; `-s`, `-` or `/dev/stdin`)?
 pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
@@ -1211,6 +1189,28 @@ pub fn string_literals(code: &str) -> Vec<String> {
             }
             None => break,
         }
+    }
+    out
+}
+
+/// The texts AppleScript `code` hands to a shell: each `do shell script "…"` string literal.
+fn apple_shell_scripts(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("do shell script") {
+        let rest = code[at + "do shell script".len()..].trim_start();
+        let Some(body) = rest.strip_prefix('"') else {
+            continue;
+        };
+        let mut text = String::new();
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => text.extend(chars.next()),
+                c => text.push(c),
+            }
+        }
+        out.push(text);
     }
     out
 }
