@@ -30,8 +30,8 @@ struct Probe {
     expect: &'static str,
     /// Tools the probe needs besides bash and coreutils; missing ones make it decision-only.
     needs: &'static [&'static str],
-    /// Cannot run here at all (needs a running systemd): decision only.
-    decision_only: bool,
+    /// Cannot run here at all, and why (a running systemd, the network): decision only.
+    decision_only: Option<&'static str>,
 }
 
 const fn probe(
@@ -43,7 +43,7 @@ const fn probe(
         command,
         expect,
         needs,
-        decision_only: false,
+        decision_only: None,
     }
 }
 
@@ -98,7 +98,7 @@ const PROBES: &[Probe] = &[
         command: "systemd-run --user --scope rm -rf {V}",
         expect: "deny",
         needs: &[],
-        decision_only: true,
+        decision_only: Some("needs a running systemd"),
     },
     // Issue 27: options spelled otherwise, feeders, and inline code that shells out or
     // deletes.
@@ -124,6 +124,48 @@ const PROBES: &[Probe] = &[
         "node -e \"require('fs').rmSync('{V}', {recursive: true})\"",
         "deny",
         &["node"],
+    ),
+    // Stop 47: runners (a command after a subcommand), more wrappers, argv-list calls and
+    // other interpreters.
+    probe("uv run rm -rf {V}", "deny", &["uv"]),
+    probe("uv run --with requests -- rm -rf {V}", "deny", &["uv"]),
+    probe("poetry run rm -rf {V}", "deny", &["poetry"]),
+    probe("bundle exec rm -rf {V}", "deny", &["bundle"]),
+    probe("nix develop -c rm -rf {V}", "deny", &["nix"]),
+    probe("mise exec -- rm -rf {V}", "deny", &["mise"]),
+    probe("direnv exec / rm -rf {V}", "deny", &["direnv"]),
+    probe("cross-env A=1 rm -rf {V}", "deny", &["cross-env"]),
+    probe("toybox rm -rf {V}", "deny", &["toybox"]),
+    Probe {
+        command: "npm exec -- rm -rf {V}",
+        expect: "deny",
+        needs: &[],
+        decision_only: Some("npm looks for a package named rm on the network first"),
+    },
+    Probe {
+        command: "run0 rm -rf {V}",
+        expect: "deny",
+        needs: &[],
+        decision_only: Some("needs a running systemd"),
+    },
+    probe("perl -e 'exec \"rm\", \"-rf\", \"{V}\"'", "deny", &["perl"]),
+    probe(
+        "python3 -c \"import os; os.execvp('rm', ['rm', '-rf', '{V}'])\"",
+        "deny",
+        &["python3"],
+    ),
+    probe(
+        "node -e \"require('child_process').spawnSync('rm', ['-rf', '{V}'])\"",
+        "deny",
+        &["node"],
+    ),
+    probe("pwsh -c 'rm -rf {V}'", "deny", &["pwsh"]),
+    probe("Rscript -e 'system(\"rm -rf {V}\")'", "deny", &["Rscript"]),
+    probe("julia -e 'run(`rm -rf {V}`)'", "deny", &["julia"]),
+    probe(
+        "osascript -e 'do shell script \"rm -rf {V}\"'",
+        "deny",
+        &["osascript"],
     ),
     // Text the guard cannot read: at least ask, because a deny governs the shell.
     probe(
@@ -236,13 +278,12 @@ fn every_probe_is_stopped_and_every_probe_is_real() {
             .copied()
             .filter(|t| !installed(t))
             .collect();
-        if probe.decision_only || !missing.is_empty() {
+        if probe.decision_only.is_some() || !missing.is_empty() {
             decision_only.push(format!(
                 "{command:?} ({})",
-                if probe.decision_only {
-                    "needs a running systemd".to_string()
-                } else {
-                    format!("{} not installed", missing.join(", "))
+                match probe.decision_only {
+                    Some(why) => why.to_string(),
+                    None => format!("{} not installed", missing.join(", ")),
                 }
             ));
             continue;
