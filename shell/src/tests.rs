@@ -364,6 +364,7 @@ fn text_fed_to_a_shell_is_read() {
         "dotenv -e .env.test -- rm -rf X",
         "env-cmd -f .env rm -rf X",
         "cross-env NODE_ENV=test rm -rf X",
+        "hub -c alias.x='!rm -rf X' x",
         "pwsh -c 'rm -rf X'",
         "pwsh -NoProfile -Command rm -rf X",
         "powershell -ExecutionPolicy Bypass -Command \"rm -rf X\"",

@@ -491,6 +491,8 @@ static RUNNERS: NameSet = NameSet::new(&[
     "tar",
     "rsync",
     "git",
+    "hub",
+    "yadm",
     "make",
     "gmake",
     "fd",
@@ -683,7 +685,7 @@ impl InnerReader<'_, '_> {
                 self.script(offset + i);
             }
         }
-        if program == "git" {
+        if matches!(program, "git" | "hub" | "yadm") {
             self.git_config_command(stage, offset);
         }
         // `flock FILE -c CMD`, `sg GROUP -c CMD`.
@@ -976,7 +978,7 @@ impl InnerReader<'_, '_> {
                     }
                     false
                 }
-                "git" if name == "-c" => {
+                "git" | "hub" | "yadm" if name == "-c" => {
                     self.git_config(stage, offset, i);
                     false
                 }

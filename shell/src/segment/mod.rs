@@ -485,6 +485,14 @@ impl Generous<'_> {
         if base.len() != program.len() {
             self.push_words(std::iter::once(base).chain(words[1..].iter().copied()));
         }
+        // `hub` and `yadm` hand git the words they are given (`hub reset --hard`; yadm on the
+        // home's dotfiles repository): read as git too.
+        if matches!(base, "hub" | "yadm") {
+            let as_git: Vec<&str> = std::iter::once("git")
+                .chain(words[1..].iter().copied())
+                .collect();
+            self.push(&as_git);
+        }
         // `rm -r -f` is `rm -rf` to the program: a deny written one way sees the other. Not
         // for `find`, whose primaries are words of their own (`-depth -empty -type d`):
         // merged, they would read as a command that drops its `-empty` test.
