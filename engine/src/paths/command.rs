@@ -109,11 +109,24 @@ fn command_path_texts_into<'t>(
     let mut dot_globs: Option<bool> = None;
     let mut dots =
         || *dot_globs.get_or_insert_with(|| all_texts.clone().any(|t| enables_dot_globs(t.text)));
+    // A command that sets `PATH` (`PATH=.:$PATH .env`, `export PATH=$PWD:$PATH; .env`) runs
+    // a bare program name from the directories it names: from the working directory, and
+    // from each directory the value spells (read like a `cd` target).
+    let mut programs_from_cwd = programs_from_cwd;
+    let mut targets: Vec<&str> = Vec::new();
     for text in segment_texts.clone() {
+        targets.clear();
         let mut words = text.words();
         if matches!(words.next(), Some("cd" | "pushd"))
             && let Some(target) = words.find(|w| !w.starts_with('-'))
         {
+            targets.push(target);
+        }
+        for value in text.words().filter_map(path_assignment) {
+            programs_from_cwd = true;
+            targets.extend(value.split(':').filter(|entry| !entry.is_empty()));
+        }
+        for &target in &targets {
             for spelling in spellings(target, places, Spellings::All, &bases.real, &bases.memo) {
                 // A glob the shell expands (`cd .clau*`): the directories it names now.
                 let expanded = if spelling.contains(['*', '?', '[']) {
@@ -295,4 +308,11 @@ fn path_searches_relative_directories() -> bool {
             .split(|&b| b == b':')
             .any(|dir| !dir.starts_with(b"/"))
     })
+}
+
+/// The value a word assigns to `PATH` (`PATH=.:$PATH`, `PATH+=:bin`), as a command's leading
+/// assignment or an `export`/`declare`/`env` operand.
+fn path_assignment(word: &str) -> Option<&str> {
+    word.strip_prefix("PATH=")
+        .or_else(|| word.strip_prefix("PATH+="))
 }

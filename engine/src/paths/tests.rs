@@ -257,6 +257,26 @@ fn words_a_command_cannot_open_are_not_resolved() {
         denied("innocent --version", true),
         "unless PATH names a relative directory"
     );
+    assert!(
+        denied("PATH=.:$PATH innocent", false),
+        "or the command puts one in PATH"
+    );
+    assert!(denied("PATH=$PATH: innocent", false));
+    assert!(denied("export PATH=.:$PATH; innocent", false));
+    assert!(denied("declare -x PATH+=:.; innocent", false));
+    std::fs::create_dir(dir.join("p/src/bin")).unwrap();
+    std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/src/bin/tool")).unwrap();
+    assert!(!denied("tool", true), "no ./tool");
+    assert!(
+        denied(&format!("PATH={root}/src/bin tool"), false),
+        "or the directory that holds it"
+    );
+    assert!(denied(
+        &format!("env PATH=/usr/bin:{root}/src/bin tool"),
+        false
+    ));
+    assert!(denied("export PATH=src/bin:$PATH && tool", false));
+    assert!(!denied("MYPATH=. innocent", false));
     // A program name without a `/` names no file here, even by its spelling: no text at all
     // (`git status && make` reads neither `./git` nor `./make`).
     let texts =
