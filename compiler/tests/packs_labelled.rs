@@ -332,8 +332,10 @@ fn default_on_real_commands_and_tool_calls() {
         // A `find`'s listing piped to a feeder's delete read as that `find` deleting (`find
         // /home -name x | xargs rm`, `… -print0 | xargs -0 rm -f`, `… | xargs -0 rmdir`: the
         // start path is the target, as for `find /home -name x -delete`, which stops
-        // already), 42 more: 422 (4.93%).
-        ("commands/nl2bash.jsonl", 4.94),
+        // already), 42 more: 422 (4.93%). `source /dev/stdin` read as the shell reading
+        // its script from the pipe, as `| sh` is (`grep "=" myfile | source /dev/stdin` runs
+        // whatever lines the file holds), 1 more: 423 (4.94%).
+        ("commands/nl2bash.jsonl", 4.95),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;

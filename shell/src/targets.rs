@@ -8,11 +8,12 @@
 //! (seen by deny and ask, never by allow):
 //!
 //! ```text
-//! @rm-target <recursive|plain|find|write> <cwd|temp|outside|unknown> <resolved path>
+//! @rm-target <recursive|plain|find|write|append> <cwd|temp|outside|unknown> <resolved path>
 //! ```
 //!
-//! (The same text, of kind **write**, for every file the command writes by a redirection
-//! (`>`, `>>`, `&>`; not `/dev/null`) or names to `tee`: `cd ~ && echo x >> .bashrc` writes
+//! (The same text, of kind **write**, for every file the command empties and writes by a
+//! redirection (`>`, `>|`, `&>`; not `/dev/null`) or names to `tee`, and of kind **append**
+//! for one it appends to (`>>`, `&>>`, `tee -a`): `cd ~ && echo x >> .bashrc` appends to
 //! `~/.bashrc`, which a rule on the written file reads however the line spells it.)
 //!
 //! - **recursive** when `rm` has `-r`/`-R`/`--recursive` (in any spelling the normal form
@@ -134,9 +135,17 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                 .as_deref()
                 .filter(|w| spelled_elsewhere(w, &directories, in_project_root))
             {
+                // `>>` and `&>>` append; `>`, `>|` and `&>` empty the file first.
+                let operator = redirect
+                    .text
+                    .trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
                 let target = Target {
                     operand: written,
-                    kind: "write",
+                    kind: if operator.starts_with(">>") {
+                        "append"
+                    } else {
+                        "write"
+                    },
                     contents: false,
                 };
                 push_target(texts, target, &directories, places, &variables);
@@ -243,14 +252,17 @@ pub fn target_texts(commands: &[SimpleCommand], places: Places) -> Vec<Vec<Strin
                     }
                 }
                 "tee" => {
-                    let (_, operands) = split_operands(&stage[1..]);
+                    let (options, operands) = split_operands(&stage[1..]);
+                    let appends = options
+                        .iter()
+                        .any(|o| *o == "--append" || (!o.starts_with("--") && o.contains('a')));
                     for operand in operands
                         .into_iter()
                         .filter(|w| spelled_elsewhere(w, &directories, in_project_root))
                     {
                         let target = Target {
                             operand,
-                            kind: "write",
+                            kind: if appends { "append" } else { "write" },
                             contents: false,
                         };
                         push_target(texts, target, &directories, places, &variables);

@@ -44,34 +44,38 @@ pub fn simple_commands(script: &str) -> Result<Vec<SimpleCommand<'_>>, ParseErro
     Ok(out)
 }
 
-/// A command that writes a literal script to a file (`echo 'rm -rf /' > f.sh`) and one that
-/// runs that file (`sh f.sh`) in the same command: the script's commands are listed too, for
-/// deny and ask.
+/// A command that writes a script to a file (`echo 'rm -rf /' > f.sh`, `printf '%s\n' 'rm -rf
+/// ~' > f.sh`, `cat > f.sh <<'EOF'`) and one that runs that file (`sh f.sh`, `source f.sh`,
+/// `./f.sh`) in the same command: the script's commands are listed too, for deny and ask. A
+/// file the same command downloads (`curl -o f.sh URL`, `wget URL`) and then runs is code
+/// nobody has read, as `curl URL | sh` is: that run is opaque.
 fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseError> {
     let same = |a: &str, b: &str| a.trim_start_matches("./") == b.trim_start_matches("./");
-    let written: Vec<(String, String)> = out
-        .iter()
-        .filter_map(|c| {
-            let target = c.redirects.iter().find_map(|r| r.writes.clone())?;
-            let program = c.program()?;
-            if !matches!(program, "echo" | "printf") || !c.words.iter().all(|w| w.literal) {
-                return None;
-            }
-            let body: Vec<&str> = c.words[1..]
-                .iter()
-                .map(|w| w.text.as_ref())
-                .skip_while(|w| w.starts_with('-'))
-                .collect();
-            Some((target, body.join(" ")))
-        })
-        .collect();
-    if written.is_empty() {
+    let mut written: Vec<(String, String)> = Vec::new();
+    let mut downloaded: Vec<String> = Vec::new();
+    for c in out.iter() {
+        if let Some(target) = c.redirects.iter().find_map(|r| r.writes.clone())
+            && let Some(body) = written_text(c)
+        {
+            written.push((target, body));
+        }
+        downloaded.extend(super::segment::downloaded_files(c));
+    }
+    if written.is_empty() && downloaded.is_empty() {
         return Ok(());
     }
-    let run: Vec<String> = out
-        .iter()
-        .filter_map(|c| super::segment::script_file_run(c).map(str::to_string))
-        .collect();
+    let mut run: Vec<String> = Vec::new();
+    for c in out.iter_mut() {
+        let Some(file) = super::segment::script_file_run(c).map(str::to_string) else {
+            continue;
+        };
+        if let Some(from) = downloaded.iter().find(|d| same(&file, d)) {
+            c.opaque.get_or_insert_with(|| {
+                format!("it runs `{from}`, which the same command downloads: code nobody has read")
+            });
+        }
+        run.push(file);
+    }
     for file in run {
         for (target, body) in &written {
             if same(&file, target) {
@@ -80,6 +84,27 @@ fn run_written_scripts(out: &mut Vec<SimpleCommand<'_>>) -> Result<(), ParseErro
         }
     }
     Ok(())
+}
+
+/// The text `command` writes to its stdout when that is a script's text: its literal output
+/// ([`super::segment::literal_output`]), else what an `echo` or `printf` prints with its
+/// expansions as written (`echo rm -rf ~ > f.sh`: the rules read `~` as the home it expands
+/// to).
+fn written_text(command: &SimpleCommand<'_>) -> Option<String> {
+    if let Some(text) = super::segment::literal_output(command) {
+        return Some(text);
+    }
+    let program = command.program()?;
+    let mut words = command.words[1..]
+        .iter()
+        .map(|w| w.text.as_ref())
+        .skip_while(|w| w.starts_with('-'))
+        .peekable();
+    // `printf FORMAT ARGS…` with a conversion in the format: the arguments are the text.
+    if program == "printf" && words.peek().is_some_and(|format| format.contains('%')) {
+        words.next();
+    }
+    matches!(program, "echo" | "printf").then(|| words.collect::<Vec<_>>().join(" "))
 }
 
 /// List the commands of `text`, which the line runs later (a script it writes, an alias's

@@ -40,22 +40,29 @@ pub fn reads_script_from_stdin(command: &SimpleCommand) -> bool {
     peel_stages(&words).into_iter().any(shell_reads_stdin)
 }
 
+/// The names of a process's stdin as a file.
+const STDIN_FILES: &[&str] = &["/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"];
+
 /// Is `stage` a shell reading its program from stdin: given only options, or `-s` (the words
 /// after it are its parameters), or the operand `-` or `/dev/stdin`?
 fn shell_reads_stdin(stage: &[&str]) -> bool {
+    // `source /dev/stdin` and `. /dev/stdin`: the running shell reads the script.
+    if matches!(stage.first(), Some(&("source" | "."))) {
+        return stage.get(1).is_some_and(|file| STDIN_FILES.contains(file));
+    }
     if !stage.first().is_some_and(|p| SHELLS.contains(basename(p))) {
         return false;
     }
     let mut i = 1;
     while i < stage.len() {
         let word = stage[i];
-        if matches!(word, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0") {
+        if word == "-" || STDIN_FILES.contains(&word) {
             return true;
         }
         if word == "--" {
-            return stage.get(i + 1).is_none_or(|w| {
-                matches!(*w, "-" | "/dev/stdin" | "/proc/self/fd/0" | "/dev/fd/0")
-            });
+            return stage
+                .get(i + 1)
+                .is_none_or(|w| *w == "-" || STDIN_FILES.contains(w));
         }
         if is_command_option(word) {
             return false;
@@ -509,6 +516,89 @@ static RUNNERS: NameSet = NameSet::new(&[
     "osascript",
 ]);
 
+/// Tools whose output is shell set-up a user evaluates (`eval "$(pyenv init -)"`, `source
+/// <(kubectl completion bash)`), with the first word after the program that makes it that
+/// output (`None`: any).
+const SETUP_PRINTERS: &[(&str, Option<&str>)] = &[
+    ("ssh-agent", None),
+    ("keychain", Some("--eval")),
+    ("dircolors", None),
+    ("pyenv", Some("init")),
+    ("pyenv", Some("virtualenv-init")),
+    ("rbenv", Some("init")),
+    ("nodenv", Some("init")),
+    ("goenv", Some("init")),
+    ("jenv", Some("init")),
+    ("plenv", Some("init")),
+    ("direnv", Some("hook")),
+    ("brew", Some("shellenv")),
+    ("fnm", Some("env")),
+    ("zoxide", Some("init")),
+    ("starship", Some("init")),
+    ("mise", Some("activate")),
+    ("mise", Some("env")),
+    ("rtx", Some("activate")),
+    ("opam", Some("env")),
+    ("luarocks", Some("path")),
+    ("thefuck", Some("--alias")),
+    ("minikube", Some("docker-env")),
+    ("docker-machine", Some("env")),
+    ("register-python-argcomplete", None),
+    ("oh-my-posh", Some("init")),
+    ("atuin", Some("init")),
+    ("mcfly", Some("init")),
+    ("fzf", Some("--bash")),
+    ("fzf", Some("--zsh")),
+    ("poetry", Some("env")),
+    ("conda", Some("shell.bash")),
+    ("conda", Some("shell.zsh")),
+    ("micromamba", Some("shell")),
+];
+
+/// Is `word` (`$(…)`, `` `…` ``, `<(…)`, quoted or not) the output of one literal command that
+/// prints its own shell set-up: a [`SETUP_PRINTERS`] entry, or a program's `completion`
+/// subcommand (`kubectl completion zsh`, `rustup completions bash`; not a downloader's)?
+fn prints_its_own_setup(word: &str) -> bool {
+    let word = word
+        .strip_prefix('"')
+        .and_then(|w| w.strip_suffix('"'))
+        .unwrap_or(word);
+    let Some(body) = word
+        .strip_prefix("$(")
+        .or_else(|| word.strip_prefix("<("))
+        .and_then(|w| w.strip_suffix(')'))
+        .or_else(|| word.strip_prefix('`').and_then(|w| w.strip_suffix('`')))
+    else {
+        return false;
+    };
+    if body.contains(['$', '`', '(', ')', '<', '>', '|', ';', '&']) {
+        return false;
+    }
+    let Ok(commands) = crate::parse::simple_commands(body) else {
+        return false;
+    };
+    let [only] = commands.as_slice() else {
+        return false;
+    };
+    if !only.assignments.is_empty() || !only.words.iter().all(|w| w.literal) {
+        return false;
+    }
+    let words: Vec<&str> = only.words.iter().map(|w| w.text.as_ref()).collect();
+    let Some(&program) = words.first() else {
+        return false;
+    };
+    let program = basename(program);
+    let first = words.get(1).copied();
+    SETUP_PRINTERS
+        .iter()
+        .any(|&(name, after)| name == program && (after.is_none() || after == first))
+        || (matches!(first, Some("completion" | "completions"))
+            && !matches!(
+                program,
+                "curl" | "wget" | "aria2c" | "fetch" | "nc" | "ncat"
+            ))
+}
+
 /// Variables naming a file of commands a shell reads at start.
 const STARTUP_FILE_VARIABLES: &[&str] = &["BASH_ENV", "ENV"];
 
@@ -625,6 +715,8 @@ impl InnerReader<'_, '_> {
         }
         match process_substitution_output(text) {
             Some(script) => self.inner.scripts.push(script),
+            // `source <(kubectl completion bash)`: the tool's own set-up, as above.
+            None if prints_its_own_setup(text) => self.inner.unresolved = true,
             None => {
                 self.inner.unresolved = true;
                 self.inner.opaque.get_or_insert_with(|| {
@@ -924,6 +1016,10 @@ impl InnerReader<'_, '_> {
             } else if let Some(text) = quoted_substitution_argument(&self.command.words[i], true) {
                 self.inner.unresolved = true;
                 script.push(Cow::Owned(text));
+            } else if prints_its_own_setup(words[i]) {
+                // `eval "$(ssh-agent -s)"`: what the tool prints is as much its own as what
+                // it does when run; not covered as written, not opaque either.
+                self.inner.unresolved = true;
             } else {
                 self.inner.unresolved = true;
                 self.inner.opaque.get_or_insert_with(|| {
@@ -1172,6 +1268,77 @@ pub fn script_file_run<'c>(command: &'c SimpleCommand<'_>) -> Option<&'c str> {
     } else {
         None
     }
+}
+
+/// The files `command` downloads to (after its wrappers): `curl -o F` / `--output F` (also at
+/// the end of a cluster: `-fsSLo F`), `curl -O URL` / `--remote-name` (the URL's last part),
+/// `wget URL` (its last part, unless `-O F` / `--output-document=F` names the file; `-O -`
+/// writes stdout), `aria2c URL` (`-o F` / `--out=F`).
+pub fn downloaded_files(command: &SimpleCommand<'_>) -> Vec<String> {
+    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
+    let mut files = Vec::new();
+    for stage in peel_stages(&words) {
+        let Some(&first) = stage.first() else {
+            continue;
+        };
+        let program = basename(first);
+        if !matches!(program, "curl" | "wget" | "aria2c") {
+            continue;
+        }
+        // The option that names the file, and whether the URL's name is used without one.
+        let (short, long) = match program {
+            "curl" => ('o', "--output"),
+            "wget" => ('O', "--output-document"),
+            _ => ('o', "--out"),
+        };
+        let mut named: Option<&str> = None;
+        let mut remote_name = program != "curl";
+        let mut url: Option<&str> = None;
+        let mut i = 1;
+        while i < stage.len() {
+            let word = stage[i];
+            if let Some(value) = word.strip_prefix(long).and_then(|v| v.strip_prefix('=')) {
+                named = Some(value);
+            } else if word == long {
+                named = stage.get(i + 1).copied();
+                i += 1;
+            } else if word.len() > 1 && word.starts_with('-') && !word.starts_with("--") {
+                let cluster = &word[1..];
+                if program == "curl" && cluster.contains('O') {
+                    remote_name = true;
+                }
+                if let Some(at) = cluster.find(short) {
+                    let value = &cluster[at + 1..];
+                    if value.is_empty() {
+                        named = stage.get(i + 1).copied();
+                        i += 1;
+                    } else {
+                        named = Some(value);
+                    }
+                }
+            } else if matches!(word, "--remote-name" | "--remote-name-all") {
+                remote_name = true;
+            } else if word.contains("://") && url.is_none() {
+                url = Some(word);
+            }
+            i += 1;
+        }
+        match named {
+            Some("-") => {}
+            Some(file) => files.push(file.to_string()),
+            None if remote_name => {
+                let name = url.and_then(|u| {
+                    let path = u.split(['?', '#']).next()?;
+                    let (_, after) = path.split_once("://")?;
+                    let (_, name) = after.split_once('/')?;
+                    name.rsplit('/').next().filter(|n| !n.is_empty())
+                });
+                files.extend(name.map(String::from));
+            }
+            None => {}
+        }
+    }
+    files
 }
 
 /// The contents of the `'…'` and `"…"` literals in a piece of inline code (no escapes

@@ -30,7 +30,7 @@ pub mod subcommands;
 mod wrappers;
 
 pub use inner::{
-    Inner, StdinProgram, find_action_commands, inner_commands, literal_output,
+    Inner, StdinProgram, downloaded_files, find_action_commands, inner_commands, literal_output,
     process_substitution_output, reads_commands_from_a_terminal, reads_script_from_stdin,
     script_file_run, sql_segment, stdin_program, string_literals,
 };

@@ -174,18 +174,18 @@ fn kind_differs(command: &str, kind: &str, want: &[&str]) -> Option<String> {
     (got != want).then(|| format!("{command:?}: {got:?}, want {want:?}"))
 }
 
-/// A file a redirection or `tee` writes is a target of kind `write`, resolved where the line
-/// is: `cd ~ && echo x >> .bashrc` writes `~/.bashrc` — when the spelling does not say where
-/// it lies already (`spelled_elsewhere`). `/dev/null` and descriptor duplications write no
-/// file.
+/// A file a redirection or `tee` writes is a target of kind `write` (it is emptied first) or
+/// `append`, resolved where the line is: `cd ~ && echo x >> .bashrc` appends to `~/.bashrc`
+/// — when the spelling does not say where it lies already (`spelled_elsewhere`). `/dev/null`
+/// and descriptor duplications write no file.
 #[test]
 fn written_files_are_targets_of_kind_write() {
     let mut wrong = Vec::new();
     for (command, want) in [
-        ("echo x >> ~/.bashrc", &["write outside ~/.bashrc"][..]),
+        ("echo x >> ~/.bashrc", &["append outside ~/.bashrc"][..]),
         (
             "cd ~ && echo 'alias ls=rm' >> .bashrc",
-            &["write cwd ~/project/.bashrc", "write outside ~/.bashrc"],
+            &["append cwd ~/project/.bashrc", "append outside ~/.bashrc"],
         ),
         (
             "cd && printf x > .zshrc",
@@ -193,12 +193,33 @@ fn written_files_are_targets_of_kind_write() {
         ),
         (
             "cd /etc; sudo tee -a hosts < x",
+            &["append cwd ~/project/hosts", "append outside /etc/hosts"],
+        ),
+        (
+            "cd /etc; sudo tee hosts < x",
             &["write cwd ~/project/hosts", "write outside /etc/hosts"],
         ),
-        ("echo x >> $HOME/.profile", &["write outside ~/.profile"]),
+        (
+            "cd /etc && echo x > hosts",
+            &["write cwd ~/project/hosts", "write outside /etc/hosts"],
+        ),
+        (
+            "cd /etc && echo x 2>> hosts &>> hostname",
+            &[
+                "append cwd ~/project/hosts",
+                "append outside /etc/hosts",
+                "append cwd ~/project/hostname",
+                "append outside /etc/hostname",
+            ],
+        ),
+        (
+            "cd /etc; echo x | tee --append hosts",
+            &["append cwd ~/project/hosts", "append outside /etc/hosts"],
+        ),
+        ("echo x >> $HOME/.profile", &["append outside ~/.profile"]),
         (
             "echo x >> //home/user/.bashrc",
-            &["write outside ~/.bashrc"],
+            &["append outside ~/.bashrc"],
         ),
         (
             "echo x > /etc/../home/user/.zshrc",
@@ -211,7 +232,15 @@ fn written_files_are_targets_of_kind_write() {
         ("ls > /dev/null 2>&1", &[]),
         ("echo hi", &[]),
     ] {
-        wrong.extend(kind_differs(command, "write", want));
+        let want: Vec<String> = want.iter().map(|w| format!("{TARGET_MARK} {w}")).collect();
+        let mut got = targets(command);
+        got.retain(|t| {
+            t.starts_with(&format!("{TARGET_MARK} write "))
+                || t.starts_with(&format!("{TARGET_MARK} append "))
+        });
+        if got != want {
+            wrong.push(format!("{command:?}: {got:?}, want {want:?}"));
+        }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
@@ -228,11 +257,11 @@ fn a_relative_write_outside_the_project_root_is_resolved() {
         };
         analyse_in(command, places)
             .generous_texts()
-            .filter(|t| t.starts_with(&format!("{TARGET_MARK} write ")))
+            .filter(|t| t.starts_with(&format!("{TARGET_MARK} append ")))
             .map(String::from)
             .collect()
     };
-    let bashrc = [format!("{TARGET_MARK} write outside ~/.bashrc")];
+    let bashrc = [format!("{TARGET_MARK} append outside ~/.bashrc")];
     assert_eq!(
         writes("/home/user", "/home/user", "echo x >> .bashrc"),
         bashrc
