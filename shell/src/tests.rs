@@ -738,6 +738,44 @@ fn a_subcommand_is_not_a_path() {
     }
 }
 
+/// The key an ssh tool is given to use is its text operand: the key's bytes reach no output.
+/// Any other word naming it is read.
+#[test]
+fn a_key_an_ssh_tool_uses_is_not_read() {
+    let operand = |command: &str| -> Vec<Option<String>> {
+        analyse(command)
+            .path_read_texts(command)
+            .map(|t| t.text_operand.map(String::from))
+            .collect()
+    };
+    for (command, key) in [
+        ("ssh -i ~/.ssh/id_rsa user@host", "~/.ssh/id_rsa"),
+        ("scp -i ~/.ssh/id_rsa dist.tar host:/srv/", "~/.ssh/id_rsa"),
+        ("sftp -i ~/.ssh/id_ed25519 user@host", "~/.ssh/id_ed25519"),
+        (
+            "ssh -o IdentityFile=~/.ssh/id_rsa host",
+            "IdentityFile=~/.ssh/id_rsa",
+        ),
+        ("ssh-keygen -y -f ~/.ssh/id_ed25519", "~/.ssh/id_ed25519"),
+        ("ssh-add ~/.ssh/id_ed25519", "~/.ssh/id_ed25519"),
+    ] {
+        let found = operand(command);
+        assert!(
+            !found.is_empty() && found.iter().all(|o| o.as_deref() == Some(key)),
+            "{command}: {found:?}"
+        );
+    }
+    for command in [
+        "ssh -F ~/.ssh/id_rsa host",
+        "cat ~/.ssh/id_rsa",
+        "sudo ssh-add ~/.ssh/id_rsa",
+        "PATH=.:$PATH ssh -i ~/.ssh/id_rsa host",
+    ] {
+        let found = operand(command);
+        assert!(found.iter().all(Option::is_none), "{command}: {found:?}");
+    }
+}
+
 /// A command that only prints gives path rules nothing, unless its output can flow on; into
 /// a file only, its redirection is read and its operands are not.
 #[test]

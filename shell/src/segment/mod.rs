@@ -268,7 +268,9 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
             Some(&"printf") => !words.iter().any(|w| w.starts_with("-v")),
             _ => false,
         },
-        text_operand: search_pattern(&command.words).or_else(|| subcommand(&command.words)),
+        text_operand: search_pattern(&command.words)
+            .or_else(|| subcommand(&command.words))
+            .or_else(|| key_operand(&command.words)),
     };
     let mut generous = Generous {
         texts: &mut segment.generous,
@@ -365,6 +367,36 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 
     strict_texts(command, &words, &mut segment.strict);
     segment
+}
+
+/// The private key an ssh tool is given to use, never to show: `ssh`/`scp`/`sftp -i KEY` (or
+/// `-o IdentityFile=KEY`, the whole word), `ssh-keygen -f KEY` (it prints the public half or
+/// changes the passphrase), `ssh-add KEY` (loaded into the agent). The key's bytes reach no
+/// output, so a rule on reading the file need not see it there; any other word naming the
+/// key (`scp -i k k host:`, the second) is read as usual.
+fn key_operand(command_words: &[Word]) -> Option<String> {
+    let words: Vec<&str> = command_words.iter().map(|w| w.text.as_ref()).collect();
+    let after = |option: &str| {
+        words
+            .iter()
+            .position(|w| *w == option)
+            .and_then(|i| words.get(i + 1))
+            .map(|w| w.to_string())
+    };
+    match *words.first()? {
+        "ssh" | "scp" | "sftp" => after("-i").or_else(|| {
+            words
+                .iter()
+                .find(|w| w.starts_with("IdentityFile="))
+                .map(|w| w.to_string())
+        }),
+        "ssh-keygen" => after("-f"),
+        "ssh-add" => words[1..]
+            .iter()
+            .find(|w| !w.starts_with('-'))
+            .map(|w| w.to_string()),
+        _ => None,
+    }
 }
 
 /// The pattern operand of `words` when they run a search program named bare whose first
