@@ -336,9 +336,10 @@ fn default_on_real_commands_and_tool_calls() {
         // its script from the pipe, as `| sh` is (`grep "=" myfile | source /dev/stdin` runs
         // whatever lines the file holds), 1 more: 423 (4.94%). A `find` from `/tmp` that
         // deletes is a temporary directory's cleanup, not a top-level directory's (16 fewer
-        // denies; a `find /tmp … -delete` is still asked, as every deleting find is), and the
-        // key `ssh-keygen -f` is given is not read (1 fewer): 406 (4.74%).
-        ("commands/nl2bash.jsonl", 4.75),
+        // denies; a `find /tmp … -delete` is still asked, as every deleting find is): 407
+        // (4.76%). (`ssh-keygen -t rsa … -f ~/.ssh/id_rsa`, which overwrites the key, stays
+        // denied: only `-y`/`-l`, which read it, leave the key unread.)
+        ("commands/nl2bash.jsonl", 4.76),
         // 0.51% under `core` alone: tldr pages show each tool's delete commands (1.38%);
         // `shred`'s, `git tag -d`'s, `git merge/rebase/revert --abort`'s, `Remove-Item
         // -Recurse`'s and `git clone -c core.sshCommand=…` are asked about since, 1.44%;

@@ -692,16 +692,19 @@ fn a_search_pattern_is_not_a_path() {
     }
 }
 
+/// The text operand of each path-read text of `command`.
+fn text_operands(command: &str) -> Vec<Option<String>> {
+    analyse(command)
+        .path_read_texts(command)
+        .map(|t| t.text_operand.map(String::from))
+        .collect()
+}
+
 /// A program's subcommand right after it (`git status`, `npm run`) is text, not a file: it
 /// is the segment's text operand. Anything else, and any doubt, is read.
 #[test]
 fn a_subcommand_is_not_a_path() {
-    let operands = |command: &str| -> Vec<Option<String>> {
-        analyse(command)
-            .path_read_texts(command)
-            .map(|t| t.text_operand.map(String::from))
-            .collect()
-    };
+    let operands = text_operands;
     for (command, subcommand) in [
         ("git status", "status"),
         ("git lfs pull", "lfs"),
@@ -742,12 +745,7 @@ fn a_subcommand_is_not_a_path() {
 /// Any other word naming it is read.
 #[test]
 fn a_key_an_ssh_tool_uses_is_not_read() {
-    let operand = |command: &str| -> Vec<Option<String>> {
-        analyse(command)
-            .path_read_texts(command)
-            .map(|t| t.text_operand.map(String::from))
-            .collect()
-    };
+    let operand = text_operands;
     for (command, key) in [
         ("ssh -i ~/.ssh/id_rsa user@host", "~/.ssh/id_rsa"),
         ("scp -i ~/.ssh/id_rsa dist.tar host:/srv/", "~/.ssh/id_rsa"),
@@ -770,6 +768,11 @@ fn a_key_an_ssh_tool_uses_is_not_read() {
         "cat ~/.ssh/id_rsa",
         "sudo ssh-add ~/.ssh/id_rsa",
         "PATH=.:$PATH ssh -i ~/.ssh/id_rsa host",
+        // ssh-keygen writing the file `-f` names: generating, re-encrypting, editing.
+        "ssh-keygen -t ed25519 -f ~/.ssh/id_rsa",
+        "ssh-keygen -f ~/.ssh/id_rsa",
+        "ssh-keygen -p -f ~/.ssh/id_rsa",
+        "ssh-keygen -y -t rsa -f ~/.ssh/id_rsa",
     ] {
         let found = operand(command);
         assert!(found.iter().all(Option::is_none), "{command}: {found:?}");

@@ -1275,6 +1275,12 @@ pub fn script_file_run<'c>(command: &'c SimpleCommand<'_>) -> Option<&'c str> {
 /// `wget URL` (its last part, unless `-O F` / `--output-document=F` names the file; `-O -`
 /// writes stdout), `aria2c URL` (`-o F` / `--out=F`).
 pub fn downloaded_files(command: &SimpleCommand<'_>) -> Vec<String> {
+    // Every command of every parse is asked: most are no downloader, nor wrap one. Decided
+    // without allocating, as `inner_commands` does.
+    let first = command.words.first().map(|w| basename(&w.text));
+    if !first.is_some_and(|p| matches!(p, "curl" | "wget" | "aria2c") || super::is_wrapper(p)) {
+        return Vec::new();
+    }
     let words: Vec<&str> = command.words.iter().map(|w| w.text.as_ref()).collect();
     let mut files = Vec::new();
     for stage in peel_stages(&words) {

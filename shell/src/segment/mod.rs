@@ -370,8 +370,8 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 }
 
 /// The private key an ssh tool is given to use, never to show: `ssh`/`scp`/`sftp -i KEY` (or
-/// `-o IdentityFile=KEY`, the whole word), `ssh-keygen -f KEY` (it prints the public half or
-/// changes the passphrase), `ssh-add KEY` (loaded into the agent). The key's bytes reach no
+/// `-o IdentityFile=KEY`, the whole word), `ssh-keygen -y -f KEY` / `-l -f KEY` (the public
+/// half, a fingerprint), `ssh-add KEY` (loaded into the agent). The key's bytes reach no
 /// output, so a rule on reading the file need not see it there; any other word naming the
 /// key (`scp -i k k host:`, the second) is read as usual.
 fn key_operand(command_words: &[Word]) -> Option<String> {
@@ -390,7 +390,17 @@ fn key_operand(command_words: &[Word]) -> Option<String> {
                 .find(|w| w.starts_with("IdentityFile="))
                 .map(|w| w.to_string())
         }),
-        "ssh-keygen" => after("-f"),
+        // Only where it reads the key: printing the public half (`-y`) or a fingerprint
+        // (`-l`). Generating (`-t`), re-encrypting (`-p`) or editing (`-c`, `-R`) writes the
+        // file `-f` names, which every rule on that file must see.
+        "ssh-keygen"
+            if words.iter().any(|w| matches!(*w, "-y" | "-l"))
+                && !words
+                    .iter()
+                    .any(|w| matches!(*w, "-t" | "-p" | "-c" | "-R" | "-N")) =>
+        {
+            after("-f")
+        }
         "ssh-add" => words[1..]
             .iter()
             .find(|w| !w.starts_with('-'))
