@@ -843,6 +843,45 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
     }
 }
 
+/// `ls`, `stat` and `test` read a file's name and metadata, never its bytes: they print (or
+/// answer) no more than `echo` of the name would, and are read as printers are — unless
+/// `PATH` may have put a program of the agent's under that name.
+#[test]
+fn metadata_readers_are_printers() {
+    let texts = |command: &str| -> Vec<(String, bool)> {
+        analyse(command)
+            .path_read_texts(command)
+            .map(|t| (t.text.to_string(), t.operands_unread))
+            .collect()
+    };
+    for only_metadata in [
+        "ls -l ~/.ssh/id_rsa",
+        "stat ~/.aws/credentials",
+        "test -f ~/.aws/credentials && echo ok",
+        "[ -r ~/.ssh/id_ed25519 ] || echo missing",
+    ] {
+        assert!(texts(only_metadata).is_empty(), "{only_metadata}");
+    }
+    for read in [
+        "ls ~/.ssh/id_rsa | xargs cat",
+        "cat $(ls ~/.ssh/id_*)",
+        "PATH=.:$PATH ls ~/.ssh/id_rsa",
+        "export PATH=./bin:$PATH; stat ~/.aws/credentials",
+        "hash -p ./x ls; ls ~/.ssh/id_rsa",
+        "ls() { cat \"$@\"; }; ls ~/.ssh/id_rsa > /tmp/x",
+        "./ls ~/.ssh/id_rsa",
+        "/usr/bin/stat ~/.aws/credentials",
+        "sudo ls ~/.ssh/id_rsa",
+        "cat ~/.ssh/id_rsa; ls ~/.ssh",
+    ] {
+        let texts = texts(read);
+        assert!(
+            texts.iter().any(|(t, unread)| t.contains(".") && !unread),
+            "{read}: {texts:?}"
+        );
+    }
+}
+
 /// Path rules read the words the program is handed: a quoted word with spaces is one word,
 /// in every generous text that holds it, and a deletion target text is its path alone.
 #[test]

@@ -78,6 +78,17 @@ pub fn each_command_path_text_into<'t>(
     command_path_texts_into(segment_texts, places, programs_from_cwd, tags, sink)
 }
 
+/// Does the last of `words` hand a program its kubeconfig: `KUBECONFIG=FILE` (leading, or
+/// an `export`/`env` operand), `--kubeconfig=FILE`, or the word after `--kubeconfig`?
+fn names_kubeconfig(words: &[&str]) -> bool {
+    let Some((&word, before)) = words.split_last() else {
+        return false;
+    };
+    word.starts_with("KUBECONFIG=")
+        || word.starts_with("--kubeconfig=")
+        || before.last() == Some(&"--kubeconfig")
+}
+
 /// [`each_command_path_text`], told whether a program name may be a file in the working
 /// directory.
 #[cfg(test)]
@@ -148,6 +159,13 @@ fn command_path_texts_into<'t>(
     // The first of `directories` is the working directory only when it is known; without
     // one, every entry is a `cd` target.
     let first_cd_target = usize::from(places.cwd.is_some());
+    // A kubeconfig handed to the tools that use it (`kubectl --kubeconfig ~/.kube/config get
+    // pods`, `KUBECONFIG=… helm list`, `export KUBECONFIG=$HOME/.kube/config`) is used to
+    // reach the cluster, not printed: not read, as `ssh -i KEY` is not — unless the command
+    // expands the variable (`export KUBECONFIG=…; cat $KUBECONFIG`), where its value is read.
+    let kubeconfig_handed = !all_texts
+        .clone()
+        .any(|t| t.text.contains("$KUBECONFIG") || t.text.contains("${KUBECONFIG"));
     // Each candidate once, and whether it was resolved.
     let mut seen: HashMap<&str, bool, ShortKeysBuild> =
         HashMap::with_capacity_and_hasher(64, ShortKeysBuild::default());
@@ -193,6 +211,9 @@ fn command_path_texts_into<'t>(
         // The program too: running `./secrets/dump.sh` or `./.env` reads the file.
         for (i, &word) in words.iter().enumerate() {
             if action.iter().any(|range| range.contains(&i)) {
+                continue;
+            }
+            if kubeconfig_handed && names_kubeconfig(&words[..=i]) {
                 continue;
             }
             let unredirected = word.trim_start_matches(|c: char| {

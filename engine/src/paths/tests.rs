@@ -339,6 +339,38 @@ fn command_words_are_read_as_the_shell_would() {
     assert!(!denied("shopt -s nullglob; cat *"));
 }
 
+/// A kubeconfig handed to the tools that use it is not read (they reach the cluster with
+/// it, printing none of it); the same file named anywhere else is, and so is the variable's
+/// value where the command expands it.
+#[test]
+fn a_kubeconfig_handed_to_its_tools_is_not_read() {
+    let re = regex::Regex::new(&PathGlob::parse("~/.kube/config").unwrap().regex(true)).unwrap();
+    let denied = |command: &str| {
+        command_texts(command, places(), false)
+            .iter()
+            .any(|t| re.is_match(t))
+    };
+    for handed in [
+        "kubectl --kubeconfig ~/.kube/config get pods",
+        "kubectl --kubeconfig=$HOME/.kube/config get pods",
+        "KUBECONFIG=~/.kube/config kubectl get ns",
+        "export KUBECONFIG=$HOME/.kube/config",
+        "env KUBECONFIG=~/.kube/config helm list",
+    ] {
+        assert!(!denied(handed), "{handed}");
+    }
+    for read in [
+        "cat ~/.kube/config",
+        "kubectl --kubeconfig ~/.kube/other get pods; cat ~/.kube/config",
+        "export KUBECONFIG=~/.kube/config; cat $KUBECONFIG",
+        "KUBECONFIG=~/.kube/config sh -c 'cat ${KUBECONFIG}'",
+        "cp --kubeconfig x ~/.kube/config /tmp/k",
+        "KUBE=~/.kube/config kubectl get ns",
+    ] {
+        assert!(denied(read), "{read}");
+    }
+}
+
 /// The command a `find` action runs is read as a segment of its own: the pattern `grep`
 /// searches for there names no file, while what `cat` or `cp` opens there is read.
 #[test]

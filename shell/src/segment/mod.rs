@@ -135,7 +135,10 @@ pub struct Segment {
     /// Its program, as written, is `echo` or `printf` named bare: the shell's own printer
     /// unless the command redefines it ([`crate::ReadText`]). A `./echo` or `/usr/bin/echo`
     /// is a file, which may be anything; `printf -v NAME` stores what it formats in a
-    /// variable later commands may read, and is not one.
+    /// variable later commands may read, and is not one. So are the programs that read a
+    /// file's name and metadata, never its bytes ([`METADATA_PROGRAMS`]: `ls -l
+    /// ~/.ssh/id_rsa`, `test -f ~/.aws/credentials`, `stat`), named bare where the command
+    /// does not touch `PATH` ([`crate::analyse_in`]): what they print is a name or a size.
     pub prints: bool,
     /// The operand that is text, not a file: the pattern operand of a search program named
     /// bare (`grep`, `egrep`, `fgrep`, `rg`), when it is surely the pattern: no `-e`/`-f`
@@ -144,6 +147,10 @@ pub struct Segment {
     /// fixed list (`git status`, `cargo build`, `npm run`: [`subcommand`]).
     pub text_operand: Option<String>,
 }
+
+/// Programs that read a file's name and metadata only, never its bytes: the `test` builtin
+/// (and `[`), `ls`, `stat`. Named bare, each is taken as a printer ([`Segment::prints`]).
+pub const METADATA_PROGRAMS: [&str; 4] = ["test", "[", "ls", "stat"];
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
 pub fn basename(program: &str) -> &str {
@@ -265,6 +272,7 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
         target_texts: 0,
         prints: match words.first() {
             Some(&"echo") => true,
+            Some(program) if METADATA_PROGRAMS.contains(program) => true,
             Some(&"printf") => !words.iter().any(|w| w.starts_with("-v")),
             _ => false,
         },
