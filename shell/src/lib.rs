@@ -347,8 +347,8 @@ pub fn analyse_in(command: &str, places: crate::Places) -> Analysis {
             // A search program is a file looked up in `PATH`: where the command changes
             // `PATH` or the shell's table of program paths (`PATH=. grep …`, `hash -p ./x
             // grep`), its pattern may be handed to a file of the agent's.
-            // So is `ls` or `stat`: neither is then surely a program that only reads metadata
-            // (`echo` and `printf` lose their trust too: only a false alarm more).
+            // Nor is a printer then surely the shell's own (`enable -n test; PATH=.:$PATH test
+            // -f .env`): `echo`, `printf` and `test` lose their trust (only a false alarm more).
             if command.contains("PATH") || command.contains("hash") {
                 segments.iter_mut().for_each(|s| {
                     s.text_operand = None;

@@ -843,11 +843,11 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
     }
 }
 
-/// `ls`, `stat` and `test` read a file's name and metadata, never its bytes: they print (or
-/// answer) no more than `echo` of the name would, and are read as printers are — unless
-/// `PATH` may have put a program of the agent's under that name.
+/// `test` and `[` only answer whether a file exists or what it is: they are read as printers
+/// are — unless `PATH` or a redefinition may have put a program of the agent's under that
+/// name. `ls` and `stat` are not: claude's own path check refuses them on a denied file.
 #[test]
-fn metadata_readers_are_printers() {
+fn test_builtins_are_printers() {
     let texts = |command: &str| -> Vec<(String, bool)> {
         analyse(command)
             .path_read_texts(command)
@@ -855,24 +855,21 @@ fn metadata_readers_are_printers() {
             .collect()
     };
     for only_metadata in [
-        "ls -l ~/.ssh/id_rsa",
-        "stat ~/.aws/credentials",
         "test -f ~/.aws/credentials && echo ok",
         "[ -r ~/.ssh/id_ed25519 ] || echo missing",
     ] {
         assert!(texts(only_metadata).is_empty(), "{only_metadata}");
     }
     for read in [
-        "ls ~/.ssh/id_rsa | xargs cat",
-        "cat $(ls ~/.ssh/id_*)",
-        "PATH=.:$PATH ls ~/.ssh/id_rsa",
-        "export PATH=./bin:$PATH; stat ~/.aws/credentials",
-        "hash -p ./x ls; ls ~/.ssh/id_rsa",
-        "ls() { cat \"$@\"; }; ls ~/.ssh/id_rsa > /tmp/x",
-        "./ls ~/.ssh/id_rsa",
-        "/usr/bin/stat ~/.aws/credentials",
-        "sudo ls ~/.ssh/id_rsa",
-        "cat ~/.ssh/id_rsa; ls ~/.ssh",
+        "ls -l ~/.ssh/id_rsa",
+        "stat ~/.aws/credentials",
+        "test -f ~/.ssh/id_rsa | xargs cat",
+        "PATH=.:$PATH test -f ~/.ssh/id_rsa",
+        "hash -p ./x test; test -f ~/.ssh/id_rsa",
+        "test() { cat \"$@\"; }; test ~/.ssh/id_rsa > /tmp/x",
+        "enable -n test; test -f ~/.ssh/id_rsa > /tmp/x",
+        "./test -f ~/.ssh/id_rsa",
+        "sudo test -f ~/.ssh/id_rsa",
     ] {
         let texts = texts(read);
         assert!(

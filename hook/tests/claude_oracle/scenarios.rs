@@ -309,5 +309,35 @@ fn read_glob_scenarios() -> Vec<Scenario> {
         .read("{home}/.aws/credentials")
         .read("{home}/h.txt")
         .done(),
+        // Bash commands naming a file a Read deny covers without printing its bytes, each
+        // allowed by its program: which of them claude's own path checks still refuse.
+        scenario(
+            "bash-names-denied-files",
+            &[
+                "Bash(ls:*)",
+                "Bash(stat:*)",
+                "Bash(test:*)",
+                "Bash(chmod:*)",
+                "Bash(ssh:*)",
+                "Bash(ssh-add:*)",
+                "Bash(kubectl:*)",
+                "Bash(export:*)",
+                "Bash(cat:*)",
+            ],
+            &[],
+            &["Read(~/.ssh/id_rsa)", "Read(~/.kube/config)"],
+        )
+        .home_files(&[".ssh/id_rsa", ".kube/config"])
+        .bash("ls -l ~/.ssh/id_rsa")
+        .bash("stat ~/.ssh/id_rsa")
+        .bash("test -f ~/.ssh/id_rsa")
+        .bash("chmod 600 ~/.ssh/id_rsa")
+        .bash("ssh -i ~/.ssh/id_rsa -o BatchMode=yes nohost true")
+        .bash("ssh-add ~/.ssh/id_rsa")
+        .bash("kubectl --kubeconfig ~/.kube/config get pods")
+        .bash("KUBECONFIG=$HOME/.kube/config kubectl get ns")
+        .bash("export KUBECONFIG=$HOME/.kube/config")
+        .bash("cat ~/.kube/config")
+        .done(),
     ]
 }

@@ -135,10 +135,12 @@ pub struct Segment {
     /// Its program, as written, is `echo` or `printf` named bare: the shell's own printer
     /// unless the command redefines it ([`crate::ReadText`]). A `./echo` or `/usr/bin/echo`
     /// is a file, which may be anything; `printf -v NAME` stores what it formats in a
-    /// variable later commands may read, and is not one. So are the programs that read a
-    /// file's name and metadata, never its bytes ([`METADATA_PROGRAMS`]: `ls -l
-    /// ~/.ssh/id_rsa`, `test -f ~/.aws/credentials`, `stat`), named bare where the command
-    /// does not touch `PATH` ([`crate::analyse_in`]): what they print is a name or a size.
+    /// variable later commands may read, and is not one. So is the `test` builtin (and `[`,
+    /// [`METADATA_PROGRAMS`]), which only answers whether a file exists or what it is, where
+    /// the command does not touch `PATH` ([`crate::analyse_in`]). Not `ls` nor `stat`: they
+    /// print only names and metadata too, but claude's own path check refuses `ls -l FILE`
+    /// and `stat FILE` under a Read deny of FILE (the recorded oracle), and a list the user
+    /// brings is never read looser here.
     pub prints: bool,
     /// The operand that is text, not a file: the pattern operand of a search program named
     /// bare (`grep`, `egrep`, `fgrep`, `rg`), when it is surely the pattern: no `-e`/`-f`
@@ -148,9 +150,9 @@ pub struct Segment {
     pub text_operand: Option<String>,
 }
 
-/// Programs that read a file's name and metadata only, never its bytes: the `test` builtin
-/// (and `[`), `ls`, `stat`. Named bare, each is taken as a printer ([`Segment::prints`]).
-pub const METADATA_PROGRAMS: [&str; 4] = ["test", "[", "ls", "stat"];
+/// Builtins that read a file's metadata only, never its bytes, and print nothing: `test` and
+/// `[`. Named bare, each is taken as a printer ([`Segment::prints`]).
+pub const METADATA_PROGRAMS: [&str; 2] = ["test", "["];
 
 /// The basename of a program path (`/usr/bin/rm` → `rm`; `rm` stays).
 pub fn basename(program: &str) -> &str {
