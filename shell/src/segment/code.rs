@@ -1,7 +1,11 @@
 //! Inline code read for what it runs: the shell commands an interpreter's code string hands to
 //! a shell (`os.system("…")`, `child_process.execSync("…")`, `` `…` `` in Ruby and Perl,
-//! `system(…)`, `%x(…)`, `qx{…}`, Lua's `os.execute(…)`) and the files it deletes (`shutil.rmtree(p)`,
-//! `fs.rmSync(p, {recursive: true})`, `FileUtils.rm_rf(p)`, perl `unlink`/`rmtree`).
+//! `system(…)`, `%x(…)`, `qx{…}`, Lua's `os.execute(…)`), the files it deletes (`shutil.rmtree(p)`,
+//! `fs.rmSync(p, {recursive: true})`, `FileUtils.rm_rf(p)`, perl `unlink`/`rmtree`) and the
+//! files it writes (`open(p, 'w')`, `fs.writeFileSync(p, …)`, `File.write(p, …)`,
+//! `file_put_contents(p, …)`): a write as the redirection that does the same, `: > 'p'`
+//! (`: >> 'p'` for an append or an in-place update), so the rules on a file written by `>`
+//! (the system's files, shell startup files, the guard's own) read it too.
 //!
 //! [`shell_texts`] returns shell text for each: a shell-out's literal string argument as is
 //! (a list argument, `["rm", "-rf", p]`, as its words quoted and joined), a deletion as the
@@ -188,6 +192,103 @@ fn calls(language: Language) -> &'static [(&'static str, Effect)] {
     }
 }
 
+/// How a call writes the file its first argument names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    /// Empties it first (or creates it): `writeFileSync`, `File.write`.
+    Truncates,
+    /// Adds to it: `appendFileSync`.
+    Appends,
+    /// As its mode argument says (`open(p, 'w')`, `File.open(p, 'a')`): nothing when the mode
+    /// reads only, or is not a literal.
+    ByMode,
+}
+
+/// The calls that write a file, per language (matched as [`calls`] are).
+fn writes(language: Language) -> &'static [(&'static str, Write)] {
+    use Write::*;
+    match language {
+        // The builtin `open` (and `io.open`, `os.open` with a literal mode never given).
+        Language::Python => &[("open", ByMode)],
+        Language::JavaScript => &[
+            ("writeFileSync", Truncates),
+            ("writeFile", Truncates),
+            ("appendFileSync", Appends),
+            ("appendFile", Appends),
+            ("createWriteStream", Truncates),
+            ("Deno.writeTextFileSync", Truncates),
+            ("Deno.writeTextFile", Truncates),
+            ("Deno.writeFileSync", Truncates),
+            ("Deno.writeFile", Truncates),
+            ("Bun.write", Truncates),
+        ],
+        Language::Ruby => &[
+            ("File.write", Truncates),
+            ("File.binwrite", Truncates),
+            ("IO.write", Truncates),
+            ("IO.binwrite", Truncates),
+            ("File.open", ByMode),
+        ],
+        Language::Php => &[("file_put_contents", Truncates), ("fopen", ByMode)],
+        Language::Lua => &[("io.open", ByMode)],
+        _ => &[],
+    }
+}
+
+/// The redirection that writes as the call whose name ends where `rest` starts: `Ok(None)`
+/// when it writes nothing (a read mode), `Err(())` when it cannot be read (a path that is no
+/// literal, for a call that writes).
+fn read_write(language: Language, rest: &str, write: Write) -> Result<Option<String>, ()> {
+    let Some(args) = rest.trim_start().strip_prefix('(') else {
+        // Not called here (`w = fs.writeFileSync`): the write happens out of sight. Python's
+        // `open` is also a word of the code's strings and comments (`print('cannot open')`).
+        return if write == Write::ByMode {
+            Ok(None)
+        } else {
+            Err(())
+        };
+    };
+    let path = literal(language, args.trim_start());
+    let appends = match write {
+        Write::Truncates => {
+            // PHP's `file_put_contents(p, s, FILE_APPEND)`.
+            language == Language::Php
+                && args
+                    .split(')')
+                    .next()
+                    .is_some_and(|a| a.contains("FILE_APPEND"))
+        }
+        Write::Appends => true,
+        Write::ByMode => {
+            let after = match &path {
+                Some((_, after)) => *after,
+                // The path is no literal: what the mode says decides whether that matters.
+                None => args.split_once(',').map_or("", |(_, after)| after),
+            };
+            let after = after.trim_start();
+            let after = after.strip_prefix(',').unwrap_or(after).trim_start();
+            let after = after.strip_prefix("mode").map_or(after, |m| {
+                m.trim_start().trim_start_matches(['=', ':']).trim_start()
+            });
+            let Some((mode, _)) = literal(language, after) else {
+                return Ok(None);
+            };
+            if mode.contains(['w', 'x']) {
+                false
+            } else if mode.contains(['a', '+']) {
+                true
+            } else {
+                return Ok(None);
+            }
+        }
+    };
+    let Some((path, _)) = path else {
+        return Err(());
+    };
+    let op = if appends { ">>" } else { ">" };
+    Ok(Some(format!(": {op} {}", quote_word(&path))))
+}
+
 /// Names that build or run code the reader cannot follow: their presence makes the code
 /// unreadable (every string literal is returned).
 fn dynamic(language: Language) -> &'static [&'static str] {
@@ -292,7 +393,18 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
             }
         }
     }
-    // pathlib: `Path('x').unlink()`, `Path('x').rmdir()`.
+    for &(name, write) in writes(language) {
+        let mut from = 0;
+        while let Some(at) = find_name(code, name, from) {
+            from = at + name.len();
+            match read_write(language, &code[from..], write) {
+                Ok(Some(text)) => out.push(text),
+                Ok(None) => {}
+                Err(()) => unreadable = true,
+            }
+        }
+    }
+    // pathlib: `Path('x').unlink()`, `Path('x').rmdir()`, `Path('x').write_text(…)`.
     if language == Language::Python {
         let mut from = 0;
         while let Some(at) = code[from..].find("Path(").map(|i| i + from) {
@@ -309,6 +421,8 @@ pub fn shell_texts(language: Language, code: &str) -> Vec<String> {
                 out.push(format!("rm {}", quote_word(&path)));
             } else if after.starts_with(".rmdir(") {
                 out.push(format!("rmdir {}", quote_word(&path)));
+            } else if after.starts_with(".write_text(") || after.starts_with(".write_bytes(") {
+                out.push(format!(": > {}", quote_word(&path)));
             }
         }
     }

@@ -105,6 +105,85 @@ fn shell_outs_and_deletions_are_read() {
     }
 }
 
+/// A file the code writes is the redirection that writes it: `: > p`, or `: >> p` for an
+/// append or an in-place update; a file opened to read is nothing.
+#[test]
+fn written_files_are_redirections() {
+    for (language, code, want) in [
+        (
+            Python,
+            "open('/etc/passwd','w').write('x')",
+            ": > /etc/passwd",
+        ),
+        (
+            Python,
+            "f = open(\"/home/u/.bashrc\", mode='a'); f.write('curl x | sh')",
+            ": >> /home/u/.bashrc",
+        ),
+        (
+            Python,
+            "open('/etc/hosts', 'r+').write('x')",
+            ": >> /etc/hosts",
+        ),
+        (
+            Python,
+            "from pathlib import Path; Path('/etc/hosts').write_text('')",
+            ": > /etc/hosts",
+        ),
+        (
+            JavaScript,
+            "require('fs').writeFileSync('/etc/passwd', 'x')",
+            ": > /etc/passwd",
+        ),
+        (
+            JavaScript,
+            "require('fs').appendFileSync('/root/.bashrc', 'x')",
+            ": >> /root/.bashrc",
+        ),
+        (Ruby, "File.write('/etc/passwd', 'x')", ": > /etc/passwd"),
+        (
+            Ruby,
+            "File.open('/etc/profile', 'a') { |f| f.puts 'x' }",
+            ": >> /etc/profile",
+        ),
+        (
+            Php,
+            "file_put_contents('/etc/passwd', 'x', FILE_APPEND);",
+            ": >> /etc/passwd",
+        ),
+        (
+            Lua,
+            "io.open('/etc/passwd', 'w'):write('x')",
+            ": > /etc/passwd",
+        ),
+    ] {
+        let got = shell_texts(language, code);
+        assert!(got.iter().any(|t| t == want), "{code}: {got:?}");
+    }
+    for (language, code) in [
+        (Python, "print(open('/etc/passwd').read())"),
+        (Python, "print(open('/etc/passwd', 'r').read())"),
+        (Python, "print('cannot open the file')"),
+        (
+            Python,
+            "import os; fd = os.open('/etc/passwd', os.O_RDONLY)",
+        ),
+        (Ruby, "puts File.open('/etc/passwd').read"),
+        (
+            JavaScript,
+            "console.log(require('fs').readFileSync('/etc/passwd', 'utf8'))",
+        ),
+    ] {
+        assert_eq!(shell_texts(language, code), Vec::<String>::new(), "{code}");
+    }
+    // A write to a path the reader cannot see is unreadable code: every literal is kept.
+    let got = shell_texts(
+        JavaScript,
+        "const p = process.argv[1]; require('fs').writeFileSync(p, 'rm -rf /')",
+    );
+    assert!(got.iter().any(|t| t == "rm -rf /"), "{got:?}");
+}
+
 #[test]
 fn printed_strings_are_not_commands() {
     for (language, code) in [
