@@ -779,16 +779,19 @@ fn a_key_an_ssh_tool_uses_is_not_read() {
     }
 }
 
+/// The texts path rules read in `command`, each with whether its operands are unread.
+fn read_texts(command: &str) -> Vec<(String, bool)> {
+    analyse(command)
+        .path_read_texts(command)
+        .map(|t| (t.text.to_string(), t.operands_unread))
+        .collect()
+}
+
 /// A command that only prints gives path rules nothing, unless its output can flow on; into
 /// a file only, its redirection is read and its operands are not.
 #[test]
 fn printed_paths_are_read_only_when_the_output_flows_on() {
-    let texts = |command: &str| -> Vec<(String, bool)> {
-        analyse(command)
-            .path_read_texts(command)
-            .map(|t| (t.text.to_string(), t.operands_unread))
-            .collect()
-    };
+    let texts = read_texts;
     assert!(texts("echo \"cat ~/.ssh/id_rsa\"").is_empty());
     assert!(texts("FOO=1 printf '%s' ~/.ssh/id_rsa").is_empty());
     // A file named `echo` is not the builtin: it may read what it is given.
@@ -848,12 +851,7 @@ fn printed_paths_are_read_only_when_the_output_flows_on() {
 /// name. `ls` and `stat` are not: claude's own path check refuses them on a denied file.
 #[test]
 fn test_builtins_are_printers() {
-    let texts = |command: &str| -> Vec<(String, bool)> {
-        analyse(command)
-            .path_read_texts(command)
-            .map(|t| (t.text.to_string(), t.operands_unread))
-            .collect()
-    };
+    let texts = read_texts;
     for only_metadata in [
         "test -f ~/.aws/credentials && echo ok",
         "[ -r ~/.ssh/id_ed25519 ] || echo missing",
