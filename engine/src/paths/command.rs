@@ -78,15 +78,31 @@ pub fn each_command_path_text_into<'t>(
     command_path_texts_into(segment_texts, places, programs_from_cwd, tags, sink)
 }
 
-/// Does the last of `words` hand a program its kubeconfig: `KUBECONFIG=FILE` (leading, or
-/// an `export`/`env` operand), `--kubeconfig=FILE`, or the word after `--kubeconfig`?
-fn names_kubeconfig(words: &[&str]) -> bool {
+/// Does the last of `words` hand a program the default kubeconfig, `~/.kube/config` spelled
+/// from the home (`~/`, `$HOME/`, `${HOME}/`): as `KUBECONFIG=…` (leading, or an
+/// `export`/`env` operand), `--kubeconfig=…`, or the word after `--kubeconfig`? Another file
+/// handed so may be anything — a link to a file a rule guards, which kubectl may rewrite —
+/// and is read as any word is.
+fn names_default_kubeconfig(words: &[&str]) -> bool {
     let Some((&word, before)) = words.split_last() else {
         return false;
     };
-    word.starts_with("KUBECONFIG=")
-        || word.starts_with("--kubeconfig=")
-        || before.last() == Some(&"--kubeconfig")
+    let value = word
+        .strip_prefix("KUBECONFIG=")
+        .or_else(|| word.strip_prefix("--kubeconfig="))
+        .or_else(|| (before.last() == Some(&"--kubeconfig")).then_some(word));
+    value.is_some_and(|value| {
+        ["~", "$HOME", "${HOME}"]
+            .iter()
+            .any(|home| value.strip_prefix(home) == Some("/.kube/config"))
+    })
+}
+
+/// Do `words` run `kubectl config` (or OpenShift's `oc config`): a `config` word after the
+/// program?
+fn runs_kubectl_config<'w>(mut words: impl Iterator<Item = &'w str>) -> bool {
+    words.any(|w| matches!(crate::shell::segment::basename(w), "kubectl" | "oc"))
+        && words.any(|w| w == "config")
 }
 
 /// [`each_command_path_text`], told whether a program name may be a file in the working
@@ -159,13 +175,29 @@ fn command_path_texts_into<'t>(
     // The first of `directories` is the working directory only when it is known; without
     // one, every entry is a `cd` target.
     let first_cd_target = usize::from(places.cwd.is_some());
-    // A kubeconfig handed to the tools that use it (`kubectl --kubeconfig ~/.kube/config get
-    // pods`, `KUBECONFIG=… helm list`, `export KUBECONFIG=$HOME/.kube/config`) is used to
-    // reach the cluster, not printed: not read, as `ssh -i KEY` is not — unless the command
-    // expands the variable (`export KUBECONFIG=…; cat $KUBECONFIG`), where its value is read.
-    let kubeconfig_handed = !all_texts
-        .clone()
-        .any(|t| t.text.contains("$KUBECONFIG") || t.text.contains("${KUBECONFIG"));
+    // The default kubeconfig handed to the tools that use it (`kubectl --kubeconfig
+    // ~/.kube/config get pods`, `KUBECONFIG=… helm list`, `export KUBECONFIG=$HOME/.kube/config`)
+    // is used to reach the cluster, not printed: not read, as `ssh -i KEY` is not (claude
+    // runs these under a Read deny of the file). Unless the command expands the variable
+    // (`…; cat $KUBECONFIG`) or runs `kubectl config` (`view --raw` prints the file, `set-*`
+    // rewrite it), and only while no link is on the way to the file (a link is read as its
+    // target; a file not there yet is no link). Asked lazily: the memo's `lstat`s only for a
+    // command naming it.
+    let mut kubeconfig_handed: Option<bool> = None;
+    let mut default_kubeconfig_used = || {
+        *kubeconfig_handed.get_or_insert_with(|| {
+            let no_link = places.home.is_some_and(|home| {
+                let file = format!("{}/.kube/config", home.trim_end_matches('/'));
+                bases.memo.no_link_on_the_way(&file)
+            });
+            no_link
+                && !all_texts.clone().any(|t| {
+                    t.text.contains("$KUBECONFIG")
+                        || t.text.contains("${KUBECONFIG")
+                        || runs_kubectl_config(t.words())
+                })
+        })
+    };
     // Each candidate once, and whether it was resolved.
     let mut seen: HashMap<&str, bool, ShortKeysBuild> =
         HashMap::with_capacity_and_hasher(64, ShortKeysBuild::default());
@@ -213,7 +245,7 @@ fn command_path_texts_into<'t>(
             if action.iter().any(|range| range.contains(&i)) {
                 continue;
             }
-            if kubeconfig_handed && names_kubeconfig(&words[..=i]) {
+            if names_default_kubeconfig(&words[..=i]) && default_kubeconfig_used() {
                 continue;
             }
             let unredirected = word.trim_start_matches(|c: char| {

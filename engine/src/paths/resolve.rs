@@ -318,6 +318,12 @@ impl FsMemo {
         relative_to(path, self.our_directory()?)
     }
 
+    /// Is `path` (absolute, normal) free of links: every component there is a plain file or
+    /// directory, up to one that does not exist (if any)? Asked with the memo's `lstat`s.
+    pub(super) fn no_link_on_the_way(&self, path: &str) -> bool {
+        is_normal(path) && !matches!(walk(path, 0, self), Walk::Link)
+    }
+
     /// `canonicalize(path)`: a normal path with no link on the way is its own, found with the
     /// `lstat`s of [`walk`] (memoised for the words below it); any other through `realpath`.
     pub(super) fn canonical(&self, path: &str) -> Option<String> {

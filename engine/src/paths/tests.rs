@@ -344,9 +344,19 @@ fn command_words_are_read_as_the_shell_would() {
 /// value where the command expands it.
 #[test]
 fn a_kubeconfig_handed_to_its_tools_is_not_read() {
+    let temp = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(temp.path()).unwrap();
+    std::fs::create_dir_all(home.join(".kube")).unwrap();
+    std::fs::write(home.join(".kube/config"), "apiVersion: v1").unwrap();
+    let home = home.to_str().unwrap();
+    let places = Places {
+        cwd: Some("/p"),
+        home: Some(home),
+        project_root: Some("/p"),
+    };
     let re = regex::Regex::new(&PathGlob::parse("~/.kube/config").unwrap().regex(true)).unwrap();
     let denied = |command: &str| {
-        command_texts(command, places(), false)
+        command_texts(command, places, false)
             .iter()
             .any(|t| re.is_match(t))
     };
@@ -359,6 +369,7 @@ fn a_kubeconfig_handed_to_its_tools_is_not_read() {
     ] {
         assert!(!denied(handed), "{handed}");
     }
+    let other_spelling = format!("kubectl --kubeconfig {home}/.kube/../.kube/config get pods");
     for read in [
         "cat ~/.kube/config",
         "kubectl --kubeconfig ~/.kube/other get pods; cat ~/.kube/config",
@@ -366,8 +377,49 @@ fn a_kubeconfig_handed_to_its_tools_is_not_read() {
         "KUBECONFIG=~/.kube/config sh -c 'cat ${KUBECONFIG}'",
         "cp --kubeconfig x ~/.kube/config /tmp/k",
         "KUBE=~/.kube/config kubectl get ns",
+        // `kubectl config` prints (`view --raw`) or rewrites the file it is handed.
+        "kubectl --kubeconfig ~/.kube/config config view --raw",
+        "export KUBECONFIG=$HOME/.kube/config; kubectl config view --raw",
+        // Only the default file is taken as a kubeconfig: another may be anything.
+        other_spelling.as_str(),
     ] {
         assert!(denied(read), "{read}");
+    }
+}
+
+/// A kubeconfig handed to kubectl is still resolved where it may be a link: kubectl rewrites
+/// the file it is given (`config set-cluster`, a refreshed token), so a link named there to a
+/// file a rule guards — the guard's own policy, say — is read as that file; and the default
+/// file is taken as used only while it is a plain file, no link on the way.
+#[test]
+fn a_kubeconfig_that_is_a_link_is_read_as_its_target() {
+    let (_temp, dir, root) = project_with_env();
+    std::os::unix::fs::symlink(dir.join("p/.env"), dir.join("p/kc")).unwrap();
+    let denied = |command: &str| denied_in_project(&root, "./.env", command);
+    assert!(denied("kubectl --kubeconfig kc get pods"));
+    assert!(denied("KUBECONFIG=kc kubectl get pods"));
+    assert!(denied("kubectl --kubeconfig=./kc get pods"));
+    // A home whose `~/.kube/config` links to the guarded file.
+    let home = dir.join("h");
+    std::fs::create_dir_all(home.join(".kube")).unwrap();
+    std::os::unix::fs::symlink(dir.join("p/.env"), home.join(".kube/config")).unwrap();
+    let home = std::fs::canonicalize(&home).unwrap();
+    let places = Places {
+        cwd: Some(&root),
+        home: home.to_str(),
+        project_root: Some(&root),
+    };
+    let re = regex::Regex::new(&PathGlob::parse("./.env").unwrap().regex(true)).unwrap();
+    for command in [
+        "kubectl --kubeconfig ~/.kube/config get pods",
+        "export KUBECONFIG=$HOME/.kube/config",
+    ] {
+        assert!(
+            command_texts(command, places, false)
+                .iter()
+                .any(|t| re.is_match(t)),
+            "{command}"
+        );
     }
 }
 
