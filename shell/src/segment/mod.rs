@@ -385,6 +385,11 @@ pub fn segment_of(command: &SimpleCommand) -> Segment {
 /// output, so a rule on reading the file need not see it there; any other word naming the
 /// key (`scp -i k k host:`, the second) is read as usual.
 fn key_operand(command_words: &[Word]) -> Option<String> {
+    // Asked of every segment: decided without allocating for any other program.
+    let program = command_words.first()?.text.as_ref();
+    if !matches!(program, "ssh" | "scp" | "sftp" | "ssh-keygen" | "ssh-add") {
+        return None;
+    }
     let words: Vec<&str> = command_words.iter().map(|w| w.text.as_ref()).collect();
     let after = |option: &str| {
         words
@@ -393,7 +398,7 @@ fn key_operand(command_words: &[Word]) -> Option<String> {
             .and_then(|i| words.get(i + 1))
             .map(|w| w.to_string())
     };
-    match *words.first()? {
+    match program {
         "ssh" | "scp" | "sftp" => after("-i").or_else(|| {
             words
                 .iter()
